@@ -1,0 +1,52 @@
+#include "options.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "limiter/error.hpp"
+
+namespace limiter::cli {
+
+bool parse_options(const Args& args, const std::string& usage, const po::options_description& visible,
+                   const po::positional_options_description& positional, po::variables_map& vm,
+                   const po::options_description* hidden) {
+  po::options_description all;
+  all.add(visible);
+  if (hidden) all.add(*hidden);
+  all.add_options()("help,h", "show this help");
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+    if (vm.count("help")) {
+      std::cout << "usage: " << usage << "\n\n" << visible << "  -h [ --help ]          show this help\n";
+      return false;
+    }
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw InputError(std::string(e.what()) + " (see --help)");
+  }
+  return true;
+}
+
+void write_output(const std::string& path, const std::string& content) {
+  if (path.empty() || path == "-") {
+    std::cout << content;
+    std::cout.flush();
+    return;
+  }
+  const std::filesystem::path target(path);
+  const std::filesystem::path temporary = target.string() + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary);
+    if (!out) throw InputError("cannot write '" + path + "': check that the folder exists and is writable");
+    out << content;
+    out.close();
+    if (!out) throw SystemError("writing '" + path + "' failed (disk full?)");
+  }
+  std::error_code ec;
+  std::filesystem::rename(temporary, target, ec);
+  if (ec) throw SystemError("cannot rename '" + temporary.string() + "' to '" + path + "': " + ec.message());
+}
+
+}  // namespace limiter::cli

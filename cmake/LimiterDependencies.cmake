@@ -1,0 +1,44 @@
+# Dependencies come from Debian packages (Boost, nlohmann-json, GoogleTest) and the CUDA
+# toolkit. Boost and GoogleTest are linked statically, and libstdc++ too, so the binaries
+# built here also run on the GPU machine, which has no package registry.
+set(_limiter_apt "run scripts/install-deps.sh (apt-get install libboost-program-options-dev nlohmann-json3-dev libgtest-dev)")
+
+set(Boost_USE_STATIC_LIBS ON)
+find_package(Boost 1.74 QUIET COMPONENTS program_options)
+if(NOT Boost_FOUND)
+  message(FATAL_ERROR "Boost.Program_options not found: ${_limiter_apt}")
+endif()
+
+find_package(nlohmann_json 3.10 QUIET)
+if(NOT nlohmann_json_FOUND)
+  message(FATAL_ERROR "nlohmann-json not found: ${_limiter_apt}")
+endif()
+
+if(LIMITER_BUILD_TESTS)
+  find_package(GTest QUIET)
+  if(NOT GTest_FOUND)
+    message(FATAL_ERROR "GoogleTest not found: ${_limiter_apt}, or pass -DLIMITER_BUILD_TESTS=OFF")
+  endif()
+endif()
+
+if(LIMITER_WITH_CUDA)
+  if(NOT CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
+    set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
+  endif()
+  find_package(CUDAToolkit 12.0 QUIET)
+  if(NOT CUDAToolkit_FOUND OR NOT CMAKE_CUDA_COMPILER)
+    message(FATAL_ERROR "CUDA toolkit not found. Install CUDA 13 at /usr/local/cuda (or set "
+                        "CUDAToolkit_ROOT), or configure with -DLIMITER_WITH_CUDA=OFF to build "
+                        "only the host side (analysis, import, reports).")
+  endif()
+  set(CMAKE_CUDA_ARCHITECTURES ${LIMITER_CUDA_ARCHITECTURES})
+  enable_language(CUDA)
+  if(NOT TARGET CUDA::cupti)
+    message(FATAL_ERROR "CUPTI not found under ${CUDAToolkit_LIBRARY_ROOT}: install the toolkit's "
+                        "CUPTI component (cuda-cupti-13-0) or set CUDAToolkit_ROOT.")
+  endif()
+endif()
+
+# Binaries must run on a machine without Debian's libstdc++ of this version.
+add_library(limiter_static_runtime INTERFACE)
+target_link_options(limiter_static_runtime INTERFACE -static-libstdc++ -static-libgcc)

@@ -1,0 +1,87 @@
+#pragma once
+// The run record: what a collector or an importer produced for one process. Plain structs;
+// JSON (de)serialisation lives in record_json.hpp. Counters are kept by their own names
+// (PerfWorks names on Volta and later, legacy event names on Fermi/Kepler) in base units:
+// bytes, sectors, instructions, cycles, nanoseconds.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace limiter {
+
+inline constexpr int kRunSchemaVersion = 1;
+
+struct Dim3 {
+  std::uint32_t x = 1, y = 1, z = 1;
+  std::uint64_t count() const { return std::uint64_t{x} * y * z; }
+  friend bool operator==(const Dim3&, const Dim3&) = default;
+};
+
+// Which family of counter names a record carries.
+enum class CounterModel {
+  perfworks,  // Volta..Hopper: GPU-wide sums, 32-byte sectors (lts__*, l1tex__*, smsp__*)
+  legacy,     // Fermi/Kepler events: l1_local_* per SM in 128-byte transactions, inst_issued
+};
+
+// The GPU the run was recorded on. Fields a source cannot provide stay empty.
+struct DeviceDescription {
+  std::string name;                  // "NVIDIA H200"
+  std::string arch;                  // "sm_90"
+  std::string chip;                  // "GH100"
+  int sm_count = 0;
+  std::optional<double> sm_clock_hz;       // clock the counters were taken at, if known
+  std::optional<double> memory_clock_hz;
+  std::optional<int> memory_bus_width_bits;
+  std::optional<std::uint64_t> l2_bytes;
+  std::optional<std::uint64_t> global_memory_bytes;
+  friend bool operator==(const DeviceDescription&, const DeviceDescription&) = default;
+};
+
+// One kernel launch, in launch order, with its configuration, resources and counters.
+struct KernelLaunch {
+  std::uint64_t sequence = 0;        // 0-based launch order within the run
+  std::string name;                  // demangled, as a user reads it
+  std::string mangled_name;
+  Dim3 grid;
+  Dim3 block;
+  std::optional<int> registers_per_thread;
+  std::optional<std::uint64_t> static_shared_bytes;
+  std::optional<std::uint64_t> dynamic_shared_bytes;
+  std::optional<std::uint64_t> local_bytes_per_thread;
+  std::optional<std::uint64_t> stream_id;
+  std::optional<std::uint64_t> context_id;
+  std::optional<int> device;
+  std::map<std::string, double> counters;  // metric name -> value in base units
+
+  std::optional<double> counter(const std::string& metric) const {
+    auto it = counters.find(metric);
+    if (it == counters.end()) return std::nullopt;
+    return it->second;
+  }
+  std::uint64_t total_shared_bytes() const {
+    return static_shared_bytes.value_or(0) + dynamic_shared_bytes.value_or(0);
+  }
+  friend bool operator==(const KernelLaunch&, const KernelLaunch&) = default;
+};
+
+struct RunRecord {
+  int schema_version = kRunSchemaVersion;
+  std::string tool_version;                 // limiter version that wrote it
+  std::string source;                       // "cupti", "ncu-csv", "plain-csv"
+  std::string created_at;                   // ISO 8601 UTC
+  std::vector<std::string> command_line;    // the profiled (or importing) command
+  CounterModel counter_model = CounterModel::perfworks;
+  DeviceDescription device;
+  std::vector<KernelLaunch> launches;
+  friend bool operator==(const RunRecord&, const RunRecord&) = default;
+};
+
+std::string to_string(CounterModel model);
+CounterModel counter_model_from_string(const std::string& text);  // throws InputError
+
+// The version string of this build ("0.1.0").
+std::string tool_version();
+
+}  // namespace limiter
