@@ -1,1 +1,187 @@
-// placeholder: filled in by the foundation work
+#include "limiter/record_json.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "limiter/error.hpp"
+
+namespace limiter {
+namespace {
+
+using ordered_json = nlohmann::ordered_json;
+using json = nlohmann::json;
+
+template <typename T>
+void put_optional(ordered_json& out, const char* key, const std::optional<T>& value) {
+  out[key] = value ? ordered_json(*value) : ordered_json(nullptr);
+}
+
+template <typename T>
+std::optional<T> get_optional(const json& in, const char* key) {
+  auto it = in.find(key);
+  if (it == in.end() || it->is_null()) return std::nullopt;
+  return it->get<T>();
+}
+
+ordered_json dim3_json(const Dim3& d) { return ordered_json::array({d.x, d.y, d.z}); }
+
+Dim3 dim3_from(const json& in) {
+  if (!in.is_array() || in.size() != 3) throw InputError("expected [x, y, z]");
+  return Dim3{in[0].get<std::uint32_t>(), in[1].get<std::uint32_t>(), in[2].get<std::uint32_t>()};
+}
+
+ordered_json device_json(const DeviceDescription& d) {
+  ordered_json out;
+  out["name"] = d.name;
+  out["arch"] = d.arch;
+  out["chip"] = d.chip;
+  out["sm_count"] = d.sm_count;
+  put_optional(out, "sm_clock_hz", d.sm_clock_hz);
+  put_optional(out, "memory_clock_hz", d.memory_clock_hz);
+  put_optional(out, "memory_bus_width_bits", d.memory_bus_width_bits);
+  put_optional(out, "l2_bytes", d.l2_bytes);
+  put_optional(out, "global_memory_bytes", d.global_memory_bytes);
+  return out;
+}
+
+DeviceDescription device_from(const json& in) {
+  DeviceDescription d;
+  d.name = in.value("name", "");
+  d.arch = in.value("arch", "");
+  d.chip = in.value("chip", "");
+  d.sm_count = in.value("sm_count", 0);
+  d.sm_clock_hz = get_optional<double>(in, "sm_clock_hz");
+  d.memory_clock_hz = get_optional<double>(in, "memory_clock_hz");
+  d.memory_bus_width_bits = get_optional<int>(in, "memory_bus_width_bits");
+  d.l2_bytes = get_optional<std::uint64_t>(in, "l2_bytes");
+  d.global_memory_bytes = get_optional<std::uint64_t>(in, "global_memory_bytes");
+  return d;
+}
+
+ordered_json launch_json(const KernelLaunch& k) {
+  ordered_json out;
+  out["sequence"] = k.sequence;
+  out["name"] = k.name;
+  out["mangled_name"] = k.mangled_name;
+  out["grid"] = dim3_json(k.grid);
+  out["block"] = dim3_json(k.block);
+  put_optional(out, "registers_per_thread", k.registers_per_thread);
+  put_optional(out, "static_shared_bytes", k.static_shared_bytes);
+  put_optional(out, "dynamic_shared_bytes", k.dynamic_shared_bytes);
+  put_optional(out, "local_bytes_per_thread", k.local_bytes_per_thread);
+  put_optional(out, "stream_id", k.stream_id);
+  put_optional(out, "context_id", k.context_id);
+  put_optional(out, "device", k.device);
+  ordered_json counters = ordered_json::object();
+  for (const auto& [metric, value] : k.counters) counters[metric] = value;
+  out["counters"] = std::move(counters);
+  return out;
+}
+
+KernelLaunch launch_from(const json& in) {
+  KernelLaunch k;
+  k.sequence = in.at("sequence").get<std::uint64_t>();
+  k.name = in.at("name").get<std::string>();
+  k.mangled_name = in.value("mangled_name", "");
+  k.grid = dim3_from(in.at("grid"));
+  k.block = dim3_from(in.at("block"));
+  k.registers_per_thread = get_optional<int>(in, "registers_per_thread");
+  k.static_shared_bytes = get_optional<std::uint64_t>(in, "static_shared_bytes");
+  k.dynamic_shared_bytes = get_optional<std::uint64_t>(in, "dynamic_shared_bytes");
+  k.local_bytes_per_thread = get_optional<std::uint64_t>(in, "local_bytes_per_thread");
+  k.stream_id = get_optional<std::uint64_t>(in, "stream_id");
+  k.context_id = get_optional<std::uint64_t>(in, "context_id");
+  k.device = get_optional<int>(in, "device");
+  for (const auto& [metric, value] : in.at("counters").items()) {
+    // NaN is written as null by nlohmann-json: a counter the hardware could not provide.
+    if (!value.is_null()) k.counters[metric] = value.get<double>();
+  }
+  return k;
+}
+
+}  // namespace
+
+ordered_json to_json(const RunRecord& run) {
+  ordered_json out;
+  out["schema_version"] = run.schema_version;
+  out["kind"] = "limiter-run";
+  out["tool_version"] = run.tool_version;
+  out["source"] = run.source;
+  out["created_at"] = run.created_at;
+  out["command_line"] = run.command_line;
+  out["counter_model"] = to_string(run.counter_model);
+  out["device"] = device_json(run.device);
+  ordered_json launches = ordered_json::array();
+  for (const auto& launch : run.launches) launches.push_back(launch_json(launch));
+  out["launches"] = std::move(launches);
+  return out;
+}
+
+RunRecord run_from_json(const json& in, const std::string& origin) {
+  if (!in.is_object() || in.value("kind", "") != "limiter-run") {
+    throw InputError(origin + ": not a limiter run record (no \"kind\": \"limiter-run\"); "
+                     "make one with `limiter run`, `limiter kernels` or `limiter import`");
+  }
+  const int version = in.value("schema_version", 0);
+  if (version < 1 || version > kRunSchemaVersion) {
+    throw InputError(origin + ": run schema_version " + std::to_string(version) +
+                     " is not supported by limiter " + tool_version() + " (reads 1.." +
+                     std::to_string(kRunSchemaVersion) + "); use a matching limiter version");
+  }
+  RunRecord run;
+  try {
+    run.schema_version = version;
+    run.tool_version = in.value("tool_version", "");
+    run.source = in.value("source", "");
+    run.created_at = in.value("created_at", "");
+    run.command_line = in.value("command_line", std::vector<std::string>{});
+    run.counter_model = counter_model_from_string(in.value("counter_model", "perfworks"));
+    run.device = device_from(in.at("device"));
+    std::size_t index = 0;
+    for (const auto& launch : in.at("launches")) {
+      try {
+        run.launches.push_back(launch_from(launch));
+      } catch (const std::exception& e) {
+        throw InputError("launch " + std::to_string(index) + ": " + e.what());
+      }
+      ++index;
+    }
+  } catch (const InputError& e) {
+    throw InputError(origin + ": " + e.what());
+  } catch (const json::exception& e) {
+    throw InputError(origin + ": malformed run record: " + e.what());
+  }
+  return run;
+}
+
+RunRecord read_run_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError("cannot open run file '" + path + "': check the path");
+  json parsed;
+  try {
+    parsed = json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw InputError("'" + path + "' is not valid JSON (truncated or corrupt?): " + e.what());
+  }
+  return run_from_json(parsed, "'" + path + "'");
+}
+
+void write_run_json(const RunRecord& run, std::ostream& out) { out << to_json(run).dump(1) << "\n"; }
+
+void write_run_file(const RunRecord& run, const std::string& path) {
+  const std::filesystem::path target(path);
+  const std::filesystem::path temporary = target.string() + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary);
+    if (!out) throw InputError("cannot write '" + path + "': check that the folder exists and is writable");
+    write_run_json(run, out);
+    out.close();
+    if (!out) throw SystemError("writing '" + temporary.string() + "' failed (disk full?)");
+  }
+  std::error_code ec;
+  std::filesystem::rename(temporary, target, ec);
+  if (ec) throw SystemError("cannot rename '" + temporary.string() + "' to '" + path + "': " + ec.message());
+}
+
+}  // namespace limiter
