@@ -1,5 +1,65 @@
-#include "commands.hpp"
+// limiter report RUN: the limiter of every kernel of a run.
+#include <unistd.h>
+
+#include <fstream>
 #include <iostream>
+#include <sstream>
+
+#include "commands.hpp"
+#include "limiter/analysis.hpp"
+#include "limiter/error.hpp"
+#include "limiter/import.hpp"
+#include "limiter/record_json.hpp"
+#include "limiter/reports.hpp"
+#include "options.hpp"
+#include "run_input.hpp"
+
 namespace limiter::cli {
-int run_report(const Args&) { std::cerr << "limiter report: not built yet\n"; return kExitFailure; }
+
+int run_report(const Args& args) {
+  po::options_description visible("options");
+  std::string run_path, format, output, peaks;
+  double high = 80, latency = 60, gap = 10;
+  visible.add_options()
+      ("format,f", po::value(&format)->default_value("text"), "text or json")
+      ("output,o", po::value(&output), "write to FILE instead of standard output")
+      ("peaks", po::value(&peaks)->default_value("theoretical"),
+       "theoretical (datasheet / ncu peak_sustained) or calibrated (measured on this GPU model)")
+      ("high", po::value(&high)->default_value(80), "percent of peak at which a unit limits the kernel")
+      ("latency", po::value(&latency)->default_value(60), "below this percent on both sides: latency-limited")
+      ("gap", po::value(&gap)->default_value(10), "points by which one side must lead between the two");
+  po::options_description hidden;
+  hidden.add_options()("run", po::value(&run_path)->required(), "run file");
+  po::positional_options_description positional;
+  positional.add("run", 1);
+  po::variables_map vm;
+  if (!parse_options(args, "limiter report RUN [options]\n\n"
+                           "RUN is a run record (.json from `limiter run`, `limiter kernels` or `limiter import`)\n"
+                           "or an Nsight Compute CSV export (imported on the fly).",
+                     visible, positional, vm, &hidden))
+    return kExitOk;
+  if (format != "text" && format != "json")
+    throw InputError("unknown --format '" + format + "' (expected text or json)");
+  if (!(latency > 0 && latency <= high && high <= 100 && gap >= 0))
+    throw InputError("thresholds must satisfy 0 < --latency <= --high <= 100 and --gap >= 0");
+
+  AnalysisOptions options;
+  options.peaks = peak_kind_from_string(peaks);
+  options.thresholds.high_utilization = high / 100.0;
+  options.thresholds.latency = latency / 100.0;
+  options.thresholds.balance_gap = gap / 100.0;
+  const RunAnalysis analysis = analyze_run(load_run(run_path), options);
+
+  std::ostringstream text;
+  if (format == "json") {
+    write_json_report(analysis, text);
+  } else {
+    TextReportOptions text_options;
+    text_options.color = output.empty() && isatty(STDOUT_FILENO);
+    write_text_report(analysis, text, text_options);
+  }
+  write_output(output, text.str());
+  return kExitOk;
+}
+
 }  // namespace limiter::cli

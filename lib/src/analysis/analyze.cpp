@@ -1,1 +1,199 @@
-// placeholder: filled in by the foundation work
+// The verdict (METHOD.md §4): the busiest unit against Nsight Compute's thresholds, with
+// occupancy, waves and tail as the named causes of a latency verdict (§6).
+#include <algorithm>
+#include <cmath>
+
+#include "analysis/analysis_steps.hpp"
+#include "analysis/counter_names.hpp"
+#include "limiter/analysis.hpp"
+#include "limiter/architecture.hpp"
+#include "limiter/error.hpp"
+#include "limiter/format.hpp"
+
+namespace limiter {
+
+std::string to_string(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::bandwidth: return "bandwidth";
+    case Verdict::instruction: return "instruction";
+    case Verdict::latency: return "latency";
+  }
+  return "latency";
+}
+
+std::string to_string(LatencyCause cause) {
+  switch (cause) {
+    case LatencyCause::small_grid: return "small_grid";
+    case LatencyCause::low_occupancy: return "low_occupancy";
+    case LatencyCause::tail_effect: return "tail_effect";
+  }
+  return "small_grid";
+}
+
+Verdict ncu_sol_verdict(double sm_pct, double memory_pct, double /*waves_per_sm*/) {
+  // SpeedOfLight.py: >= 80 on either side, "High Throughput"; both < 60, "Latency Issue"
+  // (or "Small Grid" if waves < 1 — still latency); otherwise the side that leads by >= 10,
+  // and "Balanced Throughput" (reported here as the larger side) when neither leads.
+  if (sm_pct < 60.0 && memory_pct < 60.0) return Verdict::latency;
+  return memory_pct >= sm_pct ? Verdict::bandwidth : Verdict::instruction;
+}
+
+namespace {
+
+namespace c = detail::counters;
+
+void add_occupancy(const KernelLaunch& k, const DeviceDescription& device, KernelAnalysis& out) {
+  if (auto achieved = k.counter(c::achieved_occupancy_pct)) out.occupancy.achieved = *achieved / 100.0;
+  const auto threads = k.block.count();
+  if (device.arch.empty() || !k.registers_per_thread || threads == 0) return;
+  OccupancyInput input;
+  input.arch = device.arch;
+  input.threads_per_block = static_cast<int>(threads);
+  input.registers_per_thread = *k.registers_per_thread;
+  input.shared_bytes_per_block = k.total_shared_bytes();
+  try {
+    out.occupancy.theoretical = compute_occupancy(input);
+  } catch (const InputError&) {
+    return;  // an architecture this build has no table for: no occupancy, no waves
+  }
+  if (device.sm_count > 0 && out.occupancy.theoretical->blocks_per_sm > 0)
+    out.occupancy.waves = compute_waves(k.grid.count(), device.sm_count, out.occupancy.theoretical->blocks_per_sm);
+}
+
+std::optional<double> waves_of(const KernelLaunch& k, const KernelAnalysis& out) {
+  if (out.occupancy.waves) return out.occupancy.waves->waves;
+  return k.counter(c::ncu_waves_per_sm);
+}
+
+// The unit with the highest utilisation, named as the report shows it.
+std::string busiest_unit(const Utilization& u, bool memory_side) {
+  std::string unit;
+  double best = -1;
+  auto consider = [&](std::optional<double> value, const std::string& name) {
+    if (value && *value > best) {
+      best = *value;
+      unit = name;
+    }
+  };
+  if (memory_side) {
+    consider(u.dram, "dram");
+    consider(u.l2, "l2");
+    consider(u.l1, "l1");
+  } else {
+    consider(u.issue, "issue");
+    for (const auto& [name, value] : u.pipes) consider(value, "pipe " + name);
+  }
+  return unit;
+}
+
+void decide(const KernelLaunch& k, const Thresholds& t, KernelAnalysis& out) {
+  const auto compute = out.utilization.compute();
+  const auto memory = out.utilization.memory();
+  if (!compute && !memory) {
+    out.verdict_reason = "the counters allow no utilisation (need cycles or a duration with the instruction, "
+                         "L2 or DRAM counters), so no verdict";
+    return;
+  }
+  const double compute_value = compute.value_or(0.0), memory_value = memory.value_or(0.0);
+  const bool memory_leads = memory_value >= compute_value;
+  const double top = std::max(compute_value, memory_value);
+  const std::string unit = busiest_unit(out.utilization, memory_leads);
+  out.limiting_unit = unit;
+  const std::string top_text = unit + " at " + format_percent(top);
+
+  if (top >= t.high_utilization) {
+    out.verdict = memory_leads ? Verdict::bandwidth : Verdict::instruction;
+    out.verdict_reason = top_text + " of peak, at or above " + format_percent(t.high_utilization, 0);
+    return;
+  }
+  if (compute_value < t.latency && memory_value < t.latency) {
+    out.verdict = Verdict::latency;
+    out.verdict_reason = "busiest unit " + top_text + " of peak; compute " + format_percent(compute_value) +
+                         " and memory " + format_percent(memory_value) + " are both below " +
+                         format_percent(t.latency, 0);
+    const auto waves = waves_of(k, out);
+    if (waves && *waves < t.small_grid_waves) {
+      out.latency_causes.push_back(LatencyCause::small_grid);
+      out.verdict_reason += "; the grid fills only " + format_fixed(*waves, 2) + " of one wave";
+    }
+    if (out.occupancy.theoretical && out.occupancy.theoretical->blocks_per_sm > 0 &&
+        out.occupancy.theoretical->occupancy < t.low_occupancy) {
+      out.latency_causes.push_back(LatencyCause::low_occupancy);
+      out.verdict_reason += "; theoretical occupancy " + format_percent(out.occupancy.theoretical->occupancy) +
+                            " (limited by " + to_string(out.occupancy.theoretical->limited_by) + ")";
+    }
+    if (out.occupancy.waves && out.occupancy.waves->full_waves >= 1 &&
+        out.occupancy.waves->tail_idle_fraction >= t.tail_idle) {
+      out.latency_causes.push_back(LatencyCause::tail_effect);
+      out.verdict_reason += "; the last wave leaves " + format_percent(out.occupancy.waves->tail_idle_fraction) +
+                            " of SM time idle";
+    }
+    return;
+  }
+  const double gap = std::fabs(compute_value - memory_value);
+  out.verdict = memory_leads ? Verdict::bandwidth : Verdict::instruction;
+  if (gap >= t.balance_gap) {
+    out.verdict_reason = top_text + " of peak (between " + format_percent(t.latency, 0) + " and " +
+                         format_percent(t.high_utilization, 0) + "), leading the other side by " +
+                         format_fixed(gap * 100.0, 1) + " points";
+  } else {
+    out.balanced = true;
+    out.verdict_reason = "balanced: compute " + format_percent(compute_value) + " and memory " +
+                         format_percent(memory_value) + " are within " + format_fixed(t.balance_gap * 100.0, 0) +
+                         " points; " + top_text + " is the larger";
+  }
+}
+
+void judge_lmem(const Thresholds& t, KernelAnalysis& out) {
+  auto& lmem = out.lmem;
+  const auto l2 = lmem.l2_share.value_or(0.0);
+  const auto inst = lmem.instruction_share.value_or(0.0);
+  if (!out.verdict || *out.verdict == Verdict::latency) {
+    lmem.significant = l2 >= t.lmem_significant || inst >= t.lmem_significant;
+  } else if (*out.verdict == Verdict::bandwidth) {
+    lmem.significant = l2 >= t.lmem_significant;
+  } else {
+    lmem.significant = inst >= t.lmem_significant;
+  }
+  if (auto memory = out.utilization.memory(); memory && (out.limiting_unit == "l2" || out.limiting_unit == "l1"))
+    lmem.dominant = *memory * l2 >= t.latency;
+}
+
+}  // namespace
+
+RunAnalysis analyze_run(const RunRecord& run, const AnalysisOptions& options) {
+  RunAnalysis result;
+  result.device = run.device;
+  result.source = run.source;
+  result.counter_model = run.counter_model;
+  result.peaks = options.peaks;
+  result.thresholds = options.thresholds;
+  const PeakSet peaks = detail::choose_peaks(run, options.peaks);
+  result.peaks_origin = peaks.origin;
+
+  for (const auto& launch : run.launches) {
+    KernelAnalysis kernel;
+    kernel.sequence = launch.sequence;
+    kernel.name = launch.name;
+    kernel.grid = launch.grid;
+    kernel.block = launch.block;
+    kernel.registers_per_thread = launch.registers_per_thread;
+    kernel.duration_ns = launch.counter(c::duration_ns);
+    kernel.utilization = detail::compute_utilization(launch, run.device, run.counter_model, peaks, kernel.evidence);
+    kernel.lmem = detail::compute_lmem(launch, run.device, run.counter_model);
+    add_occupancy(launch, run.device, kernel);
+    decide(launch, options.thresholds, kernel);
+    judge_lmem(options.thresholds, kernel);
+    kernel.ncu_sm_throughput = launch.counter(c::ncu_sm_throughput_pct);
+    kernel.ncu_memory_throughput = launch.counter(c::ncu_memory_throughput_pct);
+    if (kernel.ncu_sm_throughput && kernel.ncu_memory_throughput) {
+      kernel.ncu_verdict = ncu_sol_verdict(*kernel.ncu_sm_throughput, *kernel.ncu_memory_throughput,
+                                           launch.counter(c::ncu_waves_per_sm).value_or(1.0));
+    }
+    kernel.advice = detail::advise(kernel, options.thresholds);
+    result.kernels.push_back(std::move(kernel));
+  }
+  return result;
+}
+
+}  // namespace limiter

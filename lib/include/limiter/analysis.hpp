@@ -1,0 +1,124 @@
+#pragma once
+// The analysis: from a run record to one verdict per kernel launch — bandwidth-,
+// instruction- or latency-limited — with its evidence, the local-memory (LMEM) shares and
+// the seeds' advice. Formulas and thresholds: ../shared/reference/METHOD.md §3, §4, §6.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "limiter/device_spec.hpp"
+#include "limiter/occupancy.hpp"
+#include "limiter/record.hpp"
+
+namespace limiter {
+
+enum class Verdict { bandwidth, instruction, latency };
+std::string to_string(Verdict verdict);
+
+enum class LatencyCause { small_grid, low_occupancy, tail_effect };
+std::string to_string(LatencyCause cause);
+
+// Defaults are Nsight Compute's SOLBottleneck thresholds (80 / 60 / 10) and waves < 1.
+struct Thresholds {
+  double high_utilization = 0.80;   // at or above: throughput-limited by the busiest unit
+  double latency = 0.60;            // below on both sides: latency-limited
+  double balance_gap = 0.10;        // in between: the side that leads by this much wins
+  double small_grid_waves = 1.0;    // fewer waves than this: "small grid"
+  double low_occupancy = 0.50;      // theoretical occupancy below this: "low occupancy"
+  double tail_idle = 0.10;          // share of SM time idle in the last wave: "tail effect"
+  double lmem_significant = 0.10;   // LMEM share worth fixing (ncu LocalMemoryUsage: 10 %)
+  double lmem_negligible = 0.05;    // LMEM instruction share not worth fixing (seed 001)
+};
+
+struct AnalysisOptions {
+  Thresholds thresholds;
+  PeakKind peaks = PeakKind::theoretical;
+};
+
+// One number the verdict used, with how it was obtained.
+struct Evidence {
+  std::string quantity;  // "utilization.dram"
+  double value = 0.0;
+  std::string detail;    // "1.05 GB in 264.5 us = 3.98 TB/s of 4.81 TB/s (theoretical: ...)"
+};
+
+// Utilisations as fractions of peak (0..1); empty where the counters do not allow a value.
+struct Utilization {
+  std::optional<double> issue;   // warp instructions issued / scheduler slots
+  std::optional<double> l2;      // busiest L2 sub-unit (tag lookups, L2<->crossbar paths)
+  std::optional<double> dram;    // DRAM bytes / (time x peak)
+  std::optional<double> l1;      // L1TEX data pipe, when the record has it
+  std::map<std::string, double> pipes;  // per SM pipe, against elapsed cycles
+  std::string l2_source;         // which L2 sub-unit gave the value
+  std::optional<double> compute() const;  // max(issue, pipes)
+  std::optional<double> memory() const;   // max(l2, dram, l1)
+};
+
+struct LmemAnalysis {
+  // L1<->L2 sectors due to local memory / all L1-sourced L2 sectors. Volta and later: L1
+  // writes through, so ld misses + all st sectors (METHOD.md §3). Legacy (Fermi/Kepler,
+  // write-back L1): the same formula is an upper bound, and l2_share_lower_bound holds the
+  // load misses alone.
+  std::optional<double> l2_share;
+  std::optional<double> l2_share_lower_bound;
+  bool l2_share_is_upper_bound = false;
+  std::optional<double> l2_share_seed;   // the seed's estimate: 2 x load misses / all L2 queries
+  std::optional<double> l2_read_share;   // local load misses / L2 reads from L1
+  std::optional<double> l2_write_share;  // local store sectors / L2 writes from L1
+  std::optional<double> instruction_share;  // local ld+st instructions / issued
+  std::optional<double> l1_load_hit_rate;
+  std::optional<double> l1_store_hit_rate;
+  std::optional<double> l2_sectors;      // LMEM sectors reaching L2 (32-byte units)
+  bool significant = false;              // a share relevant to the verdict >= lmem_significant
+  bool dominant = false;                 // LMEM alone would keep the busiest memory unit >= latency
+  std::vector<std::string> warnings;     // e.g. a read or write side above 1
+};
+
+struct OccupancyFigures {
+  std::optional<OccupancyResult> theoretical;
+  std::optional<WaveResult> waves;
+  std::optional<double> achieved;  // sm__warps_active / peak, when recorded
+};
+
+struct KernelAnalysis {
+  std::uint64_t sequence = 0;
+  std::string name;
+  Dim3 grid, block;
+  std::optional<int> registers_per_thread;
+  std::optional<double> duration_ns;
+  Utilization utilization;
+  LmemAnalysis lmem;
+  OccupancyFigures occupancy;
+  std::optional<Verdict> verdict;  // empty when the counters allow no utilisation at all
+  bool balanced = false;           // 60..80 % with both sides within balance_gap
+  std::string limiting_unit;       // "dram", "l2", "issue", "pipe fma", ...
+  std::vector<LatencyCause> latency_causes;
+  std::string verdict_reason;
+  std::vector<Evidence> evidence;
+  std::vector<std::string> advice;
+  // Nsight Compute's own SOL percentages and the verdict its SOLBottleneck rule implies,
+  // when the record came from ncu: a cross-check, never an input to our verdict.
+  std::optional<double> ncu_sm_throughput;
+  std::optional<double> ncu_memory_throughput;
+  std::optional<Verdict> ncu_verdict;
+};
+
+struct RunAnalysis {
+  DeviceDescription device;
+  std::string source;
+  CounterModel counter_model = CounterModel::perfworks;
+  PeakKind peaks = PeakKind::theoretical;
+  std::string peaks_origin;
+  Thresholds thresholds;
+  std::vector<KernelAnalysis> kernels;  // launch order
+};
+
+RunAnalysis analyze_run(const RunRecord& run, const AnalysisOptions& options = {});
+
+// Nsight Compute's SOLBottleneck decision (SpeedOfLight.py) on its two SOL percentages
+// (0..100) and waves per SM; exposed so tests can compare it with ours.
+Verdict ncu_sol_verdict(double sm_throughput_pct, double memory_throughput_pct, double waves_per_sm);
+
+}  // namespace limiter

@@ -1,0 +1,228 @@
+// Utilisations against peak (METHOD.md §4): issue slots, L2, DRAM, L1 and SM pipes.
+#include <algorithm>
+#include <regex>
+
+#include "analysis/analysis_steps.hpp"
+#include "analysis/counter_names.hpp"
+#include "limiter/architecture.hpp"
+#include "limiter/format.hpp"
+
+namespace limiter::detail {
+namespace {
+
+namespace c = counters;
+
+std::optional<double> sum_of(const KernelLaunch& k, std::initializer_list<const char*> metrics,
+                             bool all_required = true) {
+  double total = 0;
+  bool any = false;
+  for (const char* metric : metrics) {
+    if (auto value = k.counter(metric)) {
+      total += *value;
+      any = true;
+    } else if (all_required) {
+      return std::nullopt;
+    }
+  }
+  return any ? std::optional<double>(total) : std::nullopt;
+}
+
+// Issue slots per cycle per SM on Fermi/Kepler: schedulers x dispatch units (GF100: 2 x 1,
+// GF104: 2 x 2, GK1xx: 4 x 2). An upper bound; real dual issue is rarely sustained.
+double legacy_issue_per_sm_cycle(int compute_capability) {
+  if (compute_capability >= 30) return 8.0;
+  if (compute_capability == 21) return 4.0;
+  if (compute_capability >= 20) return 2.0;
+  return 1.0;
+}
+
+void issue_utilization(const KernelLaunch& k, const DeviceDescription& device, CounterModel model,
+                       const PeakSet& peaks, Utilization& u, std::vector<Evidence>& evidence) {
+  if (model == CounterModel::legacy) {
+    auto issued = k.counter(c::legacy_inst_issued);
+    auto cycles = k.counter(c::legacy_elapsed_cycles);
+    if (!issued || !cycles || *cycles <= 0 || device.arch.empty()) return;
+    const int cc = architecture_limits(device.arch).compute_capability;
+    const double slots = *cycles * legacy_issue_per_sm_cycle(cc);
+    u.issue = *issued / slots;
+    evidence.push_back({"utilization.issue", *u.issue,
+                        format_count(*issued) + " warp instructions issued per SM over " + format_count(*cycles) +
+                            " cycles x " + format_fixed(legacy_issue_per_sm_cycle(cc), 0) + " issue slots"});
+    return;
+  }
+  auto issued = k.counter(c::inst_issued);
+  auto cycles = k.counter(c::sm_cycles_elapsed);
+  if (issued && cycles && *cycles > 0) {
+    std::optional<double> per_cycle = k.counter(c::inst_issued_peak);
+    std::string peak_origin = "smsp__inst_issued.sum.peak_sustained";
+    if (!per_cycle && device.sm_count > 0 && !device.arch.empty()) {
+      per_cycle = architecture_limits(device.arch).sub_partitions_per_sm * device.sm_count *
+                  peaks.issue_per_scheduler_per_cycle;
+      peak_origin = "1 per scheduler x " + std::to_string(architecture_limits(device.arch).sub_partitions_per_sm) +
+                    " schedulers x " + std::to_string(device.sm_count) + " SMs";
+    }
+    if (per_cycle && *per_cycle > 0) {
+      u.issue = *issued / (*per_cycle * *cycles);
+      evidence.push_back({"utilization.issue", *u.issue,
+                          format_count(*issued) + " warp instructions issued / (" + format_fixed(*per_cycle, 0) +
+                              " per cycle (" + peak_origin + ") x " + format_count(*cycles) + " SM cycles)"});
+      return;
+    }
+  }
+  if (auto pct = k.counter(c::inst_issued_pct)) {
+    u.issue = *pct / 100.0;
+    evidence.push_back({"utilization.issue", *u.issue, std::string(c::inst_issued_pct) + " from the record"});
+  }
+}
+
+void dram_utilization(const KernelLaunch& k, const PeakSet& peaks, Utilization& u, std::vector<Evidence>& evidence) {
+  auto bytes = sum_of(k, {c::dram_read_bytes, c::dram_write_bytes});
+  auto duration = k.counter(c::duration_ns);
+  if (bytes && duration && *duration > 0) {
+    std::optional<double> peak = peaks.dram_bytes_per_second;
+    std::string origin = to_string(peaks.kind) + ": " + peaks.origin;
+    if (peaks.kind == PeakKind::theoretical) {
+      auto per_cycle = k.counter(c::dram_peak_bytes_per_cycle);
+      auto clock = k.counter(c::dram_clock_hz);
+      if (per_cycle && clock) {
+        peak = *per_cycle * *clock;
+        origin = "theoretical: dram__bytes.sum.peak_sustained x DRAM clock from the record";
+      }
+    }
+    if (peak && *peak > 0) {
+      const double rate = *bytes / (*duration * 1e-9);
+      u.dram = rate / *peak;
+      evidence.push_back({"utilization.dram", *u.dram,
+                          format_bytes(*bytes) + " in " + format_duration_ns(*duration) + " = " + format_rate(rate) +
+                              " of " + format_rate(*peak) + " (" + origin + ")"});
+      return;
+    }
+  }
+  if (auto pct = k.counter(c::dram_throughput_pct)) {
+    u.dram = *pct / 100.0;
+    evidence.push_back({"utilization.dram", *u.dram, std::string(c::dram_throughput_pct) + " from the record"});
+  }
+}
+
+void l2_utilization(const KernelLaunch& k, const PeakSet& peaks, Utilization& u, std::vector<Evidence>& evidence) {
+  auto consider = [&](double value, const std::string& label, const std::string& detail) {
+    evidence.push_back({"utilization.l2 (" + label + ")", value, detail});
+    if (!u.l2 || value > *u.l2) {
+      u.l2 = value;
+      u.l2_source = label;
+    }
+  };
+  // Tag-stage lookups against the tag peak (fabric duplicates included, as the peak counts them).
+  auto sectors = sum_of(k, {c::l2_read_sectors, c::l2_write_sectors, c::l2_atom_sectors, c::l2_red_sectors}, false);
+  if (sectors && peaks.kind == PeakKind::theoretical) {
+    std::optional<double> per_cycle = k.counter(c::l2_tag_peak_per_cycle);
+    if (!per_cycle) per_cycle = peaks.l2_tag_sectors_per_cycle;
+    std::optional<double> cycles = k.counter(c::l2_cycles_elapsed);
+    auto duration = k.counter(c::duration_ns);
+    if (!cycles && duration && peaks.l2_clock_hz) cycles = *duration * 1e-9 * *peaks.l2_clock_hz;
+    if (per_cycle && cycles && *per_cycle > 0 && *cycles > 0) {
+      consider(*sectors / (*per_cycle * *cycles), "tag lookups",
+               format_count(*sectors) + " L2 sector lookups / (" + format_fixed(*per_cycle, 0) + " per L2 cycle x " +
+                   format_count(*cycles) + " L2 cycles)");
+    }
+  }
+  // Delivered L1<->L2 bandwidth against the calibrated L2-resident read rate.
+  auto tex_sectors = sum_of(k, {c::l2_tex_read_sectors, c::l2_tex_write_sectors, c::l2_tex_atom_sectors,
+                                c::l2_tex_red_sectors}, false);
+  auto duration = k.counter(c::duration_ns);
+  if (tex_sectors && duration && *duration > 0 && peaks.kind == PeakKind::calibrated &&
+      peaks.l2_delivered_bytes_per_second) {
+    const double rate = *tex_sectors * 32.0 / (*duration * 1e-9);
+    consider(rate / *peaks.l2_delivered_bytes_per_second, "delivered bandwidth",
+             format_rate(rate) + " between L1 and L2 of " + format_rate(*peaks.l2_delivered_bytes_per_second) +
+                 " (calibrated: " + peaks.origin + ")");
+  }
+  for (const auto& term : c::l2_percent_terms) {
+    if (auto pct = k.counter(term.metric)) consider(*pct / 100.0, term.label, std::string(term.metric) + " from the record");
+  }
+}
+
+void l1_utilization(const KernelLaunch& k, Utilization& u, std::vector<Evidence>& evidence) {
+  for (const auto& term : c::l1_percent_terms) {
+    if (auto pct = k.counter(term.metric)) {
+      const double value = *pct / 100.0;
+      if (!u.l1 || value > *u.l1) u.l1 = value;
+      evidence.push_back({std::string("utilization.l1 (") + term.label + ")", value, std::string(term.metric) + " from the record"});
+    }
+  }
+}
+
+// SM pipes: ncu reports them against elapsed or active cycles; active ones are scaled to
+// elapsed cycles so that a kernel busy on a few SMs does not look busy on all of them.
+void pipe_utilization(const KernelLaunch& k, Utilization& u, std::vector<Evidence>& evidence) {
+  static const std::regex pipe_metric(
+      R"(^sm__(?:inst_executed_pipe_(\w+)|pipe_(\w+)_cycles_active)\.avg\.pct_of_peak_sustained_(elapsed|active)$)");
+  auto active = k.counter(c::sm_cycles_active);
+  auto elapsed = k.counter(c::sm_cycles_elapsed);
+  std::map<std::string, double> from_elapsed, from_active;
+  for (const auto& [metric, value] : k.counters) {
+    std::smatch match;
+    if (!std::regex_match(metric, match, pipe_metric)) continue;
+    const std::string name = match[1].matched ? match[1].str() : match[2].str() + " cycles";
+    if (match[3] == "elapsed") {
+      from_elapsed[name] = value / 100.0;
+    } else if (active && elapsed && *elapsed > 0) {
+      from_active[name] = value / 100.0 * (*active / *elapsed);
+    }
+  }
+  for (const auto& [name, value] : from_active) from_elapsed.emplace(name, value);  // elapsed wins
+  for (const auto& [name, value] : from_elapsed) {
+    u.pipes[name] = value;
+    if (value >= 0.2) evidence.push_back({"utilization.pipe " + name, value, "SM pipe against elapsed cycles"});
+  }
+}
+
+}  // namespace
+
+Utilization compute_utilization(const KernelLaunch& launch, const DeviceDescription& device, CounterModel model,
+                                const PeakSet& peaks, std::vector<Evidence>& evidence) {
+  Utilization u;
+  issue_utilization(launch, device, model, peaks, u, evidence);
+  if (model == CounterModel::perfworks) {
+    dram_utilization(launch, peaks, u, evidence);
+    l2_utilization(launch, peaks, u, evidence);
+    l1_utilization(launch, u, evidence);
+    pipe_utilization(launch, u, evidence);
+  }
+  return u;
+}
+
+PeakSet choose_peaks(const RunRecord& run, PeakKind kind) {
+  const GpuSpec* spec = find_gpu_spec(run.device.name);
+  if (kind == PeakKind::calibrated) {
+    if (spec && spec->calibrated) return *spec->calibrated;
+    PeakSet none;
+    none.kind = PeakKind::calibrated;
+    none.origin = "no calibrated peaks known for '" + run.device.name + "' (run `limiter calibrate` on it)";
+    return none;
+  }
+  if (spec) return spec->theoretical;
+  PeakSet from_counters;
+  from_counters.origin = "from the record's peak_sustained counters only";
+  return from_counters;
+}
+
+}  // namespace limiter::detail
+
+namespace limiter {
+
+std::optional<double> Utilization::compute() const {
+  std::optional<double> best = issue;
+  for (const auto& [name, value] : pipes)
+    if (!best || value > *best) best = value;
+  return best;
+}
+
+std::optional<double> Utilization::memory() const {
+  std::optional<double> best;
+  for (auto value : {l2, dram, l1})
+    if (value && (!best || *value > *best)) best = value;
+  return best;
+}
+
+}  // namespace limiter
