@@ -137,8 +137,18 @@ void l2_utilization(const KernelLaunch& k, const PeakSet& peaks, Utilization& u,
              format_rate(rate) + " between L1 and L2 of " + format_rate(*peaks.l2_delivered_bytes_per_second) +
                  " (calibrated: " + peaks.origin + ")");
   }
+  bool any_sub_unit = false;
   for (const auto& term : c::l2_percent_terms) {
-    if (auto pct = k.counter(term.metric)) consider(*pct / 100.0, term.label, std::string(term.metric) + " from the record");
+    if (auto pct = k.counter(term.metric)) {
+      consider(*pct / 100.0, term.label, std::string(term.metric) + " from the record");
+      any_sub_unit = true;
+    }
+  }
+  // ncu's details page carries only the roll-up (the max over L2 sub-units): use it when
+  // the sub-units themselves are missing, since tag lookups alone miss a busy crossbar path.
+  if (!any_sub_unit) {
+    if (auto pct = k.counter(c::l2_throughput_pct))
+      consider(*pct / 100.0, "busiest sub-unit (ncu)", std::string(c::l2_throughput_pct) + " from the record");
   }
 }
 

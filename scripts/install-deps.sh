@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the Debian packages limiter builds with, if any is missing. Idempotent and quiet
+# when everything is there. The CUDA toolkit (nvcc, CUPTI) is expected at /usr/local/cuda.
+set -euo pipefail
+packages=(cmake g++ make libboost-program-options-dev nlohmann-json3-dev libgtest-dev libgmock-dev)
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}" >&2
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null 2>&1 ||
+    { $sudo apt-get update >/dev/null && $sudo apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null; }
+fi
+if [ ! -x /usr/local/cuda/bin/nvcc ] && ! command -v nvcc >/dev/null; then
+  echo "note: no CUDA toolkit found; building the host side only (analysis, import, reports)." >&2
+  echo "      Install CUDA 13 at /usr/local/cuda for the kernel suite and the collector." >&2
+fi
