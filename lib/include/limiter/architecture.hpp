@@ -24,6 +24,7 @@ struct ArchitectureLimits {
   int max_threads_per_block = 0;
   int sub_partitions_per_sm = 1;     // warp schedulers; registers are split between them
   int registers_per_sm = 0;          // 32-bit registers
+  int max_registers_per_block = 0;   // cudaDeviceProp::regsPerBlock (32 K on sm_32, sm_53, sm_62)
   int max_registers_per_thread = 0;
   int register_allocation_unit = 0;  // registers (per warp or per block, see granularity)
   RegisterGranularity register_granularity = RegisterGranularity::per_warp;
