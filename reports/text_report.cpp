@@ -1,6 +1,5 @@
 // The terminal table: most expensive kernels first, then each kernel's reason and advice.
 #include <algorithm>
-#include <iomanip>
 #include <numeric>
 #include <ostream>
 #include <sstream>
@@ -27,8 +26,16 @@ std::string short_name(const std::string& name) {
   return name;
 }
 
+// Pads to a width in characters, not bytes ("—" is three bytes of UTF-8).
+std::string pad(const std::string& text, std::size_t width, bool left_align = false) {
+  std::size_t characters = 0;
+  for (unsigned char byte : text) characters += (byte & 0xC0) != 0x80;
+  const std::string fill(width > characters ? width - characters : 0, ' ');
+  return left_align ? text + fill : fill + text;
+}
+
 std::string verdict_label(const KernelAnalysis& k) {
-  if (!k.verdict) return "unknown";
+  if (!k.verdict) return "no verdict";
   std::string label = to_string(*k.verdict);
   if (k.balanced) label += " (bal.)";
   return label;
@@ -62,35 +69,35 @@ void write_text_report(const RunAnalysis& analysis, std::ostream& out, const Tex
   const double total_ns = std::accumulate(analysis.kernels.begin(), analysis.kernels.end(), 0.0,
                                           [](double sum, const KernelAnalysis& k) { return sum + k.duration_ns.value_or(0); });
 
-  out << "\n" << std::left << std::setw(4) << "#" << std::setw(34) << "kernel" << std::right << std::setw(11) << "time"
-      << std::setw(7) << "time%" << "  " << std::left << std::setw(18) << "verdict" << std::right << std::setw(7)
-      << "issue" << std::setw(7) << "L2" << std::setw(7) << "DRAM" << std::setw(9) << "LMEM-L2" << std::setw(10)
-      << "LMEM-inst" << std::setw(7) << "occ." << "\n";
+  out << "\n" << pad("#", 4, true) << pad("kernel", 34, true) << pad("time", 11) << pad("time%", 7) << "  "
+      << pad("verdict", 18, true) << pad("issue", 7) << pad("L2", 7) << pad("DRAM", 7) << pad("LMEM-L2", 9)
+      << pad("LMEM-inst", 10) << pad("occ.", 7) << "\n";
   out << std::string(121, '-') << "\n";
   for (std::size_t index : order) {
     const auto& k = analysis.kernels[index];
-    const std::string label = verdict_label(k);
-    out << std::left << std::setw(4) << k.sequence << std::setw(34) << shorten(short_name(k.name), 33) << std::right
-        << std::setw(11) << (k.duration_ns ? format_duration_ns(*k.duration_ns) : "—") << std::setw(7)
-        << (k.duration_ns && total_ns > 0 ? format_percent(*k.duration_ns / total_ns, 0) : "—") << "  ";
+    const auto occupancy = k.occupancy.theoretical ? std::optional<double>(k.occupancy.theoretical->occupancy)
+                                                   : std::nullopt;
+    out << pad(std::to_string(k.sequence), 4, true) << pad(shorten(short_name(k.name), 33), 34, true)
+        << pad(k.duration_ns ? format_duration_ns(*k.duration_ns) : "—", 11)
+        << pad(k.duration_ns && total_ns > 0 ? format_percent(*k.duration_ns / total_ns, 0) : "—", 7) << "  ";
     if (options.color) out << verdict_color(k);
-    out << std::left << std::setw(18) << label;
+    out << pad(verdict_label(k), 18, true);
     if (options.color) out << "\033[0m";
-    out << std::right << std::setw(7) << format_percent(k.utilization.issue, 0) << std::setw(7)
-        << format_percent(k.utilization.l2, 0) << std::setw(7) << format_percent(k.utilization.dram, 0) << std::setw(9)
-        << (k.lmem.l2_share_is_upper_bound ? "<=" : "") + format_percent(k.lmem.l2_share, 1) << std::setw(10)
-        << format_percent(k.lmem.instruction_share, 1) << std::setw(7)
-        << format_percent(k.occupancy.theoretical ? std::optional<double>(k.occupancy.theoretical->occupancy)
-                                                  : std::nullopt, 0)
-        << "\n";
+    out << pad(format_percent(k.utilization.issue, 0), 7) << pad(format_percent(k.utilization.l2, 0), 7)
+        << pad(format_percent(k.utilization.dram, 0), 7)
+        << pad((k.lmem.l2_share_is_upper_bound ? "<=" : "") + format_percent(k.lmem.l2_share, 1), 9)
+        << pad(format_percent(k.lmem.instruction_share, 1), 10) << pad(format_percent(occupancy, 0), 7) << "\n";
   }
   if (!options.details) return;
   for (std::size_t index : order) {
     const auto& k = analysis.kernels[index];
-    out << "\n[" << k.sequence << "] " << k.name << "  grid (" << k.grid.x << "," << k.grid.y << "," << k.grid.z
-        << ") x block (" << k.block.x << "," << k.block.y << "," << k.block.z << ")";
+    out << "\n[" << k.sequence << "] " << k.name;
+    if (k.block.count() > 0) {
+      out << "  grid (" << k.grid.x << "," << k.grid.y << "," << k.grid.z << ") x block (" << k.block.x << ","
+          << k.block.y << "," << k.block.z << ")";
+    }
     if (k.registers_per_thread) out << ", " << *k.registers_per_thread << " registers";
-    out << "\n  " << verdict_label(k) << "-limited: " << k.verdict_reason << "\n";
+    out << "\n  " << (k.verdict ? verdict_label(k) + "-limited: " : "no verdict: ") << k.verdict_reason << "\n";
     if (k.lmem.l2_sectors.value_or(0) > 0 || k.lmem.instruction_share.value_or(0) > 0) {
       out << "  LMEM: " << format_percent(k.lmem.l2_share) << " of L1-L2 traffic";
       if (k.lmem.l2_share_is_upper_bound) out << " (upper bound; at least " << format_percent(k.lmem.l2_share_lower_bound) << ")";

@@ -44,7 +44,7 @@ struct KernelLaunch {
   std::uint64_t sequence = 0;        // 0-based launch order within the run
   std::string name;                  // demangled, as a user reads it
   std::string mangled_name;
-  Dim3 grid;
+  Dim3 grid;   // 0 x 0 x 0 when the source does not give the launch configuration
   Dim3 block;
   std::optional<int> registers_per_thread;
   std::optional<std::uint64_t> static_shared_bytes;

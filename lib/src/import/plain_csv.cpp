@@ -133,6 +133,10 @@ void fill_launch_fields(PendingKernel& kernel, const std::string& origin) {
     if (!value) return std::nullopt;
     return static_cast<std::uint32_t>(*value);
   };
+  // An absent launch configuration stays 0 x 0 x 0 (unknown), so that no occupancy or
+  // waves are computed from a made-up block of one thread.
+  launch.grid = Dim3{0, 0, 0};
+  launch.block = Dim3{0, 0, 0};
   if (const auto grid = dimension("launch__grid_size")) launch.grid = Dim3{*grid, 1, 1};
   if (const auto block = dimension("launch__block_size")) launch.block = Dim3{*block, 1, 1};
   if (const auto registers = whole("launch__registers_per_thread", 1024)) {
