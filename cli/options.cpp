@@ -12,14 +12,17 @@ namespace limiter::cli {
 bool parse_options(const Args& args, const std::string& usage, const po::options_description& visible,
                    const po::positional_options_description& positional, po::variables_map& vm,
                    const po::options_description* hidden) {
+  po::options_description help_option;
+  help_option.add_options()("help,h", "show this help");
+  po::options_description shown;  // what --help prints, aligned as one table
+  shown.add(visible).add(help_option);
   po::options_description all;
-  all.add(visible);
+  all.add(shown);
   if (hidden) all.add(*hidden);
-  all.add_options()("help,h", "show this help");
   try {
     po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
     if (vm.count("help")) {
-      std::cout << "usage: " << usage << "\n\n" << visible << "  -h [ --help ]          show this help\n";
+      std::cout << "usage: " << usage << "\n\n" << shown;
       return false;
     }
     po::notify(vm);
