@@ -1,0 +1,66 @@
+#pragma once
+// The CUPTI collector, in-process: one range per kernel launch (Range Profiler, auto range),
+// launch metadata from driver callbacks, counters evaluated through the Profiler Host API.
+// No CUDA or CUPTI type appears here (pimpl); the implementation is lib/src/collect/.
+//
+//   limiter::Collector collector({.plan = "default"});
+//   {
+//     limiter::ProfiledRegion region(collector);   // launches inside are profiled
+//     my_kernel<<<grid, block>>>(...);
+//   }
+//   limiter::RunRecord run = collector.take_run();
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "limiter/record.hpp"
+
+namespace limiter {
+
+struct CollectorOptions {
+  std::string plan = "default";        // a named metric plan (`limiter metrics` lists them)
+  std::vector<std::string> metrics;    // a user list instead of the plan, when not empty
+  std::string kernel_regex;            // profile only kernels whose name matches (ECMAScript)
+  std::uint64_t skip = 0;              // matching launches to skip first
+  std::uint64_t count = std::numeric_limits<std::uint64_t>::max();  // then profile at most this many
+  std::uint64_t sample_every = 1;      // profile every Nth launch of each kernel
+  std::string raw_dir;                 // keep raw counter images here, for `limiter analyze`
+  std::vector<std::string> command_line;  // recorded in the run
+};
+
+class Collector {
+ public:
+  // Subscribes to CUPTI. Throws SystemError naming the fix when there is no GPU or driver,
+  // the device is unsupported, counters need admin rights, or another profiler holds CUPTI.
+  explicit Collector(const CollectorOptions& options);
+  ~Collector();
+  Collector(const Collector&) = delete;
+  Collector& operator=(const Collector&) = delete;
+
+  void start();  // launches after this are profiled (nested calls count)
+  void stop();   // and before this; waits for the device to decode what was launched
+
+  // The launches profiled so far, in order, with evaluated counters; clears them.
+  RunRecord take_run();
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// Profiles the launches of a scope.
+class ProfiledRegion {
+ public:
+  explicit ProfiledRegion(Collector& collector) : collector_(collector) { collector_.start(); }
+  ~ProfiledRegion() { collector_.stop(); }
+  ProfiledRegion(const ProfiledRegion&) = delete;
+  ProfiledRegion& operator=(const ProfiledRegion&) = delete;
+
+ private:
+  Collector& collector_;
+};
+
+}  // namespace limiter
