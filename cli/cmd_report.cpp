@@ -21,7 +21,8 @@ int run_report(const Args& args) {
   std::string run_path, format, output, peaks;
   double high = 80, latency = 60, gap = 10;
   visible.add_options()
-      ("format,f", po::value(&format)->default_value("text"), "text or json")
+      ("format,f", po::value(&format)->default_value("text"),
+       "text, md (Markdown), csv (one row per launch), json, or html (one file, SVG charts)")
       ("output,o", po::value(&output), "write to FILE instead of standard output")
       ("peaks", po::value(&peaks)->default_value("theoretical"),
        "theoretical (datasheet / ncu peak_sustained) or calibrated (measured on this GPU model)")
@@ -38,8 +39,7 @@ int run_report(const Args& args) {
                            "or an Nsight Compute CSV export (imported on the fly).",
                      visible, positional, vm, &hidden))
     return kExitOk;
-  if (format != "text" && format != "json")
-    throw InputError("unknown --format '" + format + "' (expected text or json)");
+  const ReportFormat report_format = report_format_from_string(format);
   if (!(latency > 0 && latency <= high && high <= 100 && gap >= 0))
     throw InputError("thresholds must satisfy 0 < --latency <= --high <= 100 and --gap >= 0");
 
@@ -51,13 +51,7 @@ int run_report(const Args& args) {
   const RunAnalysis analysis = analyze_run(load_run(run_path), options);
 
   std::ostringstream text;
-  if (format == "json") {
-    write_json_report(analysis, text);
-  } else {
-    TextReportOptions text_options;
-    text_options.color = output.empty() && isatty(STDOUT_FILENO);
-    write_text_report(analysis, text, text_options);
-  }
+  write_report(analysis, report_format, text, output.empty() && isatty(STDOUT_FILENO));
   write_output(output, text.str());
   return kExitOk;
 }

@@ -19,11 +19,21 @@ struct Command {
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
+      {"kernels", "run the shipped kernel suite on this GPU: verdicts, timings, checks (the main job)",
+       limiter::cli::run_kernels},
+      {"calibrate", "measure this GPU's achieved peaks (DRAM, L2, FP32, latency) into a JSON file",
+       limiter::cli::run_calibrate},
       {"occupancy", "theoretical occupancy, its limiting resource, waves and tail (offline)",
        limiter::cli::run_occupancy},
       {"import", "turn an Nsight Compute CSV or a plain kernel,metric,value CSV into a run",
        limiter::cli::run_import},
       {"report", "the limiter of every kernel of a run, as a table or JSON", limiter::cli::run_report},
+      {"compare", "before/after: time, verdict and LMEM changes per kernel; --fail-if-slower for CI",
+       limiter::cli::run_compare},
+      {"run", "profile every kernel of a CUDA application: limiter run [options] -- app args",
+       limiter::cli::run_run},
+      {"analyze", "re-evaluate raw counter images (limiter run --save-raw) without a GPU", limiter::cli::run_analyze},
+      {"metrics", "metric plans, their metrics and pass counts (offline, CUPTI host API)", limiter::cli::run_metrics},
   };
   return table;
 }

@@ -33,6 +33,7 @@ if(LIMITER_WITH_CUDA)
   endif()
   set(CMAKE_CUDA_ARCHITECTURES ${LIMITER_CUDA_ARCHITECTURES})
   enable_language(CUDA)
+  string(APPEND CMAKE_CUDA_FLAGS " -std=c++20")
   if(NOT TARGET CUDA::cupti)
     message(FATAL_ERROR "CUPTI not found under ${CUDAToolkit_LIBRARY_ROOT}: install the toolkit's "
                         "CUPTI component (cuda-cupti-13-0) or set CUDAToolkit_ROOT.")

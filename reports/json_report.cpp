@@ -1,6 +1,8 @@
+// JSON via nlohmann ordered_json: the report schema (with its roll-ups) and the comparison schema.
 #include <ostream>
 
 #include "limiter/reports.hpp"
+#include "limiter/rollup.hpp"
 
 namespace limiter {
 namespace {
@@ -11,6 +13,10 @@ ordered_json optional_number(const std::optional<double>& value) {
   return value ? ordered_json(*value) : ordered_json(nullptr);
 }
 
+ordered_json optional_verdict(const std::optional<Verdict>& verdict) {
+  return verdict ? ordered_json(to_string(*verdict)) : ordered_json(nullptr);
+}
+
 ordered_json kernel_json(const KernelAnalysis& k) {
   ordered_json out;
   out["sequence"] = k.sequence;
@@ -19,7 +25,7 @@ ordered_json kernel_json(const KernelAnalysis& k) {
   out["block"] = {k.block.x, k.block.y, k.block.z};
   out["registers_per_thread"] = k.registers_per_thread ? ordered_json(*k.registers_per_thread) : ordered_json(nullptr);
   out["duration_ns"] = optional_number(k.duration_ns);
-  out["verdict"] = k.verdict ? ordered_json(to_string(*k.verdict)) : ordered_json(nullptr);
+  out["verdict"] = optional_verdict(k.verdict);
   out["balanced"] = k.balanced;
   out["limiting_unit"] = k.limiting_unit;
   ordered_json causes = ordered_json::array();
@@ -85,6 +91,127 @@ ordered_json kernel_json(const KernelAnalysis& k) {
   return out;
 }
 
+ordered_json dim3_json(const Dim3& dim) { return {dim.x, dim.y, dim.z}; }
+
+ordered_json durations_json(const DurationStats& durations) {
+  return {{"total", optional_number(durations.total_ns)},
+          {"mean", optional_number(durations.mean_ns)},
+          {"min", optional_number(durations.min_ns)},
+          {"max", optional_number(durations.max_ns)}};
+}
+
+ordered_json rollup_json(const RunAnalysis& analysis, const RunRollup& rollup) {
+  ordered_json out;
+  out["launches"] = rollup.launches;
+  out["timed_launches"] = rollup.timed_launches;
+  out["total_duration_ns"] = rollup.total_ns;
+  ordered_json by_verdict = ordered_json::array();
+  for (const auto& entry : rollup.time_by_verdict) {
+    by_verdict.push_back({{"verdict", optional_verdict(entry.verdict)},
+                          {"launches", entry.launches},
+                          {"duration_ns", entry.duration_ns},
+                          {"time_share", optional_number(entry.time_share)}});
+  }
+  out["time_by_verdict"] = by_verdict;
+  ordered_json groups = ordered_json::array();
+  for (const auto& group : rollup.groups) {
+    ordered_json sequences = ordered_json::array();
+    for (std::size_t index : group.launch_indices) sequences.push_back(analysis.kernels[index].sequence);
+    groups.push_back({{"name", group.name},
+                      {"grid", dim3_json(group.grid)},
+                      {"block", dim3_json(group.block)},
+                      {"launches", group.launches()},
+                      {"sequences", sequences},
+                      {"duration_ns", durations_json(group.durations)},
+                      {"time_share", optional_number(group.time_share)},
+                      {"verdicts", {{"bandwidth", group.verdicts.bandwidth},
+                                    {"instruction", group.verdicts.instruction},
+                                    {"latency", group.verdicts.latency},
+                                    {"none", group.verdicts.none}}},
+                      {"main_verdict", optional_verdict(group.main_verdict)}});
+  }
+  out["groups"] = groups;
+  ordered_json fix_first = ordered_json::array();
+  for (std::size_t rank = 0; rank < rollup.fix_first.size(); ++rank) {
+    const auto& item = rollup.fix_first[rank];
+    const auto& group = rollup.groups[item.group];
+    fix_first.push_back({{"rank", rank + 1},
+                         {"name", group.name},
+                         {"grid", dim3_json(group.grid)},
+                         {"block", dim3_json(group.block)},
+                         {"sequence", analysis.kernels[item.representative].sequence},
+                         {"duration_ns", optional_number(group.durations.total_ns)},
+                         {"time_share", optional_number(group.time_share)},
+                         {"verdict", optional_verdict(item.verdict)},
+                         {"limiting_unit", item.limiting_unit},
+                         {"headline", item.headline},
+                         {"advice", item.advice}});
+  }
+  out["fix_first"] = fix_first;
+  return out;
+}
+
+ordered_json before_after_json(const std::optional<double>& before, const std::optional<double>& after) {
+  return {{"before", optional_number(before)}, {"after", optional_number(after)}};
+}
+
+ordered_json time_change_json(const TimeChange& time) {
+  return {{"before_ns", optional_number(time.before_ns)},
+          {"after_ns", optional_number(time.after_ns)},
+          {"ratio", optional_number(time.ratio)},
+          {"change", optional_number(time.change)}};
+}
+
+ordered_json launch_spread_json(const DurationStats& durations) {
+  return {{"launches", durations.timed_launches},
+          {"min_ns", optional_number(durations.min_ns)},
+          {"max_ns", optional_number(durations.max_ns)}};
+}
+
+ordered_json matched_json(const KernelComparison& k) {
+  ordered_json out;
+  out["name"] = k.before.name;
+  out["grid"] = dim3_json(k.before.grid);
+  out["block"] = dim3_json(k.before.block);
+  out["occurrence"] = k.occurrence;
+  out["before_sequence"] = k.before.sequence;
+  out["after_sequence"] = k.after.sequence;
+  out["time"] = time_change_json(k.time);
+  out["launches"] = {{"before", launch_spread_json(k.before_launches)}, {"after", launch_spread_json(k.after_launches)}};
+  out["within_noise"] = k.within_noise;
+  out["slower_than_limit"] = k.slower_than_limit;
+  out["verdict"] = {{"before", optional_verdict(k.before.verdict)},
+                    {"after", optional_verdict(k.after.verdict)},
+                    {"changed", k.verdict_changed}};
+  out["balanced"] = {{"before", k.before.balanced}, {"after", k.after.balanced}};
+  out["limiting_unit"] = {{"before", k.before.limiting_unit}, {"after", k.after.limiting_unit}};
+  out["utilization"] = {{"issue", before_after_json(k.before.utilization.issue, k.after.utilization.issue)},
+                        {"l2", before_after_json(k.before.utilization.l2, k.after.utilization.l2)},
+                        {"dram", before_after_json(k.before.utilization.dram, k.after.utilization.dram)},
+                        {"compute", before_after_json(k.before.utilization.compute(), k.after.utilization.compute())},
+                        {"memory", before_after_json(k.before.utilization.memory(), k.after.utilization.memory())}};
+  out["lmem"] = {{"l2_share", before_after_json(k.before.lmem.l2_share, k.after.lmem.l2_share)},
+                 {"instruction_share", before_after_json(k.before.lmem.instruction_share, k.after.lmem.instruction_share)}};
+  return out;
+}
+
+ordered_json unmatched_json(const KernelAnalysis& k) {
+  return {{"sequence", k.sequence},
+          {"name", k.name},
+          {"grid", dim3_json(k.grid)},
+          {"block", dim3_json(k.block)},
+          {"duration_ns", optional_number(k.duration_ns)},
+          {"verdict", optional_verdict(k.verdict)}};
+}
+
+ordered_json run_side_json(const std::string& label, const std::string& source, const DeviceDescription& device,
+                           std::size_t launches) {
+  return {{"label", label},
+          {"source", source},
+          {"device", {{"name", device.name}, {"arch", device.arch}, {"sm_count", device.sm_count}}},
+          {"launches", launches}};
+}
+
 }  // namespace
 
 ordered_json report_json(const RunAnalysis& analysis) {
@@ -103,9 +230,47 @@ ordered_json report_json(const RunAnalysis& analysis) {
   ordered_json kernels = ordered_json::array();
   for (const auto& kernel : analysis.kernels) kernels.push_back(kernel_json(kernel));
   out["kernels"] = kernels;
+  out["rollup"] = rollup_json(analysis, rollup_run(analysis));
   return out;
 }
 
 void write_json_report(const RunAnalysis& analysis, std::ostream& out) { out << report_json(analysis).dump(2) << "\n"; }
+
+ordered_json comparison_json(const RunComparison& comparison) {
+  ordered_json out;
+  out["schema_version"] = kComparisonSchemaVersion;
+  out["kind"] = "limiter-compare";
+  out["before"] = run_side_json(comparison.before_label, comparison.before_source, comparison.before_device,
+                                comparison.totals.before_launches);
+  out["after"] = run_side_json(comparison.after_label, comparison.after_source, comparison.after_device,
+                               comparison.totals.after_launches);
+  if (comparison.max_slowdown) {
+    ordered_json slower = ordered_json::array();
+    for (const auto& k : comparison.matched)
+      if (k.slower_than_limit) slower.push_back(k.before.sequence);
+    out["gate"] = {{"max_slowdown", *comparison.max_slowdown},
+                   {"failed", comparison.failed()},
+                   {"total_slower", comparison.totals.slower_than_limit},
+                   {"slower_before_sequences", slower}};
+  } else {
+    out["gate"] = nullptr;
+  }
+  out["total"] = time_change_json(comparison.totals.all);
+  out["matched_total"] = time_change_json(comparison.totals.matched);
+  ordered_json matched = ordered_json::array();
+  for (const auto& k : comparison.matched) matched.push_back(matched_json(k));
+  out["matched"] = matched;
+  ordered_json only_before = ordered_json::array();
+  for (const auto& k : comparison.only_before) only_before.push_back(unmatched_json(k));
+  out["only_before"] = only_before;
+  ordered_json only_after = ordered_json::array();
+  for (const auto& k : comparison.only_after) only_after.push_back(unmatched_json(k));
+  out["only_after"] = only_after;
+  return out;
+}
+
+void write_json_comparison(const RunComparison& comparison, std::ostream& out) {
+  out << comparison_json(comparison).dump(2) << "\n";
+}
 
 }  // namespace limiter

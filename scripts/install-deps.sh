@@ -3,6 +3,7 @@
 # when everything is there. The CUDA toolkit (nvcc, CUPTI) is expected at /usr/local/cuda.
 set -euo pipefail
 packages=(cmake g++ make libboost-program-options-dev nlohmann-json3-dev libgtest-dev libgmock-dev)
+packages+=(chromium)  # headless, for the HTML report test (tests/html/render_in_chromium.sh)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

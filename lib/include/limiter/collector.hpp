@@ -19,6 +19,10 @@
 
 namespace limiter {
 
+namespace detail {
+struct LaunchSink;
+}
+
 struct CollectorOptions {
   std::string plan = "default";        // a named metric plan (`limiter metrics` lists them)
   std::vector<std::string> metrics;    // a user list instead of the plan, when not empty
@@ -28,6 +32,8 @@ struct CollectorOptions {
   std::uint64_t sample_every = 1;      // profile every Nth launch of each kernel
   std::string raw_dir;                 // keep raw counter images here, for `limiter analyze`
   std::vector<std::string> command_line;  // recorded in the run
+  std::string replay = "auto";         // auto = kernel replay; user (experimental: no range until Stop)
+  bool always_active = false;          // profile from the first launch (limiter run), no start() needed
 };
 
 class Collector {
@@ -42,10 +48,16 @@ class Collector {
   void start();  // launches after this are profiled (nested calls count)
   void stop();   // and before this; waits for the device to decode what was launched
 
+  // Writes the raw counter images not yet on disk (--save-raw). Makes no CUDA call, so it is
+  // safe in an exit handler.
+  void write_raw_files();
+
   // The launches profiled so far, in order, with evaluated counters; clears them.
   RunRecord take_run();
 
   struct Impl;
+  // Where the injection library streams launches to disk as they complete.
+  detail::LaunchSink& impl_sink();
 
  private:
   std::unique_ptr<Impl> impl_;

@@ -18,6 +18,9 @@ struct PeakSet {
   std::optional<double> dram_bytes_per_second;
   std::optional<double> l2_tag_sectors_per_cycle;  // whole GPU, per L2 cycle (theoretical only)
   std::optional<double> l2_clock_hz;
+  // Sectors per L2 cycle the L2-to-crossbar return path carries, whole GPU: lets the one-pass
+  // plan, which cannot hold lts__lts2xbar_cycles_active on GH100, still see that path busy.
+  std::optional<double> l2_return_sectors_per_cycle;
   std::optional<double> l2_delivered_bytes_per_second;  // calibrated L2-resident read rate
   double issue_per_scheduler_per_cycle = 1.0;      // warp instructions
 };

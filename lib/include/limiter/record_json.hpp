@@ -17,4 +17,16 @@ RunRecord read_run_file(const std::string& path);              // throws InputEr
 void write_run_file(const RunRecord& run, const std::string& path);  // atomic: temp + rename
 void write_run_json(const RunRecord& run, std::ostream& out);
 
+// The parts, for files written one launch at a time (limiter run, raw data sets).
+nlohmann::ordered_json device_json(const DeviceDescription& device);
+DeviceDescription device_from(const nlohmann::json& json);
+nlohmann::ordered_json launch_json(const KernelLaunch& launch);
+KernelLaunch launch_from(const nlohmann::json& json);
+
+// A run being written by a profiled process, one line per completed launch, flushed as it
+// goes: a header line (device, command line), then launch_json lines. If the process dies,
+// read_partial_run recovers every complete line (a torn last line is ignored).
+std::string partial_run_header(const RunRecord& run_without_launches);
+RunRecord read_partial_run(const std::string& path);
+
 }  // namespace limiter

@@ -25,6 +25,7 @@ inline constexpr const char* l2_tex_atom_sectors = "lts__t_sectors_srcunit_tex_o
 inline constexpr const char* l2_tex_red_sectors = "lts__t_sectors_srcunit_tex_op_red.sum";
 inline constexpr const char* l2_tag_peak_per_cycle = "lts__t_sectors.sum.peak_sustained";
 inline constexpr const char* l2_cycles_elapsed = "lts__cycles_elapsed.avg";
+inline constexpr const char* l2_return_path_pct = "lts__lts2xbar_cycles_active.avg.pct_of_peak_sustained_elapsed";
 inline constexpr const char* l2_throughput_pct = "lts__throughput.avg.pct_of_peak_sustained_elapsed";
 inline constexpr const char* local_ld_hit = "l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_hit.sum";
 inline constexpr const char* local_ld_miss = "l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_miss.sum";

@@ -144,6 +144,16 @@ void l2_utilization(const KernelLaunch& k, const PeakSet& peaks, Utilization& u,
       any_sub_unit = true;
     }
   }
+  // The return path from the read sectors, when ncu's own figure for it is missing.
+  const bool has_return_path = k.counter(c::l2_return_path_pct).has_value();
+  auto tex_reads = k.counter(c::l2_tex_read_sectors);
+  auto l2_cycles = k.counter(c::l2_cycles_elapsed);
+  if (!has_return_path && tex_reads && l2_cycles && *l2_cycles > 0 && peaks.l2_return_sectors_per_cycle &&
+      peaks.kind == PeakKind::theoretical) {
+    consider(*tex_reads / (*peaks.l2_return_sectors_per_cycle * *l2_cycles), "L2-to-crossbar path",
+             format_count(*tex_reads) + " sectors read by L1 / (" + format_fixed(*peaks.l2_return_sectors_per_cycle, 0) +
+                 " per L2 cycle x " + format_count(*l2_cycles) + " L2 cycles)");
+  }
   // ncu's details page carries only the roll-up (the max over L2 sub-units): use it when
   // the sub-units themselves are missing, since tag lookups alone miss a busy crossbar path.
   if (!any_sub_unit) {

@@ -15,20 +15,23 @@ PeakKind peak_kind_from_string(const std::string& text) {
 const std::vector<GpuSpec>& known_gpu_specs() {
   // GH100 L2 tag stage: lts__t_sectors.sum.peak_sustained = 282 sectors per L2 cycle, read
   // by ncu on an H200 (METHOD.md §4); assumed the same on the H100 SXM (same die) until
-  // measured there. L2 clock ~1.71 GHz under production clocks on the H200.
+  // measured there. L2 clock ~1.71 GHz under production clocks on the H200. The return path
+  // (L2 to crossbar) carries 188 sectors per L2 cycle = 2/3 of the tag peak: fitted on the
+  // H200 probe recording, where L1-sourced read sectors / (188 x L2 cycles) reproduces ncu's
+  // lts__lts2xbar_cycles_active for all five kernels that read (tests/unit/recorded_runs_test.cpp).
   static const std::vector<GpuSpec> specs = {
       {"H200 SXM", {"H200"}, "sm_90", "GH100", 132, 1.98e9, 62914560.0,
        {PeakKind::theoretical, "H200 datasheet 4.8 TB/s; ncu dram__bytes.sum.peak_sustained 1504 B/cycle x 3.199 GHz",
-        4.81e12, 282.0, 1.71e9, std::nullopt, 1.0},
+        4.81e12, 282.0, 1.71e9, 188.0, std::nullopt, 1.0},
        PeakSet{PeakKind::calibrated, "measured on an H200 2026-11-22 (METHOD.md §5): HBM streaming read, L2-resident ld.cg read",
-               4.47e12, std::nullopt, std::nullopt, 8.17e12, 1.0}},
+               4.47e12, std::nullopt, std::nullopt, std::nullopt, 8.17e12, 1.0}},
       {"H100 SXM", {"H100 80GB HBM3", "H100 SXM"}, "sm_90", "GH100", 132, 1.98e9, 52428800.0,
        {PeakKind::theoretical, "H100 SXM5 datasheet: 3.35 TB/s HBM3; L2 tag peak assumed equal to the H200's",
-        3.35e12, 282.0, 1.71e9, std::nullopt, 1.0},
+        3.35e12, 282.0, 1.71e9, 188.0, std::nullopt, 1.0},
        std::nullopt},
       {"H100 PCIe", {"H100 PCIe"}, "sm_90", "GH100", 114, 1.755e9, 52428800.0,
        {PeakKind::theoretical, "H100 PCIe datasheet: 2.0 TB/s HBM2e", 2.0e12, std::nullopt, std::nullopt,
-        std::nullopt, 1.0},
+        std::nullopt, std::nullopt, 1.0},
        std::nullopt},
   };
   return specs;

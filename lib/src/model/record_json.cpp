@@ -31,6 +31,8 @@ Dim3 dim3_from(const json& in) {
   return Dim3{in[0].get<std::uint32_t>(), in[1].get<std::uint32_t>(), in[2].get<std::uint32_t>()};
 }
 
+}  // namespace
+
 ordered_json device_json(const DeviceDescription& d) {
   ordered_json out;
   out["name"] = d.name;
@@ -100,8 +102,6 @@ KernelLaunch launch_from(const json& in) {
   return k;
 }
 
-}  // namespace
-
 ordered_json to_json(const RunRecord& run) {
   ordered_json out;
   out["schema_version"] = run.schema_version;
@@ -151,6 +151,37 @@ RunRecord run_from_json(const json& in, const std::string& origin) {
     throw InputError(origin + ": " + e.what());
   } catch (const json::exception& e) {
     throw InputError(origin + ": malformed run record: " + e.what());
+  }
+  return run;
+}
+
+std::string partial_run_header(const RunRecord& run) {
+  ordered_json header = to_json(run);
+  header["kind"] = "limiter-partial-run";
+  header.erase("launches");
+  return header.dump();
+}
+
+RunRecord read_partial_run(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError("cannot open partial run '" + path + "'");
+  std::string line;
+  if (!std::getline(in, line)) throw InputError("partial run '" + path + "' is empty");
+  json header;
+  try {
+    header = json::parse(line);
+  } catch (const json::exception& e) {
+    throw InputError("partial run '" + path + "' has a corrupt header: " + e.what());
+  }
+  header["kind"] = "limiter-run";
+  header["launches"] = json::array();
+  RunRecord run = run_from_json(header, "'" + path + "'");
+  while (std::getline(in, line)) {
+    try {
+      run.launches.push_back(launch_from(json::parse(line)));
+    } catch (const std::exception&) {
+      break;  // the torn last line of a process that died mid-write
+    }
   }
   return run;
 }

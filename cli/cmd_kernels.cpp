@@ -1,0 +1,164 @@
+// limiter kernels: the shipped kernel suite on the local GPU — each kernel timed, profiled once,
+// checked against a host reference — then the limiter report and a results table per family.
+// Without a GPU (or in a build without CUDA) it says so and shows the committed recording.
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include "commands.hpp"
+#include "limiter/analysis.hpp"
+#include "limiter/error.hpp"
+#include "limiter/kernels/catalog.hpp"
+#include "limiter/kernels/progress.hpp"
+#include "limiter/kernels/results.hpp"
+#include "limiter/record_json.hpp"
+#include "limiter/reports.hpp"
+#include "options.hpp"
+#ifdef LIMITER_HAVE_KERNEL_SUITE
+#include "limiter/kernels/suite.hpp"
+#endif
+
+namespace limiter::cli {
+namespace {
+
+const char* const kUsage =
+    "limiter kernels [--list] [--only NAME...] [-o FILE] [--sizes small|full] [options]\n\n"
+    "Runs the shipped kernel suite on GPU 0: every kernel is warmed up, timed without a profiler (the\n"
+    "median of --runs CUDA-event timings), profiled once by limiter's collector (timing only if that is\n"
+    "unavailable) and checked against a host reference. Writes the run record to FILE (the median time\n"
+    "is each launch's limiter__time_unprofiled_ns), prints the limiter report and one results table per\n"
+    "family. Exit code 1 when a kernel gives a wrong result. Without a GPU it shows the committed\n"
+    "recording instead. --list shows the catalog: each kernel's intended verdict and the seed's claim.";
+
+struct KernelsRequest {
+  bool list = false;
+  std::vector<std::string> only;
+  std::string output;
+  std::string sizes;
+  bool timing_only = false;
+  bool sweep = false;
+  int runs = 7;
+  int warmup = 2;
+  std::string recording;
+};
+
+void write_report_and_tables(const RunRecord& run, const std::vector<kernels::Measurement>& measurements,
+                             const std::vector<kernels::SweepPoint>* sweep, std::ostream& out, bool color) {
+  const RunAnalysis analysis = analyze_run(run);
+  TextReportOptions text_options;
+  text_options.color = color;
+  write_text_report(analysis, out, text_options);
+  kernels::TableContext context;
+  context.device = run.device;
+  context.analysis = &analysis;
+  context.sweep = sweep;
+  kernels::write_family_tables(measurements, context, out);
+}
+
+// The committed recording, labelled as such, when this machine cannot run the suite.
+int show_recording(const KernelsRequest& request, const std::string& why_not) {
+  std::cerr << "limiter kernels: " << why_not << ".\n";
+  if (!std::filesystem::exists(request.recording)) {
+    std::cerr << "No recording of the suite has been committed yet (expected at " << request.recording
+              << "); run `limiter kernels` on a machine with a GPU to make one.\n";
+    return kExitSystem;
+  }
+  const RunRecord run = read_run_file(request.recording);
+  std::cerr << "Showing the committed recording instead.\n";
+  std::ostringstream text;
+  text << "RECORDING — not measured on this machine: " << request.recording << "\n"
+       << "recorded on " << run.device.name << " at " << run.created_at << " (" << run.source << ")\n\n";
+  auto measurements = kernels::measurements_from_run(run);
+  if (!request.only.empty()) {
+    const auto selected = kernels::select_entries(request.only);
+    std::erase_if(measurements, [&](const kernels::Measurement& m) {
+      return std::none_of(selected.begin(), selected.end(), [&](const auto* entry) { return entry->name == m.name; });
+    });
+  }
+  write_report_and_tables(run, measurements, nullptr, text, false);
+  write_output("", text.str());
+  return kExitOk;
+}
+
+#ifdef LIMITER_HAVE_KERNEL_SUITE
+int run_on_gpu(const KernelsRequest& request, const Args& args, std::size_t selected_count) {
+  kernels::SuiteOptions options;
+  options.only = request.only;
+  options.sizes = kernels::problem_size_from_string(request.sizes);
+  options.profile = !request.timing_only;
+  options.sweep = request.sweep;
+  options.timed_runs = request.runs;
+  options.warmup_runs = request.warmup;
+  options.command_line = {"limiter", "kernels"};
+  options.command_line.insert(options.command_line.end(), args.begin(), args.end());
+  kernels::ProgressBar progress(std::cerr, selected_count + (request.sweep ? kernels::sweep_size() : 0),
+                                isatty(STDERR_FILENO) != 0);
+  options.on_start = [&](const std::string& name) { progress.start(name); };
+  options.on_note = [&](const std::string& line) { progress.note("limiter kernels: " + line); };
+
+  const kernels::SuiteResult result = kernels::run_suite(options);
+  progress.finish();
+  write_run_file(result.run, request.output);
+  std::cerr << "limiter kernels: run record written to " << request.output
+            << (result.profiled ? "" : " (timing only, no counters: " + result.profiling_note + ")") << "\n";
+
+  std::ostringstream text;
+  const bool color = isatty(STDOUT_FILENO) != 0;
+  write_report_and_tables(result.run, result.measurements, &result.sweep, text, color);
+  write_output("", text.str());
+
+  std::vector<std::string> wrong;
+  for (const auto& m : result.measurements)
+    if (m.skipped_reason.empty() && !m.correct.value_or(false)) wrong.push_back(m.name);
+  if (wrong.empty()) return kExitOk;
+  std::cerr << "limiter kernels: " << wrong.size() << (wrong.size() == 1 ? " kernel" : " kernels")
+            << " gave a wrong result:";
+  for (const auto& name : wrong) std::cerr << " " << name;
+  std::cerr << "\n";
+  return kExitFailure;
+}
+#endif
+
+}  // namespace
+
+int run_kernels(const Args& args) {
+  KernelsRequest request;
+  po::options_description visible("options");
+  visible.add_options()
+      ("list", po::bool_switch(&request.list), "list the experiments: family, intended verdict, seed and claim (no GPU needed)")
+      ("only", po::value(&request.only)->multitoken(), "run only these experiments or families (see --list)")
+      ("output,o", po::value(&request.output)->default_value("limiter_kernels.json"), "write the run record to FILE")
+      ("sizes", po::value(&request.sizes)->default_value("full"),
+       "full (the seeds' problem sizes) or small (a few seconds, for tests)")
+      ("timing-only", po::bool_switch(&request.timing_only), "do not profile: times and checks only")
+      ("sweep", po::bool_switch(&request.sweep),
+       "also run the occupancy family's tuning sweep over block size NT and odd grain size VT")
+      ("runs", po::value(&request.runs)->default_value(7), "timed runs per kernel; the median is reported")
+      ("warmup", po::value(&request.warmup)->default_value(2), "untimed runs before them")
+      ("recording", po::value(&request.recording)->default_value(LIMITER_KERNELS_RECORDING),
+       "the recorded run shown when there is no GPU");
+  po::positional_options_description no_positional;
+  po::variables_map vm;
+  if (!parse_options(args, kUsage, visible, no_positional, vm)) return kExitOk;
+  kernels::problem_size_from_string(request.sizes);  // reject a bad value before anything runs
+  if (request.runs < 1) throw InputError("--runs must be at least 1, got " + std::to_string(request.runs));
+  if (request.warmup < 0) throw InputError("--warmup must not be negative, got " + std::to_string(request.warmup));
+  const auto selected = kernels::select_entries(request.only);
+
+  if (request.list) {
+    kernels::write_catalog(selected, std::cout);
+    return kExitOk;
+  }
+#ifdef LIMITER_HAVE_KERNEL_SUITE
+  if (auto reason = kernels::gpu_unavailable_reason()) return show_recording(request, *reason);
+  return run_on_gpu(request, args, selected.size());
+#else
+  return show_recording(request, "this build has no CUDA (configured with -DLIMITER_WITH_CUDA=OFF), so it cannot "
+                                 "run kernels");
+#endif
+}
+
+}  // namespace limiter::cli

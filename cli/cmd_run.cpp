@@ -1,0 +1,166 @@
+// limiter run [options] -- app args: profile every kernel of any CUDA application through
+// liblimiter_inject.so (CUDA_INJECTION64_PATH). The app's output and exit code pass through.
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "limiter/analysis.hpp"
+#include "limiter/error.hpp"
+#include "limiter/metric_plans.hpp"
+#include "limiter/record_json.hpp"
+#include "limiter/reports.hpp"
+#include "options.hpp"
+
+extern char** environ;
+
+namespace limiter::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path inject_library() {
+  if (const char* explicit_path = std::getenv("LIMITER_INJECT_LIBRARY")) return explicit_path;
+  const fs::path exe = fs::read_symlink("/proc/self/exe").parent_path();
+  for (const fs::path& candidate : {exe / "../lib/liblimiter_inject.so", exe / "liblimiter_inject.so",
+                                    exe / "../lib/limiter/liblimiter_inject.so"}) {
+    if (fs::exists(candidate)) return fs::canonical(candidate);
+  }
+  throw SystemError("liblimiter_inject.so not found next to the limiter executable (looked in " +
+                    (exe / "../lib").string() + "); build the limiter_inject target or set LIMITER_INJECT_LIBRARY");
+}
+
+int wait_for(pid_t child) {
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0) {
+    if (errno != EINTR) throw SystemError("waitpid failed");
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) {
+    std::cerr << "limiter: the application was killed by signal " << WTERMSIG(status) << "\n";
+    return 128 + WTERMSIG(status);
+  }
+  return kExitFailure;
+}
+
+// Each profiled process registered its files in the session folder; a process that did not
+// reach its exit handlers (crash, _exit, kill) left only its partial file: recover it.
+std::vector<std::string> collect_outputs(const fs::path& session) {
+  std::vector<std::string> outputs;
+  for (const auto& entry : fs::directory_iterator(session)) {
+    nlohmann::json registered;
+    try {
+      registered = nlohmann::json::parse(std::ifstream(entry.path()));
+    } catch (const std::exception&) {
+      continue;
+    }
+    const std::string output = registered.value("output", "");
+    const std::string partial = registered.value("partial", "");
+    if (!fs::exists(output) && fs::exists(partial)) {
+      RunRecord run = read_partial_run(partial);
+      write_run_file(run, output);
+      fs::remove(partial);
+      std::cerr << "limiter: process " << registered.value("pid", 0) << " ended without its exit handlers; recovered "
+                << run.launches.size() << " completed launches\n";
+    }
+    if (fs::exists(output)) outputs.push_back(output);
+  }
+  return outputs;
+}
+
+}  // namespace
+
+int run_run(const Args& args) {
+  // Everything after "--" is the application, untouched by option parsing.
+  Args ours = args, app;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--") {
+      ours.assign(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(i));
+      app.assign(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
+      break;
+    }
+  }
+  po::options_description visible("options");
+  std::string output, kernel_regex, plan, metrics, raw_dir, replay;
+  std::uint64_t skip = 0, count = 0, sample_every = 1;
+  bool quiet = false;
+  visible.add_options()
+      ("output,o", po::value(&output)->default_value("limiter_%p.json"),
+       "run record per process; %p = pid, %h = host, %q{ENV} = an environment value")
+      ("kernel-regex,k", po::value(&kernel_regex), "profile only kernels whose (demangled) name matches")
+      ("launch-skip,s", po::value(&skip)->default_value(0), "matching launches to skip first")
+      ("launch-count,c", po::value(&count), "then profile at most this many (the app then runs unprofiled)")
+      ("sample-every", po::value(&sample_every)->default_value(1), "profile every Nth launch of each kernel")
+      ("plan", po::value(&plan)->default_value("default"), "metric plan (`limiter metrics` lists them)")
+      ("metrics", po::value(&metrics), "comma-separated metrics instead of a plan")
+      ("save-raw", po::value(&raw_dir), "keep raw counter images in DIR for `limiter analyze DIR`")
+      ("replay", po::value(&replay)->default_value("auto"), "auto or kernel (kernel replay: CUPTI replays a kernel once per pass), user (experimental)")
+      ("quiet,q", po::bool_switch(&quiet), "no summary table at the end");
+  po::positional_options_description positional;
+  po::variables_map vm;
+  if (!parse_options(ours, "limiter run [options] -- app [args...]", visible, positional, vm)) return kExitOk;
+  if (app.empty()) throw InputError("no application given: limiter run [options] -- ./app args");
+  if (metrics.empty()) metric_plan(plan);  // unknown plan: fail before the app runs
+  if (sample_every == 0) throw InputError("--sample-every must be at least 1");
+  if (replay != "auto" && replay != "kernel" && replay != "user")
+    throw InputError("--replay must be auto, kernel or user");
+
+  const fs::path session = fs::temp_directory_path() / ("limiter-session-" + std::to_string(getpid()));
+  fs::create_directories(session);
+  std::vector<std::string> environment;
+  for (char** variable = environ; *variable; ++variable) environment.emplace_back(*variable);
+  auto set = [&](const std::string& name, const std::string& value) { environment.push_back(name + "=" + value); };
+  set("CUDA_INJECTION64_PATH", inject_library().string());
+  set("LIMITER_OUTPUT", fs::absolute(output).string());
+  set("LIMITER_SESSION_DIR", session.string());
+  set("LIMITER_PLAN", plan);
+  set("LIMITER_REPLAY", replay);
+  set("LIMITER_COMMAND", nlohmann::json(app).dump());
+  if (!metrics.empty()) set("LIMITER_METRICS", metrics);
+  if (!kernel_regex.empty()) set("LIMITER_KERNEL_REGEX", kernel_regex);
+  if (skip) set("LIMITER_SKIP", std::to_string(skip));
+  if (vm.count("launch-count")) set("LIMITER_COUNT", std::to_string(count));
+  if (sample_every > 1) set("LIMITER_SAMPLE_EVERY", std::to_string(sample_every));
+  if (!raw_dir.empty()) set("LIMITER_SAVE_RAW", fs::absolute(raw_dir).string());
+
+  std::vector<char*> argv, envp;
+  for (auto& arg : app) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  for (auto& variable : environment) envp.push_back(variable.data());
+  envp.push_back(nullptr);
+  pid_t child = 0;
+  if (const int error = posix_spawnp(&child, argv[0], nullptr, nullptr, argv.data(), envp.data()); error != 0) {
+    fs::remove_all(session);
+    throw InputError("cannot start '" + app[0] + "': " + std::strerror(error));
+  }
+  const int app_exit = wait_for(child);
+
+  const auto outputs = collect_outputs(session);
+  fs::remove_all(session);
+  if (outputs.empty()) {
+    std::cerr << "limiter: no kernel was profiled (the app launched none, or profiling was disabled: see the "
+                 "messages above)\n";
+  }
+  for (const auto& path : outputs) {
+    const RunRecord run = read_run_file(path);
+    if (!quiet && !run.launches.empty()) {
+      TextReportOptions summary;
+      summary.details = false;
+      std::cerr << "\n";
+      write_text_report(analyze_run(run), std::cerr, summary);
+    }
+    std::cerr << "limiter: " << run.launches.size() << " launches profiled -> " << path << "\n";
+  }
+  return app_exit;
+}
+
+}  // namespace limiter::cli

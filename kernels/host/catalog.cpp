@@ -1,0 +1,219 @@
+#include "limiter/kernels/catalog.hpp"
+
+#include <algorithm>
+#include <ostream>
+
+#include "limiter/error.hpp"
+
+namespace limiter::kernels {
+
+std::string to_string(Family family) {
+  switch (family) {
+    case Family::reduction: return "reduction";
+    case Family::lmem_stencil: return "lmem_stencil";
+    case Family::occupancy: return "occupancy";
+    case Family::tail_effect: return "tail_effect";
+    case Family::matmul: return "matmul";
+    case Family::calibration: return "calibration";
+    case Family::multi_gpu: return "multi_gpu";
+  }
+  return "reduction";
+}
+
+const std::vector<Family>& all_families() {
+  static const std::vector<Family> families = {Family::reduction, Family::lmem_stencil, Family::occupancy,
+                                               Family::tail_effect, Family::matmul,      Family::calibration,
+                                               Family::multi_gpu};
+  return families;
+}
+
+std::optional<Family> family_from_string(std::string_view name) {
+  for (Family family : all_families())
+    if (to_string(family) == name) return family;
+  return std::nullopt;
+}
+
+std::string to_string(ProblemSize size) { return size == ProblemSize::small ? "small" : "full"; }
+
+ProblemSize problem_size_from_string(const std::string& text) {
+  if (text == "small") return ProblemSize::small;
+  if (text == "full") return ProblemSize::full;
+  throw InputError("unknown --sizes '" + text + "' (expected small or full)");
+}
+
+namespace {
+
+constexpr auto bandwidth = Verdict::bandwidth;
+constexpr auto instruction = Verdict::instruction;
+constexpr auto latency = Verdict::latency;
+
+void add_reduction_ladder(std::vector<CatalogEntry>& entries) {
+  struct Step {
+    const char* name;
+    Verdict intended;
+    const char* claim;
+  };
+  // Seed 002's table (G80, 2^22 ints) gives the step speed-ups quoted in each claim. On a GPU
+  // whose DRAM moves ~4.6 bytes per warp instruction issued, a step is bandwidth-bound only once
+  // it spends fewer than ~28 thread instructions per 4-byte element: from kernel 5 on.
+  const Step steps[] = {
+      {"reduce1_interleaved_divergent", instruction,
+       "kernel 1: interleaved addressing, `tid % (2*s)` with divergent branches; the slowest step "
+       "(seed: 8.054 ms, 2.083 GB/s on 2^22 ints)"},
+      {"reduce2_interleaved_bank_conflicts", instruction,
+       "kernel 2: a strided index instead of the modulo removes divergence, 2.33x in the seed, but the "
+       "strided shared-memory accesses now conflict on banks"},
+      {"reduce3_sequential_addressing", instruction,
+       "kernel 3: sequential addressing is free of bank conflicts; 2.01x step, 4.68x cumulative in the seed"},
+      {"reduce4_first_add_during_load", instruction,
+       "kernel 4: the first add during the global load halves the blocks and the idle threads; 1.78x step, "
+       "8.34x cumulative"},
+      {"reduce5_unroll_last_warp", bandwidth,
+       "kernel 5: the last warp unrolled without barriers, 1.8x step, 15.01x cumulative; written with "
+       "__syncwarp() between steps, because seed 004 forbids relying on implicit warp lock-step"},
+      {"reduce6_completely_unrolled", bandwidth,
+       "kernel 6: completely unrolled with the block size as a template parameter; 1.41x step, 21.16x "
+       "cumulative"},
+      {"reduce7_multiple_elements", bandwidth,
+       "kernel 7: many elements per thread (a grid-stride loop over a grid of one wave); 1.42x step, 30.04x "
+       "cumulative, bandwidth-bound (seed: 62.7 GB/s on 2^22 ints, 73 GB/s on 2^25)"},
+      {"reduce8_warp_shuffle", bandwidth,
+       "kernel 7 with warp shuffles instead of shared memory inside each warp: seed 004's supported, "
+       "future-proof way for the threads of a warp to exchange data"},
+  };
+  for (const char* size : {"4M", "32M"}) {
+    const std::string problem = std::string(size) == "4M" ? "2^22 ints" : "2^25 ints";
+    for (const auto& step : steps)
+      entries.push_back({std::string(step.name) + "_" + size, Family::reduction, step.intended, "002, 004",
+                         problem, step.claim});
+  }
+}
+
+std::vector<CatalogEntry> build_catalog() {
+  std::vector<CatalogEntry> entries;
+  add_reduction_ladder(entries);
+
+  const std::string stencil = "1024x512x256 floats, radius 4";
+  entries.push_back({"stencil8_unspilled", Family::lmem_stencil, bandwidth, "001", stencil,
+                     "8th-order 3D wave-equation stencil with no register cap: no local memory; largely "
+                     "bandwidth-bound (seed: removing -maxrregcount=32 gave 46 registers and 1.22x)"});
+  entries.push_back({"stencil8_spilling", Family::lmem_stencil, bandwidth, "001", stencil,
+                     "the same stencil capped at 32 registers (the seed's -maxrregcount=32, for full occupancy) "
+                     "spills; it is bandwidth-limited, so LMEM's share of L2 traffic matters (seed: 53.38% by its "
+                     "estimate) and its share of instructions (seed: 4.6%) does not"});
+  entries.push_back({"stencil8_spilling_l1_carveout", Family::lmem_stencil, bandwidth, "001", stencil,
+                     "same cap, with the largest L1 carve-out (today's cudaFuncCachePreferL1): more LMEM loads hit "
+                     "L1 (seed: 98.32% hit rate, LMEM 1.63% of L2 requests, 1.45x)"});
+  entries.push_back({"stencil8_spilling_dlcm_cg", Family::lmem_stencil, bandwidth, "001", stencil,
+                     "same cap, compiled with -Xptxas -dlcm=cg: global loads bypass L1 and leave it to the spilled "
+                     "registers (the seed's third remedy)"});
+
+  const std::string scan = "2^25 ints, tile scan";
+  entries.push_back({"scan_nt256_vt1", Family::occupancy, instruction, "000", scan,
+                     "grain size VT=1: the once-per-thread and once-per-CTA work (the block scan) is paid for every "
+                     "element; larger tiles amortise it and improve work efficiency"});
+  entries.push_back({"scan_nt256_vt7", Family::occupancy, bandwidth, "000", scan,
+                     "odd grain size VT=7: each thread reads 7 consecutive words of shared memory without bank "
+                     "conflicts (why MGPU's VT is almost always odd)"});
+  entries.push_back({"scan_nt256_vt8_even", Family::occupancy, bandwidth, "000", scan,
+                     "even grain size VT=8: the same reads hit 8-way bank conflicts and keep the shared-memory pipe "
+                     "busy (seed: omit even grain sizes when searching the tuning space)"});
+  entries.push_back({"scan_nt256_vt9", Family::occupancy, bandwidth, "000", scan,
+                     "odd grain size VT=9: conflict-free again; compare with VT=8"});
+  entries.push_back({"scan_nt256_vt23", Family::occupancy, bandwidth, "000", scan,
+                     "large grain size VT=23: more registers per thread, so fewer CTAs per SM (parallelism "
+                     "decreases as the grain size goes up)"});
+  entries.push_back({"scan_nt256_vt23_launch_bounds", Family::occupancy, bandwidth, "000", scan,
+                     "VT=23 with __launch_bounds__(256, 8): the register cap fits 8 CTAs per SM and the code "
+                     "generator spills the overflow (seed: KernelFoo with __launch_bounds__(128, 7))"});
+  entries.push_back({"scan_nt256_vt7_dynamic_index", Family::occupancy, bandwidth, "000", scan,
+                     "VT=7 with the register array indexed by a loop that is not unrolled: the array lives in "
+                     "local memory (seed: never allow spill caused by inadvertent dynamic indexing)"});
+
+  const std::string tail = "2.5 waves of 256-thread blocks";
+  entries.push_back({"tail_2_5_waves", Family::tail_effect, latency, "003", tail,
+                     "a grid of 2.5 waves at 4 blocks per SM: the last half wave leaves SMs idle (seed: 128 blocks "
+                     "at 52 per wave on a K20, 2 full waves and a tail of 24)"});
+  entries.push_back({"tail_launch_bounds_2_waves", Family::tail_effect, latency, "003", tail,
+                     "the same work with __launch_bounds__(256, 5): 5 blocks per SM, exactly 2 waves (seed: 1.19x, "
+                     "4.535 ms -> 3.825 ms)"});
+
+  const std::string matmul = "2048x2048 floats";
+  entries.push_back({"matmul_naive", Family::matmul, bandwidth, "002", matmul,
+                     "one output per thread, two global loads per FMA: the L1/L2 path limits"});
+  entries.push_back({"matmul_tiled_16x16", Family::matmul, bandwidth, "002", matmul,
+                     "16x16 shared-memory tiles cut global loads 16-fold (tiling reduces GMEM accesses); two "
+                     "shared-memory loads per FMA now keep the shared-memory pipe busy"});
+  entries.push_back({"matmul_register_blocked_4x4", Family::matmul, instruction, "002", matmul,
+                     "more work per thread (thread granularity): 4x4 outputs per thread from two 16-byte shared "
+                     "loads per 16 FMAs; the FMA pipe limits"});
+
+  entries.push_back({"calib_hbm_stream_read", Family::calibration, bandwidth, "METHOD 5", "1 GiB read once",
+                     "a streaming read of far more bytes than L2 holds: the achieved DRAM bandwidth"});
+  entries.push_back({"calib_l2_resident_read_cg", Family::calibration, bandwidth, "METHOD 5",
+                     "8 MiB read 64 times", "ld.global.cg over a buffer far smaller than L2: the achieved L2 bandwidth"});
+  entries.push_back({"calib_fma_ilp", Family::calibration, instruction, "METHOD 5", "8 FFMA chains per thread",
+                     "eight independent FMA chains per thread at full occupancy: the achieved issue and FP32 rate"});
+  entries.push_back({"calib_pointer_chase", Family::calibration, latency, "METHOD 5, 000",
+                     "2^25-entry random cycle",
+                     "one dependent load at a time per thread: latency, not throughput, decides (seed 000: a "
+                     "latency-limited kernel has too little parallelism to hide latency)"});
+
+  entries.push_back({"halo_exchange_peer_copy", Family::multi_gpu, std::nullopt, "001", "4 planes each way",
+                     "1D decomposition along z: each GPU sends its boundary planes right, then left, with "
+                     "cudaMemcpyPeerAsync, no staging through the host (a copy engine, not a kernel)"});
+  entries.push_back({"halo_pull_peer_kernel", Family::multi_gpu, latency, "001", "4 planes",
+                     "a kernel on GPU 0 reads GPU 1's boundary planes through unified addressing and peer access; "
+                     "the link, which no local unit's counters weigh, is what it waits on"});
+  return entries;
+}
+
+}  // namespace
+
+const std::vector<CatalogEntry>& catalog() {
+  static const std::vector<CatalogEntry> entries = build_catalog();
+  return entries;
+}
+
+const CatalogEntry* find_entry(std::string_view name) {
+  for (const auto& entry : catalog())
+    if (entry.name == name) return &entry;
+  return nullptr;
+}
+
+std::vector<const CatalogEntry*> select_entries(const std::vector<std::string>& only) {
+  std::vector<const CatalogEntry*> selected;
+  for (const auto& word : only) {
+    if (!find_entry(word) && !family_from_string(word)) {
+      throw InputError("unknown kernel or family '" + word + "' for --only (`limiter kernels --list` shows the names)");
+    }
+  }
+  for (const auto& entry : catalog()) {
+    const bool wanted = only.empty() || std::any_of(only.begin(), only.end(), [&](const std::string& word) {
+                          return word == entry.name || word == to_string(entry.family);
+                        });
+    if (wanted) selected.push_back(&entry);
+  }
+  return selected;
+}
+
+void write_catalog(const std::vector<const CatalogEntry*>& entries, std::ostream& out) {
+  std::size_t name_width = 4;
+  for (const auto* entry : entries) name_width = std::max(name_width, entry->name.size());
+  auto pad = [](const std::string& text, std::size_t width) {
+    return text.size() >= width ? text + " " : text + std::string(width - text.size() + 1, ' ');
+  };
+  out << pad("kernel", name_width) << pad("family", 12) << pad("intended", 11) << pad("seed", 14) << "problem\n";
+  for (const auto* entry : entries) {
+    out << pad(entry->name, name_width) << pad(to_string(entry->family), 12)
+        << pad(entry->intended ? to_string(*entry->intended) : "-", 11) << pad(entry->seed, 14) << entry->problem
+        << "\n"
+        << std::string(name_width + 1, ' ') << entry->claim << "\n";
+  }
+  out << entries.size() << (entries.size() == 1 ? " experiment" : " experiments")
+      << "; `--only NAME|FAMILY ...` selects (families: ";
+  for (std::size_t i = 0; i < all_families().size(); ++i) out << (i ? ", " : "") << to_string(all_families()[i]);
+  out << ")\n";
+}
+
+}  // namespace limiter::kernels

@@ -1,0 +1,54 @@
+#pragma once
+// The catalog of the shipped kernel suite, as data: every experiment `limiter kernels` runs,
+// with its family, the limiter it is built to hit, and the claim of the founding documents
+// (../shared/seeds/) it demonstrates. Host-only: `--list` and the recorded reports need no GPU.
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "limiter/analysis.hpp"
+
+namespace limiter::kernels {
+
+enum class Family {
+  reduction,     // seed 002: the reduction ladder (kernels 1-7) plus a warp-shuffle version
+  lmem_stencil,  // seed 001: the 3D finite-difference stencil, spilling and its three remedies
+  occupancy,     // seed 000: grain size VT, block size NT and __launch_bounds__
+  tail_effect,   // seed 003: a grid of 2.5 waves, and one more block per SM
+  matmul,        // seed 002: thread granularity, naive to register-blocked
+  calibration,   // METHOD.md §5: achieved peaks (HBM, L2, FMA issue, dependent-load latency)
+  multi_gpu,     // seed 001, second half: peer-to-peer halo exchange
+};
+
+std::string to_string(Family family);
+std::optional<Family> family_from_string(std::string_view name);
+const std::vector<Family>& all_families();  // in the order the suite runs them
+
+// Problem sizes: `full` is what the seeds' claims are about; `small` (for tests and quick
+// looks) divides every problem so that the whole suite runs in a few seconds.
+enum class ProblemSize { small, full };
+std::string to_string(ProblemSize size);
+ProblemSize problem_size_from_string(const std::string& text);  // throws InputError
+
+struct CatalogEntry {
+  std::string name;                 // unique; what `--only` and the run record use
+  Family family;
+  std::optional<Verdict> intended;  // empty: not a kernel the analysis judges (a copy-engine transfer)
+  std::string seed;                 // "002", or "METHOD §5"
+  std::string problem;              // the full-size problem, e.g. "2^25 ints"
+  std::string claim;                // what the seed says this experiment shows
+};
+
+const std::vector<CatalogEntry>& catalog();
+const CatalogEntry* find_entry(std::string_view name);  // nullptr when unknown
+
+// The entries `--only` selects: each word is an entry name or a family name; empty selects
+// everything. Throws InputError naming an unknown word and where to find the names.
+std::vector<const CatalogEntry*> select_entries(const std::vector<std::string>& only);
+
+// The `--list` table: name, family, intended verdict, seed, problem and claim.
+void write_catalog(const std::vector<const CatalogEntry*>& entries, std::ostream& out);
+
+}  // namespace limiter::kernels

@@ -1,0 +1,34 @@
+#pragma once
+// Pieces of the collector shared with the injection library and the offline analyzer:
+// where completed launches go, and the raw data set (CUPTI.md §8) that `limiter analyze`
+// re-evaluates without a GPU.
+#include <cstdint>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "limiter/record.hpp"
+
+namespace limiter::detail {
+
+// Called under the collector's lock, in launch order.
+struct LaunchSink {
+  std::function<void(const DeviceDescription&)> on_device;
+  std::function<void(const KernelLaunch&)> on_launch;
+};
+
+// Raw data set, one folder per process:
+//   meta.json           chip, device, metrics, pass count, replay mode, tool version
+//   availability.bin    counter-availability image
+//   config.bin          config image
+//   image_<N>.bin       counter-data images, in order
+//   launches.jsonl      one launch per line: metadata + {"image": N, "range": R}
+void open_raw_dir(const std::string& dir, std::ofstream& launches);
+void write_raw_context(const std::string& dir, const DeviceDescription& device, const std::vector<std::string>& metrics,
+                       std::size_t passes, const std::string& replay, const std::vector<std::uint8_t>& availability,
+                       const std::vector<std::uint8_t>& config);
+void write_raw_image(const std::string& dir, std::size_t index, const std::vector<std::uint8_t>& image);
+void append_raw_launch(std::ofstream& launches, const KernelLaunch& launch, std::size_t image, std::size_t range);
+
+}  // namespace limiter::detail

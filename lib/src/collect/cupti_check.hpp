@@ -1,0 +1,19 @@
+#pragma once
+// Checks for CUPTI calls: a failure becomes a SystemError that names the call,
+// CUPTI's own message and, for the failures users hit, the fix.
+#include <cupti_result.h>
+
+#include <string>
+
+namespace limiter::detail {
+
+[[noreturn]] void throw_cupti_error(CUptiResult status, const char* call);
+std::string cupti_error_text(CUptiResult status);
+
+}  // namespace limiter::detail
+
+#define LIMITER_CUPTI_CHECK(call)                                                             \
+  do {                                                                                        \
+    const CUptiResult limiter_status_ = (call);                                               \
+    if (limiter_status_ != CUPTI_SUCCESS) ::limiter::detail::throw_cupti_error(limiter_status_, #call); \
+  } while (0)

@@ -1,0 +1,36 @@
+#pragma once
+// The CUDA driver functions the collector calls, resolved at run time (dlopen of libcuda.so.1
+// and cuGetProcAddress), so that nothing linked with the collector needs the driver to load —
+// the CLI and the tests run on machines without a GPU.
+#include <cuda.h>
+
+#include <string>
+
+namespace limiter::detail {
+
+struct DriverApi {
+  decltype(&::cuGetErrorName) get_error_name = nullptr;
+  decltype(&::cuCtxGetDevice) ctx_get_device = nullptr;
+  decltype(&::cuCtxGetId) ctx_get_id = nullptr;
+  decltype(&::cuCtxSynchronize) ctx_synchronize = nullptr;
+  decltype(&::cuDeviceGetName) device_get_name = nullptr;
+  decltype(&::cuDeviceGetAttribute) device_get_attribute = nullptr;
+  decltype(&::cuDeviceTotalMem) device_total_mem = nullptr;
+  decltype(&::cuFuncGetAttribute) func_get_attribute = nullptr;
+  decltype(&::cuKernelGetAttribute) kernel_get_attribute = nullptr;
+  decltype(&::cuStreamIsCapturing) stream_is_capturing = nullptr;
+  decltype(&::cuStreamGetId) stream_get_id = nullptr;
+  decltype(&::cuGraphGetNodes) graph_get_nodes = nullptr;
+  decltype(&::cuGraphNodeGetType) graph_node_get_type = nullptr;
+  decltype(&::cuGraphKernelNodeGetParams) graph_kernel_node_get_params = nullptr;
+  decltype(&::cuFuncGetName) func_get_name = nullptr;
+  decltype(&::cuKernelGetName) kernel_get_name = nullptr;
+};
+
+// Loads the driver once. Throws SystemError naming the fix when there is no NVIDIA driver.
+const DriverApi& driver_api();
+
+// "CUDA_ERROR_INVALID_HANDLE" for a status, for messages.
+std::string driver_error_name(CUresult status);
+
+}  // namespace limiter::detail

@@ -1,0 +1,143 @@
+#include "collect/raw_store.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "collect/collector_internal.hpp"
+#include "collect/profiler_host.hpp"
+#include "limiter/error.hpp"
+#include "limiter/record_json.hpp"
+
+namespace limiter::detail {
+namespace fs = std::filesystem;
+
+namespace {
+
+void write_bytes(const fs::path& path, const std::vector<std::uint8_t>& bytes) {
+  const fs::path temporary = path.string() + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    if (!out) throw SystemError("cannot write '" + temporary.string() + "' (disk full?)");
+  }
+  fs::rename(temporary, path);
+}
+
+std::vector<std::uint8_t> read_bytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError("raw data set incomplete: cannot read '" + path.string() + "'");
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+fs::path image_path(const fs::path& dir, std::size_t index) {
+  return dir / ("image_" + std::to_string(index) + ".bin");
+}
+
+RunRecord evaluate_process_dir(const fs::path& dir) {
+  std::ifstream meta_file(dir / "meta.json");
+  if (!meta_file) throw InputError("'" + dir.string() + "' is not a raw data set (no meta.json); make one with "
+                                   "`limiter run --save-raw DIR -- app`");
+  nlohmann::json meta;
+  try {
+    meta = nlohmann::json::parse(meta_file);
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError("'" + (dir / "meta.json").string() + "' is corrupt: " + e.what());
+  }
+  RunRecord run;
+  run.tool_version = tool_version();
+  run.source = "cupti-raw";
+  run.device = device_from(meta.at("device"));
+  run.command_line = meta.value("command_line", std::vector<std::string>{});
+  const auto metrics = meta.at("metrics").get<std::vector<std::string>>();
+  ProfilerHost host(run.device.chip);  // offline: no availability image needed (CUPTI.md §8)
+
+  std::map<std::size_t, std::vector<std::uint8_t>> images;
+  std::ifstream launches(dir / "launches.jsonl");
+  std::string line;
+  std::size_t line_number = 0;
+  while (std::getline(launches, line)) {
+    ++line_number;
+    if (line.empty()) continue;
+    nlohmann::json entry;
+    try {
+      entry = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::exception&) {
+      // A process killed mid-write leaves a torn last line: everything before it counts.
+      std::fprintf(stderr, "limiter: %s:%zu: torn line ignored\n", (dir / "launches.jsonl").c_str(), line_number);
+      continue;
+    }
+    const std::size_t image = entry.at("image").get<std::size_t>();
+    const std::size_t range = entry.at("range").get<std::size_t>();
+    if (!images.count(image)) images[image] = read_bytes(image_path(dir, image));
+    KernelLaunch launch = launch_from(entry.at("launch"));
+    launch.counters.clear();
+    const auto values = host.evaluate(images[image], range, metrics);
+    for (std::size_t i = 0; i < metrics.size(); ++i)
+      if (!std::isnan(values[i])) launch.counters[metrics[i]] = values[i];
+    run.launches.push_back(std::move(launch));
+  }
+  return run;
+}
+
+}  // namespace
+
+void open_raw_dir(const std::string& dir, std::ofstream& launches) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw InputError("cannot create raw folder '" + dir + "': " + ec.message());
+  launches.open(fs::path(dir) / "launches.jsonl", std::ios::app);
+  if (!launches) throw InputError("cannot write in raw folder '" + dir + "'");
+}
+
+void write_raw_context(const std::string& dir, const DeviceDescription& device, const std::vector<std::string>& metrics,
+                       std::size_t passes, const std::string& replay, const std::vector<std::uint8_t>& availability,
+                       const std::vector<std::uint8_t>& config) {
+  nlohmann::ordered_json meta;
+  meta["kind"] = "limiter-raw";
+  meta["tool_version"] = tool_version();
+  meta["device"] = device_json(device);
+  meta["metrics"] = metrics;
+  meta["passes"] = passes;
+  meta["replay"] = replay;
+  const std::string text = meta.dump(1);
+  write_bytes(fs::path(dir) / "meta.json", std::vector<std::uint8_t>(text.begin(), text.end()));
+  write_bytes(fs::path(dir) / "availability.bin", availability);
+  write_bytes(fs::path(dir) / "config.bin", config);
+}
+
+void write_raw_image(const std::string& dir, std::size_t index, const std::vector<std::uint8_t>& image) {
+  write_bytes(image_path(dir, index), image);
+}
+
+void append_raw_launch(std::ofstream& launches, const KernelLaunch& launch, std::size_t image, std::size_t range) {
+  nlohmann::ordered_json entry;
+  entry["image"] = image;
+  entry["range"] = range;
+  entry["launch"] = launch_json(launch);
+  launches << entry.dump() << "\n";
+  launches.flush();
+}
+
+RunRecord evaluate_raw_dir(const std::string& dir) {
+  if (!fs::is_directory(dir)) throw InputError("raw folder '" + dir + "' does not exist");
+  if (fs::exists(fs::path(dir) / "meta.json")) return evaluate_process_dir(dir);
+  // A --save-raw folder of several processes: one sub-folder each, taken in name order.
+  std::vector<fs::path> processes;
+  for (const auto& entry : fs::directory_iterator(dir))
+    if (entry.is_directory() && fs::exists(entry.path() / "meta.json")) processes.push_back(entry.path());
+  if (processes.empty()) throw InputError("'" + dir + "' holds no raw data set (no meta.json)");
+  std::sort(processes.begin(), processes.end());
+  RunRecord run = evaluate_process_dir(processes.front());
+  for (std::size_t i = 1; i < processes.size(); ++i) {
+    for (auto& launch : evaluate_process_dir(processes[i]).launches) run.launches.push_back(std::move(launch));
+  }
+  for (std::size_t i = 0; i < run.launches.size(); ++i) run.launches[i].sequence = i;
+  return run;
+}
+
+}  // namespace limiter::detail

@@ -1,0 +1,121 @@
+// liblimiter_inject.so: loaded by the CUDA driver into any application through
+// CUDA_INJECTION64_PATH (set by `limiter run`). Profiles every kernel launch with the
+// collector, streams each completed launch to a partial file (flushed: a crash loses no
+// completed kernel), and at exit writes the run record atomically. Options come from
+// LIMITER_* environment variables; names accept %p (pid), %h (host) and %q{ENV}.
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "collect/collector_internal.hpp"
+#include "inject/output_names.hpp"
+#include "limiter/collector.hpp"
+#include "limiter/record_json.hpp"
+
+namespace {
+
+struct Injection {
+  limiter::Collector* collector = nullptr;  // never destroyed: the driver may still call back at exit
+  std::string output, partial;
+  std::ofstream partial_out;
+  limiter::RunRecord header;
+  bool header_written = false;
+};
+
+Injection* injection = nullptr;
+
+std::string env(const char* name, const std::string& fallback = "") {
+  const char* value = std::getenv(name);
+  return value ? value : fallback;
+}
+
+std::uint64_t env_number(const char* name, std::uint64_t fallback) {
+  const std::string text = env(name);
+  return text.empty() ? fallback : std::stoull(text);
+}
+
+// At exit only files are written: CUDA calls during process teardown are undefined.
+void write_final_record() {
+  if (!injection || !injection->collector) return;
+  try {
+    injection->collector->write_raw_files();
+    limiter::RunRecord run = injection->collector->take_run();
+    run.command_line = injection->header.command_line;
+    if (run.device.name.empty()) run.device = injection->header.device;
+    limiter::write_run_file(run, injection->output);
+    injection->partial_out.close();
+    std::filesystem::remove(injection->partial);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "limiter: could not write %s (%s); the launches are in %s\n", injection->output.c_str(),
+                 e.what(), injection->partial.c_str());
+  }
+}
+
+void register_output(const std::string& session_dir) {
+  if (session_dir.empty()) return;
+  // Tells `limiter run` which files this process writes (children get their own).
+  nlohmann::json entry = {{"pid", getpid()}, {"output", injection->output}, {"partial", injection->partial}};
+  std::ofstream(session_dir + "/" + std::to_string(getpid()) + ".json") << entry.dump();
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
+  static std::atomic<bool> initialized{false};
+  if (initialized.exchange(true)) return 1;
+  try {
+    limiter::CollectorOptions options;
+    options.always_active = true;
+    options.plan = env("LIMITER_PLAN", "default");
+    const std::string metrics = env("LIMITER_METRICS");
+    for (std::size_t start = 0; start < metrics.size();) {
+      const std::size_t comma = std::min(metrics.find(',', start), metrics.size());
+      if (comma > start) options.metrics.push_back(metrics.substr(start, comma - start));
+      start = comma + 1;
+    }
+    options.kernel_regex = env("LIMITER_KERNEL_REGEX");
+    options.skip = env_number("LIMITER_SKIP", 0);
+    options.count = env_number("LIMITER_COUNT", options.count);
+    options.sample_every = env_number("LIMITER_SAMPLE_EVERY", 1);
+    options.replay = env("LIMITER_REPLAY", "auto");
+    const std::string raw = env("LIMITER_SAVE_RAW");
+    if (!raw.empty()) options.raw_dir = limiter::detail::expand_output_name(raw) + "/" + std::to_string(getpid());
+
+    injection = new Injection;
+    injection->output = limiter::detail::expand_output_name(env("LIMITER_OUTPUT", "limiter_%p.json"));
+    injection->partial = injection->output + ".partial";
+    const std::string command = env("LIMITER_COMMAND");
+    if (!command.empty()) injection->header.command_line = nlohmann::json::parse(command).get<std::vector<std::string>>();
+    options.command_line = injection->header.command_line;
+    injection->header.tool_version = limiter::tool_version();
+    injection->header.source = "cupti";
+
+    injection->collector = new limiter::Collector(options);
+    auto& sink = injection->collector->impl_sink();
+    sink.on_device = [](const limiter::DeviceDescription& device) {
+      if (injection->header_written) return;
+      injection->header.device = device;
+      injection->partial_out.open(injection->partial, std::ios::trunc);
+      injection->partial_out << limiter::partial_run_header(injection->header) << "\n";
+      injection->partial_out.flush();
+      injection->header_written = true;
+    };
+    sink.on_launch = [](const limiter::KernelLaunch& launch) {
+      injection->partial_out << limiter::launch_json(launch).dump() << "\n";
+      injection->partial_out.flush();
+    };
+    register_output(env("LIMITER_SESSION_DIR"));
+    std::atexit(write_final_record);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "limiter: profiling disabled: %s\n", e.what());
+  }
+  return 1;
+}

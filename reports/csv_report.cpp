@@ -1,0 +1,187 @@
+// CSV for pandas and spreadsheets: one row per kernel launch (report) or per matched or
+// unmatched kernel (compare). Stable column names, no units in cells (durations in ns,
+// fractions 0..1), an empty cell where a value is unknown, RFC 4180 quoting and CRLF rows.
+#include <algorithm>
+#include <ostream>
+
+#include "limiter/reports.hpp"
+#include "limiter/rollup.hpp"
+#include "render_helpers.hpp"
+
+namespace limiter {
+namespace {
+
+using render::csv_row;
+using render::plain_number;
+
+std::string flag(bool value) { return value ? "true" : "false"; }
+
+std::string optional_verdict(const std::optional<Verdict>& verdict) { return verdict ? to_string(*verdict) : ""; }
+
+std::string count_text(std::uint64_t value) { return std::to_string(value); }
+
+std::optional<double> percent_to_fraction(const std::optional<double>& percent) {
+  if (!percent) return std::nullopt;
+  return *percent / 100.0;
+}
+
+// grid_x..block_z: empty when the source gave no launch configuration.
+std::vector<std::string> configuration_cells(const Dim3& grid, const Dim3& block) {
+  if (block.count() == 0) return {"", "", "", "", "", ""};
+  return {count_text(grid.x), count_text(grid.y), count_text(grid.z),
+          count_text(block.x), count_text(block.y), count_text(block.z)};
+}
+
+std::string latency_causes_text(const KernelAnalysis& k) {
+  std::string text;
+  for (auto cause : k.latency_causes) text += (text.empty() ? "" : ";") + to_string(cause);
+  return text;
+}
+
+std::string headline_of(const KernelAnalysis& k) {
+  const auto advice = std::find_if(k.advice.begin(), k.advice.end(), is_actionable_advice);
+  return advice == k.advice.end() ? "" : advice_headline(*advice);
+}
+
+}  // namespace
+
+const std::vector<std::string> kCsvReportColumns = {
+    "sequence", "kernel", "short_name",
+    "grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z", "registers_per_thread",
+    "duration_ns", "time_share",
+    "verdict", "balanced", "limiting_unit", "latency_causes", "verdict_reason",
+    "issue_utilization", "l2_utilization", "l2_utilization_source", "dram_utilization", "l1_utilization",
+    "compute_utilization", "memory_utilization",
+    "lmem_l2_share", "lmem_l2_share_is_upper_bound", "lmem_l2_share_lower_bound", "lmem_l2_share_seed",
+    "lmem_l2_read_share", "lmem_l2_write_share", "lmem_instruction_share",
+    "lmem_l1_load_hit_rate", "lmem_l1_store_hit_rate", "lmem_l2_sectors", "lmem_significant", "lmem_dominant",
+    "theoretical_occupancy", "achieved_occupancy", "blocks_per_sm", "occupancy_limited_by", "waves",
+    "tail_idle_fraction",
+    "ncu_sm_throughput", "ncu_memory_throughput", "ncu_verdict",
+    "group", "group_launches", "group_total_ns", "group_mean_ns", "group_min_ns", "group_max_ns",
+    "group_time_share", "fix_first_rank", "advice_headline"};
+
+void write_csv_report(const RunAnalysis& analysis, std::ostream& out) {
+  const RunRollup rollup = rollup_run(analysis);
+  // Which roll-up group and fix-first rank each launch belongs to (both 1-based, by time).
+  std::vector<std::size_t> group_of_launch(analysis.kernels.size(), 0);
+  for (std::size_t group = 0; group < rollup.groups.size(); ++group)
+    for (std::size_t index : rollup.groups[group].launch_indices) group_of_launch[index] = group;
+  std::vector<std::string> fix_rank_of_group(rollup.groups.size());
+  for (std::size_t rank = 0; rank < rollup.fix_first.size(); ++rank)
+    fix_rank_of_group[rollup.fix_first[rank].group] = std::to_string(rank + 1);
+
+  out << csv_row(kCsvReportColumns);
+  for (std::size_t index = 0; index < analysis.kernels.size(); ++index) {
+    const auto& k = analysis.kernels[index];
+    const auto& group = rollup.groups[group_of_launch[index]];
+    const auto& occupancy = k.occupancy.theoretical;
+    const auto& waves = k.occupancy.waves;
+    std::vector<std::string> row = {count_text(k.sequence), k.name, render::short_name(k.name)};
+    for (auto& cell : configuration_cells(k.grid, k.block)) row.push_back(std::move(cell));
+    const std::vector<std::string> rest = {
+        k.registers_per_thread ? std::to_string(*k.registers_per_thread) : "",
+        plain_number(k.duration_ns),
+        plain_number(k.duration_ns && rollup.total_ns > 0 ? std::optional<double>(*k.duration_ns / rollup.total_ns)
+                                                          : std::nullopt),
+        optional_verdict(k.verdict), flag(k.balanced), k.limiting_unit, latency_causes_text(k), k.verdict_reason,
+        plain_number(k.utilization.issue), plain_number(k.utilization.l2), k.utilization.l2_source,
+        plain_number(k.utilization.dram), plain_number(k.utilization.l1), plain_number(k.utilization.compute()),
+        plain_number(k.utilization.memory()),
+        plain_number(k.lmem.l2_share), flag(k.lmem.l2_share_is_upper_bound), plain_number(k.lmem.l2_share_lower_bound),
+        plain_number(k.lmem.l2_share_seed), plain_number(k.lmem.l2_read_share), plain_number(k.lmem.l2_write_share),
+        plain_number(k.lmem.instruction_share), plain_number(k.lmem.l1_load_hit_rate),
+        plain_number(k.lmem.l1_store_hit_rate), plain_number(k.lmem.l2_sectors), flag(k.lmem.significant),
+        flag(k.lmem.dominant),
+        occupancy ? plain_number(occupancy->occupancy) : "", plain_number(k.occupancy.achieved),
+        occupancy ? std::to_string(occupancy->blocks_per_sm) : "", occupancy ? to_string(occupancy->limited_by) : "",
+        waves ? plain_number(waves->waves) : "", waves ? plain_number(waves->tail_idle_fraction) : "",
+        plain_number(percent_to_fraction(k.ncu_sm_throughput)), plain_number(percent_to_fraction(k.ncu_memory_throughput)),
+        optional_verdict(k.ncu_verdict),
+        std::to_string(group_of_launch[index] + 1), std::to_string(group.launches()),
+        plain_number(group.durations.total_ns), plain_number(group.durations.mean_ns),
+        plain_number(group.durations.min_ns), plain_number(group.durations.max_ns), plain_number(group.time_share),
+        fix_rank_of_group[group_of_launch[index]], headline_of(k)};
+    row.insert(row.end(), rest.begin(), rest.end());
+    out << csv_row(row);
+  }
+}
+
+const std::vector<std::string> kCsvComparisonColumns = {
+    "status", "kernel", "short_name",
+    "grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z", "occurrence",
+    "before_sequence", "after_sequence", "before_duration_ns", "after_duration_ns", "time_ratio", "time_change",
+    "within_noise", "slower_than_limit",
+    "before_launches", "before_min_ns", "before_max_ns", "after_launches", "after_min_ns", "after_max_ns",
+    "before_verdict", "after_verdict", "verdict_changed",
+    "before_issue_utilization", "after_issue_utilization", "before_l2_utilization", "after_l2_utilization",
+    "before_dram_utilization", "after_dram_utilization", "before_compute_utilization", "after_compute_utilization",
+    "before_memory_utilization", "after_memory_utilization",
+    "before_lmem_l2_share", "after_lmem_l2_share", "before_lmem_instruction_share", "after_lmem_instruction_share"};
+
+namespace {
+
+// The figures of one side of a row; empty cells for the side a kernel is missing from.
+std::vector<std::string> side_cells(const KernelAnalysis* k) {
+  if (!k) return std::vector<std::string>(8, "");
+  return {optional_verdict(k->verdict),
+          plain_number(k->utilization.issue), plain_number(k->utilization.l2), plain_number(k->utilization.dram),
+          plain_number(k->utilization.compute()), plain_number(k->utilization.memory()),
+          plain_number(k->lmem.l2_share), plain_number(k->lmem.instruction_share)};
+}
+
+std::vector<std::string> comparison_row(const std::string& status, const KernelAnalysis* before,
+                                        const KernelAnalysis* after, const KernelComparison* matched) {
+  const KernelAnalysis& either = before ? *before : *after;
+  std::vector<std::string> row = {status, either.name, render::short_name(either.name)};
+  for (auto& cell : configuration_cells(either.grid, either.block)) row.push_back(std::move(cell));
+  const auto b = side_cells(before);
+  const auto a = side_cells(after);
+  const auto spread = [](const DurationStats& d) {
+    return std::vector<std::string>{std::to_string(d.timed_launches), plain_number(d.min_ns), plain_number(d.max_ns)};
+  };
+  const std::vector<std::string> timing = {
+      matched ? std::to_string(matched->occurrence) : "",
+      before ? count_text(before->sequence) : "", after ? count_text(after->sequence) : "",
+      before ? plain_number(before->duration_ns) : "", after ? plain_number(after->duration_ns) : "",
+      matched ? plain_number(matched->time.ratio) : "", matched ? plain_number(matched->time.change) : "",
+      matched ? flag(matched->within_noise) : "", matched ? flag(matched->slower_than_limit) : ""};
+  row.insert(row.end(), timing.begin(), timing.end());
+  for (const auto& cell : matched ? spread(matched->before_launches) : std::vector<std::string>(3, "")) row.push_back(cell);
+  for (const auto& cell : matched ? spread(matched->after_launches) : std::vector<std::string>(3, "")) row.push_back(cell);
+  row.push_back(b[0]);
+  row.push_back(a[0]);
+  row.push_back(matched ? flag(matched->verdict_changed) : "");
+  for (std::size_t i = 1; i < b.size(); ++i) {  // before_X, after_X pairs, in column order
+    row.push_back(b[i]);
+    row.push_back(a[i]);
+  }
+  return row;
+}
+
+}  // namespace
+
+void write_csv_comparison(const RunComparison& comparison, std::ostream& out) {
+  out << csv_row(kCsvComparisonColumns);
+  for (const auto& k : comparison.matched) out << csv_row(comparison_row("matched", &k.before, &k.after, &k));
+  for (const auto& k : comparison.only_before) out << csv_row(comparison_row("only_before", &k, nullptr, nullptr));
+  for (const auto& k : comparison.only_after) out << csv_row(comparison_row("only_after", nullptr, &k, nullptr));
+  // The run totals, as one last row with no kernel: status "total".
+  std::vector<std::string> total(kCsvComparisonColumns.size(), "");
+  const auto column = [&](const std::string& name) {
+    return static_cast<std::size_t>(std::find(kCsvComparisonColumns.begin(), kCsvComparisonColumns.end(), name) -
+                                    kCsvComparisonColumns.begin());
+  };
+  const auto& all = comparison.totals.all;
+  total[column("status")] = "total";
+  total[column("before_duration_ns")] = plain_number(all.before_ns);
+  total[column("after_duration_ns")] = plain_number(all.after_ns);
+  total[column("time_ratio")] = plain_number(all.ratio);
+  total[column("time_change")] = plain_number(all.change);
+  total[column("slower_than_limit")] = flag(comparison.totals.slower_than_limit);
+  total[column("before_launches")] = std::to_string(comparison.totals.before_launches);
+  total[column("after_launches")] = std::to_string(comparison.totals.after_launches);
+  out << csv_row(total);
+}
+
+}  // namespace limiter

@@ -1,0 +1,54 @@
+// The format names of --format and the dispatch to each renderer.
+#include <ostream>
+
+#include "limiter/error.hpp"
+#include "limiter/reports.hpp"
+
+namespace limiter {
+
+ReportFormat report_format_from_string(const std::string& name) {
+  if (name == "text") return ReportFormat::text;
+  if (name == "md" || name == "markdown") return ReportFormat::md;
+  if (name == "csv") return ReportFormat::csv;
+  if (name == "json") return ReportFormat::json;
+  if (name == "html") return ReportFormat::html;
+  throw InputError("unknown --format '" + name + "' (expected text, md, csv, json or html)");
+}
+
+std::string to_string(ReportFormat format) {
+  switch (format) {
+    case ReportFormat::text: return "text";
+    case ReportFormat::md: return "md";
+    case ReportFormat::csv: return "csv";
+    case ReportFormat::json: return "json";
+    case ReportFormat::html: return "html";
+  }
+  return "text";
+}
+
+void write_report(const RunAnalysis& analysis, ReportFormat format, std::ostream& out, bool color) {
+  switch (format) {
+    case ReportFormat::text: {
+      TextReportOptions options;
+      options.color = color;
+      write_text_report(analysis, out, options);
+      return;
+    }
+    case ReportFormat::md: write_markdown_report(analysis, out); return;
+    case ReportFormat::csv: write_csv_report(analysis, out); return;
+    case ReportFormat::json: write_json_report(analysis, out); return;
+    case ReportFormat::html: write_html_report(analysis, out); return;
+  }
+}
+
+void write_comparison(const RunComparison& comparison, ReportFormat format, std::ostream& out, bool color) {
+  switch (format) {
+    case ReportFormat::text: write_text_comparison(comparison, out, color); return;
+    case ReportFormat::md: write_markdown_comparison(comparison, out); return;
+    case ReportFormat::csv: write_csv_comparison(comparison, out); return;
+    case ReportFormat::json: write_json_comparison(comparison, out); return;
+    case ReportFormat::html: write_html_comparison(comparison, out); return;
+  }
+}
+
+}  // namespace limiter

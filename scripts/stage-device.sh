@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Copies the binaries the GPU machine needs into build-device/ (stripped, small enough to
+# carry): bin/limiter, lib/liblimiter_inject.so (found by `limiter run` at bin/../lib),
+# the GPU tests and their app, the probe and the kernel suite when built.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build}
+stage=$root/build-device
+mkdir -p "$stage/bin" "$stage/lib"
+copy() { [ -f "$1" ] && strip -o "$2" "$1" 2>/dev/null || { [ -f "$1" ] && cp "$1" "$2"; } || true; }
+copy "$build/cli/limiter" "$stage/bin/limiter"
+copy "$build/lib/liblimiter_inject.so" "$stage/lib/liblimiter_inject.so"
+cp "$build/tests/gpu/limiter_gpu_tests" "$stage/bin/limiter_gpu_tests"  # unstripped: crash backtraces
+copy "$build/tests/gpu/limiter_collector_app" "$stage/bin/limiter_collector_app"
+for extra in "$build"/kernels/limiter_* "$build"/bench/limiter_*; do
+  [ -f "$extra" ] && [ -x "$extra" ] && copy "$extra" "$stage/bin/$(basename "$extra")"
+done
+[ -f "$stage/verdict_probe" ] && mv "$stage/verdict_probe" "$stage/bin/verdict_probe"
+nvcc -O3 -std=c++17 -arch=sm_90 -o "$stage/bin/verdict_probe" "$root/kernels/probe/verdict_probe.cu"
+du -sh "$stage"

@@ -1,0 +1,54 @@
+# limiter compare (and the md, csv and html formats of limiter report): exit codes, the
+# --fail-if-slower gate on a planted 25 % slowdown, noise and unmatched kernels, bad input.
+set(_probe tests/data/ncu/h200_probe_raw.csv)
+set(_slower tests/data/compare/h200_probe_local_array_slower.csv)
+set(_synthetic tests/data/ncu/synthetic_raw.csv)
+set(_synthetic_after tests/data/compare/synthetic_after_raw.csv)
+
+# report: every format renders the real recording.
+limiter_cli_test(NAME report.md MATCH "^\\| 6 \\| `spill_pressure` \\| 1\\.6 ms \\| 44% \\| bandwidth" ARGS report ${_probe} --format md)
+limiter_cli_test(NAME report.csv MATCH "^6,\"spill_pressure\\(const float \\*, float \\*, int\\)\",spill_pressure,2112,1,1,256,1,1,32,"
+                 ARGS report ${_probe} --format csv)
+limiter_cli_test(NAME report.html MATCH "<svg id=\"utilization-map\"" ARGS report ${_probe} --format html)
+limiter_cli_test(NAME report.rollups MATCH "^  1\\. spill_pressure +\\[6\\] +1\\.6 ms +44% +bandwidth +Local memory is 98\\.6%"
+                 ARGS report ${_probe})
+limiter_cli_test(NAME report.grouped MATCH "^copy_kernel +\\(4096,1,1\\) x \\(256,1,1\\) +2 +3\\.02 us +1\\.51 us +1\\.50 us +1\\.52 us"
+                 ARGS report ${_synthetic})
+
+# compare: the planted 25 % slowdown of local_array_2k fails a 10 % gate with exit code 4 ...
+limiter_cli_test(NAME compare.slowdown_fails EXIT 4
+                 MATCH "slower than --fail-if-slower 10\\.0%: local_array_2k \\[5\\] \\+25\\.0%"
+                 ARGS compare ${_probe} ${_slower} --fail-if-slower 10)
+limiter_cli_test(NAME compare.slowdown_verdict EXIT 4
+                 MATCH "5>5 +local_array_2k +822 us +1\\.03 ms +\\+25\\.0% +1\\.25x slower +SLOWER bandwidth -> latency"
+                 ARGS compare ${_probe} ${_slower} --fail-if-slower 10)
+# ... passes a 30 % gate, and without a gate the comparison alone exits 0.
+limiter_cli_test(NAME compare.slowdown_within_limit MATCH "gate passed" ARGS compare ${_probe} ${_slower} --fail-if-slower 30)
+limiter_cli_test(NAME compare.no_gate MATCH "total: 3\\.50 ms -> 3\\.70 ms, \\+5\\.9%" ARGS compare ${_probe} ${_slower})
+# The reverse is a speed-up with a verdict change, and passes.
+limiter_cli_test(NAME compare.speedup_passes
+                 MATCH "5>5 +local_array_2k +1\\.03 ms +822 us +-20\\.0% +1\\.25x faster +latency -> bandwidth"
+                 ARGS compare ${_slower} ${_probe} --fail-if-slower 10)
+# Repeated launches: a change inside the launches' spread is noise and does not fail the gate;
+# one outside does. The relaunched 3-D kernel (other grid) is unmatched on both sides.
+limiter_cli_test(NAME compare.noise MATCH "0>0 +copy_kernel +1\\.52 us +1\\.51 us +-0\\.7% +1\\.01x faster +noise"
+                 ARGS compare ${_synthetic} ${_synthetic_after})
+limiter_cli_test(NAME compare.noise_gate EXIT 4 MATCH "copy_kernel \\[2\\] \\+3\\.3%"
+                 ARGS compare ${_synthetic} ${_synthetic_after} --fail-if-slower 2)
+limiter_cli_test(NAME compare.unmatched MATCH "^  \\[1\\] void fwd_3D_orderX2b<4, 9>  grid \\(32,8,3\\)"
+                 ARGS compare ${_synthetic} ${_synthetic_after})
+# Every format; the exit code does not depend on it.
+limiter_cli_test(NAME compare.md EXIT 4 MATCH "\\*\\*Gate failed:\\*\\* slower by more than 10\\.0%: `local_array_2k` \\[5\\]"
+                 ARGS compare ${_probe} ${_slower} --fail-if-slower 10 --format md)
+limiter_cli_test(NAME compare.csv MATCH "^matched,\"local_array_2k\\(const int \\*, int \\*, int\\)\",local_array_2k,528,1,1,256,1,1,0,5,5,822048,1027560,1\\.25,0\\.25,"
+                 ARGS compare ${_probe} ${_slower} --format csv)
+limiter_cli_test(NAME compare.json MATCH "\"kind\": \"limiter-compare\"" ARGS compare ${_probe} ${_slower} --format json)
+limiter_cli_test(NAME compare.html MATCH "<svg id=\"time-change\"" ARGS compare ${_probe} ${_slower} --format html)
+# Bad input.
+limiter_cli_test(NAME compare.one_run EXIT 2 MATCH "name two runs, BEFORE and AFTER" ARGS compare ${_probe})
+limiter_cli_test(NAME compare.missing_file EXIT 2 MATCH "cannot open 'no/such/after.json'" ARGS compare ${_probe} no/such/after.json)
+limiter_cli_test(NAME compare.bad_format EXIT 2 MATCH "unknown --format 'pdf' \\(expected text, md, csv, json or html\\)"
+                 ARGS compare ${_probe} ${_slower} --format pdf)
+limiter_cli_test(NAME compare.negative_limit EXIT 2 MATCH "--fail-if-slower must be a percentage of at least 0"
+                 ARGS compare ${_probe} ${_slower} --fail-if-slower=-5)
+limiter_cli_test(NAME compare.help MATCH "--fail-if-slower arg" ARGS compare --help)

@@ -1,0 +1,178 @@
+// GPU tests of the collector (label `gpu`): exact counters of known-answer kernels, and a
+// real application profiled through `limiter run` with its results unchanged. They skip
+// with a reason on a machine without a GPU; scripts/device-test.sh runs them on one.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <cstdio>
+#include <execinfo.h>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "limiter/collector.hpp"
+#include "limiter/error.hpp"
+#include "limiter/record_json.hpp"
+
+namespace {
+
+// A crash in a CUPTI callback is otherwise silent: print where it happened.
+[[maybe_unused]] const bool crash_handler_installed = [] {
+  std::signal(SIGSEGV, [](int) {
+    void* frames[64];
+    const int count = backtrace(frames, 64);
+    backtrace_symbols_fd(frames, count, 2);
+    std::_Exit(139);
+  });
+  return true;
+}();
+
+bool have_gpu() {
+  int count = 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+}
+
+#define REQUIRE_GPU() \
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device visible (runs on the GPU machine: scripts/device-test.sh)"
+
+__global__ void copy_floats(const float* __restrict__ in, float* __restrict__ out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i];
+}
+
+// Indexed by a value known only at run time, the array must live in local memory: 16
+// four-byte stores per thread, then one load.
+__global__ void local_store_only(int* out, int seed) {
+  int scratch[16];
+  for (int k = 0; k < 16; ++k) scratch[(k + seed) & 15] = seed + k + threadIdx.x;
+  out[blockIdx.x * blockDim.x + threadIdx.x] = scratch[(seed + threadIdx.x) & 15];
+}
+
+// The build paths, unless the environment says where the binaries went (device-test.sh).
+std::string limiter_cli() {
+  const char* path = std::getenv("LIMITER_CLI");
+  return path ? path : LIMITER_CLI;
+}
+std::string collector_app() {
+  const char* path = std::getenv("LIMITER_COLLECTOR_APP");
+  return path ? path : COLLECTOR_APP;
+}
+
+double counter(const limiter::KernelLaunch& launch, const std::string& metric) {
+  auto value = launch.counter(metric);
+  EXPECT_TRUE(value.has_value()) << metric;
+  return value.value_or(-1);
+}
+
+// One collector per process: CUPTI allows a single subscriber.
+limiter::Collector& collector() {
+  static limiter::Collector* instance = [] {
+    try {
+      return new limiter::Collector(limiter::CollectorOptions{});
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "collector: %s\n", e.what());
+      throw;
+    }
+  }();
+  return *instance;
+}
+
+TEST(CollectorGpu, CopyMovesExactlyItsBytes) {
+  REQUIRE_GPU();
+  const int n = 16 << 20;  // 64 MiB each way
+  float *in, *out;
+  ASSERT_EQ(cudaMalloc(&in, n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&out, n * sizeof(float)), cudaSuccess);
+  {
+    limiter::ProfiledRegion region(collector());
+    copy_floats<<<n / 256, 256>>>(in, out, n);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  }
+  const auto run = collector().take_run();
+  ASSERT_EQ(run.launches.size(), 1u);
+  const auto& launch = run.launches[0];
+  EXPECT_NE(launch.name.find("copy_floats"), std::string::npos);
+  EXPECT_EQ(launch.grid.x, unsigned(n / 256));
+  EXPECT_EQ(launch.block.x, 256u);
+  EXPECT_GT(launch.registers_per_thread.value_or(0), 0);
+  EXPECT_EQ(counter(launch, "lts__t_sectors_srcunit_tex_op_read.sum"), n * 4.0 / 32);
+  EXPECT_EQ(counter(launch, "lts__t_sectors_srcunit_tex_op_write.sum"), n * 4.0 / 32);
+  EXPECT_NEAR(counter(launch, "dram__bytes_read.sum"), n * 4.0, n * 4.0 * 0.05);
+  EXPECT_GT(counter(launch, "gpu__time_duration.sum"), 0);
+  EXPECT_EQ(run.device.arch.rfind("sm_", 0), 0u);
+  cudaFree(in);
+  cudaFree(out);
+}
+
+TEST(CollectorGpu, LocalArrayStoresCountExactly) {
+  REQUIRE_GPU();
+  const int blocks = 132 * 4, threads = 256, warps = blocks * threads / 32;
+  int* out;
+  ASSERT_EQ(cudaMalloc(&out, blocks * threads * sizeof(int)), cudaSuccess);
+  {
+    limiter::ProfiledRegion region(collector());
+    local_store_only<<<blocks, threads>>>(out, 7);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  }
+  const auto run = collector().take_run();
+  ASSERT_EQ(run.launches.size(), 1u);
+  const auto& launch = run.launches[0];
+  // 16 four-byte stores per thread: one instruction and 4 sectors per warp each.
+  EXPECT_EQ(counter(launch, "smsp__inst_executed_op_local_st.sum"), 16.0 * warps);
+  EXPECT_EQ(counter(launch, "l1tex__t_sectors_pipe_lsu_mem_local_op_st_lookup_hit.sum") +
+                counter(launch, "l1tex__t_sectors_pipe_lsu_mem_local_op_st_lookup_miss.sum"),
+            16.0 * 4 * warps);
+  EXPECT_GE(launch.local_bytes_per_thread.value_or(0), 64u);
+  cudaFree(out);
+}
+
+TEST(CollectorGpu, LaunchesOutsideARegionAreNotRecorded) {
+  REQUIRE_GPU();
+  int* out;
+  ASSERT_EQ(cudaMalloc(&out, 256 * sizeof(int)), cudaSuccess);
+  local_store_only<<<1, 256>>>(out, 1);
+  {
+    limiter::ProfiledRegion region(collector());
+    local_store_only<<<1, 256>>>(out, 2);
+  }
+  local_store_only<<<1, 256>>>(out, 3);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(collector().take_run().launches.size(), 1u);
+  cudaFree(out);
+}
+
+TEST(LimiterRunGpu, StreamsThreadsAndGraphsAllProfiledAppUnchanged) {
+  REQUIRE_GPU();
+  const auto output = (std::filesystem::temp_directory_path() / "limiter_gpu_test_run.json").string();
+  std::filesystem::remove(output);
+  const std::string command = limiter_cli() + " run -q -o " + output + " -- " + collector_app();
+  const int status = std::system(command.c_str());
+  ASSERT_EQ(status, 0) << command;  // the app checks its own results and exits non-zero if wrong
+  const auto run = limiter::read_run_file(output);
+  // copy + local + loop + <<<>>> + LaunchKernelEx + 2 threads x 3 + graph 3 nodes x 2 launches
+  ASSERT_EQ(run.launches.size(), 17u);
+  int increments = 0;
+  for (std::size_t i = 0; i < run.launches.size(); ++i) {
+    EXPECT_EQ(run.launches[i].sequence, i);
+    if (run.launches[i].name.find("increment") != std::string::npos) ++increments;
+    EXPECT_TRUE(run.launches[i].counter("gpu__time_duration.sum").has_value()) << run.launches[i].name;
+  }
+  EXPECT_EQ(increments, 14);
+}
+
+TEST(LimiterRunGpu, AppExitCodeAndFiltersPassThrough) {
+  REQUIRE_GPU();
+  const auto output = (std::filesystem::temp_directory_path() / "limiter_gpu_filter.json").string();
+  const std::string command =
+      limiter_cli() + " run -q -k increment -s 2 -c 5 -o " + output + " -- " + collector_app();
+  ASSERT_EQ(std::system(command.c_str()), 0);
+  const auto run = limiter::read_run_file(output);
+  ASSERT_EQ(run.launches.size(), 5u);
+  for (const auto& launch : run.launches) EXPECT_NE(launch.name.find("increment"), std::string::npos);
+  const std::string failing = limiter_cli() + " run -q -o " + output + " -- sh -c 'exit 7'";
+  const int status = std::system(failing.c_str());
+  EXPECT_EQ(WEXITSTATUS(status), 7);
+}
+
+}  // namespace

@@ -1,0 +1,46 @@
+#include <gtest/gtest.h>
+
+#include "collect/launch_selector.hpp"
+#include "limiter/error.hpp"
+
+namespace limiter::detail {
+namespace {
+
+std::string picks(LaunchSelector& selector, const std::vector<std::string>& launches) {
+  std::string out;
+  for (const auto& name : launches) out += selector.select(name) ? '1' : '0';
+  return out;
+}
+
+TEST(LaunchSelector, EverythingByDefault) {
+  LaunchSelector selector(CollectorOptions{});
+  EXPECT_EQ(picks(selector, {"a", "b", "a"}), "111");
+}
+
+TEST(LaunchSelector, RegexSkipAndCountLikeNcu) {
+  CollectorOptions options;
+  options.kernel_regex = "^gemm";
+  options.skip = 1;
+  options.count = 2;
+  LaunchSelector selector(options);
+  EXPECT_EQ(picks(selector, {"gemm_a", "copy", "gemm_b", "gemm_c", "gemm_d"}), "00110");
+  EXPECT_TRUE(selector.exhausted());
+  EXPECT_EQ(selector.profiled(), 2u);
+}
+
+TEST(LaunchSelector, SamplingIsPerKernel) {
+  CollectorOptions options;
+  options.sample_every = 3;
+  LaunchSelector selector(options);
+  // a: 1st, 4th; b: 1st, 4th — each kernel's own launches are counted.
+  EXPECT_EQ(picks(selector, {"a", "b", "a", "a", "b", "b", "a", "b"}), "11000011");
+}
+
+TEST(LaunchSelector, BadRegexIsAnInputError) {
+  CollectorOptions options;
+  options.kernel_regex = "([";
+  EXPECT_THROW(LaunchSelector{options}, InputError);
+}
+
+}  // namespace
+}  // namespace limiter::detail
