@@ -15,13 +15,14 @@ metrics=$("$limiter" metrics --plan default | sed -n 's/^  \([a-z0-9_]*__[^ ]*\)
   ncu --version | tail -1
   echo "metrics ($(echo "$metrics" | tr , '\n' | wc -l)): $metrics"
 } > "$out/overhead_env.txt"
-run() { echo "$1 $("${@:2}" 2>"$out/$1.stderr" | tail -1)"; }
+# The app prints one JSON line (tools may print more): keep that line.
+run() { echo "$1 $(timeout 120 "${@:2}" 2>"$out/$1.stderr" | grep '^{"launches"' | tail -1)"; }
 {
   run bare_2000 "$app" 2000
   run bare_200 "$app" 200
-  run limiter_200 "$limiter" run -q -o "$out/bench_run.json" -- "$app" 200
-  run limiter_1000 "$limiter" run -q -o "$out/bench_run_1000.json" -- "$app" 1000
-  run limiter_sample100_2000 "$limiter" run -q --sample-every 100 -o "$out/bench_sampled.json" -- "$app" 2000
+  run limiter_2000 "$limiter" run -q -o "$out/bench_run.json" -- "$app" 2000
+  run limiter_20000 "$limiter" run -q -o "$out/bench_run_20000.json" -- "$app" 20000
+  run limiter_kernel_replay_50 "$limiter" run -q --replay kernel -o "$out/bench_kernel.json" -- "$app" 50
   run limiter_count10_2000 "$limiter" run -q -c 10 -o "$out/bench_count.json" -- "$app" 2000
-  run ncu_100 ncu --clock-control none --metrics "$metrics" -o "$out/bench_ncu" -f "$app" 100
+  run ncu_50 ncu --clock-control none --metrics "$metrics" -o "$out/bench_ncu" -f "$app" 50
 } | tee "$out/overhead.txt"

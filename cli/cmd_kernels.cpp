@@ -50,7 +50,14 @@ void write_report_and_tables(const RunRecord& run, const std::vector<kernels::Me
   const RunAnalysis analysis = analyze_run(run);
   TextReportOptions text_options;
   text_options.color = color;
+  // Without counters every kernel would only repeat "no verdict": the table says it once.
+  const bool timing_only = run.source == kernels::kTimingOnlySource;
+  text_options.details = !timing_only;
   write_text_report(analysis, out, text_options);
+  if (timing_only) {
+    out << "\ntiming only: no counters were collected (--timing-only, or the collector was unavailable), so "
+           "there are no verdicts\n";
+  }
   kernels::TableContext context;
   context.device = run.device;
   context.analysis = &analysis;
@@ -66,19 +73,18 @@ int show_recording(const KernelsRequest& request, const std::string& why_not) {
               << "); run `limiter kernels` on a machine with a GPU to make one.\n";
     return kExitSystem;
   }
-  const RunRecord run = read_run_file(request.recording);
+  RunRecord run = read_run_file(request.recording);
   std::cerr << "Showing the committed recording instead.\n";
   std::ostringstream text;
   text << "RECORDING — not measured on this machine: " << request.recording << "\n"
        << "recorded on " << run.device.name << " at " << run.created_at << " (" << run.source << ")\n\n";
-  auto measurements = kernels::measurements_from_run(run);
   if (!request.only.empty()) {
     const auto selected = kernels::select_entries(request.only);
-    std::erase_if(measurements, [&](const kernels::Measurement& m) {
-      return std::none_of(selected.begin(), selected.end(), [&](const auto* entry) { return entry->name == m.name; });
+    std::erase_if(run.launches, [&](const KernelLaunch& launch) {
+      return std::none_of(selected.begin(), selected.end(), [&](const auto* entry) { return entry->name == launch.name; });
     });
   }
-  write_report_and_tables(run, measurements, nullptr, text, false);
+  write_report_and_tables(run, kernels::measurements_from_run(run), nullptr, text, false);
   write_output("", text.str());
   return kExitOk;
 }

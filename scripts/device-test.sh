@@ -12,31 +12,50 @@ export LIMITER_CLI=$bin/limiter LIMITER_COLLECTOR_APP=$bin/limiter_collector_app
 metrics=$("$bin/limiter" metrics --plan default | sed -n 's/^  \([a-z0-9_]*__[^ ]*\)$/\1/p' | paste -sd,)
 status=0
 step() { echo "== $*"; }
+# Every step is bounded, so a hang costs one step, not the whole (metered) device session.
+timeout() { command timeout "${STEP_TIMEOUT:-120}" "$@"; }
+quick=${LIMITER_DEVICE_QUICK:-0}  # 1: skip the long steps (ncu on PyTorch, the kernel suite)
 
 step "GPU tests (separate processes: one CUPTI session per process)"
 for suite in CollectorGpu LimiterRunGpu; do
-  "$bin/limiter_gpu_tests" --gtest_filter="$suite.*" > "$out/gpu_tests_$suite.txt" 2>&1 || status=1
+  timeout "$bin/limiter_gpu_tests" --gtest_filter="$suite.*" > "$out/gpu_tests_$suite.txt" 2>&1 || status=1
   tail -3 "$out/gpu_tests_$suite.txt"
 done
 
+step "raw counter images re-evaluated offline (limiter analyze) must give the same numbers"
+LIMITER_RANGES_PER_IMAGE=8 timeout "$bin/limiter" run -q --save-raw "$out/raw" -o "$out/probe_raw_run.json" -- "$bin/verdict_probe" \
+  > "$out/probe_raw_run.txt" 2>&1 || status=1
+timeout "$bin/limiter" analyze "$out/raw" --record "$out/probe_raw_analyzed.json" > "$out/probe_raw_analyze.txt" 2>&1 || status=1
+
+step "kernel replay against user replay on the same program"
+timeout "$bin/limiter" run -q --replay kernel -o "$out/collector_app_kernel_replay.json" -- "$bin/limiter_collector_app" \
+  > "$out/collector_app_kernel_replay.txt" 2>&1 || status=1
+
 step "collector vs ncu on the same programs (default plan metrics, production clocks)"
 for app in limiter_collector_app verdict_probe; do
-  "$bin/limiter" run -q -o "$out/${app}_limiter.json" -- "$bin/$app" > "$out/${app}_run.txt" 2>&1 || status=1
-  ncu --clock-control none --metrics "$metrics" --csv --page raw --print-units base "$bin/$app" \
+  timeout "$bin/limiter" run -q -o "$out/${app}_limiter.json" -- "$bin/$app" > "$out/${app}_run.txt" 2>&1 || status=1
+  # --cache-control none: ncu must not flush caches between kernels, as limiter does not.
+  timeout ncu --clock-control none --cache-control none --metrics "$metrics" --csv --page raw --print-units base "$bin/$app" \
     > "$out/${app}_ncu.csv" 2> "$out/${app}_ncu.log" || status=1
 done
 
 if command -v python3 > /dev/null && python3 -c "import torch" 2> /dev/null; then
   step "a real program: PyTorch training steps"
   workload=$(dirname "$0")/../bench/pytorch_workload.py
-  "$bin/limiter" run -q -o "$out/pytorch_limiter.json" -- python3 "$workload" > "$out/pytorch_run.txt" 2>&1 || status=1
-  ncu --clock-control none --section SpeedOfLight --metrics "$metrics" --csv --page raw --print-units base \
+  timeout "$bin/limiter" run -q -o "$out/pytorch_limiter.json" -- python3 "$workload" > "$out/pytorch_run.txt" 2>&1 || status=1
+  [ "$quick" = 1 ] || timeout ncu --clock-control none --section SpeedOfLight --metrics "$metrics" --csv --page raw --print-units base \
     python3 "$workload" > "$out/pytorch_ncu.csv" 2> "$out/pytorch_ncu.log" || status=1
 fi
 
-if [ -x "$bin/limiter_kernels" ] || "$bin/limiter" kernels --help > /dev/null 2>&1; then
+if [ "$quick" != 1 ] && "$bin/limiter" kernels --help > /dev/null 2>&1; then
   step "kernel suite"
-  "$bin/limiter" kernels -o "$out/kernels_run.json" > "$out/kernels.txt" 2>&1 || status=1
+  timeout "$bin/limiter" kernels -o "$out/kernels_run.json" > "$out/kernels.txt" 2>&1 || status=1
   tail -5 "$out/kernels.txt"
+  if [ -x "$bin/limiter_kernels_gpu_tests" ]; then  # every family, small sizes, with its checks
+    "$bin/limiter_kernels_gpu_tests" > "$out/gpu_tests_kernels.txt" 2>&1 || status=1
+    tail -3 "$out/gpu_tests_kernels.txt"
+  fi
+  "$bin/limiter" calibrate -o "$out/calibration.json" > "$out/calibration.txt" 2>&1 || status=1
+  cat "$out/calibration.txt"
 fi
 exit $status

@@ -15,6 +15,7 @@ copy "$build/tests/gpu/limiter_collector_app" "$stage/bin/limiter_collector_app"
 for extra in "$build"/kernels/limiter_* "$build"/bench/limiter_*; do
   [ -f "$extra" ] && [ -x "$extra" ] && copy "$extra" "$stage/bin/$(basename "$extra")"
 done
+copy "$build/tests/gpu/limiter_kernels_gpu_tests" "$stage/bin/limiter_kernels_gpu_tests"  # kernel suite GPU tests
 [ -f "$stage/verdict_probe" ] && mv "$stage/verdict_probe" "$stage/bin/verdict_probe"
 nvcc -O3 -std=c++17 -arch=sm_90 -o "$stage/bin/verdict_probe" "$root/kernels/probe/verdict_probe.cu"
 du -sh "$stage"

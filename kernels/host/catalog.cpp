@@ -50,42 +50,49 @@ constexpr auto latency = Verdict::latency;
 void add_reduction_ladder(std::vector<CatalogEntry>& entries) {
   struct Step {
     const char* name;
-    Verdict intended;
+    Verdict intended_4m;   // 2^22 ints: 16 MiB, 3.5 us of HBM time on an H200
+    Verdict intended_32m;  // 2^25 ints
     const char* claim;
   };
-  // Seed 002's table (G80, 2^22 ints) gives the step speed-ups quoted in each claim. On a GPU
-  // whose DRAM moves ~4.6 bytes per warp instruction issued, a step is bandwidth-bound only once
-  // it spends fewer than ~28 thread instructions per 4-byte element: from kernel 5 on.
+  // Seed 002's table (G80, 2^22 ints) gives the speed-ups quoted in the claims. The intended
+  // verdicts are what each step's bottleneck is on an H100/H200 (checked against Nsight
+  // Compute's SOL there): the shared-memory tree of kernels 2-4 keeps the L1/shared pipe
+  // busiest; from kernel 5 on the code is lean enough to be latency-limited (seed 000: "many
+  // highly-optimized routines become latency limited as work efficiency improves") until
+  // kernel 7 reads enough bytes per thread to be bandwidth-bound, on the 2^25-int input only:
+  // 2^22 ints are too few to fill an H200's HBM pipeline.
   const Step steps[] = {
-      {"reduce1_interleaved_divergent", instruction,
-       "kernel 1: interleaved addressing, `tid % (2*s)` with divergent branches; the slowest step "
-       "(seed: 8.054 ms, 2.083 GB/s on 2^22 ints)"},
-      {"reduce2_interleaved_bank_conflicts", instruction,
-       "kernel 2: a strided index instead of the modulo removes divergence, 2.33x in the seed, but the "
-       "strided shared-memory accesses now conflict on banks"},
-      {"reduce3_sequential_addressing", instruction,
-       "kernel 3: sequential addressing is free of bank conflicts; 2.01x step, 4.68x cumulative in the seed"},
-      {"reduce4_first_add_during_load", instruction,
-       "kernel 4: the first add during the global load halves the blocks and the idle threads; 1.78x step, "
-       "8.34x cumulative"},
-      {"reduce5_unroll_last_warp", bandwidth,
-       "kernel 5: the last warp unrolled without barriers, 1.8x step, 15.01x cumulative; written with "
+      {"reduce1_interleaved_divergent", instruction, instruction,
+       "kernel 1: interleaved addressing, `tid % (2*s)` with divergent branches: issue-bound on the modulo "
+       "and branches; the slowest step (seed: 8.054 ms, 2.083 GB/s on 2^22 ints)"},
+      {"reduce2_interleaved_bank_conflicts", bandwidth, bandwidth,
+       "kernel 2: a strided index instead of the modulo removes divergence (2.33x in the seed), but strides "
+       "of 2s words conflict on shared-memory banks: the L1/shared pipe is the busiest unit"},
+      {"reduce3_sequential_addressing", bandwidth, bandwidth,
+       "kernel 3: sequential addressing is free of bank conflicts (2.01x step, 4.68x cumulative in the seed); "
+       "the shared-memory tree still leads, close to balanced with issue"},
+      {"reduce4_first_add_during_load", latency, bandwidth,
+       "kernel 4: the first add during the global load halves the blocks and the idle threads (1.78x step, "
+       "8.34x cumulative); on 2^22 ints it sits at the latency threshold"},
+      {"reduce5_unroll_last_warp", latency, latency,
+       "kernel 5: the last warp unrolled without barriers (1.8x step, 15.01x cumulative); written with "
        "__syncwarp() between steps, because seed 004 forbids relying on implicit warp lock-step"},
-      {"reduce6_completely_unrolled", bandwidth,
-       "kernel 6: completely unrolled with the block size as a template parameter; 1.41x step, 21.16x "
-       "cumulative"},
-      {"reduce7_multiple_elements", bandwidth,
-       "kernel 7: many elements per thread (a grid-stride loop over a grid of one wave); 1.42x step, 30.04x "
-       "cumulative, bandwidth-bound (seed: 62.7 GB/s on 2^22 ints, 73 GB/s on 2^25)"},
-      {"reduce8_warp_shuffle", bandwidth,
+      {"reduce6_completely_unrolled", latency, latency,
+       "kernel 6: completely unrolled with the block size as a template parameter (1.41x step, 21.16x "
+       "cumulative); lean code, two elements per thread: latency-limited"},
+      {"reduce7_multiple_elements", latency, bandwidth,
+       "kernel 7: many elements per thread (a grid-stride loop over a grid of one wave): 1.42x step, 30.04x "
+       "cumulative, bandwidth-bound in the seed (62.7 GB/s on 2^22 ints, 73 GB/s on 2^25)"},
+      {"reduce8_warp_shuffle", latency, bandwidth,
        "kernel 7 with warp shuffles instead of shared memory inside each warp: seed 004's supported, "
        "future-proof way for the threads of a warp to exchange data"},
   };
-  for (const char* size : {"4M", "32M"}) {
-    const std::string problem = std::string(size) == "4M" ? "2^22 ints" : "2^25 ints";
-    for (const auto& step : steps)
-      entries.push_back({std::string(step.name) + "_" + size, Family::reduction, step.intended, "002, 004",
-                         problem, step.claim});
+  for (const bool large : {false, true}) {
+    for (const auto& step : steps) {
+      entries.push_back({std::string(step.name) + (large ? "_32M" : "_4M"), Family::reduction,
+                         large ? step.intended_32m : step.intended_4m, "002, 004", large ? "2^25 ints" : "2^22 ints",
+                         step.claim});
+    }
   }
 }
 
@@ -94,30 +101,34 @@ std::vector<CatalogEntry> build_catalog() {
   add_reduction_ladder(entries);
 
   const std::string stencil = "1024x512x256 floats, radius 4";
-  entries.push_back({"stencil8_unspilled", Family::lmem_stencil, bandwidth, "001", stencil,
-                     "8th-order 3D wave-equation stencil with no register cap: no local memory; largely "
-                     "bandwidth-bound (seed: removing -maxrregcount=32 gave 46 registers and 1.22x)"});
-  entries.push_back({"stencil8_spilling", Family::lmem_stencil, bandwidth, "001", stencil,
+  // Seed 001 calls the stencil "largely memory bandwidth-bound" on Fermi. On an H200 its march
+  // keeps too few bytes in flight to reach 60% of HBM or L2: latency-limited, until the L1
+  // carve-out turns the spills into L1 traffic and the L1 pipe leads.
+  entries.push_back({"stencil8_unspilled", Family::lmem_stencil, latency, "001", stencil,
+                     "8th-order 3D wave-equation stencil with no register cap: 48 registers, no local memory "
+                     "(seed: removing -maxrregcount=32 gave 46 registers and 1.22x)"});
+  entries.push_back({"stencil8_spilling", Family::lmem_stencil, latency, "001", stencil,
                      "the same stencil capped at 32 registers (the seed's -maxrregcount=32, for full occupancy) "
-                     "spills; it is bandwidth-limited, so LMEM's share of L2 traffic matters (seed: 53.38% by its "
-                     "estimate) and its share of instructions (seed: 4.6%) does not"});
+                     "spills 40 bytes; LMEM is most of its L1-L2 traffic (seed: 53.38% of L2 queries by its "
+                     "estimate) and a small share of its instructions (seed: 4.6%)"});
   entries.push_back({"stencil8_spilling_l1_carveout", Family::lmem_stencil, bandwidth, "001", stencil,
                      "same cap, with the largest L1 carve-out (today's cudaFuncCachePreferL1): more LMEM loads hit "
                      "L1 (seed: 98.32% hit rate, LMEM 1.63% of L2 requests, 1.45x)"});
-  entries.push_back({"stencil8_spilling_dlcm_cg", Family::lmem_stencil, bandwidth, "001", stencil,
+  entries.push_back({"stencil8_spilling_dlcm_cg", Family::lmem_stencil, latency, "001", stencil,
                      "same cap, compiled with -Xptxas -dlcm=cg: global loads bypass L1 and leave it to the spilled "
                      "registers (the seed's third remedy)"});
 
   const std::string scan = "2^25 ints, tile scan";
-  entries.push_back({"scan_nt256_vt1", Family::occupancy, instruction, "000", scan,
-                     "grain size VT=1: the once-per-thread and once-per-CTA work (the block scan) is paid for every "
-                     "element; larger tiles amortise it and improve work efficiency"});
+  entries.push_back({"scan_nt256_vt1", Family::occupancy, latency, "000", scan,
+                     "grain size VT=1: the once-per-CTA block scan and its barriers are paid for every element and "
+                     "each thread has one load in flight: under-occupied despite 100% occupancy (seed: poor ILP; "
+                     "register-block with a grain size VT)"});
   entries.push_back({"scan_nt256_vt7", Family::occupancy, bandwidth, "000", scan,
                      "odd grain size VT=7: each thread reads 7 consecutive words of shared memory without bank "
                      "conflicts (why MGPU's VT is almost always odd)"});
   entries.push_back({"scan_nt256_vt8_even", Family::occupancy, bandwidth, "000", scan,
-                     "even grain size VT=8: the same reads hit 8-way bank conflicts and keep the shared-memory pipe "
-                     "busy (seed: omit even grain sizes when searching the tuning space)"});
+                     "even grain size VT=8: the same reads hit 8-way bank conflicts and load the shared-memory pipe "
+                     "more than VT=7 or 9 (seed: omit even grain sizes when searching the tuning space)"});
   entries.push_back({"scan_nt256_vt9", Family::occupancy, bandwidth, "000", scan,
                      "odd grain size VT=9: conflict-free again; compare with VT=8"});
   entries.push_back({"scan_nt256_vt23", Family::occupancy, bandwidth, "000", scan,
@@ -138,15 +149,18 @@ std::vector<CatalogEntry> build_catalog() {
                      "the same work with __launch_bounds__(256, 5): 5 blocks per SM, exactly 2 waves (seed: 1.19x, "
                      "4.535 ms -> 3.825 ms)"});
 
-  const std::string matmul = "2048x2048 floats";
+  const std::string matmul = "4096x4096 floats";
   entries.push_back({"matmul_naive", Family::matmul, bandwidth, "002", matmul,
-                     "one output per thread, two global loads per FMA: the L1/L2 path limits"});
+                     "one output per thread, two global loads per FMA: the L1 pipe limits"});
   entries.push_back({"matmul_tiled_16x16", Family::matmul, bandwidth, "002", matmul,
                      "16x16 shared-memory tiles cut global loads 16-fold (tiling reduces GMEM accesses); two "
                      "shared-memory loads per FMA now keep the shared-memory pipe busy"});
-  entries.push_back({"matmul_register_blocked_4x4", Family::matmul, instruction, "002", matmul,
-                     "more work per thread (thread granularity): 4x4 outputs per thread from two 16-byte shared "
-                     "loads per 16 FMAs; the FMA pipe limits"});
+  entries.push_back({"matmul_register_blocked_4x4", Family::matmul, bandwidth, "002", matmul,
+                     "more work per thread (thread granularity): 4x4 outputs per thread, two 16-byte shared loads "
+                     "per 16 FMAs; 3.5x faster, yet the shared-memory pipe still leads"});
+  entries.push_back({"matmul_register_blocked_8x8", Family::matmul, instruction, "002", matmul,
+                     "8x8 outputs per thread, four 16-byte shared loads per 64 FMAs: enough work per thread that "
+                     "the FMA pipe limits (at the price of registers: fewer, fatter threads)"});
 
   entries.push_back({"calib_hbm_stream_read", Family::calibration, bandwidth, "METHOD 5", "1 GiB read once",
                      "a streaming read of far more bytes than L2 holds: the achieved DRAM bandwidth"});

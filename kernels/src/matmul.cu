@@ -1,5 +1,5 @@
 // Seed 002, thread granularity: C = A x B on n x n floats, from one output per thread reading
-// global memory, to 16 x 16 shared-memory tiles, to 4 x 4 outputs per thread from 64 x 64 tiles.
+// global memory, to 16 x 16 shared-memory tiles, to 4 x 4 and then 8 x 8 outputs per thread.
 #include <memory>
 #include <random>
 
@@ -77,6 +77,56 @@ __global__ void __launch_bounds__(kBlockedThreads)
   }
 }
 
+// 128 x 128 outputs per block of 256 threads, 8 x 8 per thread: four float4 shared loads feed
+// 64 FMAs. Each thread's rows are ty*4..+3 and 64+ty*4..+3 (columns likewise), so the float4
+// loads of a warp read contiguous, conflict-free words.
+constexpr int kWideTile = 128, kWideDepth = 8, kWideMicro = 8, kWideThreads = 256;
+
+__global__ void __launch_bounds__(kWideThreads)
+    matmul_register_blocked_8x8(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
+                                int n) {
+  __shared__ __align__(16) float a_tile[kWideDepth][kWideTile];  // a_tile[k][row]
+  __shared__ __align__(16) float b_tile[kWideDepth][kWideTile];  // b_tile[k][col]
+  const int t = threadIdx.x, tx = t % 16, ty = t / 16;
+  const int row0 = blockIdx.y * kWideTile, col0 = blockIdx.x * kWideTile;
+  constexpr int kHalf = kWideTile / 2;
+  float acc[kWideMicro][kWideMicro] = {};
+  for (int k0 = 0; k0 < n; k0 += kWideDepth) {
+    {  // each thread loads one float4 of A (row t / 2, k 4 * (t % 2)) and one of B (k t / 32)
+      const int r = t / 2, k4 = (t % 2) * 4;
+      const float4 a4 = *reinterpret_cast<const float4*>(&a[(row0 + r) * n + k0 + k4]);
+      a_tile[k4 + 0][r] = a4.x;
+      a_tile[k4 + 1][r] = a4.y;
+      a_tile[k4 + 2][r] = a4.z;
+      a_tile[k4 + 3][r] = a4.w;
+      const int kb = t / 32, c4 = (t % 32) * 4;
+      *reinterpret_cast<float4*>(&b_tile[kb][c4]) = *reinterpret_cast<const float4*>(&b[(k0 + kb) * n + col0 + c4]);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < kWideDepth; ++k) {
+      const float4 a_low = *reinterpret_cast<const float4*>(&a_tile[k][ty * 4]);
+      const float4 a_high = *reinterpret_cast<const float4*>(&a_tile[k][kHalf + ty * 4]);
+      const float4 b_low = *reinterpret_cast<const float4*>(&b_tile[k][tx * 4]);
+      const float4 b_high = *reinterpret_cast<const float4*>(&b_tile[k][kHalf + tx * 4]);
+      const float as[kWideMicro] = {a_low.x, a_low.y, a_low.z, a_low.w, a_high.x, a_high.y, a_high.z, a_high.w};
+      const float bs[kWideMicro] = {b_low.x, b_low.y, b_low.z, b_low.w, b_high.x, b_high.y, b_high.z, b_high.w};
+#pragma unroll
+      for (int i = 0; i < kWideMicro; ++i)
+#pragma unroll
+        for (int j = 0; j < kWideMicro; ++j) acc[i][j] += as[i] * bs[j];
+    }
+    __syncthreads();
+  }
+#pragma unroll
+  for (int i = 0; i < kWideMicro; ++i) {
+    const int row = row0 + (i < 4 ? ty * 4 + i : kHalf + ty * 4 + i - 4);
+    *reinterpret_cast<float4*>(&c[row * n + col0 + tx * 4]) = make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
+    *reinterpret_cast<float4*>(&c[row * n + col0 + kHalf + tx * 4]) =
+        make_float4(acc[i][4], acc[i][5], acc[i][6], acc[i][7]);
+  }
+}
+
 __global__ void fill_matrix(float* matrix, int which, int n) {
   const long long total = static_cast<long long>(n) * n;
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total;
@@ -111,7 +161,7 @@ CheckResult check_product(const Matrices& m) {
 void run_matmul_family(SuiteContext& context) {
   if (!context.any_selected(Family::matmul)) return;
   const auto m = std::make_shared<Matrices>();
-  m->n = context.sizes() == ProblemSize::small ? 512 : 2048;
+  m->n = context.sizes() == ProblemSize::small ? 1024 : 4096;
   const auto elements = static_cast<std::size_t>(m->n) * m->n;
   m->a = DeviceBuffer<float>(elements);
   m->b = DeviceBuffer<float>(elements);
@@ -133,6 +183,8 @@ void run_matmul_family(SuiteContext& context) {
       {"matmul_tiled_16x16", matmul_tiled, dim3(n / kTile, n / kTile), dim3(kTile, kTile)},
       {"matmul_register_blocked_4x4", matmul_register_blocked, dim3(n / kBlockTile, n / kBlockTile),
        dim3(kBlockedThreads)},
+      {"matmul_register_blocked_8x8", matmul_register_blocked_8x8, dim3(n / kWideTile, n / kWideTile),
+       dim3(kWideThreads)},
   };
   for (const Variant& variant : variants) {
     Experiment experiment;

@@ -88,13 +88,14 @@ SuiteContext::SuiteContext(const SuiteOptions& options) : options_(options), sel
   }
   LIMITER_CUDA_CHECK(cudaSetDevice(device_index_));
   LIMITER_CUDA_CHECK(cudaGetDeviceProperties(&properties_, device_index_));
-  // Twice the L2: writing it evicts whatever a previous run left there.
+  // Twice the L2: reading it evicts whatever a previous run left there.
   l2_flush_buffer_ = DeviceBuffer<unsigned char>(2 * static_cast<std::size_t>(properties_.l2CacheSize));
+  LIMITER_CUDA_CHECK(cudaMemset(l2_flush_buffer_.get(), 0, l2_flush_buffer_.bytes()));
   LIMITER_CUDA_CHECK(cudaEventCreate(&start_event_));
   LIMITER_CUDA_CHECK(cudaEventCreate(&stop_event_));
 
   result_.run.tool_version = tool_version();
-  result_.run.source = "cuda-events";  // becomes "cupti" once the collector delivers counters
+  result_.run.source = kTimingOnlySource;  // becomes "cupti" once the collector delivers counters
   result_.run.created_at = now_utc();
   result_.run.command_line = options_.command_line;
   result_.run.counter_model = CounterModel::perfworks;
@@ -123,7 +124,7 @@ void SuiteContext::note(const std::string& line) const {
 }
 
 void SuiteContext::flush_l2() {
-  LIMITER_CUDA_CHECK(cudaMemsetAsync(l2_flush_buffer_.get(), 0, l2_flush_buffer_.bytes()));
+  launch_l2_eviction(l2_flush_buffer_.get(), l2_flush_buffer_.bytes(), properties_);
 }
 
 Timing SuiteContext::time(const Experiment& experiment) {

@@ -106,5 +106,7 @@ inline unsigned one_wave(const cudaDeviceProp& device, int blocks_per_sm) {
   return static_cast<unsigned>(device.multiProcessorCount * blocks_per_sm);
 }
 int resident_blocks_per_sm(const void* kernel, int threads, std::size_t dynamic_shared_bytes);
+// Reads `bytes` of a zero-filled buffer on the default stream: L2 ends up holding clean lines.
+void launch_l2_eviction(const unsigned char* buffer, std::size_t bytes, const cudaDeviceProp& device);
 
 }  // namespace limiter::kernels::detail

@@ -11,15 +11,16 @@ limiter_cli_test(NAME kernels.help MATCH "--timing-only" ARGS kernels --help)
 limiter_cli_test(NAME kernels.no_gpu_no_recording EXIT 3 MATCH "No recording of the suite has been committed yet"
                  ARGS kernels --recording no/such/recording.json)
 set_tests_properties(cli.kernels.no_gpu_no_recording PROPERTIES ENVIRONMENT "CUDA_VISIBLE_DEVICES=")
-set(_kernels_recording tests/data/kernels/h100_small_timing_only_run.json)
-if(EXISTS ${PROJECT_SOURCE_DIR}/${_kernels_recording})
-  limiter_cli_test(NAME kernels.no_gpu_shows_recording MATCH "RECORDING — not measured on this machine"
-                   ARGS kernels --recording ${_kernels_recording})
-  set_tests_properties(cli.kernels.no_gpu_shows_recording PROPERTIES ENVIRONMENT "CUDA_VISIBLE_DEVICES=")
-  limiter_cli_test(NAME kernels.recording_tables MATCH "reduction ladder on 2\\^25 ints"
-                   ARGS kernels --only reduction --recording ${_kernels_recording})
-  set_tests_properties(cli.kernels.recording_tables PROPERTIES ENVIRONMENT "CUDA_VISIBLE_DEVICES=")
-endif()
+# The committed H200 recording (tests/data/kernels/h200_kernels_run.json), shown without a GPU.
+set(_kernels_recording tests/data/kernels/h200_kernels_run.json)
+limiter_cli_test(NAME kernels.no_gpu_shows_recording MATCH "RECORDING — not measured on this machine"
+                 ARGS kernels --recording ${_kernels_recording})
+limiter_cli_test(NAME kernels.recording_verdicts MATCH "matmul_register_blocked_8x8 .* instruction .* yes"
+                 ARGS kernels --only matmul --recording ${_kernels_recording})
+limiter_cli_test(NAME kernels.recording_ladder MATCH "reduce7_multiple_elements_32M .* bandwidth .* yes"
+                 ARGS kernels --only reduction --recording ${_kernels_recording})
+set_tests_properties(cli.kernels.no_gpu_shows_recording cli.kernels.recording_verdicts cli.kernels.recording_ladder
+                     PROPERTIES ENVIRONMENT "CUDA_VISIBLE_DEVICES=")
 limiter_cli_test(NAME calibrate.help MATCH "--sizes arg \\(=full\\)" ARGS calibrate --help)
 limiter_cli_test(NAME calibrate.no_gpu EXIT 3 MATCH "limiter calibrate" ARGS calibrate)
 set_tests_properties(cli.calibrate.no_gpu PROPERTIES ENVIRONMENT "CUDA_VISIBLE_DEVICES=")

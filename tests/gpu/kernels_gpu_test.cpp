@@ -95,9 +95,10 @@ TEST_F(KernelSuiteOnGpu, TailEffectLaunchBoundsFitOneMoreBlockAndShortenTheRun) 
 
 TEST_F(KernelSuiteOnGpu, MatmulVariantsAgreeAndRegisterBlockingIsFastest) {
   const SuiteResult result = run({"matmul"});
-  expect_all_correct(result, 3);
+  expect_all_correct(result, 4);
   auto m = by_name(result);
   EXPECT_LT(*m["matmul_register_blocked_4x4"].time_ns, *m["matmul_naive"].time_ns);
+  EXPECT_LT(*m["matmul_register_blocked_8x8"].time_ns, *m["matmul_tiled_16x16"].time_ns);
 }
 
 TEST_F(KernelSuiteOnGpu, MultiGpuRunsOrSaysWhyNot) {

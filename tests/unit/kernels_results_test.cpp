@@ -75,6 +75,11 @@ TEST(KernelResults, LaunchCountersRoundTripThroughTheRecord) {
   EXPECT_DOUBLE_EQ(back[0].dependent_steps, 1024);
   EXPECT_EQ(back[0].timed_runs, 7);
   EXPECT_EQ(back[0].registers_per_thread, 56);
+
+  // Recorded under a profiler only: the profiled duration stands in for the unprofiled time.
+  run.launches[0].counters.erase(kTimeUnprofiledCounter);
+  run.launches[0].counters["gpu__time_duration.sum"] = 120000;
+  EXPECT_DOUBLE_EQ(*measurements_from_run(run)[0].time_ns, 120000);
 }
 
 TEST(KernelResults, ReductionTableShowsStepAndCumulativeSpeedupsBesideTheSeed) {

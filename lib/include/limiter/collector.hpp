@@ -32,7 +32,8 @@ struct CollectorOptions {
   std::uint64_t sample_every = 1;      // profile every Nth launch of each kernel
   std::string raw_dir;                 // keep raw counter images here, for `limiter analyze`
   std::vector<std::string> command_line;  // recorded in the run
-  std::string replay = "auto";         // auto = kernel replay; user (experimental: no range until Stop)
+  std::string replay = "auto";         // auto/kernel: kernel replay; user: batched, fast, no graph kernels
+  std::size_t ranges_per_image = 0;    // ranges per counter-data image (and user-replay batch); 0 = 64
   bool always_active = false;          // profile from the first launch (limiter run), no start() needed
 };
 
@@ -47,6 +48,9 @@ class Collector {
 
   void start();  // launches after this are profiled (nested calls count)
   void stop();   // and before this; waits for the device to decode what was launched
+
+  // Decodes launches still waiting in a user-replay batch (synchronises their contexts).
+  void flush();
 
   // Writes the raw counter images not yet on disk (--save-raw). Makes no CUDA call, so it is
   // safe in an exit handler.

@@ -37,8 +37,9 @@ using detail::driver_api;
 using detail::ProfilerHost;
 
 // Ranges one counter-data image holds before it is evaluated, kept (raw) and re-initialised:
-// ~67 KB per range slot (CUPTI.md §1), so 64 slots stay near 4 MB per context.
-constexpr std::size_t kRangesPerImage = 64;
+// ~67 KB per range slot (CUPTI.md §1), so 64 slots stay near 4 MB per context. With user
+// replay it is also the batch: launches between two decodes.
+constexpr std::size_t kDefaultRangesPerImage = 64;
 
 std::string demangle(const char* mangled) {
   if (!mangled) return "(unknown kernel)";
@@ -76,6 +77,8 @@ struct ContextProfiler {
   std::unique_ptr<ProfilerHost> host;
   CUpti_RangeProfiler_Object* profiler = nullptr;
   std::size_t passes = 1;
+  bool user_replay = false;         // one pass: ranges are decoded in batches, at Stop
+  std::size_t ranges_per_image = kDefaultRangesPerImage;
   std::size_t ranges_consumed = 0;  // ranges of `image` already evaluated
   std::size_t images_written = 0;
   std::deque<PendingLaunch> pending;
@@ -113,15 +116,22 @@ struct Collector::Impl {
   void decode(ContextProfiler& profiler);
   void finish(ContextProfiler& profiler);
   void reinitialize_image(ContextProfiler& profiler);
+  void configure_and_start(ContextProfiler& profiler);
+  void flush_batch(ContextProfiler& profiler);
   void keep_raw_image(ContextProfiler& profiler);
   void complete(ContextProfiler& profiler, PendingLaunch&& pending, std::size_t range);
   KernelAttributes attributes_of(CUfunction function, CUdevice device);
   void record_graph(const CUpti_GraphData& graph);
+  void flush_all() {
+    std::lock_guard lock(mutex);
+    for (auto& [context, profiler] : contexts) flush_batch(*profiler);
+  }
 };
 
 namespace {
 
 thread_local bool holds_launch_lock = false;
+thread_local bool inside_flush = false;  // set while flush_batch synchronises a context
 
 // LIMITER_DEBUG=1 traces the collector's steps on stderr (for reports from new platforms).
 const bool kTrace = std::getenv("LIMITER_DEBUG") != nullptr;
@@ -139,6 +149,13 @@ void CUPTIAPI on_callback(void* user, CUpti_CallbackDomain domain, CUpti_Callbac
   try {
     if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
       const auto& call = *static_cast<const CUpti_CallbackData*>(data);
+      if (cbid == CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize || cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize ||
+          cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz) {
+        // The app waits anyway: a good moment to decode a user-replay batch. Our own
+        // cuCtxSynchronize (in flush_batch) comes back here: ignore it, or the lock deadlocks.
+        if (call.callbackSite == CUPTI_API_EXIT && !holds_launch_lock && !inside_flush) impl->flush_all();
+        return;
+      }
       if (call.callbackSite == CUPTI_API_ENTER) {
         impl->on_launch_enter(cbid, call);
       } else {
@@ -165,6 +182,10 @@ void CUPTIAPI on_callback(void* user, CUpti_CallbackDomain domain, CUpti_Callbac
     }
   }
 }
+
+constexpr CUpti_CallbackId kSyncCallbacks[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz};
 
 constexpr CUpti_CallbackId kLaunchCallbacks[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,           CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
@@ -325,17 +346,28 @@ void Collector::Impl::set_up(ContextProfiler& p) {
   size.pRangeProfilerObject = p.profiler;
   size.pMetricNames = names.data();
   size.numMetrics = names.size();
-  size.maxNumOfRanges = kRangesPerImage;
-  size.maxNumRangeTreeNodes = kRangesPerImage;
+  p.ranges_per_image = options.ranges_per_image ? options.ranges_per_image : kDefaultRangesPerImage;
+  size.maxNumOfRanges = p.ranges_per_image;
+  size.maxNumRangeTreeNodes = static_cast<std::uint32_t>(p.ranges_per_image);
   LIMITER_CUPTI_CHECK(cuptiRangeProfilerGetCounterDataSize(&size));
   p.image.assign(size.counterDataSize, 0);
   reinitialize_image(p);
 
-  // Kernel replay by default: with auto range it is the mode that decodes each launch while
-  // the profiler stays started (CUPTI.md §0). User replay only submits a pass at Stop, so
-  // decoding after a launch finds no range (seen on an H200); it stays selectable for
-  // measurements with --replay user.
-  const bool kernel_replay = options.replay != "user";
+  // Kernel replay by default: it decodes after every launch while the profiler stays started
+  // (CUPTI.md §0) and profiled every launch of the GPU tests, graph nodes included, but costs
+  // ~52 ms per launch on an H200. User replay (one-pass plans only) decodes batches at Stop:
+  // ~1.7 ms per launch, but on the H200 it lost the kernels of CUDA graphs (CUPTI does not
+  // support user replay with auto range for graphs) — so it is opt-in (bench/results/).
+  p.user_replay = options.replay == "user" && p.passes == 1;
+  configure_and_start(p);
+  if (!raw_dir.empty()) {
+    detail::write_raw_context(raw_dir, p.description, metrics, p.passes, p.user_replay ? "user" : "kernel",
+                              p.availability, p.config);
+  }
+  if (sink.on_device) sink.on_device(p.description);
+}
+
+void Collector::Impl::configure_and_start(ContextProfiler& p) {
   CUpti_RangeProfiler_SetConfig_Params config{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
   config.pRangeProfilerObject = p.profiler;
   config.configSize = p.config.size();
@@ -343,25 +375,38 @@ void Collector::Impl::set_up(ContextProfiler& p) {
   config.counterDataImageSize = p.image.size();
   config.pCounterDataImage = p.image.data();
   config.range = CUPTI_AutoRange;
-  config.replayMode = kernel_replay ? CUPTI_KernelReplay : CUPTI_UserReplay;
-  config.maxRangesPerPass = kRangesPerImage;
+  config.replayMode = p.user_replay ? CUPTI_UserReplay : CUPTI_KernelReplay;
+  config.maxRangesPerPass = p.ranges_per_image;
   config.numNestingLevels = 1;
   config.minNestingLevel = 1;
   config.passIndex = 0;
   config.targetNestingLevel = 1;
   LIMITER_CUPTI_CHECK(cuptiRangeProfilerSetConfig(&config));
-
   LIMITER_TRACE("config %zu bytes, %zu passes, image %zu bytes, %s replay", p.config.size(), p.passes, p.image.size(),
-                kernel_replay ? "kernel" : "user");
+                p.user_replay ? "user" : "kernel");
   CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
   start.pRangeProfilerObject = p.profiler;
   LIMITER_CUPTI_CHECK(cuptiRangeProfilerStart(&start));
+}
 
-  if (!raw_dir.empty()) {
-    detail::write_raw_context(raw_dir, p.description, metrics, p.passes, kernel_replay ? "kernel" : "user",
-                              p.availability, p.config);
+// User replay: the ranges of a batch become readable once its pass is submitted by Stop.
+// Waits for the context first, so no kernel of the batch is still running at Stop.
+void Collector::Impl::flush_batch(ContextProfiler& p) {
+  if (p.retired || !p.user_replay || p.pending.empty()) return;
+  LIMITER_TRACE("flush batch of %zu", p.pending.size());
+  inside_flush = true;
+  driver_api().ctx_synchronize();
+  inside_flush = false;
+  CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+  stop.pRangeProfilerObject = p.profiler;
+  LIMITER_CUPTI_CHECK(cuptiRangeProfilerStop(&stop));
+  decode(p);
+  if (p.ranges_consumed > 0) {
+    keep_raw_image(p);
+    ++p.images_written;
+    reinitialize_image(p);
   }
-  if (sink.on_device) sink.on_device(p.description);
+  configure_and_start(p);
 }
 
 void Collector::Impl::reinitialize_image(ContextProfiler& p) {
@@ -443,6 +488,8 @@ void Collector::Impl::on_launch_enter(CUpti_CallbackId cbid, const CUpti_Callbac
   unsigned long long stream_id = 0, context_id = 0;
   cu.stream_get_id(stream, &stream_id);
   cu.ctx_get_id(data.context, &context_id);
+  if (profiler.user_replay && profiler.pending.size() + launches.size() > profiler.ranges_per_image)
+    flush_batch(profiler);
   for (auto& pending : launches) {
     pending.launch.stream_id = stream_id;
     pending.launch.context_id = context_id;
@@ -456,9 +503,9 @@ void Collector::Impl::on_launch_exit(const CUpti_CallbackData& data) {
   if (!holds_launch_lock) return;
   auto it = contexts.find(data.context);
   if (it != contexts.end() && !it->second->retired) {
-    decode(*it->second);
+    if (!it->second->user_replay) decode(*it->second);
     // Once --count launches are profiled, stop the profiler: the rest of the app runs at speed.
-    if (selector.exhausted() && it->second->pending.empty()) finish(*it->second);
+    if (selector.exhausted() && (it->second->user_replay || it->second->pending.empty())) finish(*it->second);
   }
   holds_launch_lock = false;
   mutex.unlock();
@@ -492,7 +539,7 @@ void Collector::Impl::decode(ContextProfiler& p) {
   // A graph whose kernels CUPTI did not range (or a launch that failed) leaves pending
   // entries behind: they have no counters, so they are not launches of the record.
   p.pending.clear();
-  if (p.ranges_consumed >= kRangesPerImage) {
+  if (!p.user_replay && p.ranges_consumed >= p.ranges_per_image) {
     keep_raw_image(p);
     ++p.images_written;
     reinitialize_image(p);
@@ -513,6 +560,14 @@ void Collector::Impl::complete(ContextProfiler& p, PendingLaunch&& pending, std:
 
 void Collector::Impl::finish(ContextProfiler& p) {
   if (p.retired) return;
+  if (p.user_replay) {
+    flush_batch(p);
+    p.retired = true;
+    CUpti_RangeProfiler_Disable_Params disable{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+    disable.pRangeProfilerObject = p.profiler;
+    cuptiRangeProfilerDisable(&disable);
+    return;
+  }
   p.retired = true;
   CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
   stop.pRangeProfilerObject = p.profiler;
@@ -530,6 +585,8 @@ Collector::Collector(const CollectorOptions& options) : impl_(std::make_unique<I
   if (!impl_->raw_dir.empty()) detail::open_raw_dir(impl_->raw_dir, impl_->raw_launches);
   LIMITER_CUPTI_CHECK(cuptiSubscribe(&impl_->subscriber, on_callback, impl_.get()));
   for (CUpti_CallbackId cbid : kLaunchCallbacks)
+    LIMITER_CUPTI_CHECK(cuptiEnableCallback(1, impl_->subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid));
+  for (CUpti_CallbackId cbid : kSyncCallbacks)
     LIMITER_CUPTI_CHECK(cuptiEnableCallback(1, impl_->subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid));
   LIMITER_CUPTI_CHECK(cuptiEnableCallback(1, impl_->subscriber, CUPTI_CB_DOMAIN_RESOURCE,
                                           CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING));
@@ -563,9 +620,16 @@ void Collector::start() {
 }
 
 void Collector::stop() {
+  try {
+    impl_->flush_all();  // a region's launches are in the record when it ends
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "limiter: profiling error at the end of a region: %s\n", e.what());
+  }
   std::lock_guard lock(impl_->mutex);
   if (impl_->active_depth > 0) --impl_->active_depth;
 }
+
+void Collector::flush() { impl_->flush_all(); }
 
 RunRecord Collector::take_run() {
   std::lock_guard lock(impl_->mutex);

@@ -130,7 +130,7 @@ RunRecord evaluate_raw_dir(const std::string& dir) {
   std::vector<fs::path> processes;
   for (const auto& entry : fs::directory_iterator(dir))
     if (entry.is_directory() && fs::exists(entry.path() / "meta.json")) processes.push_back(entry.path());
-  if (processes.empty()) throw InputError("'" + dir + "' holds no raw data set (no meta.json)");
+  if (processes.empty()) throw InputError("'" + dir + "' holds no raw data set (no meta.json); make one with `limiter run --save-raw DIR -- app`");
   std::sort(processes.begin(), processes.end());
   RunRecord run = evaluate_process_dir(processes.front());
   for (std::size_t i = 1; i < processes.size(); ++i) {

@@ -46,6 +46,14 @@ std::uint64_t env_number(const char* name, std::uint64_t fallback) {
 void write_final_record() {
   if (!injection || !injection->collector) return;
   try {
+    // Ranges of a user-replay batch since the app's last synchronisation. This needs CUDA
+    // calls: our handler was registered inside cuInit, after the runtime's, so it runs
+    // before the runtime tears its context down.
+    try {
+      injection->collector->flush();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "limiter: the last launches could not be decoded at exit: %s\n", e.what());
+    }
     injection->collector->write_raw_files();
     limiter::RunRecord run = injection->collector->take_run();
     run.command_line = injection->header.command_line;
@@ -86,6 +94,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     options.count = env_number("LIMITER_COUNT", options.count);
     options.sample_every = env_number("LIMITER_SAMPLE_EVERY", 1);
     options.replay = env("LIMITER_REPLAY", "auto");
+    options.ranges_per_image = env_number("LIMITER_RANGES_PER_IMAGE", 0);
     const std::string raw = env("LIMITER_SAVE_RAW");
     if (!raw.empty()) options.raw_dir = limiter::detail::expand_output_name(raw) + "/" + std::to_string(getpid());
 

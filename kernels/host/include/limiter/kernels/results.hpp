@@ -23,6 +23,10 @@ inline constexpr const char* kUsefulFlopsCounter = "limiter__useful_flops";  // 
 inline constexpr const char* kDependentStepsCounter = "limiter__dependent_steps";  // chained loads per thread
 inline constexpr const char* kResultCorrectCounter = "limiter__result_correct";  // 1: matches the host reference
 
+// RunRecord::source of a run without counters: the launches carry only the CUDA-event time, also
+// as gpu__time_duration.sum, so the report can show times.
+inline constexpr const char* kTimingOnlySource = "cuda-events";
+
 struct Measurement {
   std::string name;                    // the catalog entry
   std::optional<double> time_ns;       // median unprofiled time
@@ -48,7 +52,8 @@ struct Measurement {
 // Adds the limiter__ counters of a measurement to its launch.
 void annotate_launch(const Measurement& measurement, KernelLaunch& launch);
 
-// The measurements of a recorded run: one per launch whose name is a catalog entry.
+// The measurements of a recorded run: one per launch whose name is a catalog entry. Without
+// limiter__time_unprofiled_ns (a run recorded under Nsight Compute) the time is gpu__time_duration.sum.
 std::vector<Measurement> measurements_from_run(const RunRecord& run);
 
 // One point of the occupancy family's tuning sweep (seed 000's NT x VT search, seed 002's

@@ -1,0 +1,55 @@
+// A raw data set recorded on an H200 (`limiter run --save-raw`, verdict_probe) re-evaluated
+// here, without a GPU, through the CUPTI host API: it must give the counters the collector
+// evaluated on the GPU machine, byte for byte, and the verdicts ncu's SOL gives.
+#include <gtest/gtest.h>
+
+#include "collect/raw_store.hpp"
+#include "limiter/analysis.hpp"
+#include "limiter/error.hpp"
+#include "limiter/record_json.hpp"
+
+namespace limiter {
+namespace {
+
+const std::string kCupti = std::string(LIMITER_TEST_DATA_DIR) + "/cupti";
+
+TEST(CuptiRaw, OfflineEvaluationReproducesTheGpuMachine) {
+  const RunRecord offline = detail::evaluate_raw_dir(kCupti + "/h200_probe_raw");
+  const RunRecord on_gpu = read_run_file(kCupti + "/h200_probe_run.json");
+  ASSERT_EQ(offline.launches.size(), 7u);
+  ASSERT_EQ(offline.launches.size(), on_gpu.launches.size());
+  EXPECT_EQ(offline.device.chip, "GH100");
+  for (std::size_t i = 0; i < offline.launches.size(); ++i) {
+    SCOPED_TRACE(offline.launches[i].name);
+    EXPECT_EQ(offline.launches[i].name, on_gpu.launches[i].name);
+    EXPECT_EQ(offline.launches[i].grid, on_gpu.launches[i].grid);
+    EXPECT_EQ(offline.launches[i].counters, on_gpu.launches[i].counters);
+  }
+}
+
+TEST(CuptiRaw, CollectorVerdictsMatchNcuSol) {
+  // The same kernels and expected verdicts as tests/data/ncu/h200_probe_expected.csv, here
+  // from limiter's own one-pass counters instead of ncu's.
+  const auto analysis = analyze_run(detail::evaluate_raw_dir(kCupti + "/h200_probe_raw"));
+  const Verdict expected[] = {Verdict::bandwidth, Verdict::bandwidth,   Verdict::instruction, Verdict::latency,
+                              Verdict::latency,   Verdict::bandwidth,   Verdict::bandwidth};
+  for (std::size_t i = 0; i < 7; ++i) {
+    SCOPED_TRACE(analysis.kernels[i].name);
+    ASSERT_TRUE(analysis.kernels[i].verdict);
+    EXPECT_EQ(*analysis.kernels[i].verdict, expected[i]);
+  }
+  EXPECT_GT(*analysis.kernels[6].lmem.l2_share, 0.95);  // spill_pressure
+}
+
+TEST(CuptiRaw, MissingOrForeignFolderNamesTheFix) {
+  EXPECT_THROW(detail::evaluate_raw_dir(kCupti + "/no_such_dir"), InputError);
+  try {
+    detail::evaluate_raw_dir(std::string(LIMITER_TEST_DATA_DIR) + "/ncu");
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--save-raw"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace limiter
