@@ -27,7 +27,7 @@ const std::vector<Command>& commands() {
        limiter::cli::run_occupancy},
       {"import", "turn an Nsight Compute CSV or a plain kernel,metric,value CSV into a run",
        limiter::cli::run_import},
-      {"report", "the limiter of every kernel of a run, as a table or JSON", limiter::cli::run_report},
+      {"report", "the limiter of every kernel of a run: text, md, csv, json or html", limiter::cli::run_report},
       {"compare", "before/after: time, verdict and LMEM changes per kernel; --fail-if-slower for CI",
        limiter::cli::run_compare},
       {"run", "profile every kernel of a CUDA application: limiter run [options] -- app args",
