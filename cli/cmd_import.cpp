@@ -21,15 +21,6 @@ namespace {
 
 constexpr const char* kUsage = "limiter import --from ncu|csv FILE [--arch sm_XX --sms N] -o RUN.json";
 
-std::string utc_now_iso8601() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
-
 std::ifstream open_input(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -103,7 +94,7 @@ int run_import(const Args& args) {
     if (has_sms) run.device.sm_count = sms;
   }
   run.tool_version = tool_version();
-  run.created_at = utc_now_iso8601();
+  run.created_at = utc_timestamp();
   run.command_line = {"limiter", "import"};
   run.command_line.insert(run.command_line.end(), args.begin(), args.end());
 

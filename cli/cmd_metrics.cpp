@@ -12,6 +12,7 @@
 #endif
 
 namespace limiter::cli {
+#ifdef LIMITER_HAVE_CUPTI
 namespace {
 
 std::vector<std::string> split_list(const std::string& list) {
@@ -24,6 +25,7 @@ std::vector<std::string> split_list(const std::string& list) {
 }
 
 }  // namespace
+#endif
 
 int run_metrics(const Args& args) {
   po::options_description visible("options");

@@ -30,15 +30,6 @@ std::optional<std::string> gpu_unavailable_reason() {
 namespace detail {
 namespace {
 
-std::string now_utc() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
-
 DeviceDescription describe_device(const cudaDeviceProp& properties, int device_index) {
   DeviceDescription device;
   device.name = properties.name;
@@ -96,7 +87,7 @@ SuiteContext::SuiteContext(const SuiteOptions& options) : options_(options), sel
 
   result_.run.tool_version = tool_version();
   result_.run.source = kTimingOnlySource;  // becomes "cupti" once the collector delivers counters
-  result_.run.created_at = now_utc();
+  result_.run.created_at = utc_timestamp();
   result_.run.command_line = options_.command_line;
   result_.run.counter_model = CounterModel::perfworks;
   result_.run.device = describe_device(properties_, device_index_);
@@ -277,7 +268,7 @@ CalibrationResult run_calibration(const CalibrationOptions& options) {
 
   CalibrationResult result;
   result.device = detail::describe_device(context.device(), 0);
-  result.created_at = detail::now_utc();
+  result.created_at = utc_timestamp();
   result.sizes = to_string(options.sizes);
   for (const auto& experiment : detail::calibration_experiments(context.device(), options.sizes)) {
     context.measure(experiment);  // timing only: the context has no collector

@@ -9,12 +9,15 @@
 #include <sstream>
 
 #include "limiter/analysis.hpp"
+#include "test_data.hpp"
 #include "limiter/compare.hpp"
 #include "limiter/import.hpp"
 #include "limiter/reports.hpp"
 
 namespace limiter {
 namespace {
+
+using testing::expect_golden;
 
 const std::string kData = LIMITER_TEST_DATA_DIR;
 const std::string kProbe = "ncu/h200_probe_raw.csv";
@@ -33,18 +36,6 @@ RunComparison compare_files(const std::string& before, const std::string& after,
   return compare_runs(analysis_of(before), analysis_of(after), options);
 }
 
-void expect_golden(const std::string& name, const std::string& actual) {
-  const std::string path = kData + "/golden/" + name;
-  if (std::getenv("LIMITER_UPDATE_GOLDEN")) {
-    std::ofstream(path, std::ios::binary) << actual;
-    GTEST_SKIP() << "rewrote " << path;
-  }
-  std::ifstream in(path, std::ios::binary);
-  ASSERT_TRUE(in) << "missing golden file " << path << " (set LIMITER_UPDATE_GOLDEN=1 to create it)";
-  std::stringstream expected;
-  expected << in.rdbuf();
-  EXPECT_EQ(actual, expected.str()) << "rendering changed; see the comment at the top of this file";
-}
 
 std::string rendered(const RunComparison& comparison, ReportFormat format) {
   std::ostringstream out;

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "limiter/analysis.hpp"
+#include "test_data.hpp"
 #include "limiter/error.hpp"
 #include "limiter/import.hpp"
 #include "limiter/reports.hpp"
@@ -19,28 +20,15 @@
 namespace limiter {
 namespace {
 
+using testing::expect_golden;
+
 const std::string kData = LIMITER_TEST_DATA_DIR;
 
-RunAnalysis analysis_of(const std::string& relative_path) {
-  std::ifstream in(kData + "/" + relative_path, std::ios::binary);
-  return analyze_run(import_ncu_csv(in, relative_path.substr(relative_path.rfind('/') + 1)));
-}
+using testing::analysis_of;
 
 RunAnalysis probe_analysis() { return analysis_of("ncu/h200_probe_raw.csv"); }
 RunAnalysis synthetic_analysis() { return analysis_of("ncu/synthetic_raw.csv"); }
 
-void expect_golden(const std::string& name, const std::string& actual) {
-  const std::string path = kData + "/golden/" + name;
-  if (std::getenv("LIMITER_UPDATE_GOLDEN")) {
-    std::ofstream(path, std::ios::binary) << actual;
-    GTEST_SKIP() << "rewrote " << path;
-  }
-  std::ifstream in(path, std::ios::binary);
-  ASSERT_TRUE(in) << "missing golden file " << path << " (set LIMITER_UPDATE_GOLDEN=1 to create it)";
-  std::stringstream expected;
-  expected << in.rdbuf();
-  EXPECT_EQ(actual, expected.str()) << "rendering changed; see the comment at the top of this file";
-}
 
 template <typename Writer>
 std::string render(const RunAnalysis& analysis, Writer writer) {

@@ -47,7 +47,7 @@ class Collector {
   Collector& operator=(const Collector&) = delete;
 
   void start();  // launches after this are profiled (nested calls count)
-  void stop();   // and before this; waits for the device to decode what was launched
+  void stop() noexcept;  // and before this; decodes what was launched (errors go to stderr)
 
   // Decodes launches still waiting in a user-replay batch (synchronises their contexts).
   void flush();

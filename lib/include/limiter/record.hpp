@@ -84,4 +84,7 @@ CounterModel counter_model_from_string(const std::string& text);  // throws Inpu
 // The version string of this build ("0.1.0").
 std::string tool_version();
 
+// Now, as RunRecord::created_at spells it: "2026-11-22T01:00:00Z".
+std::string utc_timestamp();
+
 }  // namespace limiter

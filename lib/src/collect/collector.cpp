@@ -194,13 +194,6 @@ constexpr CUpti_CallbackId kLaunchCallbacks[] = {
     CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,            CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
 };
 
-std::string now_utc() {
-  char text[32];
-  const std::time_t now = std::time(nullptr);
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return text;
-}
-
 }  // namespace
 
 KernelAttributes Collector::Impl::attributes_of(CUfunction function, CUdevice device) {
@@ -619,7 +612,7 @@ void Collector::start() {
   ++impl_->active_depth;
 }
 
-void Collector::stop() {
+void Collector::stop() noexcept {
   try {
     impl_->flush_all();  // a region's launches are in the record when it ends
   } catch (const std::exception& e) {
@@ -636,7 +629,7 @@ RunRecord Collector::take_run() {
   RunRecord run;
   run.tool_version = tool_version();
   run.source = "cupti";
-  run.created_at = now_utc();
+  run.created_at = utc_timestamp();
   run.command_line = impl_->options.command_line;
   run.device = impl_->last_device;
   run.launches = std::move(impl_->completed);

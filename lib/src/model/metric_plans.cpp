@@ -26,8 +26,9 @@ std::vector<std::string> default_metrics() {
       "l1tex__t_sectors_pipe_lsu_mem_local_op_st_lookup_hit.sum",
       "l1tex__t_sectors_pipe_lsu_mem_local_op_st_lookup_miss.sum", "smsp__inst_executed_op_local_ld.sum",
       "smsp__inst_executed_op_local_st.sum",
-      // achieved occupancy
+      // achieved occupancy; the L1/shared-memory data pipe (shared-memory-bound kernels)
       "sm__warps_active.avg.pct_of_peak_sustained_active",
+      "l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed",
   };
 }
 
@@ -35,7 +36,6 @@ std::vector<std::string> pipes_metrics() {
   auto metrics = default_metrics();
   for (const char* pipe : {"fma", "alu", "fp64", "lsu", "xu", "tensor"})
     metrics.push_back(std::string("sm__inst_executed_pipe_") + pipe + ".avg.pct_of_peak_sustained_active");
-  metrics.push_back("l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed");
   metrics.push_back("lts__lts2xbar_cycles_active.avg.pct_of_peak_sustained_elapsed");
   return metrics;
 }

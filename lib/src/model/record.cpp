@@ -1,5 +1,8 @@
 #include "limiter/record.hpp"
 
+#include <chrono>
+#include <ctime>
+
 #include "limiter/error.hpp"
 
 namespace limiter {
@@ -19,5 +22,14 @@ CounterModel counter_model_from_string(const std::string& text) {
 }
 
 std::string tool_version() { return LIMITER_VERSION; }
+
+std::string utc_timestamp() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
 
 }  // namespace limiter

@@ -36,7 +36,7 @@ struct CatalogEntry {
   std::string name;                 // unique; what `--only` and the run record use
   Family family;
   std::optional<Verdict> intended;  // empty: not a kernel the analysis judges (a copy-engine transfer)
-  std::string seed;                 // "002", or "METHOD §5"
+  std::string seed;                 // "002, 004", or "METHOD 5" (../shared/reference/METHOD.md §5)
   std::string problem;              // the full-size problem, e.g. "2^25 ints"
   std::string claim;                // what the seed says this experiment shows
 };

@@ -10,6 +10,7 @@ namespace limiter::kernels {
 class ProgressBar {
  public:
   ProgressBar(std::ostream& out, std::size_t total, bool redraw_in_place);
+  ~ProgressBar() { finish(); }  // also when an error ends the run: the message starts on a clean line
   ProgressBar(const ProgressBar&) = delete;
   ProgressBar& operator=(const ProgressBar&) = delete;
 
