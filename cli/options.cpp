@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "limiter/error.hpp"
+#include "limiter/file_io.hpp"
 
 namespace limiter::cli {
 
@@ -38,18 +39,7 @@ void write_output(const std::string& path, const std::string& content) {
     std::cout.flush();
     return;
   }
-  const std::filesystem::path target(path);
-  const std::filesystem::path temporary = target.string() + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary);
-    if (!out) throw InputError("cannot write '" + path + "': check that the folder exists and is writable");
-    out << content;
-    out.close();
-    if (!out) throw SystemError("writing '" + path + "' failed (disk full?)");
-  }
-  std::error_code ec;
-  std::filesystem::rename(temporary, target, ec);
-  if (ec) throw SystemError("cannot rename '" + temporary.string() + "' to '" + path + "': " + ec.message());
+  write_file_atomically(path, content);
 }
 
 }  // namespace limiter::cli

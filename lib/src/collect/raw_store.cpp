@@ -11,6 +11,7 @@
 #include "collect/collector_internal.hpp"
 #include "collect/profiler_host.hpp"
 #include "limiter/error.hpp"
+#include "limiter/file_io.hpp"
 #include "limiter/record_json.hpp"
 
 namespace limiter::detail {
@@ -19,13 +20,7 @@ namespace fs = std::filesystem;
 namespace {
 
 void write_bytes(const fs::path& path, const std::vector<std::uint8_t>& bytes) {
-  const fs::path temporary = path.string() + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    if (!out) throw SystemError("cannot write '" + temporary.string() + "' (disk full?)");
-  }
-  fs::rename(temporary, path);
+  write_file_atomically(path.string(), std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }
 
 std::vector<std::uint8_t> read_bytes(const fs::path& path) {

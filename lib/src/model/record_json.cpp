@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "limiter/error.hpp"
+#include "limiter/file_io.hpp"
 
 namespace limiter {
 namespace {
@@ -201,18 +202,9 @@ RunRecord read_run_file(const std::string& path) {
 void write_run_json(const RunRecord& run, std::ostream& out) { out << to_json(run).dump(1) << "\n"; }
 
 void write_run_file(const RunRecord& run, const std::string& path) {
-  const std::filesystem::path target(path);
-  const std::filesystem::path temporary = target.string() + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary);
-    if (!out) throw InputError("cannot write '" + path + "': check that the folder exists and is writable");
-    write_run_json(run, out);
-    out.close();
-    if (!out) throw SystemError("writing '" + temporary.string() + "' failed (disk full?)");
-  }
-  std::error_code ec;
-  std::filesystem::rename(temporary, target, ec);
-  if (ec) throw SystemError("cannot rename '" + temporary.string() + "' to '" + path + "': " + ec.message());
+  std::ostringstream text;
+  write_run_json(run, text);
+  write_file_atomically(path, text.str());
 }
 
 }  // namespace limiter

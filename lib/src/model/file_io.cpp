@@ -1,0 +1,25 @@
+#include "limiter/file_io.hpp"
+
+#include <filesystem>
+#include <fstream>
+
+#include "limiter/error.hpp"
+
+namespace limiter {
+
+void write_file_atomically(const std::string& path, std::string_view content) {
+  const std::filesystem::path target(path);
+  const std::filesystem::path temporary = target.string() + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::binary);
+    if (!out) throw InputError("cannot write '" + path + "': check that the folder exists and is writable");
+    out.write(content.data(), static_cast<std::streamsize>(content.size()));
+    out.close();
+    if (!out) throw SystemError("writing '" + temporary.string() + "' failed (disk full?)");
+  }
+  std::error_code ec;
+  std::filesystem::rename(temporary, target, ec);
+  if (ec) throw SystemError("cannot rename '" + temporary.string() + "' to '" + path + "': " + ec.message());
+}
+
+}  // namespace limiter
