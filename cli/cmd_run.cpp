@@ -92,7 +92,7 @@ int run_run(const Args& args) {
   po::options_description visible("options");
   std::string output, kernel_regex, plan, metrics, raw_dir, replay;
   std::uint64_t skip = 0, count = 0, sample_every = 1;
-  bool quiet = false;
+  bool quiet = false, timing = false;
   visible.add_options()
       ("output,o", po::value(&output)->default_value("limiter_%p.json"),
        "run record per process; %p = pid, %h = host, %q{ENV} = an environment value")
@@ -103,7 +103,8 @@ int run_run(const Args& args) {
       ("plan", po::value(&plan)->default_value("default"), "metric plan (`limiter metrics` lists them)")
       ("metrics", po::value(&metrics), "comma-separated metrics instead of a plan")
       ("save-raw", po::value(&raw_dir), "keep raw counter images in DIR for `limiter analyze DIR`")
-      ("replay", po::value(&replay)->default_value("auto"), "auto or kernel: kernel replay (every launch, graphs too; ~50 ms per launch); user: one-pass plans, ~1.7 ms per launch, misses CUDA-graph kernels")
+      ("replay", po::value(&replay)->default_value("auto"), "auto: user replay when the plan needs one pass (~1.7 ms per launch), kernel replay otherwise and once a context launches a CUDA graph; kernel: kernel replay always (~50 ms per launch)")
+      ("timing", po::bool_switch(&timing), "print where the collector's time went, per launch")
       ("quiet,q", po::bool_switch(&quiet), "no summary table at the end");
   po::positional_options_description positional;
   po::variables_map vm;
@@ -111,8 +112,7 @@ int run_run(const Args& args) {
   if (app.empty()) throw InputError("no application given: limiter run [options] -- ./app args");
   if (metrics.empty()) metric_plan(plan);  // unknown plan: fail before the app runs
   if (sample_every == 0) throw InputError("--sample-every must be at least 1");
-  if (replay != "auto" && replay != "kernel" && replay != "user")
-    throw InputError("--replay must be auto, kernel or user");
+  if (replay != "auto" && replay != "kernel") throw InputError("--replay must be auto or kernel");
 
   const fs::path session = fs::temp_directory_path() / ("limiter-session-" + std::to_string(getpid()));
   fs::create_directories(session);
@@ -131,6 +131,7 @@ int run_run(const Args& args) {
   if (vm.count("launch-count")) set("LIMITER_COUNT", std::to_string(count));
   if (sample_every > 1) set("LIMITER_SAMPLE_EVERY", std::to_string(sample_every));
   if (!raw_dir.empty()) set("LIMITER_SAVE_RAW", fs::absolute(raw_dir).string());
+  if (timing) set("LIMITER_TIMING", "1");
 
   std::vector<char*> argv, envp;
   for (auto& arg : app) argv.push_back(arg.data());

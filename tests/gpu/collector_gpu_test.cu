@@ -161,6 +161,25 @@ TEST(LimiterRunGpu, StreamsThreadsAndGraphsAllProfiledAppUnchanged) {
   EXPECT_EQ(increments, 14);
 }
 
+// The default (user replay, switching to kernel replay at the first graph launch) and kernel
+// replay must count the same instructions and L2 sectors for every launch of the same app.
+TEST(LimiterRunGpu, UserAndKernelReplayCountTheSame) {
+  REQUIRE_GPU();
+  const auto dir = std::filesystem::temp_directory_path();
+  const auto user = (dir / "limiter_gpu_user.json").string(), kernel = (dir / "limiter_gpu_kernel.json").string();
+  ASSERT_EQ(std::system((limiter_cli() + " run -q -o " + user + " -- " + collector_app()).c_str()), 0);
+  ASSERT_EQ(std::system((limiter_cli() + " run -q --replay kernel -o " + kernel + " -- " + collector_app()).c_str()), 0);
+  const auto a = limiter::read_run_file(user), b = limiter::read_run_file(kernel);
+  ASSERT_EQ(a.launches.size(), b.launches.size());
+  for (std::size_t i = 0; i < a.launches.size(); ++i) {
+    EXPECT_EQ(a.launches[i].name, b.launches[i].name);
+    for (const char* metric : {"smsp__inst_executed_op_local_st.sum", "smsp__inst_issued.sum",
+                               "lts__t_sectors_srcunit_tex_op_write.sum"}) {
+      EXPECT_EQ(counter(a.launches[i], metric), counter(b.launches[i], metric)) << a.launches[i].name << " " << metric;
+    }
+  }
+}
+
 TEST(LimiterRunGpu, AppExitCodeAndFiltersPassThrough) {
   REQUIRE_GPU();
   const auto output = (std::filesystem::temp_directory_path() / "limiter_gpu_filter.json").string();

@@ -32,9 +32,25 @@ struct CollectorOptions {
   std::uint64_t sample_every = 1;      // profile every Nth launch of each kernel
   std::string raw_dir;                 // keep raw counter images here, for `limiter analyze`
   std::vector<std::string> command_line;  // recorded in the run
-  std::string replay = "auto";         // auto/kernel: kernel replay; user: batched, fast, no graph kernels
+  std::string replay = "auto";         // auto: user replay for one-pass plans (kernel replay once a
+                                       // context launches a CUDA graph); kernel: kernel replay always
   std::size_t ranges_per_image = 0;    // ranges per counter-data image (and user-replay batch); 0 = 64
   bool always_active = false;          // profile from the first launch (limiter run), no start() needed
+};
+
+// Where the collector's host time went, summed over threads (`limiter run --timing`).
+struct CollectorTimings {
+  std::uint64_t launches = 0;  // launch calls seen while a profiler ran (graph launches count once)
+  std::uint64_t batches = 0;   // user-replay batches decoded
+  double metadata_s = 0;       // our launch-ENTER work: names, attributes, capture check
+  double launch_call_s = 0;    // from our ENTER to our EXIT: the driver's launch with CUPTI's range work
+                               // (with kernel replay, the save/restore and the replays)
+  double synchronize_s = 0;    // user replay: waiting for a batch's kernels before Stop
+  double stop_s = 0;           // cuptiRangeProfilerStop
+  double decode_s = 0;         // cuptiRangeProfilerDecodeData
+  double evaluate_s = 0;       // host evaluation of the ranges (Profiler Host API) and the sinks
+  double restart_s = 0;        // image re-initialisation, SetConfig and Start
+  std::string to_text() const;  // a few lines: per-launch microseconds of each part
 };
 
 class Collector {
@@ -55,6 +71,8 @@ class Collector {
   // Writes the raw counter images not yet on disk (--save-raw). Makes no CUDA call, so it is
   // safe in an exit handler.
   void write_raw_files();
+
+  CollectorTimings timings() const;
 
   // The launches profiled so far, in order, with evaluated counters; clears them.
   RunRecord take_run();

@@ -10,6 +10,7 @@
 #include <cupti_target.h>
 #include <cxxabi.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstdio>
@@ -62,6 +63,11 @@ struct KernelAttributes {
   int local = 0;
 };
 
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
 struct GraphKernel {
   KernelLaunch launch;  // name, grid, block, shared from the node's parameters
 };
@@ -77,7 +83,7 @@ struct ContextProfiler {
   std::unique_ptr<ProfilerHost> host;
   CUpti_RangeProfiler_Object* profiler = nullptr;
   std::size_t passes = 1;
-  bool user_replay = false;         // one pass: ranges are decoded in batches, at Stop
+  bool user_replay = false;         // one pass, no graph yet: ranges are decoded in batches, at Stop
   std::size_t ranges_per_image = kDefaultRangesPerImage;
   std::size_t ranges_consumed = 0;  // ranges of `image` already evaluated
   std::size_t images_written = 0;
@@ -104,6 +110,7 @@ struct Collector::Impl {
   std::string raw_dir;
   std::ofstream raw_launches;
   detail::LaunchSink sink;  // injection: each completed launch goes to disk at once
+  CollectorTimings times;
 
   explicit Impl(const CollectorOptions& opts) : options(opts), selector(opts) {}
 
@@ -118,6 +125,7 @@ struct Collector::Impl {
   void reinitialize_image(ContextProfiler& profiler);
   void configure_and_start(ContextProfiler& profiler);
   void flush_batch(ContextProfiler& profiler);
+  void switch_to_kernel_replay(ContextProfiler& profiler);
   void keep_raw_image(ContextProfiler& profiler);
   void complete(ContextProfiler& profiler, PendingLaunch&& pending, std::size_t range);
   KernelAttributes attributes_of(CUfunction function, CUdevice device);
@@ -132,6 +140,7 @@ namespace {
 
 thread_local bool holds_launch_lock = false;
 thread_local bool inside_flush = false;  // set while flush_batch synchronises a context
+thread_local Clock::time_point launch_call_start;  // when our ENTER callback handed back to the driver
 
 // LIMITER_DEBUG=1 traces the collector's steps on stderr (for reports from new platforms).
 const bool kTrace = std::getenv("LIMITER_DEBUG") != nullptr;
@@ -346,12 +355,12 @@ void Collector::Impl::set_up(ContextProfiler& p) {
   p.image.assign(size.counterDataSize, 0);
   reinitialize_image(p);
 
-  // Kernel replay by default: it decodes after every launch while the profiler stays started
-  // (CUPTI.md §0) and profiled every launch of the GPU tests, graph nodes included, but costs
-  // ~52 ms per launch on an H200. User replay (one-pass plans only) decodes batches at Stop:
-  // ~1.7 ms per launch, but on the H200 it lost the kernels of CUDA graphs (CUPTI does not
-  // support user replay with auto range for graphs) — so it is opt-in (bench/results/).
-  p.user_replay = options.replay == "user" && p.passes == 1;
+  // The replay mode follows the pass count. One pass needs no save/restore: user replay runs
+  // each kernel once and decodes batches at Stop (~1.7 ms per launch on an H200, against ~52 ms
+  // with kernel replay, bench/results/). Several passes need kernel replay: CUPTI saves device
+  // memory and replays each kernel once per pass, decoding after every launch. CUDA graphs
+  // need kernel replay too (switch_to_kernel_replay).
+  p.user_replay = options.replay == "auto" && p.passes == 1;
   configure_and_start(p);
   if (!raw_dir.empty()) {
     detail::write_raw_context(raw_dir, p.description, metrics, p.passes, p.user_replay ? "user" : "kernel",
@@ -387,18 +396,37 @@ void Collector::Impl::configure_and_start(ContextProfiler& p) {
 void Collector::Impl::flush_batch(ContextProfiler& p) {
   if (p.retired || !p.user_replay || p.pending.empty()) return;
   LIMITER_TRACE("flush batch of %zu", p.pending.size());
+  auto started = Clock::now();
   inside_flush = true;
   driver_api().ctx_synchronize();
   inside_flush = false;
+  times.synchronize_s += seconds_since(started);
+  started = Clock::now();
   CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
   stop.pRangeProfilerObject = p.profiler;
   LIMITER_CUPTI_CHECK(cuptiRangeProfilerStop(&stop));
+  times.stop_s += seconds_since(started);
+  ++times.batches;
   decode(p);
+  started = Clock::now();
   if (p.ranges_consumed > 0) {
     keep_raw_image(p);
     ++p.images_written;
     reinitialize_image(p);
   }
+  configure_and_start(p);
+  times.restart_s += seconds_since(started);
+}
+
+// CUPTI does not range the kernels of a CUDA graph under user replay (they were lost on an
+// H200), so a context that launches a graph decodes what it has and goes on with kernel replay.
+void Collector::Impl::switch_to_kernel_replay(ContextProfiler& p) {
+  flush_batch(p);
+  LIMITER_TRACE("graph launch: switching context %p to kernel replay", static_cast<void*>(p.context));
+  p.user_replay = false;
+  CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+  stop.pRangeProfilerObject = p.profiler;
+  LIMITER_CUPTI_CHECK(cuptiRangeProfilerStop(&stop));
   configure_and_start(p);
 }
 
@@ -422,6 +450,7 @@ void Collector::Impl::on_launch_enter(CUpti_CallbackId cbid, const CUpti_Callbac
   // Once a profiler runs in the context, every launch becomes a range, so launches outside
   // a profiled region are still followed (and dropped at decode) to keep ranges attributed.
   if (!active() && contexts.count(data.context) == 0) return;
+  const auto entered = Clock::now();
   const auto& cu = driver_api();
   CUstream stream = nullptr;
   std::vector<PendingLaunch> launches;
@@ -481,8 +510,15 @@ void Collector::Impl::on_launch_enter(CUpti_CallbackId cbid, const CUpti_Callbac
   unsigned long long stream_id = 0, context_id = 0;
   cu.stream_get_id(stream, &stream_id);
   cu.ctx_get_id(data.context, &context_id);
-  if (profiler.user_replay && profiler.pending.size() + launches.size() > profiler.ranges_per_image)
+  const bool graph_launch = cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch ||
+                            cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz;
+  times.metadata_s += seconds_since(entered);
+  ++times.launches;
+  if (profiler.user_replay && graph_launch && !launches.empty()) {
+    switch_to_kernel_replay(profiler);
+  } else if (profiler.user_replay && profiler.pending.size() + launches.size() > profiler.ranges_per_image) {
     flush_batch(profiler);
+  }
   for (auto& pending : launches) {
     pending.launch.stream_id = stream_id;
     pending.launch.context_id = context_id;
@@ -490,10 +526,12 @@ void Collector::Impl::on_launch_enter(CUpti_CallbackId cbid, const CUpti_Callbac
     pending.keep = active() && selector.select(pending.launch.name);
     profiler.pending.push_back(std::move(pending));
   }
+  launch_call_start = Clock::now();
 }
 
 void Collector::Impl::on_launch_exit(const CUpti_CallbackData& data) {
   if (!holds_launch_lock) return;
+  times.launch_call_s += seconds_since(launch_call_start);
   auto it = contexts.find(data.context);
   if (it != contexts.end() && !it->second->retired) {
     if (!it->second->user_replay) decode(*it->second);
@@ -506,9 +544,12 @@ void Collector::Impl::on_launch_exit(const CUpti_CallbackData& data) {
 
 void Collector::Impl::decode(ContextProfiler& p) {
   LIMITER_TRACE("decode, %zu pending", p.pending.size());
+  auto started = Clock::now();
   CUpti_RangeProfiler_DecodeData_Params decode_params{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
   decode_params.pRangeProfilerObject = p.profiler;
   LIMITER_CUPTI_CHECK(cuptiRangeProfilerDecodeData(&decode_params));
+  times.decode_s += seconds_since(started);
+  started = Clock::now();
   if (decode_params.numOfRangeDropped > 0) {
     dropped_ranges += decode_params.numOfRangeDropped;
     std::fprintf(stderr, "limiter: warning: CUPTI dropped %zu ranges (counter-data image full)\n",
@@ -529,13 +570,16 @@ void Collector::Impl::decode(ContextProfiler& p) {
     complete(p, std::move(pending), range);
   }
   p.ranges_consumed = total;
+  times.evaluate_s += seconds_since(started);
   // A graph whose kernels CUPTI did not range (or a launch that failed) leaves pending
   // entries behind: they have no counters, so they are not launches of the record.
   p.pending.clear();
   if (!p.user_replay && p.ranges_consumed >= p.ranges_per_image) {
+    started = Clock::now();
     keep_raw_image(p);
     ++p.images_written;
     reinitialize_image(p);
+    times.restart_s += seconds_since(started);
   }
 }
 
@@ -623,6 +667,25 @@ void Collector::stop() noexcept {
 }
 
 void Collector::flush() { impl_->flush_all(); }
+
+CollectorTimings Collector::timings() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->times;
+}
+
+std::string CollectorTimings::to_text() const {
+  const double per_launch = launches ? 1e6 / static_cast<double>(launches) : 0.0;
+  const double total = metadata_s + launch_call_s + synchronize_s + stop_s + decode_s + evaluate_s + restart_s;
+  char text[1024];
+  std::snprintf(text, sizeof text,
+                "collector time per launch (%llu launches, %llu user-replay batches): %.1f us\n"
+                "  metadata %.1f us, launch call with CUPTI's range work %.1f us, batch synchronise %.1f us,\n"
+                "  Stop %.1f us, DecodeData %.1f us, evaluate %.1f us, image re-init + SetConfig + Start %.1f us\n",
+                static_cast<unsigned long long>(launches), static_cast<unsigned long long>(batches), total * per_launch,
+                metadata_s * per_launch, launch_call_s * per_launch, synchronize_s * per_launch, stop_s * per_launch,
+                decode_s * per_launch, evaluate_s * per_launch, restart_s * per_launch);
+  return text;
+}
 
 RunRecord Collector::take_run() {
   std::lock_guard lock(impl_->mutex);

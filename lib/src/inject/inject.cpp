@@ -55,6 +55,7 @@ void write_final_record() {
       std::fprintf(stderr, "limiter: the last launches could not be decoded at exit: %s\n", e.what());
     }
     injection->collector->write_raw_files();
+    if (!env("LIMITER_TIMING").empty()) std::fputs(("limiter: " + injection->collector->timings().to_text()).c_str(), stderr);
     limiter::RunRecord run = injection->collector->take_run();
     run.command_line = injection->header.command_line;
     if (run.device.name.empty()) run.device = injection->header.device;
