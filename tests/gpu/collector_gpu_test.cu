@@ -136,9 +136,16 @@ TEST(CollectorGpu, LaunchesOutsideARegionAreNotRecorded) {
     limiter::ProfiledRegion region(collector());
     local_store_only<<<1, 256>>>(out, 2);
   }
-  local_store_only<<<1, 256>>>(out, 3);
+  local_store_only<<<1, 256>>>(out, 3);  // the profiler is paused here: not a range
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   EXPECT_EQ(collector().take_run().launches.size(), 1u);
+  {
+    limiter::ProfiledRegion region(collector());  // the paused profiler starts again
+    local_store_only<<<1, 256>>>(out, 4);
+  }
+  const auto again = collector().take_run();
+  ASSERT_EQ(again.launches.size(), 1u);
+  EXPECT_EQ(counter(again.launches[0], "smsp__inst_executed_op_local_st.sum"), 16.0 * 256 / 32);
   cudaFree(out);
 }
 
@@ -161,7 +168,7 @@ TEST(LimiterRunGpu, StreamsThreadsAndGraphsAllProfiledAppUnchanged) {
   EXPECT_EQ(increments, 14);
 }
 
-// The default (user replay, switching to kernel replay at the first graph launch) and kernel
+// The default (user replay, switching to kernel replay when the app builds a graph) and kernel
 // replay must count the same instructions and L2 sectors for every launch of the same app.
 TEST(LimiterRunGpu, UserAndKernelReplayCountTheSame) {
   REQUIRE_GPU();
@@ -170,7 +177,8 @@ TEST(LimiterRunGpu, UserAndKernelReplayCountTheSame) {
   ASSERT_EQ(std::system((limiter_cli() + " run -q -o " + user + " -- " + collector_app()).c_str()), 0);
   ASSERT_EQ(std::system((limiter_cli() + " run -q --replay kernel -o " + kernel + " -- " + collector_app()).c_str()), 0);
   const auto a = limiter::read_run_file(user), b = limiter::read_run_file(kernel);
-  ASSERT_EQ(a.launches.size(), b.launches.size());
+  ASSERT_EQ(a.launches.size(), 17u);
+  ASSERT_EQ(b.launches.size(), 17u);
   for (std::size_t i = 0; i < a.launches.size(); ++i) {
     EXPECT_EQ(a.launches[i].name, b.launches[i].name);
     for (const char* metric : {"smsp__inst_executed_op_local_st.sum", "smsp__inst_issued.sum",

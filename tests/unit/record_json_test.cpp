@@ -91,6 +91,28 @@ TEST(RecordJson, RejectsNewerSchemaAndForeignJson) {
   EXPECT_THROW(run_from_json(nlohmann::json::parse(R"({"kernels": []})")), InputError);
 }
 
+// What the injection library leaves behind: a header line, one launch per line, and maybe a
+// torn last line. Both readers must agree, and finishing it must give the whole record.
+TEST(RecordJson, PartialRunIsRecoveredAndFinishedWithoutTheTornLine) {
+  const RunRecord run = sample_run();
+  RunRecord header = run;
+  header.launches.clear();
+  const auto dir = std::filesystem::temp_directory_path();
+  const std::string partial = (dir / "limiter_record_test.partial").string();
+  const std::string output = (dir / "limiter_record_test_finished.json").string();
+  {
+    std::ofstream out(partial);
+    out << partial_run_header(header) << "\n";
+    for (const auto& launch : run.launches) out << launch_json(launch).dump() << "\n";
+    out << "{\"sequence\": 9, \"na";  // the process died here
+  }
+  EXPECT_EQ(read_partial_run(partial), run);
+  EXPECT_EQ(finish_partial_run(partial, output), run.launches.size());
+  EXPECT_EQ(read_run_file(output), run);
+  std::filesystem::remove(partial);
+  std::filesystem::remove(output);
+}
+
 TEST(RecordJson, MissingFileIsAnInputError) {
   EXPECT_THROW(read_run_file("/nonexistent/run.json"), InputError);
 }

@@ -36,12 +36,14 @@ struct CollectorOptions {
                                        // context launches a CUDA graph); kernel: kernel replay always
   std::size_t ranges_per_image = 0;    // ranges per counter-data image (and user-replay batch); 0 = 64
   bool always_active = false;          // profile from the first launch (limiter run), no start() needed
+  bool keep_launches = true;           // false: launches only go to the sink (memory stays flat)
 };
 
 // Where the collector's host time went, summed over threads (`limiter run --timing`).
 struct CollectorTimings {
   std::uint64_t launches = 0;  // launch calls seen while a profiler ran (graph launches count once)
-  std::uint64_t batches = 0;   // user-replay batches decoded
+  std::uint64_t batches = 0;   // user-replay batches decoded (and pauses)
+  double set_up_s = 0;         // per context, at its first launch: CUPTI, chip, config, images
   double metadata_s = 0;       // our launch-ENTER work: names, attributes, capture check
   double launch_call_s = 0;    // from our ENTER to our EXIT: the driver's launch with CUPTI's range work
                                // (with kernel replay, the save/restore and the replays)
@@ -49,7 +51,8 @@ struct CollectorTimings {
   double stop_s = 0;           // cuptiRangeProfilerStop
   double decode_s = 0;         // cuptiRangeProfilerDecodeData
   double evaluate_s = 0;       // host evaluation of the ranges (Profiler Host API) and the sinks
-  double restart_s = 0;        // image re-initialisation, SetConfig and Start
+  double image_init_s = 0;     // counter-data image (re-)initialisation
+  double start_s = 0;          // SetConfig and Start: per context, per batch, after a pause
   std::string to_text() const;  // a few lines: per-launch microseconds of each part
 };
 

@@ -28,5 +28,8 @@ KernelLaunch launch_from(const nlohmann::json& json);
 // read_partial_run recovers every complete line (a torn last line is ignored).
 std::string partial_run_header(const RunRecord& run_without_launches);
 RunRecord read_partial_run(const std::string& path);
+// Turns a partial run into a run record at OUTPUT (atomically), streaming its launches: memory
+// stays flat however many launches it holds. Returns the number of launches written.
+std::size_t finish_partial_run(const std::string& partial, const std::string& output);
 
 }  // namespace limiter

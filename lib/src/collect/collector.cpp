@@ -88,7 +88,8 @@ struct ContextProfiler {
   std::size_t ranges_consumed = 0;  // ranges of `image` already evaluated
   std::size_t images_written = 0;
   std::deque<PendingLaunch> pending;
-  bool retired = false;  // stopped and disabled
+  bool paused = false;   // disabled between profiled regions: the app's launches run at full speed
+  bool retired = false;  // disabled for good (--launch-count reached, context destroyed)
 };
 
 struct Collector::Impl {
@@ -99,6 +100,7 @@ struct Collector::Impl {
   std::mutex mutex;  // held from a launch's ENTER callback to its EXIT, on the same thread
   std::map<CUcontext, std::unique_ptr<ContextProfiler>> contexts;
   std::set<CUcontext> failed_contexts;
+  std::set<CUcontext> graph_contexts;  // contexts that build CUDA graphs: kernel replay from set-up
   std::map<void*, KernelAttributes> attributes;
   std::map<CUgraphExec, std::vector<GraphKernel>> graph_kernels;
   std::vector<KernelLaunch> completed;
@@ -122,10 +124,14 @@ struct Collector::Impl {
   void on_launch_exit(const CUpti_CallbackData& data);
   void decode(ContextProfiler& profiler);
   void finish(ContextProfiler& profiler);
+  void pause(ContextProfiler& profiler);
   void reinitialize_image(ContextProfiler& profiler);
+  void enable_profiler(ContextProfiler& profiler);
   void configure_and_start(ContextProfiler& profiler);
-  void flush_batch(ContextProfiler& profiler);
-  void switch_to_kernel_replay(ContextProfiler& profiler);
+  void flush_batch(ContextProfiler& profiler, bool restart = true);
+  void disable_profiler(ContextProfiler& profiler);
+  void start_profiler(ContextProfiler& profiler);
+  void on_graph_work(CUcontext context);
   void keep_raw_image(ContextProfiler& profiler);
   void complete(ContextProfiler& profiler, PendingLaunch&& pending, std::size_t range);
   KernelAttributes attributes_of(CUfunction function, CUdevice device);
@@ -165,6 +171,19 @@ void CUPTIAPI on_callback(void* user, CUpti_CallbackDomain domain, CUpti_Callbac
         if (call.callbackSite == CUPTI_API_EXIT && !holds_launch_lock && !inside_flush) impl->flush_all();
         return;
       }
+      if (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate || cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2 ||
+          cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags ||
+          cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams ||
+          cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz) {
+        if (call.callbackSite == CUPTI_API_ENTER) impl->on_graph_work(call.context);
+        return;
+      }
+      if (cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture || cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz ||
+          cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2 ||
+          cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz || cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphCreate) {
+        if (call.callbackSite == CUPTI_API_ENTER) impl->on_graph_work(call.context);
+        return;
+      }
       if (call.callbackSite == CUPTI_API_ENTER) {
         impl->on_launch_enter(cbid, call);
       } else {
@@ -195,6 +214,14 @@ void CUPTIAPI on_callback(void* user, CUpti_CallbackDomain domain, CUpti_Callbac
 constexpr CUpti_CallbackId kSyncCallbacks[] = {
     CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize,
     CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz};
+
+constexpr CUpti_CallbackId kGraphCallbacks[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate,           CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags,  CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz, CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz,    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz, CUPTI_DRIVER_TRACE_CBID_cuGraphCreate,
+};
 
 constexpr CUpti_CallbackId kLaunchCallbacks[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,           CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
@@ -337,6 +364,16 @@ void Collector::Impl::set_up(ContextProfiler& p) {
   p.config = p.host->config_image(metrics);
   p.passes = ProfilerHost::pass_count(p.config);
 
+  p.ranges_per_image = options.ranges_per_image ? options.ranges_per_image : kDefaultRangesPerImage;
+  start_profiler(p);
+  if (!raw_dir.empty()) {
+    detail::write_raw_context(raw_dir, p.description, metrics, p.passes, p.user_replay ? "user" : "kernel",
+                              p.availability, p.config);
+  }
+  if (sink.on_device) sink.on_device(p.description);
+}
+
+void Collector::Impl::enable_profiler(ContextProfiler& p) {
   CUpti_RangeProfiler_Enable_Params enable{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
   enable.ctx = p.context;
   LIMITER_CUPTI_CHECK(cuptiRangeProfilerEnable(&enable));
@@ -348,28 +385,15 @@ void Collector::Impl::set_up(ContextProfiler& p) {
   size.pRangeProfilerObject = p.profiler;
   size.pMetricNames = names.data();
   size.numMetrics = names.size();
-  p.ranges_per_image = options.ranges_per_image ? options.ranges_per_image : kDefaultRangesPerImage;
   size.maxNumOfRanges = p.ranges_per_image;
   size.maxNumRangeTreeNodes = static_cast<std::uint32_t>(p.ranges_per_image);
   LIMITER_CUPTI_CHECK(cuptiRangeProfilerGetCounterDataSize(&size));
   p.image.assign(size.counterDataSize, 0);
   reinitialize_image(p);
-
-  // The replay mode follows the pass count. One pass needs no save/restore: user replay runs
-  // each kernel once and decodes batches at Stop (~1.7 ms per launch on an H200, against ~52 ms
-  // with kernel replay, bench/results/). Several passes need kernel replay: CUPTI saves device
-  // memory and replays each kernel once per pass, decoding after every launch. CUDA graphs
-  // need kernel replay too (switch_to_kernel_replay).
-  p.user_replay = options.replay == "auto" && p.passes == 1;
-  configure_and_start(p);
-  if (!raw_dir.empty()) {
-    detail::write_raw_context(raw_dir, p.description, metrics, p.passes, p.user_replay ? "user" : "kernel",
-                              p.availability, p.config);
-  }
-  if (sink.on_device) sink.on_device(p.description);
 }
 
 void Collector::Impl::configure_and_start(ContextProfiler& p) {
+  const auto started = Clock::now();
   CUpti_RangeProfiler_SetConfig_Params config{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
   config.pRangeProfilerObject = p.profiler;
   config.configSize = p.config.size();
@@ -389,48 +413,84 @@ void Collector::Impl::configure_and_start(ContextProfiler& p) {
   CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
   start.pRangeProfilerObject = p.profiler;
   LIMITER_CUPTI_CHECK(cuptiRangeProfilerStart(&start));
+  times.start_s += seconds_since(started);
 }
 
 // User replay: the ranges of a batch become readable once its pass is submitted by Stop.
 // Waits for the context first, so no kernel of the batch is still running at Stop.
-void Collector::Impl::flush_batch(ContextProfiler& p) {
-  if (p.retired || !p.user_replay || p.pending.empty()) return;
+void Collector::Impl::flush_batch(ContextProfiler& p, bool restart) {
+  if (p.retired || p.paused || !p.user_replay || (p.pending.empty() && restart)) return;
   LIMITER_TRACE("flush batch of %zu", p.pending.size());
-  auto started = Clock::now();
-  inside_flush = true;
-  driver_api().ctx_synchronize();
-  inside_flush = false;
-  times.synchronize_s += seconds_since(started);
-  started = Clock::now();
+  if (!p.pending.empty()) {
+    const auto started = Clock::now();
+    inside_flush = true;
+    driver_api().ctx_synchronize();
+    inside_flush = false;
+    times.synchronize_s += seconds_since(started);
+  }
+  const auto started = Clock::now();
   CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
   stop.pRangeProfilerObject = p.profiler;
   LIMITER_CUPTI_CHECK(cuptiRangeProfilerStop(&stop));
   times.stop_s += seconds_since(started);
   ++times.batches;
   decode(p);
-  started = Clock::now();
   if (p.ranges_consumed > 0) {
     keep_raw_image(p);
     ++p.images_written;
     reinitialize_image(p);
   }
-  configure_and_start(p);
-  times.restart_s += seconds_since(started);
+  if (restart) configure_and_start(p);
 }
 
-// CUPTI does not range the kernels of a CUDA graph under user replay (they were lost on an
-// H200), so a context that launches a graph decodes what it has and goes on with kernel replay.
-void Collector::Impl::switch_to_kernel_replay(ContextProfiler& p) {
-  flush_batch(p);
-  LIMITER_TRACE("graph launch: switching context %p to kernel replay", static_cast<void*>(p.context));
-  p.user_replay = false;
-  CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-  stop.pRangeProfilerObject = p.profiler;
-  LIMITER_CUPTI_CHECK(cuptiRangeProfilerStop(&stop));
+// Stops the context's profiler, decodes what it holds and disables it: the context's launches
+// run unprofiled (and at full speed) until enable_profiler.
+void Collector::Impl::disable_profiler(ContextProfiler& p) {
+  if (p.user_replay) {
+    flush_batch(p, /*restart=*/false);
+  } else {
+    CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+    stop.pRangeProfilerObject = p.profiler;
+    if (cuptiRangeProfilerStop(&stop) == CUPTI_SUCCESS) decode(p);
+    keep_raw_image(p);
+    if (p.ranges_consumed > 0) ++p.images_written;
+  }
+  CUpti_RangeProfiler_Disable_Params disable{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+  disable.pRangeProfilerObject = p.profiler;
+  const CUptiResult status = cuptiRangeProfilerDisable(&disable);
+  p.profiler = nullptr;
+  if (status != CUPTI_SUCCESS) LIMITER_TRACE("Disable: %s", detail::cupti_error_text(status).c_str());
+}
+
+// The replay mode follows the pass count. One pass needs no save/restore: user replay runs
+// each kernel once and decodes batches at Stop (~1.7 ms per launch on an H200, against ~52 ms
+// with kernel replay; bench/results/). Several passes need kernel replay: CUPTI saves device
+// memory and replays each kernel once per pass, decoding after every launch. So do contexts
+// that build CUDA graphs: under user replay CUPTI does not range graph kernels.
+void Collector::Impl::start_profiler(ContextProfiler& p) {
+  p.user_replay = options.replay == "auto" && p.passes == 1 && graph_contexts.count(p.context) == 0;
+  enable_profiler(p);
   configure_and_start(p);
+  p.paused = false;
+}
+
+// Graph work is coming in this context (a capture or an instantiation, before any graph
+// launch): from now on it needs kernel replay. Switching at the graph's launch is too late:
+// on an H200 the graph's kernels then got no ranges and lost their results.
+void Collector::Impl::on_graph_work(CUcontext context) {
+  if (holds_launch_lock || inside_flush) return;
+  std::lock_guard lock(mutex);
+  if (!graph_contexts.insert(context).second) return;
+  auto it = contexts.find(context);
+  if (it == contexts.end() || it->second->retired || it->second->paused || !it->second->user_replay) return;
+  LIMITER_TRACE("graph work: context %p goes on with kernel replay", static_cast<void*>(context));
+  // A new profiler object: changing the replay mode of a started one crashed on an H200.
+  disable_profiler(*it->second);
+  start_profiler(*it->second);
 }
 
 void Collector::Impl::reinitialize_image(ContextProfiler& p) {
+  const auto started = Clock::now();
   CUpti_RangeProfiler_CounterDataImage_Initialize_Params init{
       CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
   init.pRangeProfilerObject = p.profiler;
@@ -438,6 +498,7 @@ void Collector::Impl::reinitialize_image(ContextProfiler& p) {
   init.pCounterData = p.image.data();
   LIMITER_CUPTI_CHECK(cuptiRangeProfilerCounterDataImageInitialize(&init));
   p.ranges_consumed = 0;
+  times.image_init_s += seconds_since(started);
 }
 
 void Collector::Impl::keep_raw_image(ContextProfiler& p) {
@@ -447,9 +508,8 @@ void Collector::Impl::keep_raw_image(ContextProfiler& p) {
 
 void Collector::Impl::on_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData& data) {
   LIMITER_TRACE("launch enter cbid %u %s", static_cast<unsigned>(cbid), data.symbolName ? data.symbolName : "?");
-  // Once a profiler runs in the context, every launch becomes a range, so launches outside
-  // a profiled region are still followed (and dropped at decode) to keep ranges attributed.
-  if (!active() && contexts.count(data.context) == 0) return;
+  // Outside a profiled region the context's profiler is paused (disabled): nothing to follow.
+  if (!active()) return;
   const auto entered = Clock::now();
   const auto& cu = driver_api();
   CUstream stream = nullptr;
@@ -504,19 +564,20 @@ void Collector::Impl::on_launch_enter(CUpti_CallbackId cbid, const CUpti_Callbac
   LIMITER_TRACE("metadata done, %zu kernels", launches.size());
   mutex.lock();
   holds_launch_lock = true;
+  launch_call_start = Clock::now();  // replaced below once our work is done
   if (failed_contexts.count(data.context)) return;  // EXIT releases the lock
+  const bool first = contexts.count(data.context) == 0;
   auto& profiler = context_profiler(data.context);
+  const double set_up = first ? seconds_since(entered) : 0.0;
+  times.set_up_s += set_up;
   if (profiler.retired) return;  // EXIT releases the lock
   unsigned long long stream_id = 0, context_id = 0;
   cu.stream_get_id(stream, &stream_id);
   cu.ctx_get_id(data.context, &context_id);
-  const bool graph_launch = cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch ||
-                            cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz;
-  times.metadata_s += seconds_since(entered);
+  times.metadata_s += seconds_since(entered) - set_up;
+  if (profiler.paused) start_profiler(profiler);  // a new region
   ++times.launches;
-  if (profiler.user_replay && graph_launch && !launches.empty()) {
-    switch_to_kernel_replay(profiler);
-  } else if (profiler.user_replay && profiler.pending.size() + launches.size() > profiler.ranges_per_image) {
+  if (profiler.user_replay && profiler.pending.size() + launches.size() > profiler.ranges_per_image) {
     flush_batch(profiler);
   }
   for (auto& pending : launches) {
@@ -533,7 +594,7 @@ void Collector::Impl::on_launch_exit(const CUpti_CallbackData& data) {
   if (!holds_launch_lock) return;
   times.launch_call_s += seconds_since(launch_call_start);
   auto it = contexts.find(data.context);
-  if (it != contexts.end() && !it->second->retired) {
+  if (it != contexts.end() && !it->second->retired && !it->second->paused) {
     if (!it->second->user_replay) decode(*it->second);
     // Once --count launches are profiled, stop the profiler: the rest of the app runs at speed.
     if (selector.exhausted() && (it->second->user_replay || it->second->pending.empty())) finish(*it->second);
@@ -575,11 +636,9 @@ void Collector::Impl::decode(ContextProfiler& p) {
   // entries behind: they have no counters, so they are not launches of the record.
   p.pending.clear();
   if (!p.user_replay && p.ranges_consumed >= p.ranges_per_image) {
-    started = Clock::now();
     keep_raw_image(p);
     ++p.images_written;
     reinitialize_image(p);
-    times.restart_s += seconds_since(started);
   }
 }
 
@@ -592,27 +651,20 @@ void Collector::Impl::complete(ContextProfiler& p, PendingLaunch&& pending, std:
     if (!std::isnan(values[i])) launch.counters[metrics[i]] = values[i];
   if (!raw_dir.empty()) detail::append_raw_launch(raw_launches, launch, p.images_written, range);
   if (sink.on_launch) sink.on_launch(launch);
-  completed.push_back(std::move(launch));
+  if (options.keep_launches) completed.push_back(std::move(launch));
 }
 
 void Collector::Impl::finish(ContextProfiler& p) {
   if (p.retired) return;
-  if (p.user_replay) {
-    flush_batch(p);
-    p.retired = true;
-    CUpti_RangeProfiler_Disable_Params disable{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
-    disable.pRangeProfilerObject = p.profiler;
-    cuptiRangeProfilerDisable(&disable);
-    return;
-  }
+  if (!p.paused) disable_profiler(p);
   p.retired = true;
-  CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-  stop.pRangeProfilerObject = p.profiler;
-  if (cuptiRangeProfilerStop(&stop) == CUPTI_SUCCESS) decode(p);
-  keep_raw_image(p);
-  CUpti_RangeProfiler_Disable_Params disable{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
-  disable.pRangeProfilerObject = p.profiler;
-  cuptiRangeProfilerDisable(&disable);
+}
+
+void Collector::Impl::pause(ContextProfiler& p) {
+  if (p.retired || p.paused) return;
+  LIMITER_TRACE("pause context %p", static_cast<void*>(p.context));
+  disable_profiler(p);
+  p.paused = true;
 }
 
 Collector::Collector(const CollectorOptions& options) : impl_(std::make_unique<Impl>(options)) {
@@ -622,6 +674,8 @@ Collector::Collector(const CollectorOptions& options) : impl_(std::make_unique<I
   if (!impl_->raw_dir.empty()) detail::open_raw_dir(impl_->raw_dir, impl_->raw_launches);
   LIMITER_CUPTI_CHECK(cuptiSubscribe(&impl_->subscriber, on_callback, impl_.get()));
   for (CUpti_CallbackId cbid : kLaunchCallbacks)
+    LIMITER_CUPTI_CHECK(cuptiEnableCallback(1, impl_->subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid));
+  for (CUpti_CallbackId cbid : kGraphCallbacks)
     LIMITER_CUPTI_CHECK(cuptiEnableCallback(1, impl_->subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid));
   for (CUpti_CallbackId cbid : kSyncCallbacks)
     LIMITER_CUPTI_CHECK(cuptiEnableCallback(1, impl_->subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid));
@@ -657,13 +711,18 @@ void Collector::start() {
 }
 
 void Collector::stop() noexcept {
+  std::lock_guard lock(impl_->mutex);
+  if (impl_->active_depth > 0) --impl_->active_depth;
   try {
-    impl_->flush_all();  // a region's launches are in the record when it ends
+    // A region's launches are in the record when it ends; with no region left open, the
+    // profilers pause so that the app's other launches run at full speed.
+    for (auto& [context, profiler] : impl_->contexts) {
+      if (impl_->active()) impl_->flush_batch(*profiler);
+      else impl_->pause(*profiler);
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "limiter: profiling error at the end of a region: %s\n", e.what());
   }
-  std::lock_guard lock(impl_->mutex);
-  if (impl_->active_depth > 0) --impl_->active_depth;
 }
 
 void Collector::flush() { impl_->flush_all(); }
@@ -675,15 +734,16 @@ CollectorTimings Collector::timings() const {
 
 std::string CollectorTimings::to_text() const {
   const double per_launch = launches ? 1e6 / static_cast<double>(launches) : 0.0;
-  const double total = metadata_s + launch_call_s + synchronize_s + stop_s + decode_s + evaluate_s + restart_s;
+  const double total =
+      metadata_s + launch_call_s + synchronize_s + stop_s + decode_s + evaluate_s + image_init_s + start_s;
   char text[1024];
   std::snprintf(text, sizeof text,
-                "collector time per launch (%llu launches, %llu user-replay batches): %.1f us\n"
+                "collector set-up %.0f ms; time per launch (%llu launches, %llu user-replay batches): %.1f us\n"
                 "  metadata %.1f us, launch call with CUPTI's range work %.1f us, batch synchronise %.1f us,\n"
-                "  Stop %.1f us, DecodeData %.1f us, evaluate %.1f us, image re-init + SetConfig + Start %.1f us\n",
-                static_cast<unsigned long long>(launches), static_cast<unsigned long long>(batches), total * per_launch,
+                "  Stop %.1f us, DecodeData %.1f us, evaluate %.1f us, image init %.1f us, SetConfig + Start %.1f us\n",
+                set_up_s * 1e3, static_cast<unsigned long long>(launches), static_cast<unsigned long long>(batches), total * per_launch,
                 metadata_s * per_launch, launch_call_s * per_launch, synchronize_s * per_launch, stop_s * per_launch,
-                decode_s * per_launch, evaluate_s * per_launch, restart_s * per_launch);
+                decode_s * per_launch, evaluate_s * per_launch, image_init_s * per_launch, start_s * per_launch);
   return text;
 }
 

@@ -56,11 +56,15 @@ void write_final_record() {
     }
     injection->collector->write_raw_files();
     if (!env("LIMITER_TIMING").empty()) std::fputs(("limiter: " + injection->collector->timings().to_text()).c_str(), stderr);
-    limiter::RunRecord run = injection->collector->take_run();
-    run.command_line = injection->header.command_line;
-    if (run.device.name.empty()) run.device = injection->header.device;
-    limiter::write_run_file(run, injection->output);
+    if (!injection->header_written) {  // no kernel ran: an empty record
+      injection->header.created_at = limiter::utc_timestamp();
+      limiter::write_run_file(injection->header, injection->output);
+      return;
+    }
+    // The launches are on disk already (the partial file): streamed into the record, never
+    // held in memory, so 100,000 launches cost no more memory than 10.
     injection->partial_out.close();
+    limiter::finish_partial_run(injection->partial, injection->output);
     std::filesystem::remove(injection->partial);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "limiter: could not write %s (%s); the launches are in %s\n", injection->output.c_str(),
@@ -83,6 +87,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   try {
     limiter::CollectorOptions options;
     options.always_active = true;
+    options.keep_launches = false;  // streamed to the partial file instead
     options.plan = env("LIMITER_PLAN", "default");
     const std::string metrics = env("LIMITER_METRICS");
     for (std::size_t start = 0; start < metrics.size();) {
@@ -107,6 +112,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     options.command_line = injection->header.command_line;
     injection->header.tool_version = limiter::tool_version();
     injection->header.source = "cupti";
+    injection->header.created_at = limiter::utc_timestamp();
 
     injection->collector = new limiter::Collector(options);
     auto& sink = injection->collector->impl_sink();

@@ -8,12 +8,18 @@
 namespace limiter {
 
 void write_file_atomically(const std::string& path, std::string_view content) {
+  write_file_atomically(path, [&](std::ostream& out) {
+    out.write(content.data(), static_cast<std::streamsize>(content.size()));
+  });
+}
+
+void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write) {
   const std::filesystem::path target(path);
   const std::filesystem::path temporary = target.string() + ".tmp";
   {
     std::ofstream out(temporary, std::ios::binary);
     if (!out) throw InputError("cannot write '" + path + "': check that the folder exists and is writable");
-    out.write(content.data(), static_cast<std::streamsize>(content.size()));
+    write(out);
     out.close();
     if (!out) throw SystemError("writing '" + temporary.string() + "' failed (disk full?)");
   }

@@ -1,5 +1,6 @@
 #include "limiter/record_json.hpp"
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -185,6 +186,33 @@ RunRecord read_partial_run(const std::string& path) {
     }
   }
   return run;
+}
+
+std::size_t finish_partial_run(const std::string& partial, const std::string& output) {
+  std::ifstream in(partial);
+  if (!in) throw InputError("cannot open partial run '" + partial + "'");
+  std::string line;
+  if (!std::getline(in, line)) throw InputError("partial run '" + partial + "' is empty");
+  ordered_json header;
+  try {
+    header = ordered_json::parse(line);
+  } catch (const json::exception& e) {
+    throw InputError("partial run '" + partial + "' has a corrupt header: " + e.what());
+  }
+  header["kind"] = "limiter-run";
+  std::string head = header.dump(1);
+  head.resize(head.rfind('}'));  // reopened: the launches follow
+  while (!head.empty() && std::isspace(static_cast<unsigned char>(head.back()))) head.pop_back();
+  std::size_t count = 0;
+  write_file_atomically(output, [&](std::ostream& out) {
+    out << head << ",\n \"launches\": [";
+    while (std::getline(in, line)) {
+      if (!json::accept(line)) break;  // the torn last line of a process that died mid-write
+      out << (count++ ? ",\n  " : "\n  ") << line;
+    }
+    out << "\n ]\n}\n";
+  });
+  return count;
 }
 
 RunRecord read_run_file(const std::string& path) {
