@@ -169,7 +169,7 @@ TEST(LimiterRunGpu, StreamsThreadsAndGraphsAllProfiledAppUnchanged) {
 }
 
 // The default (user replay, switching to kernel replay when the app builds a graph) and kernel
-// replay must count the same instructions and L2 sectors for every launch of the same app.
+// replay must count the same local instructions and L2 sectors for every launch of the same app.
 TEST(LimiterRunGpu, UserAndKernelReplayCountTheSame) {
   REQUIRE_GPU();
   const auto dir = std::filesystem::temp_directory_path();
@@ -181,10 +181,12 @@ TEST(LimiterRunGpu, UserAndKernelReplayCountTheSame) {
   ASSERT_EQ(b.launches.size(), 17u);
   for (std::size_t i = 0; i < a.launches.size(); ++i) {
     EXPECT_EQ(a.launches[i].name, b.launches[i].name);
-    for (const char* metric : {"smsp__inst_executed_op_local_st.sum", "smsp__inst_issued.sum",
-                               "lts__t_sectors_srcunit_tex_op_write.sum"}) {
+    for (const char* metric : {"smsp__inst_executed_op_local_st.sum", "lts__t_sectors_srcunit_tex_op_write.sum"}) {
       EXPECT_EQ(counter(a.launches[i], metric), counter(b.launches[i], metric)) << a.launches[i].name << " " << metric;
     }
+    // Issued instructions include re-issues, which vary from run to run by up to ~1 % (H200).
+    const double issued = counter(b.launches[i], "smsp__inst_issued.sum");
+    EXPECT_NEAR(counter(a.launches[i], "smsp__inst_issued.sum"), issued, 0.02 * issued) << a.launches[i].name;
   }
 }
 

@@ -5,7 +5,10 @@
 
 #include <sstream>
 
+#include "limiter/analysis.hpp"
 #include "limiter/kernels/calibration.hpp"
+#include "limiter/kernels/catalog.hpp"
+#include "limiter/record_json.hpp"
 #include "limiter/kernels/progress.hpp"
 #include "limiter/kernels/results.hpp"
 
@@ -210,6 +213,24 @@ TEST(KernelCalibration, FileHasTheGpuItsClocksThePeaksAndTheDate) {
   write_calibration_summary(result, summary);
   EXPECT_NE(summary.str().find("4.47 TB/s"), std::string::npos) << summary.str();
   EXPECT_NE(summary.str().find("of the datasheet's 4.81 TB/s"), std::string::npos) << summary.str();
+}
+
+// The committed recording (limiter's collector on an H200): every kernel was correct, and every
+// verdict, recomputed here from its counters, is the one its catalog entry intends.
+TEST(KernelRecording, EveryKernelCorrectAndAsIntended) {
+  const RunRecord run = read_run_file(std::string(LIMITER_TEST_DATA_DIR) + "/kernels/h200_kernels_run.json");
+  EXPECT_EQ(run.source, "cupti");
+  const RunAnalysis analysis = analyze_run(run);
+  ASSERT_EQ(analysis.kernels.size(), run.launches.size());
+  ASSERT_GE(run.launches.size(), 37u);
+  for (std::size_t i = 0; i < run.launches.size(); ++i) {
+    const auto& launch = run.launches[i];
+    const CatalogEntry* entry = find_entry(launch.name);
+    ASSERT_NE(entry, nullptr) << launch.name;
+    EXPECT_EQ(launch.counter(kResultCorrectCounter).value_or(0), 1.0) << launch.name;
+    ASSERT_TRUE(analysis.kernels[i].verdict.has_value()) << launch.name;
+    EXPECT_EQ(*analysis.kernels[i].verdict, *entry->intended) << launch.name;
+  }
 }
 
 }  // namespace
