@@ -99,7 +99,7 @@ int run_run(const Args& args) {
       ("kernel-regex,k", po::value(&kernel_regex), "profile only kernels whose (demangled) name matches")
       ("launch-skip,s", po::value(&skip)->default_value(0), "matching launches to skip first")
       ("launch-count,c", po::value(&count), "then profile at most this many (the app then runs unprofiled)")
-      ("sample-every", po::value(&sample_every)->default_value(1), "profile every Nth launch of each kernel")
+      ("sample-every", po::value(&sample_every)->default_value(1), "record every Nth launch of each kernel (a smaller record; CUPTI still ranges every launch)")
       ("plan", po::value(&plan)->default_value("default"), "metric plan (`limiter metrics` lists them)")
       ("metrics", po::value(&metrics), "comma-separated metrics instead of a plan")
       ("save-raw", po::value(&raw_dir), "keep raw counter images in DIR for `limiter analyze DIR`")

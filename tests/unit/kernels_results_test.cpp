@@ -3,6 +3,7 @@
 // and the calibration file.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "limiter/analysis.hpp"
@@ -231,6 +232,24 @@ TEST(KernelRecording, EveryKernelCorrectAndAsIntended) {
     ASSERT_TRUE(analysis.kernels[i].verdict.has_value()) << launch.name;
     EXPECT_EQ(*analysis.kernels[i].verdict, *entry->intended) << launch.name;
   }
+}
+
+// Nsight Compute's recording of the same suite on an H200: its Speed-of-Light verdict for each
+// kernel is the one limiter gives on its own collector's counters.
+TEST(KernelRecording, CollectorVerdictsMatchNsightComputeSpeedOfLight) {
+  const std::string dir = std::string(LIMITER_TEST_DATA_DIR) + "/kernels/";
+  const RunAnalysis ours = analyze_run(read_run_file(dir + "h200_kernels_run.json"));
+  const RunAnalysis ncu = analyze_run(read_run_file(dir + "h200_kernels_ncu.json"));
+  std::size_t compared = 0;
+  for (const auto& kernel : ours.kernels) {
+    const auto theirs = std::find_if(ncu.kernels.begin(), ncu.kernels.end(),
+                                     [&](const KernelAnalysis& k) { return k.name == kernel.name; });
+    ASSERT_NE(theirs, ncu.kernels.end()) << kernel.name;
+    ASSERT_TRUE(theirs->ncu_verdict.has_value()) << kernel.name;
+    EXPECT_EQ(kernel.verdict, theirs->ncu_verdict) << kernel.name;
+    ++compared;
+  }
+  EXPECT_EQ(compared, 37u);
 }
 
 }  // namespace

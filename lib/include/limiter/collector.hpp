@@ -34,7 +34,7 @@ struct CollectorOptions {
   std::vector<std::string> command_line;  // recorded in the run
   std::string replay = "auto";         // auto: user replay for one-pass plans (kernel replay once a
                                        // context launches a CUDA graph); kernel: kernel replay always
-  std::size_t ranges_per_image = 0;    // ranges per counter-data image (and user-replay batch); 0 = 64
+  std::size_t ranges_per_image = 0;    // ranges per counter-data image (and user-replay batch); 0 = 128
   bool always_active = false;          // profile from the first launch (limiter run), no start() needed
   bool keep_launches = true;           // false: launches only go to the sink (memory stays flat)
 };

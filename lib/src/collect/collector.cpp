@@ -37,10 +37,12 @@ namespace {
 using detail::driver_api;
 using detail::ProfilerHost;
 
-// Ranges one counter-data image holds before it is evaluated, kept (raw) and re-initialised:
-// ~67 KB per range slot (CUPTI.md §1), so 64 slots stay near 4 MB per context. With user
-// replay it is also the batch: launches between two decodes.
-constexpr std::size_t kDefaultRangesPerImage = 64;
+// Ranges one counter-data image holds before it is evaluated, kept (raw) and re-initialised.
+// With user replay it is also the batch between two Stop/Start pairs, and Start costs ~44 ms
+// per batch on an H200 while CUPTI holds ~1.5 MB of host memory per range slot. Measured with
+// 2,000 launches (bench/results/2026-11-22-h200-collector-overhead.md): 64 slots 1.98 ms per
+// launch and 372 MB RSS, 128 slots 1.36 ms and 472 MB, 256 slots 1.12 ms and 669 MB.
+constexpr std::size_t kDefaultRangesPerImage = 128;
 
 std::string demangle(const char* mangled) {
   if (!mangled) return "(unknown kernel)";
@@ -566,7 +568,17 @@ void Collector::Impl::on_launch_enter(CUpti_CallbackId cbid, const CUpti_Callbac
   holds_launch_lock = true;
   launch_call_start = Clock::now();  // replaced below once our work is done
   if (failed_contexts.count(data.context)) return;  // EXIT releases the lock
-  const bool first = contexts.count(data.context) == 0;
+  bool any_selected = false;
+  for (auto& pending : launches) {
+    pending.keep = selector.select(pending.launch.name);
+    any_selected = any_selected || pending.keep;
+  }
+  // No profiler running in the context and nothing selected (skipped by -s, not matching -k):
+  // the launch runs unranged, at full speed. Once a profiler runs, every launch is a range.
+  const auto existing = contexts.find(data.context);
+  const bool running = existing != contexts.end() && !existing->second->paused && !existing->second->retired;
+  if (!running && !any_selected) return;  // EXIT releases the lock
+  const bool first = existing == contexts.end();
   auto& profiler = context_profiler(data.context);
   const double set_up = first ? seconds_since(entered) : 0.0;
   times.set_up_s += set_up;
@@ -584,7 +596,6 @@ void Collector::Impl::on_launch_enter(CUpti_CallbackId cbid, const CUpti_Callbac
     pending.launch.stream_id = stream_id;
     pending.launch.context_id = context_id;
     pending.launch.device = static_cast<int>(profiler.device);
-    pending.keep = active() && selector.select(pending.launch.name);
     profiler.pending.push_back(std::move(pending));
   }
   launch_call_start = Clock::now();
