@@ -27,6 +27,13 @@ LIMITER_RANGES_PER_IMAGE=8 timeout "$bin/limiter" run -q --save-raw "$out/raw" -
   > "$out/probe_raw_run.txt" 2>&1 || status=1
 timeout "$bin/limiter" analyze "$out/raw" --record "$out/probe_raw_analyzed.json" > "$out/probe_raw_analyze.txt" 2>&1 || status=1
 
+step "a three-pass plan (kernel replay) and launches skipped before the profiler starts"
+timeout "$bin/limiter" run -q --timing --plan pipes -o "$out/probe_pipes.json" -- "$bin/verdict_probe" \
+  > "$out/probe_pipes.txt" 2>&1 || status=1
+tail -3 "$out/probe_pipes.txt"
+timeout "$bin/limiter" run -q --timing -s 5 -o "$out/probe_skip5.json" -- "$bin/verdict_probe" > "$out/probe_skip5.txt" 2>&1 || status=1
+tail -3 "$out/probe_skip5.txt"
+
 step "kernel replay against user replay on the same program"
 timeout "$bin/limiter" run -q --replay kernel -o "$out/collector_app_kernel_replay.json" -- "$bin/limiter_collector_app" \
   > "$out/collector_app_kernel_replay.txt" 2>&1 || status=1

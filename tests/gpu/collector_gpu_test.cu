@@ -184,9 +184,10 @@ TEST(LimiterRunGpu, UserAndKernelReplayCountTheSame) {
     for (const char* metric : {"smsp__inst_executed_op_local_st.sum", "lts__t_sectors_srcunit_tex_op_write.sum"}) {
       EXPECT_EQ(counter(a.launches[i], metric), counter(b.launches[i], metric)) << a.launches[i].name << " " << metric;
     }
-    // Issued instructions include re-issues, which vary from run to run by up to ~1 % (H200).
+    // Issued instructions include re-issues, which vary from run to run: up to 3.3 % on the
+    // small kernels the app's two threads launch side by side (H200), ~0.01 % on the others.
     const double issued = counter(b.launches[i], "smsp__inst_issued.sum");
-    EXPECT_NEAR(counter(a.launches[i], "smsp__inst_issued.sum"), issued, 0.02 * issued) << a.launches[i].name;
+    EXPECT_NEAR(counter(a.launches[i], "smsp__inst_issued.sum"), issued, 0.05 * issued) << a.launches[i].name;
   }
 }
 
