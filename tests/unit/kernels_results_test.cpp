@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 #include <sstream>
 
 #include "limiter/analysis.hpp"
@@ -216,10 +217,13 @@ TEST(KernelCalibration, FileHasTheGpuItsClocksThePeaksAndTheDate) {
   EXPECT_NE(summary.str().find("of the datasheet's 4.81 TB/s"), std::string::npos) << summary.str();
 }
 
-// The committed recording (limiter's collector on an H200): every kernel was correct, and every
-// verdict, recomputed here from its counters, is the one its catalog entry intends.
-TEST(KernelRecording, EveryKernelCorrectAndAsIntended) {
-  const RunRecord run = read_run_file(std::string(LIMITER_TEST_DATA_DIR) + "/kernels/h200_kernels_run.json");
+// The committed recordings (limiter's collector on an H200 and an H100): every kernel was correct,
+// and every verdict, recomputed here from its counters, is the one its catalog entry intends —
+// except, on the H100, reductions 5 and 6 on 2^25 ints: with 30 % less DRAM bandwidth than the
+// H200 their memory side reaches 65 % and leads, so both limiter and ncu say bandwidth
+// (reports/kernels_h200.md, "The same suite on an H100").
+void expect_correct_and_as_intended(const std::string& file, const std::set<std::string>& known_exceptions) {
+  const RunRecord run = read_run_file(std::string(LIMITER_TEST_DATA_DIR) + "/kernels/" + file);
   EXPECT_EQ(run.source, "cupti");
   const RunAnalysis analysis = analyze_run(run);
   ASSERT_EQ(analysis.kernels.size(), run.launches.size());
@@ -230,16 +234,24 @@ TEST(KernelRecording, EveryKernelCorrectAndAsIntended) {
     ASSERT_NE(entry, nullptr) << launch.name;
     EXPECT_EQ(launch.counter(kResultCorrectCounter).value_or(0), 1.0) << launch.name;
     ASSERT_TRUE(analysis.kernels[i].verdict.has_value()) << launch.name;
-    EXPECT_EQ(*analysis.kernels[i].verdict, *entry->intended) << launch.name;
+    EXPECT_EQ(*analysis.kernels[i].verdict == *entry->intended, known_exceptions.count(launch.name) == 0)
+        << launch.name << ": " << to_string(*analysis.kernels[i].verdict);
   }
 }
 
-// Nsight Compute's recording of the same suite on an H200: its Speed-of-Light verdict for each
-// kernel is the one limiter gives on its own collector's counters.
-TEST(KernelRecording, CollectorVerdictsMatchNsightComputeSpeedOfLight) {
+TEST(KernelRecording, H200EveryKernelCorrectAndAsIntended) { expect_correct_and_as_intended("h200_kernels_run.json", {}); }
+
+TEST(KernelRecording, H100EveryKernelCorrectAndAsIntendedButTwo) {
+  expect_correct_and_as_intended("h100_kernels_run.json",
+                                 {"reduce5_unroll_last_warp_32M", "reduce6_completely_unrolled_32M"});
+}
+
+// Nsight Compute's recording of the same suite on the same kind of GPU: its Speed-of-Light
+// verdict for each kernel is the one limiter gives on its own collector's counters.
+void expect_ncu_agrees(const std::string& gpu) {
   const std::string dir = std::string(LIMITER_TEST_DATA_DIR) + "/kernels/";
-  const RunAnalysis ours = analyze_run(read_run_file(dir + "h200_kernels_run.json"));
-  const RunAnalysis ncu = analyze_run(read_run_file(dir + "h200_kernels_ncu.json"));
+  const RunAnalysis ours = analyze_run(read_run_file(dir + gpu + "_kernels_run.json"));
+  const RunAnalysis ncu = analyze_run(read_run_file(dir + gpu + "_kernels_ncu.json"));
   std::size_t compared = 0;
   for (const auto& kernel : ours.kernels) {
     const auto theirs = std::find_if(ncu.kernels.begin(), ncu.kernels.end(),
@@ -251,6 +263,9 @@ TEST(KernelRecording, CollectorVerdictsMatchNsightComputeSpeedOfLight) {
   }
   EXPECT_EQ(compared, 37u);
 }
+
+TEST(KernelRecording, H200CollectorVerdictsMatchNsightComputeSpeedOfLight) { expect_ncu_agrees("h200"); }
+TEST(KernelRecording, H100CollectorVerdictsMatchNsightComputeSpeedOfLight) { expect_ncu_agrees("h100"); }
 
 }  // namespace
 }  // namespace limiter::kernels
