@@ -164,20 +164,33 @@ std::string partial_run_header(const RunRecord& run) {
   return header.dump();
 }
 
-RunRecord read_partial_run(const std::string& path) {
-  std::ifstream in(path);
+namespace {
+
+// Opens a partial run and reads its header line, checked as a run record without launches;
+// HEADER keeps the line's field order for finish_partial_run.
+RunRecord open_partial_run(std::ifstream& in, const std::string& path, ordered_json& header) {
+  in.open(path);
   if (!in) throw InputError("cannot open partial run '" + path + "'");
   std::string line;
   if (!std::getline(in, line)) throw InputError("partial run '" + path + "' is empty");
-  json header;
   try {
-    header = json::parse(line);
+    header = ordered_json::parse(line);
   } catch (const json::exception& e) {
     throw InputError("partial run '" + path + "' has a corrupt header: " + e.what());
   }
   header["kind"] = "limiter-run";
-  header["launches"] = json::array();
-  RunRecord run = run_from_json(header, "'" + path + "'");
+  json checked = json::parse(header.dump());
+  checked["launches"] = json::array();
+  return run_from_json(checked, "'" + path + "'");
+}
+
+}  // namespace
+
+RunRecord read_partial_run(const std::string& path) {
+  std::ifstream in;
+  ordered_json header;
+  RunRecord run = open_partial_run(in, path, header);
+  std::string line;
   while (std::getline(in, line)) {
     try {
       run.launches.push_back(launch_from(json::parse(line)));
@@ -189,20 +202,13 @@ RunRecord read_partial_run(const std::string& path) {
 }
 
 std::size_t finish_partial_run(const std::string& partial, const std::string& output) {
-  std::ifstream in(partial);
-  if (!in) throw InputError("cannot open partial run '" + partial + "'");
-  std::string line;
-  if (!std::getline(in, line)) throw InputError("partial run '" + partial + "' is empty");
+  std::ifstream in;
   ordered_json header;
-  try {
-    header = ordered_json::parse(line);
-  } catch (const json::exception& e) {
-    throw InputError("partial run '" + partial + "' has a corrupt header: " + e.what());
-  }
-  header["kind"] = "limiter-run";
+  open_partial_run(in, partial, header);
   std::string head = header.dump(1);
   head.resize(head.rfind('}'));  // reopened: the launches follow
   while (!head.empty() && std::isspace(static_cast<unsigned char>(head.back()))) head.pop_back();
+  std::string line;
   std::size_t count = 0;
   write_file_atomically(output, [&](std::ostream& out) {
     out << head << ",\n \"launches\": [";
