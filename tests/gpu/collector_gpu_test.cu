@@ -9,7 +9,9 @@
 #include <execinfo.h>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "limiter/collector.hpp"
 #include "limiter/error.hpp"
@@ -147,6 +149,47 @@ TEST(CollectorGpu, LaunchesOutsideARegionAreNotRecorded) {
   ASSERT_EQ(again.launches.size(), 1u);
   EXPECT_EQ(counter(again.launches[0], "smsp__inst_executed_op_local_st.sum"), 16.0 * 256 / 32);
   cudaFree(out);
+}
+
+// One collector follows every device of the process: each context gets its own profiler.
+TEST(CollectorGpu, EveryDeviceIsProfiled) {
+  REQUIRE_GPU();
+  int devices = 0;
+  ASSERT_EQ(cudaGetDeviceCount(&devices), cudaSuccess);
+  if (devices < 2) GTEST_SKIP() << "needs two GPUs (nvidia-h200-x2)";
+  const int n = 1 << 20;
+  std::vector<float*> buffers(2 * devices);
+  for (int d = 0; d < devices; ++d) {
+    ASSERT_EQ(cudaSetDevice(d), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&buffers[2 * d], n * sizeof(float)), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&buffers[2 * d + 1], n * sizeof(float)), cudaSuccess);
+  }
+  {
+    limiter::ProfiledRegion region(collector());
+    for (int d = 0; d < devices; ++d) {
+      ASSERT_EQ(cudaSetDevice(d), cudaSuccess);
+      copy_floats<<<n / 256, 256>>>(buffers[2 * d], buffers[2 * d + 1], n);
+    }
+    for (int d = 0; d < devices; ++d) {
+      ASSERT_EQ(cudaSetDevice(d), cudaSuccess);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    }
+  }
+  const auto run = collector().take_run();
+  ASSERT_EQ(run.launches.size(), static_cast<std::size_t>(devices));
+  std::set<int> seen;  // contexts are decoded one after the other: the order is not the devices'
+  for (const auto& launch : run.launches) {
+    seen.insert(launch.device.value_or(-1));
+    EXPECT_EQ(counter(launch, "lts__t_sectors_srcunit_tex_op_read.sum"), n * 4.0 / 32);
+  }
+  EXPECT_EQ(seen.size(), static_cast<std::size_t>(devices));
+  EXPECT_EQ(*seen.begin(), 0);
+  for (int d = 0; d < devices; ++d) {
+    cudaSetDevice(d);
+    cudaFree(buffers[2 * d]);
+    cudaFree(buffers[2 * d + 1]);
+  }
+  cudaSetDevice(0);
 }
 
 TEST(LimiterRunGpu, StreamsThreadsAndGraphsAllProfiledAppUnchanged) {
