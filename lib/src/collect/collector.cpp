@@ -465,7 +465,7 @@ void Collector::Impl::disable_profiler(ContextProfiler& p) {
 }
 
 // The replay mode follows the pass count. One pass needs no save/restore: user replay runs
-// each kernel once and decodes batches at Stop (~1.7 ms per launch on an H200, against ~52 ms
+// each kernel once and decodes batches at Stop (1.3-1.6 ms per launch on an H200, against ~52 ms
 // with kernel replay; bench/results/). Several passes need kernel replay: CUPTI saves device
 // memory and replays each kernel once per pass, decoding after every launch. So do contexts
 // that build CUDA graphs: under user replay CUPTI does not range graph kernels.
