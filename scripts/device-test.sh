@@ -28,9 +28,9 @@ LIMITER_RANGES_PER_IMAGE=8 timeout "$bin/limiter" run -q --save-raw "$out/raw" -
 timeout "$bin/limiter" analyze "$out/raw" --record "$out/probe_raw_analyzed.json" > "$out/probe_raw_analyze.txt" 2>&1 || status=1
 
 step "a three-pass plan (kernel replay) and launches skipped before the profiler starts"
-timeout "$bin/limiter" run -q --timing --plan pipes -o "$out/probe_pipes.json" -- "$bin/verdict_probe" \
-  > "$out/probe_pipes.txt" 2>&1 || status=1
-tail -3 "$out/probe_pipes.txt"
+timeout "$bin/limiter" run -q --timing --plan sol -o "$out/probe_sol.json" -- "$bin/verdict_probe" \
+  > "$out/probe_sol.txt" 2>&1 || status=1
+tail -3 "$out/probe_sol.txt"
 timeout "$bin/limiter" run -q --timing -s 5 -o "$out/probe_skip5.json" -- "$bin/verdict_probe" > "$out/probe_skip5.txt" 2>&1 || status=1
 tail -3 "$out/probe_skip5.txt"
 

@@ -14,6 +14,7 @@ std::string to_string(Family family) {
     case Family::occupancy: return "occupancy";
     case Family::tail_effect: return "tail_effect";
     case Family::matmul: return "matmul";
+    case Family::ml_patterns: return "ml_patterns";
     case Family::calibration: return "calibration";
     case Family::multi_gpu: return "multi_gpu";
   }
@@ -22,7 +23,7 @@ std::string to_string(Family family) {
 
 const std::vector<Family>& all_families() {
   static const std::vector<Family> families = {Family::reduction, Family::lmem_stencil, Family::occupancy,
-                                               Family::tail_effect, Family::matmul,      Family::calibration,
+                                               Family::tail_effect, Family::matmul,      Family::ml_patterns, Family::calibration,
                                                Family::multi_gpu};
   return families;
 }
@@ -96,6 +97,27 @@ void add_reduction_ladder(std::vector<CatalogEntry>& entries) {
   }
 }
 
+// The patterns ML programs spend their time in (tensor cores, shared memory, atomics, gathers),
+// each with the sub-unit that Nsight Compute's Speed-of-Light breakdown finds busiest.
+void add_ml_patterns(std::vector<CatalogEntry>& entries) {
+  entries.push_back({"tensor_mma_loop", Family::ml_patterns, instruction, "002", "4 x 1024 MMAs per warp",
+                     "warp-level mma.sync (WMMA, fp16 in, fp32 out) on register-resident tiles, four accumulators "
+                     "per warp: the tensor pipe is the busiest unit while issue slots stay low, so a verdict from "
+                     "issue slots alone would call it latency-limited (cuBLAS and cuDNN GEMMs are this kind)"});
+  entries.push_back({"shared_bank_conflicts", Family::ml_patterns, bandwidth, "002", "32-way conflicts",
+                     "every lane of a warp reads the same shared-memory bank: each load is replayed as 32 "
+                     "wavefronts, and the L1/shared data pipe limits (seed 002's kernel 2, in its purest form)"});
+  entries.push_back({"atomics_many_addresses", Family::ml_patterns, bandwidth, "-", "2^26 adds into 2^20 bins",
+                     "a histogram with atomicAdd spread over 4 MiB of bins: the L2 slices' atomic units are "
+                     "busier than their sector counts suggest (index_add_, scatter_add_, embedding backward)"});
+  entries.push_back({"atomics_few_addresses", Family::ml_patterns, latency, "-", "2^24 adds into 8 bins",
+                     "the same adds into 8 bins: they queue on eight addresses in a handful of L2 slices, so "
+                     "the GPU-wide averages stay low while the kernel waits on the serialised updates"});
+  entries.push_back({"random_gather", Family::ml_patterns, bandwidth, "-", "2^25 reads of a 1 GiB table",
+                     "out[i] = table[hash(i)]: each 4-byte read pulls a whole 32-byte sector from DRAM, so DRAM "
+                     "limits at an eighth of the useful bandwidth (embedding lookups, a[idx])"});
+}
+
 std::vector<CatalogEntry> build_catalog() {
   std::vector<CatalogEntry> entries;
   add_reduction_ladder(entries);
@@ -161,6 +183,8 @@ std::vector<CatalogEntry> build_catalog() {
   entries.push_back({"matmul_register_blocked_8x8", Family::matmul, instruction, "002", matmul,
                      "8x8 outputs per thread, four 16-byte shared loads per 64 FMAs: enough work per thread that "
                      "the FMA pipe limits (at the price of registers: fewer, fatter threads)"});
+
+  add_ml_patterns(entries);
 
   entries.push_back({"calib_hbm_stream_read", Family::calibration, bandwidth, "METHOD 5", "1 GiB read once",
                      "a streaming read of far more bytes than L2 holds: the achieved DRAM bandwidth"});

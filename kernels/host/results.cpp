@@ -338,6 +338,20 @@ void write_matmul(const std::vector<const Measurement*>& family, const TableCont
   table.write(out);
 }
 
+void write_ml_patterns(const std::vector<const Measurement*>& family, const TableContext& context, std::ostream& out) {
+  out << "\nML patterns: tensor cores, shared memory, atomics, gathers\n";
+  Table table({"kernel", "time", "achieved", "verdict", "limiting unit", "= intended", "correct"});
+  for (const auto* m : family) {
+    const auto* kernel = analysis_of(context, m->name);
+    std::string achieved = rate_text(m->bytes_per_second());
+    if (auto flops = m->flops_per_second()) achieved = format_fixed(*flops * 1e-12, 1) + " TFLOP/s fp16";
+    table.add({m->name, time_text(m->time_ns), achieved, verdict_text(kernel),
+               kernel && !kernel->limiting_unit.empty() ? kernel->limiting_unit : kNone, intended_text(kernel, m->name),
+               correct_text(*m)});
+  }
+  table.write(out);
+}
+
 void write_calibration(const std::vector<const Measurement*>& family, const TableContext& context, std::ostream& out) {
   out << "\ncalibration kernels (METHOD.md §5; `limiter calibrate` writes these peaks to a file)\n";
   Table table({"kernel", "time", "achieved", "verdict", "= intended", "correct"});
@@ -378,6 +392,7 @@ void write_family_tables(const std::vector<Measurement>& measurements, const Tab
       case Family::occupancy: write_occupancy(members, context, out); break;
       case Family::tail_effect: write_tail(members, context, out); break;
       case Family::matmul: write_matmul(members, context, out); break;
+      case Family::ml_patterns: write_ml_patterns(members, context, out); break;
       case Family::calibration: write_calibration(members, context, out); break;
       case Family::multi_gpu: write_multi_gpu(members, context, out); break;
     }

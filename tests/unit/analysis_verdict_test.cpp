@@ -2,6 +2,8 @@
 // utilisations are known exactly: an H200-like device, 1 ms kernels.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "limiter/analysis.hpp"
 
 namespace limiter {
@@ -43,15 +45,15 @@ TEST(Verdict, UtilizationsFollowTheFormulas) {
   EXPECT_NEAR(*k.utilization.issue, 0.25, 1e-12);
   EXPECT_NEAR(*k.utilization.l2, 0.5, 1e-12);
   EXPECT_NEAR(*k.utilization.dram, 0.75, 1e-12);
-  EXPECT_EQ(k.utilization.l2_source, "tag lookups");
+  EXPECT_EQ(k.utilization.l2_source, "L2 tag lookups");
 }
 
 TEST(Verdict, HighThroughputPicksTheBusiestSide) {
   EXPECT_EQ(analyze_one(launch_with(0.10, 0.30, 0.85)).verdict, Verdict::bandwidth);
-  EXPECT_EQ(analyze_one(launch_with(0.10, 0.30, 0.85)).limiting_unit, "dram");
+  EXPECT_EQ(analyze_one(launch_with(0.10, 0.30, 0.85)).limiting_unit, "DRAM");
   EXPECT_EQ(analyze_one(launch_with(0.90, 0.30, 0.20)).verdict, Verdict::instruction);
   EXPECT_EQ(analyze_one(launch_with(0.10, 0.80, 0.20)).verdict, Verdict::bandwidth);  // exactly 80 %
-  EXPECT_EQ(analyze_one(launch_with(0.10, 0.80, 0.20)).limiting_unit, "l2");
+  EXPECT_EQ(analyze_one(launch_with(0.10, 0.80, 0.20)).limiting_unit, "L2 tag lookups");
 }
 
 TEST(Verdict, BothBelowSixtyIsLatency) {
@@ -129,9 +131,42 @@ TEST(Verdict, PipesCountAgainstElapsedCycles) {
   launch.counters["sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active"] = 90.0;  // 45 % of elapsed
   launch.counters["sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed"] = 85.0;
   const auto k = analyze_one(launch);
-  EXPECT_NEAR(k.utilization.pipes.at("fp64"), 0.45, 1e-12);
+  EXPECT_NEAR(k.utilization.pipes.at("FP64 pipe"), 0.45, 1e-12);
   EXPECT_EQ(k.verdict, Verdict::instruction);
-  EXPECT_EQ(k.limiting_unit, "pipe fma cycles");
+  EXPECT_EQ(k.limiting_unit, "FMA pipe");
+}
+
+// The kernels that dominate ML time: a sub-unit that issue slots and sector counts do not see.
+TEST(Verdict, TensorPipeMakesAGemmInstructionLimited) {
+  auto launch = launch_with(0.18, 0.57, 0.30);  // issue 18 %, L2 57 %: "bandwidth" without the pipe
+  launch.counters["sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed"] = 88.0;
+  const auto k = analyze_one(launch);
+  EXPECT_EQ(k.verdict, Verdict::instruction);
+  EXPECT_EQ(k.limiting_unit, "tensor pipe");
+  EXPECT_EQ(k.limiting_group, "pipe");
+  EXPECT_NE(k.verdict_reason.find("tensor pipe 88"), std::string::npos) << k.verdict_reason;
+}
+
+TEST(Verdict, L2AtomicsMakeAScatterBandwidthLimited) {
+  auto launch = launch_with(0.10, 0.51, 0.20);
+  launch.counters["lts__d_atomic_input_cycles_active.avg.pct_of_peak_sustained_elapsed"] = 76.0;
+  const auto k = analyze_one(launch);
+  EXPECT_EQ(k.verdict, Verdict::bandwidth);
+  EXPECT_EQ(k.limiting_unit, "L2 atomics and reductions");
+  EXPECT_EQ(k.limiting_group, "l2");
+}
+
+TEST(Verdict, MissingSubUnitsAreNamedWithThePlanThatCollectsThem) {
+  auto launch = launch_with(0.30, 0.40, 0.20);
+  launch.counters["sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed"] = 10.0;
+  const auto k = analyze_one(launch);
+  EXPECT_EQ(k.verdict, Verdict::latency);
+  const auto coverage = std::find_if(k.evidence.begin(), k.evidence.end(),
+                                     [](const Evidence& e) { return e.quantity == "coverage"; });
+  ASSERT_NE(coverage, k.evidence.end());
+  EXPECT_NE(coverage->detail.find("FP64 pipe"), std::string::npos) << coverage->detail;
+  EXPECT_NE(coverage->detail.find("--plan sol"), std::string::npos);
+  EXPECT_NE(coverage->detail.find("could be the busier unit"), std::string::npos);
 }
 
 TEST(Verdict, L2IsTheBusiestSubUnit) {

@@ -44,6 +44,17 @@ struct Evidence {
   std::string detail;    // "1.05 GB in 264.5 us = 3.98 TB/s of 4.81 TB/s (theoretical: ...)"
 };
 
+// One sub-unit's busy share (0..1), as ncu's Speed-of-Light breakdown defines it, or derived
+// from raw counters where the record lacks ncu's own figure.
+struct SubUnitUse {
+  std::string label;       // "tensor pipe", "L2 atomics and reductions", "DRAM"
+  bool compute_side = false;
+  std::string group;       // issue, pipe, l1, l2, dram
+  double value = 0.0;
+  std::string source;      // the metric, or how it was derived
+  bool direct = true;      // false: derived from raw counters and peaks
+};
+
 // Utilisations as fractions of peak (0..1); empty where the counters do not allow a value.
 struct Utilization {
   std::optional<double> issue;   // warp instructions issued / scheduler slots
@@ -52,8 +63,11 @@ struct Utilization {
   std::optional<double> l1;      // L1TEX data pipe, when the record has it
   std::map<std::string, double> pipes;  // per SM pipe, against elapsed cycles
   std::string l2_source;         // which L2 sub-unit gave the value
-  std::optional<double> compute() const;  // max(issue, pipes)
-  std::optional<double> memory() const;   // max(l2, dram, l1)
+  std::vector<SubUnitUse> units;           // every sub-unit the record allows, busiest first
+  std::vector<std::string> missing_units;  // SOL sub-units the record lacks (labels)
+  std::optional<double> compute() const;  // max over the SM side: issue, pipes
+  std::optional<double> memory() const;   // max over the memory side: L1, L2, DRAM
+  const SubUnitUse* busiest(bool compute_side) const;
 };
 
 struct LmemAnalysis {
@@ -93,7 +107,8 @@ struct KernelAnalysis {
   OccupancyFigures occupancy;
   std::optional<Verdict> verdict;  // empty when the counters allow no utilisation at all
   bool balanced = false;           // 60..80 % with both sides within balance_gap
-  std::string limiting_unit;       // "dram", "l2", "issue", "pipe fma", ...
+  std::string limiting_unit;       // the busiest sub-unit in words: "tensor pipe", "L2 atomics and reductions"
+  std::string limiting_group;      // its kind: "dram", "l2", "l1", "issue", "pipe"
   std::vector<LatencyCause> latency_causes;
   std::string verdict_reason;
   std::vector<Evidence> evidence;

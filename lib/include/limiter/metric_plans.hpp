@@ -14,7 +14,7 @@ struct MetricPlan {
 
 // "default": everything the analysis needs (METHOD.md §4 pass A plus the L2 sub-unit paths
 // that make an L2-resident stream look as busy as it is), one pass on GH100.
-// "pipes": default plus the SM pipe utilisations, for kernels the default leaves ambiguous.
+// "sol": default plus every other sub-unit of Nsight Compute's Speed-of-Light breakdown.
 const std::vector<MetricPlan>& metric_plans();
 const MetricPlan& metric_plan(const std::string& name);  // throws InputError listing the plans
 

@@ -29,7 +29,14 @@ void bandwidth_advice(const KernelAnalysis& k, const Thresholds& t, std::vector<
     advice.push_back("Local memory is only " + l2_share_text(lmem) +
                      " of L1-L2 traffic: spills are not what limits this kernel.");
   }
-  if (k.limiting_unit == "dram") {
+  if (k.limiting_unit == "L2 atomics and reductions") {
+    advice.push_back("L2's atomic units are the busiest: combine updates before they reach L2 (aggregate within "
+                     "a warp with __reduce_add_sync or a shared-memory histogram per block, or sort the indices so "
+                     "equal targets are summed first).");
+  } else if (k.limiting_unit == "L1/shared data pipe") {
+    advice.push_back("The L1/shared-memory data pipe is the busiest: look for shared-memory bank conflicts (pad "
+                     "arrays, use odd strides) and uncoalesced accesses that take several wavefronts each.");
+  } else if (k.limiting_group == "dram") {
     advice.push_back("DRAM is the busiest unit: move fewer bytes (reuse data through shared memory or L2, "
                      "smaller types, fuse kernels that re-read the same arrays).");
   } else {
@@ -47,6 +54,11 @@ void instruction_advice(const KernelAnalysis& k, const Thresholds& t, std::vecto
     advice.push_back("Local memory is " + format_percent(share) +
                      " of issued instructions: removing every spill could gain at most that much, "
                      "so the spills are not worth fixing.");
+  }
+  if (k.limiting_unit.rfind("tensor pipe", 0) == 0) {
+    advice.push_back("The tensor pipe is the limit: the matrix math itself. Only fewer or cheaper MMAs help "
+                     "(lower precision such as bf16 or fp8, sparsity, Hopper's warpgroup MMA in place of mma.sync).");
+    return;
   }
   advice.push_back("Issue slots or a pipe (" + k.limiting_unit + ") are the limit: execute fewer instructions "
                    "(simpler index arithmetic, wider loads, work moved out of inner loops, faster math "

@@ -65,25 +65,21 @@ std::optional<double> waves_of(const KernelLaunch& k, const KernelAnalysis& out)
   return k.counter(c::ncu_waves_per_sm);
 }
 
-// The unit with the highest utilisation, named as the report shows it.
-std::string busiest_unit(const Utilization& u, bool memory_side) {
-  std::string unit;
-  double best = -1;
-  auto consider = [&](std::optional<double> value, const std::string& name) {
-    if (value && *value > best) {
-      best = *value;
-      unit = name;
-    }
-  };
-  if (memory_side) {
-    consider(u.dram, "dram");
-    consider(u.l2, "l2");
-    consider(u.l1, "l1");
-  } else {
-    consider(u.issue, "issue");
-    for (const auto& [name, value] : u.pipes) consider(value, "pipe " + name);
-  }
-  return unit;
+// Sub-units the record lacks can only raise their side: say which, and whether they could
+// change the verdict, and name the plan that collects them.
+void note_missing_units(KernelAnalysis& out, const Thresholds& t) {
+  const auto& missing = out.utilization.missing_units;
+  if (missing.empty()) return;
+  std::string names;
+  for (const auto& label : missing) names += (names.empty() ? "" : ", ") + label;
+  const double top = std::max(out.utilization.compute().value_or(0.0), out.utilization.memory().value_or(0.0));
+  const bool settled = top >= t.high_utilization;
+  out.evidence.push_back({"coverage", static_cast<double>(missing.size()),
+                          "not in this record: " + names +
+                              (settled ? " (the verdict stands unless one of them is busier than the " +
+                                             out.limiting_unit + ")"
+                                       : " (any of them could be the busier unit)") +
+                              "; `limiter run --plan sol`, or ncu with --section SpeedOfLight, collects them"});
 }
 
 void decide(const KernelLaunch& k, const Thresholds& t, KernelAnalysis& out) {
@@ -97,9 +93,12 @@ void decide(const KernelLaunch& k, const Thresholds& t, KernelAnalysis& out) {
   const double compute_value = compute.value_or(0.0), memory_value = memory.value_or(0.0);
   const bool memory_leads = memory_value >= compute_value;
   const double top = std::max(compute_value, memory_value);
-  const std::string unit = busiest_unit(out.utilization, memory_leads);
-  out.limiting_unit = unit;
-  const std::string top_text = unit + " at " + format_percent(top);
+  if (const auto* busiest = out.utilization.busiest(!memory_leads)) {
+    out.limiting_unit = busiest->label;
+    out.limiting_group = busiest->group;
+  }
+  const std::string top_text = out.limiting_unit + " " + format_percent(top);
+  note_missing_units(out, t);
 
   if (top >= t.high_utilization) {
     out.verdict = memory_leads ? Verdict::bandwidth : Verdict::instruction;
@@ -155,7 +154,7 @@ void judge_lmem(const Thresholds& t, KernelAnalysis& out) {
   } else {
     lmem.significant = inst >= t.lmem_significant;
   }
-  if (auto memory = out.utilization.memory(); memory && (out.limiting_unit == "l2" || out.limiting_unit == "l1"))
+  if (auto memory = out.utilization.memory(); memory && (out.limiting_group == "l2" || out.limiting_group == "l1"))
     lmem.dominant = *memory * l2 >= t.latency;
 }
 

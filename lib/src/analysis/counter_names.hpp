@@ -40,24 +40,6 @@ inline constexpr const char* ncu_sm_throughput_pct = "sm__throughput.avg.pct_of_
 inline constexpr const char* ncu_memory_throughput_pct = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed";
 inline constexpr const char* ncu_waves_per_sm = "launch__waves_per_multiprocessor";
 
-// L2 sub-units whose busy share ncu reports directly; the L2 utilisation is the busiest.
-struct PercentTerm {
-  const char* metric;
-  const char* label;
-};
-inline constexpr PercentTerm l2_percent_terms[] = {
-    {"lts__t_sectors.avg.pct_of_peak_sustained_elapsed", "tag lookups"},
-    {"lts__d_sectors.avg.pct_of_peak_sustained_elapsed", "data sectors"},
-    {"lts__lts2xbar_cycles_active.avg.pct_of_peak_sustained_elapsed", "L2-to-crossbar path"},
-    {"lts__xbar2lts_cycles_active.avg.pct_of_peak_sustained_elapsed", "crossbar-to-L2 path"},
-    {"lts__t_tag_requests.avg.pct_of_peak_sustained_elapsed", "tag requests"},
-};
-inline constexpr PercentTerm l1_percent_terms[] = {
-    {"l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed", "LSU data pipe"},
-    {"l1tex__data_bank_reads.avg.pct_of_peak_sustained_elapsed", "data bank reads"},
-    {"l1tex__data_bank_writes.avg.pct_of_peak_sustained_elapsed", "data bank writes"},
-};
-
 // --- legacy events (Fermi / Kepler), per SM ---
 inline constexpr const char* legacy_ld_hit = "l1_local_load_hit";
 inline constexpr const char* legacy_ld_miss = "l1_local_load_miss";

@@ -1,9 +1,9 @@
 // Utilisations against peak (METHOD.md §4): issue slots, L2, DRAM, L1 and SM pipes.
 #include <algorithm>
-#include <regex>
 
 #include "analysis/analysis_steps.hpp"
 #include "analysis/counter_names.hpp"
+#include "analysis/sol_units.hpp"
 #include "limiter/architecture.hpp"
 #include "limiter/format.hpp"
 
@@ -107,10 +107,7 @@ void dram_utilization(const KernelLaunch& k, const PeakSet& peaks, Utilization& 
 void l2_utilization(const KernelLaunch& k, const PeakSet& peaks, Utilization& u, std::vector<Evidence>& evidence) {
   auto consider = [&](double value, const std::string& label, const std::string& detail) {
     evidence.push_back({"utilization.l2 (" + label + ")", value, detail});
-    if (!u.l2 || value > *u.l2) {
-      u.l2 = value;
-      u.l2_source = label;
-    }
+    u.units.push_back({label, false, "l2", value, detail, false});
   };
   // Tag-stage lookups against the tag peak (fabric duplicates included, as the peak counts them).
   auto sectors = sum_of(k, {c::l2_read_sectors, c::l2_write_sectors, c::l2_atom_sectors, c::l2_red_sectors}, false);
@@ -121,7 +118,7 @@ void l2_utilization(const KernelLaunch& k, const PeakSet& peaks, Utilization& u,
     auto duration = k.counter(c::duration_ns);
     if (!cycles && duration && peaks.l2_clock_hz) cycles = *duration * 1e-9 * *peaks.l2_clock_hz;
     if (per_cycle && cycles && *per_cycle > 0 && *cycles > 0) {
-      consider(*sectors / (*per_cycle * *cycles), "tag lookups",
+      consider(*sectors / (*per_cycle * *cycles), "L2 tag lookups",
                format_count(*sectors) + " L2 sector lookups / (" + format_fixed(*per_cycle, 0) + " per L2 cycle x " +
                    format_count(*cycles) + " L2 cycles)");
     }
@@ -133,17 +130,14 @@ void l2_utilization(const KernelLaunch& k, const PeakSet& peaks, Utilization& u,
   if (tex_sectors && duration && *duration > 0 && peaks.kind == PeakKind::calibrated &&
       peaks.l2_delivered_bytes_per_second) {
     const double rate = *tex_sectors * 32.0 / (*duration * 1e-9);
-    consider(rate / *peaks.l2_delivered_bytes_per_second, "delivered bandwidth",
+    consider(rate / *peaks.l2_delivered_bytes_per_second, "L2 delivered bandwidth",
              format_rate(rate) + " between L1 and L2 of " + format_rate(*peaks.l2_delivered_bytes_per_second) +
                  " (calibrated: " + peaks.origin + ")");
   }
-  bool any_sub_unit = false;
-  for (const auto& term : c::l2_percent_terms) {
-    if (auto pct = k.counter(term.metric)) {
-      consider(*pct / 100.0, term.label, std::string(term.metric) + " from the record");
+  bool any_sub_unit = false;  // ncu's own L2 sub-units are read with the others (sol_units)
+  for (const auto& unit : kSolUnits)
+    if (std::string(unit.group) == "l2" && k.counter(std::string(unit.unit) + ".avg.pct_of_peak_sustained_elapsed"))
       any_sub_unit = true;
-    }
-  }
   // The return path from the read sectors, when ncu's own figure for it is missing.
   const bool has_return_path = k.counter(c::l2_return_path_pct).has_value();
   auto tex_reads = k.counter(c::l2_tex_read_sectors);
@@ -158,42 +152,74 @@ void l2_utilization(const KernelLaunch& k, const PeakSet& peaks, Utilization& u,
   // the sub-units themselves are missing, since tag lookups alone miss a busy crossbar path.
   if (!any_sub_unit) {
     if (auto pct = k.counter(c::l2_throughput_pct))
-      consider(*pct / 100.0, "busiest sub-unit (ncu)", std::string(c::l2_throughput_pct) + " from the record");
+      consider(*pct / 100.0, "L2 (ncu's busiest sub-unit)", std::string(c::l2_throughput_pct) + " from the record");
   }
 }
 
-void l1_utilization(const KernelLaunch& k, Utilization& u, std::vector<Evidence>& evidence) {
-  for (const auto& term : c::l1_percent_terms) {
-    if (auto pct = k.counter(term.metric)) {
-      const double value = *pct / 100.0;
-      if (!u.l1 || value > *u.l1) u.l1 = value;
-      evidence.push_back({std::string("utilization.l1 (") + term.label + ")", value, std::string(term.metric) + " from the record"});
-    }
-  }
+// A sub-unit's value, kept in u.units; a derived one gives way to ncu's own figure of the
+// same sub-unit (finish_units), so the maxima match ncu's breakdown wherever the record has it.
+void add_unit(Utilization& u, const std::string& label, SolSide side, const std::string& group, double value,
+              const std::string& source, bool direct) {
+  u.units.push_back({label, side == SolSide::compute, group, value, source, direct});
 }
 
-// SM pipes: ncu reports them against elapsed or active cycles; active ones are scaled to
-// elapsed cycles so that a kernel busy on a few SMs does not look busy on all of them.
-void pipe_utilization(const KernelLaunch& k, Utilization& u, std::vector<Evidence>& evidence) {
-  static const std::regex pipe_metric(
-      R"(^sm__(?:inst_executed_pipe_(\w+)|pipe_(\w+)_cycles_active)\.avg\.pct_of_peak_sustained_(elapsed|active)$)");
+// ncu reports a sub-unit against elapsed cycles, older exports against active ones: those are
+// scaled to elapsed cycles so that a kernel busy on a few SMs does not look busy on all.
+void sol_units(const KernelLaunch& k, Utilization& u) {
   auto active = k.counter(c::sm_cycles_active);
   auto elapsed = k.counter(c::sm_cycles_elapsed);
-  std::map<std::string, double> from_elapsed, from_active;
-  for (const auto& [metric, value] : k.counters) {
-    std::smatch match;
-    if (!std::regex_match(metric, match, pipe_metric)) continue;
-    const std::string name = match[1].matched ? match[1].str() : match[2].str() + " cycles";
-    if (match[3] == "elapsed") {
-      from_elapsed[name] = value / 100.0;
-    } else if (active && elapsed && *elapsed > 0) {
-      from_active[name] = value / 100.0 * (*active / *elapsed);
+  for (const auto& unit : kSolUnits) {
+    const std::string base = unit.unit;
+    if (auto pct = k.counter(base + ".avg.pct_of_peak_sustained_elapsed")) {
+      add_unit(u, unit.label, unit.side, unit.group, *pct / 100.0, base + ".avg.pct_of_peak_sustained_elapsed", true);
+    } else if (auto pct_active = k.counter(base + ".avg.pct_of_peak_sustained_active");
+               pct_active && active && elapsed && *elapsed > 0) {
+      add_unit(u, unit.label, unit.side, unit.group, *pct_active / 100.0 * (*active / *elapsed),
+               base + ".avg.pct_of_peak_sustained_active x active/elapsed cycles", true);
     }
   }
-  for (const auto& [name, value] : from_active) from_elapsed.emplace(name, value);  // elapsed wins
-  for (const auto& [name, value] : from_elapsed) {
-    u.pipes[name] = value;
-    if (value >= 0.2) evidence.push_back({"utilization.pipe " + name, value, "SM pipe against elapsed cycles"});
+}
+
+// Values computed above from raw counters and peaks, as sub-units of their own.
+void derived_units(const Utilization& derived, Utilization& u) {
+  if (derived.issue) add_unit(u, "issue slots", SolSide::compute, "issue", *derived.issue, "derived", false);
+  if (derived.dram) add_unit(u, "DRAM", SolSide::memory, "dram", *derived.dram, "derived", false);
+  for (const auto& use : derived.units) u.units.push_back(use);
+}
+
+void finish_units(Utilization& u, std::vector<Evidence>& evidence) {
+  std::vector<SubUnitUse> kept;
+  for (const auto& use : u.units) {
+    auto same = std::find_if(kept.begin(), kept.end(), [&](const SubUnitUse& k) { return k.label == use.label; });
+    if (same == kept.end()) {
+      kept.push_back(use);
+    } else if ((use.direct && !same->direct) || (use.direct == same->direct && use.value > same->value)) {
+      *same = use;
+    }
+  }
+  std::stable_sort(kept.begin(), kept.end(), [](const SubUnitUse& a, const SubUnitUse& b) { return a.value > b.value; });
+  u.units = std::move(kept);
+  u.issue = u.l2 = u.dram = u.l1 = std::nullopt;
+  u.pipes.clear();
+  for (const auto& use : u.units) {  // busiest first: the first of each group is its maximum
+    if (use.group == "issue" && !u.issue) u.issue = use.value;
+    if (use.group == "dram" && !u.dram) u.dram = use.value;
+    if (use.group == "l1" && !u.l1) u.l1 = use.value;
+    if (use.group == "l2" && !u.l2) {
+      u.l2 = use.value;
+      u.l2_source = use.label;
+    }
+    if (use.group == "pipe") u.pipes.emplace(use.label, use.value);
+    if (use.direct && use.value >= 0.2)
+      evidence.push_back({"utilization." + use.label, use.value, use.source + " from the record"});
+  }
+  for (const char* core : kSolCoreUnits) {
+    for (const auto& unit : kSolUnits) {
+      if (std::string(unit.unit) != core) continue;
+      const bool present = std::any_of(u.units.begin(), u.units.end(),
+                                       [&](const SubUnitUse& use) { return use.label == unit.label; });
+      if (!present) u.missing_units.push_back(unit.label);
+    }
   }
 }
 
@@ -201,14 +227,17 @@ void pipe_utilization(const KernelLaunch& k, Utilization& u, std::vector<Evidenc
 
 Utilization compute_utilization(const KernelLaunch& launch, const DeviceDescription& device, CounterModel model,
                                 const PeakSet& peaks, std::vector<Evidence>& evidence) {
-  Utilization u;
-  issue_utilization(launch, device, model, peaks, u, evidence);
+  Utilization derived;
+  issue_utilization(launch, device, model, peaks, derived, evidence);
   if (model == CounterModel::perfworks) {
-    dram_utilization(launch, peaks, u, evidence);
-    l2_utilization(launch, peaks, u, evidence);
-    l1_utilization(launch, u, evidence);
-    pipe_utilization(launch, u, evidence);
+    dram_utilization(launch, peaks, derived, evidence);
+    l2_utilization(launch, peaks, derived, evidence);
   }
+  Utilization u;
+  derived_units(derived, u);
+  if (model == CounterModel::perfworks) sol_units(launch, u);
+  finish_units(u, evidence);
+  if (model != CounterModel::perfworks || u.units.empty()) u.missing_units.clear();
   return u;
 }
 
@@ -231,10 +260,18 @@ PeakSet choose_peaks(const RunRecord& run, PeakKind kind) {
 
 namespace limiter {
 
+const SubUnitUse* Utilization::busiest(bool compute_side) const {
+  const SubUnitUse* best = nullptr;
+  for (const auto& use : units)
+    if (use.compute_side == compute_side && (!best || use.value > best->value)) best = &use;
+  return best;
+}
+
 std::optional<double> Utilization::compute() const {
   std::optional<double> best = issue;
   for (const auto& [name, value] : pipes)
     if (!best || value > *best) best = value;
+  if (const auto* use = busiest(true); use && (!best || use->value > *best)) best = use->value;
   return best;
 }
 
@@ -242,6 +279,7 @@ std::optional<double> Utilization::memory() const {
   std::optional<double> best;
   for (auto value : {l2, dram, l1})
     if (value && (!best || *value > *best)) best = value;
+  if (const auto* use = busiest(false); use && (!best || use->value > *best)) best = use->value;
   return best;
 }
 
