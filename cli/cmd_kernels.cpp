@@ -48,7 +48,7 @@ struct KernelsRequest {
 void write_report_and_tables(const RunRecord& run, const std::vector<kernels::Measurement>& measurements,
                              const std::vector<kernels::SweepPoint>* sweep, std::ostream& out, bool color) {
   const RunAnalysis analysis = analyze_run(run);
-  TextReportOptions text_options;
+  ReportOptions text_options;
   text_options.color = color;
   // Without counters every kernel would only repeat "no verdict": the table says it once.
   const bool timing_only = run.source == kernels::kTimingOnlySource;

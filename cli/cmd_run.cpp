@@ -19,6 +19,7 @@
 #include "limiter/metric_plans.hpp"
 #include "limiter/record_json.hpp"
 #include "limiter/reports.hpp"
+#include "limiter/run_summary.hpp"
 #include "options.hpp"
 
 extern char** environ;
@@ -152,14 +153,16 @@ int run_run(const Args& args) {
                  "messages above)\n";
   }
   for (const auto& path : outputs) {
-    const RunRecord run = read_run_file(path);
-    if (!quiet && !run.launches.empty()) {
-      TextReportOptions summary;
-      summary.details = false;
+    SummaryOptions summary_options;
+    summary_options.keep_launches_up_to = 10000;  // the automatic view of a small run lists launches
+    const RunSummary summary = summarize_run_file(path, {}, summary_options);
+    if (!quiet && summary.launches > 0) {
+      ReportOptions report_options;
+      report_options.details = false;
       std::cerr << "\n";
-      write_text_report(analyze_run(run), std::cerr, summary);
+      write_text_report(summary, std::cerr, report_options);
     }
-    std::cerr << "limiter: " << run.launches.size() << " launches profiled -> " << path << "\n";
+    std::cerr << "limiter: " << summary.launches << " launches profiled -> " << path << "\n";
   }
   return app_exit;
 }

@@ -7,18 +7,31 @@
 #include "limiter/record_json.hpp"
 
 namespace limiter::cli {
+namespace {
 
-RunRecord load_run(const std::string& path) {
+// A run record is a JSON object; anything else is tried as an ncu CSV export.
+bool is_run_record(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError("cannot open '" + path + "': check the path");
-  // A run record is a JSON object; anything else is tried as an ncu CSV export.
   char first = 0;
   while (in.get(first) && (first == ' ' || first == '\n' || first == '\r' || first == '\t')) {
   }
-  if (first == '{') return read_run_file(path);
-  in.clear();
-  in.seekg(0);
+  return first == '{';
+}
+
+}  // namespace
+
+RunRecord load_run(const std::string& path) {
+  if (is_run_record(path)) return read_run_file(path);
+  std::ifstream in(path, std::ios::binary);
   return import_ncu_csv(in, path);
+}
+
+RunSummary load_summary(const std::string& path, const AnalysisOptions& analysis_options,
+                        const SummaryOptions& summary_options) {
+  if (is_run_record(path)) return summarize_run_file(path, analysis_options, summary_options);
+  std::ifstream in(path, std::ios::binary);
+  return summarize(analyze_run(import_ncu_csv(in, path), analysis_options), summary_options);
 }
 
 }  // namespace limiter::cli
