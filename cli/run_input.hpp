@@ -12,6 +12,6 @@ RunRecord load_run(const std::string& path);
 
 // A run record (streamed: flat memory however many launches) or an ncu CSV, analysed and summarised.
 RunSummary load_summary(const std::string& path, const AnalysisOptions& analysis_options,
-                        const SummaryOptions& summary_options);
+                        const SummaryOptions& summary_options, const BatchSink& on_batch = {});
 
 }  // namespace limiter::cli

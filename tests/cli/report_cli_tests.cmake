@@ -26,3 +26,7 @@ limiter_cli_test(NAME report.launches MATCH "launches by time \\(top 5 of 84\\)"
 limiter_cli_test(NAME report.names_mangled MATCH " _ZN2at6native" ARGS report ${_pytorch} --names mangled)
 limiter_cli_test(NAME report.bad_names EXIT 2 MATCH "unknown --names 'long'" ARGS report ${_probe} --names long)
 limiter_cli_test(NAME report.bad_regex EXIT 2 MATCH "-k '\\(' is not a valid regular expression" ARGS report ${_probe} -k "(")
+# limiter export: an SQLite database (read back in the unit tests and, when Python is there, here).
+limiter_cli_test(NAME export.sqlite MATCH "84 launches of 31 kernels -> .*pytorch.sqlite"
+                 ARGS export ${_pytorch} -o ${CMAKE_CURRENT_BINARY_DIR}/pytorch.sqlite)
+limiter_cli_test(NAME export.bad_format EXIT 2 MATCH "unknown --format 'parquet' for export" ARGS export ${_pytorch} -f parquet -o x)

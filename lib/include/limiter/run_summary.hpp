@@ -6,6 +6,7 @@
 // `nsys stats -r cuda_gpu_kern_sum` gives, plus the verdict — and "what to fix first".
 // Every launch's own analysis is kept only when a report needs it (one row per launch).
 #include <cstddef>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <regex>
@@ -109,9 +110,15 @@ std::regex kernel_name_regex(const std::string& pattern);
 // A summary of an analysis in memory (every launch kept unless OPTIONS says otherwise).
 RunSummary summarize(const RunAnalysis& analysis, const SummaryOptions& options = {});
 
-// Reads a run record (streamed), analyses it in batches and summarises it:
+// Each batch of launches with its analysis, as it goes by (limiter export writes them out).
+using BatchSink = std::function<void(const RunRecord& batch, const RunAnalysis& analysis)>;
+
+// Reads a run record (streamed; .json or .json.gz), analyses it in batches and summarises it:
 // memory stays flat however many launches the record holds.
 RunSummary summarize_run_file(const std::string& path, const AnalysisOptions& analysis_options,
-                              const SummaryOptions& options);
+                              const SummaryOptions& options, const BatchSink& on_batch = {});
+// The same for a record in memory (an imported ncu CSV).
+RunSummary summarize_record(const RunRecord& run, const AnalysisOptions& analysis_options,
+                            const SummaryOptions& options, const BatchSink& on_batch = {});
 
 }  // namespace limiter

@@ -11,6 +11,7 @@
 
 #include "limiter/error.hpp"
 #include "limiter/record_json.hpp"
+#include "model/gzip_input.hpp"
 
 namespace limiter {
 namespace {
@@ -300,6 +301,12 @@ void read_run_stream(std::istream& in, const std::string& origin, const RunHeade
 }
 
 void read_run_stream(const std::string& path, const RunHeaderSink& on_header, const LaunchSink& on_launch) {
+  if (detail::is_gzip_file(path)) {  // run.json.gz: decompressed as it is read
+    detail::GzipInputBuffer buffer(path);
+    std::istream in(&buffer);
+    read_run_stream(in, "'" + path + "'", on_header, on_launch);
+    return;
+  }
   // A larger buffer than the default (set before opening): the parser reads a character at a time.
   std::vector<char> buffer(1 << 20);
   std::ifstream in;

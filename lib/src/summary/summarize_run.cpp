@@ -26,13 +26,14 @@ namespace {
 // Folds a batch of launches into the summary: analysed together, then added one by one.
 class BatchAnalyzer {
  public:
-  BatchAnalyzer(const AnalysisOptions& analysis_options, const SummaryOptions& options)
-      : analysis_options_(analysis_options), builder_(options) {}
+  BatchAnalyzer(const AnalysisOptions& analysis_options, const SummaryOptions& options, const BatchSink& on_batch)
+      : analysis_options_(analysis_options), builder_(options), on_batch_(on_batch) {}
   void set_header(const RunRecord& header) { run_ = header; }
   void add(std::vector<KernelLaunch>&& batch) {
     run_.launches = std::move(batch);
     RunAnalysis analysis = analyze_run(run_, analysis_options_);
     start(analysis);
+    if (on_batch_) on_batch_(run_, analysis);
     for (std::size_t i = 0; i < analysis.kernels.size(); ++i)
       builder_.add(std::move(analysis.kernels[i]), run_.launches[i].mangled_name);
   }
@@ -50,15 +51,26 @@ class BatchAnalyzer {
   }
   AnalysisOptions analysis_options_;
   SummaryBuilder builder_;
+  const BatchSink& on_batch_;
   RunRecord run_;
   bool started_ = false;
 };
 
 }  // namespace
 
+RunSummary summarize_record(const RunRecord& run, const AnalysisOptions& analysis_options,
+                            const SummaryOptions& options, const BatchSink& on_batch) {
+  BatchAnalyzer analyzer(analysis_options, options, on_batch);
+  RunRecord header = run;
+  header.launches.clear();
+  analyzer.set_header(header);
+  if (!run.launches.empty()) analyzer.add(std::vector<KernelLaunch>(run.launches));
+  return analyzer.finish();
+}
+
 RunSummary summarize_run_file(const std::string& path, const AnalysisOptions& analysis_options,
-                              const SummaryOptions& options) {
-  BatchAnalyzer analyzer(analysis_options, options);
+                              const SummaryOptions& options, const BatchSink& on_batch) {
+  BatchAnalyzer analyzer(analysis_options, options, on_batch);
   std::vector<KernelLaunch> batch;
   read_run_stream(
       path, [&](const RunRecord& run) { analyzer.set_header(run); },
