@@ -9,6 +9,7 @@
 #include <functional>
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 #include "limiter/record.hpp"
 
@@ -19,9 +20,11 @@ using LaunchSink = std::function<void(KernelLaunch&& launch)>;
 
 // Calls on_header once, before the first launch, with the run's fields (launches empty), then
 // on_launch for each launch. Throws InputError naming the file, and the launch, on any error.
-void read_run_stream(const std::string& path, const RunHeaderSink& on_header, const LaunchSink& on_launch);
+// SPARE, if given: used launches whose storage (strings, counter nodes) new ones are built in.
+void read_run_stream(const std::string& path, const RunHeaderSink& on_header, const LaunchSink& on_launch,
+                     std::vector<KernelLaunch>* spare = nullptr);
 void read_run_stream(std::istream& in, const std::string& origin, const RunHeaderSink& on_header,
-                     const LaunchSink& on_launch);
+                     const LaunchSink& on_launch, std::vector<KernelLaunch>* spare = nullptr);
 
 // The whole record through the stream reader (for small records and tests).
 RunRecord read_run_streamed(const std::string& path);

@@ -4,6 +4,7 @@
 #include "limiter/record_stream.hpp"
 
 #include <fstream>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -40,8 +41,9 @@ LaunchField launch_field(const std::string& key) {
 
 class RunSaxHandler final : public nlohmann::json_sax<json> {
  public:
-  RunSaxHandler(std::string origin, const RunHeaderSink& on_header, const LaunchSink& on_launch)
-      : origin_(std::move(origin)), on_header_(on_header), on_launch_(on_launch) {}
+  RunSaxHandler(std::string origin, const RunHeaderSink& on_header, const LaunchSink& on_launch,
+                std::vector<KernelLaunch>* spare)
+      : origin_(std::move(origin)), on_header_(on_header), on_launch_(on_launch), spare_(spare) {}
 
   // After the parse: a record without "launches", or whose launches came before its device.
   void finish() {
@@ -59,12 +61,12 @@ class RunSaxHandler final : public nlohmann::json_sax<json> {
   bool string(string_t& value) override {
     if (in_launch_ && depth_ == kLaunchDepth) {
       if (field_ == LaunchField::name) {
-        launch_.name = std::move(value);
+        launch_.name.assign(value);  // a copy into a reused string: the parser keeps its buffer
         has_name_ = true;
         return true;
       }
       if (field_ == LaunchField::mangled_name) {
-        launch_.mangled_name = std::move(value);
+        launch_.mangled_name.assign(value);
         return true;
       }
     }
@@ -75,7 +77,7 @@ class RunSaxHandler final : public nlohmann::json_sax<json> {
     ++depth_;
     if (depth_ == 1) return true;  // the record itself
     if (in_launches_ && depth_ == kLaunchDepth && !in_launch_) {
-      launch_ = KernelLaunch{};
+      start_launch();
       in_launch_ = true;
       has_sequence_ = has_name_ = has_grid_ = has_block_ = has_counters_ = false;
       return true;
@@ -131,7 +133,7 @@ class RunSaxHandler final : public nlohmann::json_sax<json> {
     } else if (in_launch_ && depth_ == kLaunchDepth) {
       field_ = launch_field(key);
     } else if (in_launch_ && depth_ == kLaunchDepth + 1 && field_ == LaunchField::counters) {
-      metric_ = std::move(key);
+      metric_.assign(key);
     } else {
       captured_key_ = std::move(key);
     }
@@ -151,7 +153,7 @@ class RunSaxHandler final : public nlohmann::json_sax<json> {
     if (in_launch_) {
       if (depth_ == kLaunchDepth + 1 && field_ == LaunchField::counters) {
         // null: a counter the hardware could not provide (NaN is written as null).
-        if (number) launch_.counters.emplace_hint(launch_.counters.end(), std::move(metric_), *number);
+        if (number) add_counter(*number);
         else if (!value.is_null()) fail_launch("counter \"" + metric_ + "\" is not a number");
         return true;
       }
@@ -170,6 +172,36 @@ class RunSaxHandler final : public nlohmann::json_sax<json> {
     if (in_launches_) throw InputError(origin_ + ": launch " + std::to_string(launch_index_) + ": expected an object");
     add_captured(std::move(value));
     return true;
+  }
+
+  // A fresh launch, built in the storage of a spare one where there is one: its strings and
+  // counter nodes are filled again rather than allocated (millions of launches).
+  void start_launch() {
+    if (!spare_ || spare_->empty()) {
+      launch_ = KernelLaunch{};
+      return;
+    }
+    launch_ = std::move(spare_->back());
+    spare_->pop_back();
+    std::string name = std::move(launch_.name), mangled = std::move(launch_.mangled_name);
+    while (!launch_.counters.empty()) spare_nodes_.push_back(launch_.counters.extract(launch_.counters.begin()));
+    launch_ = KernelLaunch{};
+    launch_.name = std::move(name);
+    launch_.mangled_name = std::move(mangled);
+    launch_.name.clear();
+    launch_.mangled_name.clear();
+  }
+
+  void add_counter(double value) {
+    if (spare_nodes_.empty()) {
+      launch_.counters.emplace_hint(launch_.counters.end(), metric_, value);
+      return;
+    }
+    auto node = std::move(spare_nodes_.back());
+    spare_nodes_.pop_back();
+    node.key().assign(metric_);
+    node.mapped() = value;
+    launch_.counters.insert(launch_.counters.end(), std::move(node));
   }
 
   void launch_scalar(const json& value, std::optional<double> number) {
@@ -289,22 +321,25 @@ class RunSaxHandler final : public nlohmann::json_sax<json> {
   std::vector<double> dims_;
   bool has_sequence_ = false, has_name_ = false, has_grid_ = false, has_block_ = false, has_counters_ = false;
   std::vector<KernelLaunch> held_;
+  std::vector<KernelLaunch>* spare_ = nullptr;
+  std::vector<std::map<std::string, double>::node_type> spare_nodes_;
 };
 
 }  // namespace
 
 void read_run_stream(std::istream& in, const std::string& origin, const RunHeaderSink& on_header,
-                     const LaunchSink& on_launch) {
-  RunSaxHandler handler(origin, on_header, on_launch);
+                     const LaunchSink& on_launch, std::vector<KernelLaunch>* spare) {
+  RunSaxHandler handler(origin, on_header, on_launch, spare);
   nlohmann::json::sax_parse(in, &handler);
   handler.finish();
 }
 
-void read_run_stream(const std::string& path, const RunHeaderSink& on_header, const LaunchSink& on_launch) {
+void read_run_stream(const std::string& path, const RunHeaderSink& on_header, const LaunchSink& on_launch,
+                     std::vector<KernelLaunch>* spare) {
   if (detail::is_gzip_file(path)) {  // run.json.gz: decompressed as it is read
     detail::GzipInputBuffer buffer(path);
     std::istream in(&buffer);
-    read_run_stream(in, "'" + path + "'", on_header, on_launch);
+    read_run_stream(in, "'" + path + "'", on_header, on_launch, spare);
     return;
   }
   // A larger buffer than the default (set before opening): the parser reads a character at a time.
@@ -313,7 +348,7 @@ void read_run_stream(const std::string& path, const RunHeaderSink& on_header, co
   in.rdbuf()->pubsetbuf(buffer.data(), static_cast<std::streamsize>(buffer.size()));
   in.open(path, std::ios::binary);
   if (!in) throw InputError("cannot open run file '" + path + "': check the path");
-  read_run_stream(in, "'" + path + "'", on_header, on_launch);
+  read_run_stream(in, "'" + path + "'", on_header, on_launch, spare);
 }
 
 RunRecord read_run_streamed(const std::string& path) {
