@@ -10,6 +10,7 @@
 #include "limiter/compare.hpp"
 #include "limiter/error.hpp"
 #include "limiter/format.hpp"
+#include "limiter/kernel_names.hpp"
 #include "limiter/reports.hpp"
 #include "options.hpp"
 #include "run_input.hpp"
@@ -30,7 +31,7 @@ std::string slowdown_summary(const RunComparison& comparison) {
   std::string text;
   for (const auto& k : comparison.matched) {
     if (!k.slower_than_limit) continue;
-    const auto name = k.before.name.substr(0, k.before.name.find('('));
+    const auto name = kernel_base_name(k.before.name);
     text += (text.empty() ? "" : ", ") + name + " [" + std::to_string(k.before.sequence) + "] +" +
             format_fixed(*k.time.change * 100.0, 1) + "%";
   }

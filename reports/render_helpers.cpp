@@ -10,16 +10,6 @@
 
 namespace limiter::render {
 
-std::string short_name(const std::string& name) {
-  int depth = 0;
-  for (std::size_t i = 0; i < name.size(); ++i) {
-    if (name[i] == '<') ++depth;
-    if (name[i] == '>') --depth;
-    if (name[i] == '(' && depth == 0 && i > 0) return name.substr(0, i);
-  }
-  return name;
-}
-
 std::string device_text(const DeviceDescription& device) {
   std::string text = device.name.empty() ? "unknown GPU" : device.name;
   if (!device.arch.empty()) text += " (" + device.arch + ", " + std::to_string(device.sm_count) + " SMs)";
@@ -262,11 +252,6 @@ NameLookup::NameLookup(const RunComparison& comparison, const std::unordered_map
 const std::string& NameLookup::operator()(const std::string& name) const {
   const auto found = names_.find(name);
   return found == names_.end() ? name : found->second;
-}
-
-std::string shorten(const std::string& text, std::size_t width) {
-  if (text.size() <= width) return text;
-  return text.substr(0, width - 3) + "...";
 }
 
 // Matched kernels for display: the biggest absolute time difference first.

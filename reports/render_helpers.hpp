@@ -13,9 +13,6 @@
 
 namespace limiter::render {
 
-// The kernel name without its argument list, as ncu prints it: "copy(const float*, ...)" -> "copy".
-std::string short_name(const std::string& name);
-
 // "NVIDIA H200 (sm_90, 132 SMs)".
 std::string device_text(const DeviceDescription& device);
 
@@ -97,6 +94,5 @@ class NameLookup {
  private:
   std::unordered_map<std::string, std::string> names_;
 };
-std::string shorten(const std::string& text, std::size_t width);
 
 }  // namespace limiter::render
