@@ -4,6 +4,7 @@
 # ratio is measured under the same load. Peak memory from /usr/bin/time -v. Not a test: it
 # writes ~2.3 GB of records and takes minutes.
 #   bench/report-scale.sh [BUILD_DIR (build-host)] [WORK_DIR (/tmp/limiter-scale)]
+# ONLY_RATIO=1 measures only the 123,250-launch ratio (repeat it: the machine is shared).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build-host}
@@ -28,7 +29,10 @@ echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GB", $2 / 1e6}' /
 
 measure "python json.load 123250" python3 -c "import json, sys; json.load(open(sys.argv[1]))" "$work/run_123250.json"
 measure "limiter report 123250" "$limiter" report "$work/run_123250.json"
+[ -n "${ONLY_RATIO:-}" ] && exit 0
 measure "limiter report 1000000" "$limiter" report "$work/run_1000000.json"
 measure "limiter report 1000000 --format md" "$limiter" report "$work/run_1000000.json" --format md
+measure "limiter report 123250 --format html" "$limiter" report "$work/run_123250.json" --format html -o "$work/run_123250.html"
 measure "limiter export 123250 sqlite" "$limiter" export "$work/run_123250.json" -o "$work/run_123250.sqlite"
 wc -l "$work/limiter report 1000000.out" | awk '{print "report of 1000000 launches:", $1, "lines"}'
+ls -l "$work/run_123250.html" | awk '{printf "html report of 123250 launches: %.0f kB\n", $5 / 1e3}'
