@@ -31,7 +31,7 @@ void write_time_by_verdict(const RunSummary& summary, std::ostream& out) {
         << plural(entry.launches, "launch", "launches") << ")";
     first = false;
   }
-  out << "\n\n";
+  out << (first ? "no launches\n\n" : "\n\n");
 }
 
 void write_fix_first(const RunSummary& summary, std::ostream& out) {
@@ -126,6 +126,7 @@ void write_markdown_report(const RunSummary& summary, std::ostream& out, const R
       << " counters; peaks: " << to_string(run.peaks) << " (" << markdown_escape(run.peaks_origin) << "). "
       << markdown_escape(render::run_scope_text(summary)) << ".\n\n";
   write_time_by_verdict(summary, out);
+  if (summary.selected_launches == 0) return;
   write_fix_first(summary, out);
   const bool grouped = options.grouped(summary);
   if (grouped) write_group_table(summary, options, out);

@@ -143,6 +143,7 @@ void write_details(const KernelAnalysis& k, const std::string& name, std::ostrea
 
 void write_text_report(const RunSummary& summary, std::ostream& out, const ReportOptions& options) {
   write_header(summary, out);
+  if (summary.selected_launches == 0) return;  // the header says "no launches"
   const bool grouped = options.grouped(summary);
   if (grouped) write_group_table(summary, options, out);
   else write_launch_table(summary, options, out);

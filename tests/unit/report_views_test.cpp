@@ -73,3 +73,31 @@ TEST(ReportViews, ManyLaunchesAreDroppedNotKeptAndTheViewIsGrouped) {
 
 }  // namespace
 }  // namespace limiter
+
+namespace limiter {
+namespace {
+
+// The "11124void at::native::": whatever the widths, cells stay two spaces apart.
+TEST(ReportViews, ColumnsNeverRunIntoEachOther) {
+  RunAnalysis analysis = testing::analysis_of("ncu/h200_probe_raw.csv");
+  for (auto& kernel : analysis.kernels) {
+    kernel.sequence += 1000000;
+    kernel.name = "void at::native::(anonymous namespace)::" + kernel.name;
+  }
+  ReportOptions options;
+  options.view = ReportView::launches;
+  std::ostringstream out;
+  write_text_report(summarize(analysis), out, options);
+  std::istringstream lines(out.str());
+  std::string line;
+  std::size_t rows = 0;
+  while (std::getline(lines, line)) {
+    if (line.rfind("100000", 0) != 0) continue;
+    ++rows;
+    EXPECT_EQ(line.substr(7, 2), "  ") << line;  // seven-digit sequence, then the gap
+  }
+  EXPECT_EQ(rows, analysis.kernels.size());
+}
+
+}  // namespace
+}  // namespace limiter
