@@ -69,7 +69,7 @@ void write_lmem_chart(std::ostream& out, const RunSummary& summary) {
   for (std::size_t i = 0; i < std::min(summary.groups.size(), kChartRows / 2); ++i) {
     const auto& g = summary.groups[i];
     const std::string upper = g.lmem_l2_share_is_upper_bound && g.lmem_l2_share ? "≤" : "";
-    bars.push_back({group_label(summary, g) + " · L2", g.lmem_l2_share, "#3b6e8f",
+    bars.push_back({ellipsize(group_label(summary, g), 26) + " · L2", g.lmem_l2_share, "#3b6e8f",
                     upper + format_percent(g.lmem_l2_share, 1), "LMEM share of L1-L2 traffic", "lmem-l2"});
     bars.push_back({"instructions", g.lmem_instruction_share, "#9fc3d9", format_percent(g.lmem_instruction_share, 1),
                     "LMEM share of issued instructions", "lmem-inst"});
