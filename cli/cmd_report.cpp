@@ -65,14 +65,20 @@ int run_report(const Args& args) {
   summary_options.kernel_regex = selection.kernel_regex;
   summary_options.names = name_style_from_string(selection.names);
   // Every launch is kept where rows per launch are asked for; else only for a small run, whose
-  // automatic view may be one row per launch (a run of distinct kernels).
-  if (!selection.launches && report_format != ReportFormat::csv && report_format != ReportFormat::json)
-    summary_options.keep_launches_up_to = kKeptLaunchesForAutomaticView;
+  // automatic view may be one row per launch (a run of distinct kernels). csv and json of a
+  // record keep none: their rows come from a second pass over it, so memory stays flat.
+  const bool data_format = report_format == ReportFormat::csv || report_format == ReportFormat::json;
+  if (!selection.launches && !data_format) summary_options.keep_launches_up_to = kKeptLaunchesForAutomaticView;
+  if (data_format && is_run_record(run_path)) {
+    summary_options.keep_launches = false;
+    summary_options.longest_to_note = report_options.top;
+    report_options.launch_rows = [&](const std::function<void(const KernelAnalysis&)>& row) {
+      for_each_analysed_launch(run_path, analysis_options, selection.kernel_regex, row);
+    };
+  }
   const RunSummary summary = load_summary(run_path, analysis_options, summary_options);
 
-  std::ostringstream text;
-  write_report(summary, report_format, text, report_options);
-  write_output(output, text.str());
+  write_output(output, [&](std::ostream& out) { write_report(summary, report_format, out, report_options); });
   return kExitOk;
 }
 

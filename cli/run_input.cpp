@@ -7,9 +7,7 @@
 #include "limiter/record_json.hpp"
 
 namespace limiter::cli {
-namespace {
 
-// A run record is a JSON object; anything else is tried as an ncu CSV export.
 bool is_run_record(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError("cannot open '" + path + "': check the path");
@@ -19,8 +17,6 @@ bool is_run_record(const std::string& path) {
   }
   return first == '{';
 }
-
-}  // namespace
 
 RunRecord load_run(const std::string& path) {
   if (is_run_record(path)) return read_run_file(path);

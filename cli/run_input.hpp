@@ -8,6 +8,9 @@
 
 namespace limiter::cli {
 
+// A run record (a JSON object, or gzip-compressed); anything else is tried as an ncu CSV export.
+bool is_run_record(const std::string& path);
+
 RunRecord load_run(const std::string& path);
 
 // A run record (streamed: flat memory however many launches) or an ncu CSV, analysed and summarised.

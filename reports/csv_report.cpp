@@ -62,8 +62,7 @@ const std::vector<std::string> kCsvReportColumns = {
 
 void write_csv_report(const RunSummary& summary, std::ostream& out, const ReportOptions& options) {
   out << csv_row(kCsvReportColumns);
-  for (const KernelAnalysis* launch : render::launches_in_order(summary, options.top)) {
-    const auto& k = *launch;
+  render::for_each_listed_launch(summary, options, [&](const KernelAnalysis& k) {
     const std::size_t group_index = summary.group_of(k);
     const auto& group = summary.groups[group_index];
     const auto& occupancy = k.occupancy.theoretical;
@@ -93,7 +92,7 @@ void write_csv_report(const RunSummary& summary, std::ostream& out, const Report
         group.fix_first_rank ? std::to_string(*group.fix_first_rank) : "", headline_of(k)};
     row.insert(row.end(), rest.begin(), rest.end());
     out << csv_row(row);
-  }
+  });
 }
 
 const std::vector<std::string> kCsvComparisonColumns = {

@@ -266,8 +266,8 @@ ordered_json run_side_json(const std::string& label, const std::string& source, 
 
 ordered_json report_json(const RunSummary& summary, const ReportOptions& options) {
   ordered_json out = report_without_kernels(summary);
-  for (const KernelAnalysis* kernel : render::launches_in_order(summary, options.top))
-    out["kernels"].push_back(launch_json(summary, *kernel));
+  render::for_each_listed_launch(summary, options,
+                                 [&](const KernelAnalysis& kernel) { out["kernels"].push_back(launch_json(summary, kernel)); });
   return out;
 }
 
@@ -278,17 +278,17 @@ void write_json_report(const RunSummary& summary, std::ostream& out, const Repor
   const std::size_t at = document.find(empty_kernels);
   out << document.substr(0, at) << "\"kernels\": [";
   bool first = true;
-  for (const KernelAnalysis* kernel : render::launches_in_order(summary, options.top)) {
+  render::for_each_listed_launch(summary, options, [&](const KernelAnalysis& kernel) {
     out << (first ? "\n" : ",\n");
     first = false;
-    const std::string text = launch_json(summary, *kernel).dump(2);
+    const std::string text = launch_json(summary, kernel).dump(2);
     std::size_t start = 0;
     while (start < text.size()) {
       const std::size_t end = std::min(text.find('\n', start), text.size());
       out << (start ? "\n    " : "    ") << std::string_view(text).substr(start, end - start);
       start = end + 1;
     }
-  }
+  });
   out << (first ? "]," : "\n  ],") << document.substr(at + empty_kernels.size()) << "\n";
 }
 

@@ -213,6 +213,17 @@ std::vector<const KernelAnalysis*> launches_in_order(const RunSummary& summary, 
   return chosen;
 }
 
+void for_each_listed_launch(const RunSummary& summary, const ReportOptions& options,
+                            const std::function<void(const KernelAnalysis&)>& row) {
+  if (summary.run.kernels.empty() && options.launch_rows) {
+    options.launch_rows([&](const KernelAnalysis& launch) {
+      if (options.top == 0 || summary.longest_sequences.contains(launch.sequence)) row(launch);
+    });
+    return;
+  }
+  for (const KernelAnalysis* launch : launches_in_order(summary, options.top)) row(*launch);
+}
+
 std::size_t shown_group_count(const RunSummary& summary, std::size_t top) {
   return top > 0 ? std::min(top, summary.groups.size()) : summary.groups.size();
 }

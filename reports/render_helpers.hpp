@@ -1,6 +1,7 @@
 #pragma once
 // Helpers shared by the renderers (internal to limiter::reports): names, labels, numbers and
 // escaping for each output language.
+#include <functional>
 #include <optional>
 #include <unordered_map>
 #include <string>
@@ -9,6 +10,7 @@
 #include "limiter/analysis.hpp"
 #include "limiter/compare.hpp"
 #include "limiter/rollup.hpp"
+#include "limiter/reports.hpp"
 #include "limiter/run_summary.hpp"
 
 namespace limiter::render {
@@ -77,6 +79,10 @@ std::string group_verdict_text(const KernelSummary& group);
 std::vector<const KernelAnalysis*> launches_by_time(const RunSummary& summary, std::size_t top);
 // The kept launches in launch order; with TOP > 0 only the TOP with the most time.
 std::vector<const KernelAnalysis*> launches_in_order(const RunSummary& summary, std::size_t top);
+// csv and json rows: the launches of launches_in_order, or, when the summary kept none and
+// OPTIONS can read them again, every selected launch (the TOP longest when TOP > 0).
+void for_each_listed_launch(const RunSummary& summary, const ReportOptions& options,
+                            const std::function<void(const KernelAnalysis&)>& row);
 // How many groups a grouped view lists.
 std::size_t shown_group_count(const RunSummary& summary, std::size_t top);
 // "12,325 launches of 22 kernels in 31 launch configurations, 1.23 s of kernel time" and, with

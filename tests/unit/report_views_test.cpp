@@ -101,3 +101,31 @@ TEST(ReportViews, ColumnsNeverRunIntoEachOther) {
 
 }  // namespace
 }  // namespace limiter
+
+namespace limiter {
+namespace {
+
+// csv and json of millions of launches: the summary keeps none, the rows come from a second
+// pass over the record. Both ways give the same bytes.
+TEST(ReportViews, SecondPassRowsEqualKeptRows) {
+  const std::string record = testing::kData + "/synthetic/pytorch_jax_2k.json.gz";
+  for (std::size_t top : {std::size_t{0}, std::size_t{7}}) {
+    for (ReportFormat format : {ReportFormat::csv, ReportFormat::json}) {
+      ReportOptions options;
+      options.top = top;
+      std::ostringstream kept, streamed;
+      write_report(summarize_run_file(record, {}, {}), format, kept, options);
+      SummaryOptions none;
+      none.keep_launches = false;
+      none.longest_to_note = top;
+      options.launch_rows = [&](const std::function<void(const KernelAnalysis&)>& row) {
+        for_each_analysed_launch(record, {}, "", row);
+      };
+      write_report(summarize_run_file(record, {}, none), format, streamed, options);
+      EXPECT_EQ(streamed.str(), kept.str()) << to_string(format) << " top " << top;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace limiter

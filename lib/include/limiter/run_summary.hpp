@@ -10,6 +10,7 @@
 #include <limits>
 #include <optional>
 #include <regex>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -27,6 +28,9 @@ struct SummaryOptions {
   std::size_t keep_launches_up_to = std::numeric_limits<std::size_t>::max();
   NameStyle names = NameStyle::short_form;
   std::size_t fix_first_limit = kFixFirstLimit;
+  // The sequence numbers of this many selected launches with the most time are noted
+  // (RunSummary::longest_sequences), for --top N on a second pass when none is kept.
+  std::size_t longest_to_note = 0;
 };
 
 struct KernelSummary {
@@ -65,6 +69,7 @@ struct RunSummary {
   double total_ns = 0;                // of the whole run: time shares are of this
   std::size_t distinct_kernels = 0;   // distinct names among the selected launches
   bool launches_dropped = false;      // more selected launches than SummaryOptions::keep_launches_up_to
+  std::set<std::uint64_t> longest_sequences;  // SummaryOptions::longest_to_note
   std::vector<KernelSummary> groups;  // selected launches, most total time first
   std::vector<VerdictTime> time_by_verdict;  // selected launches: bandwidth, instruction, latency, none
   std::vector<FixFirstEntry> fix_first;
@@ -95,6 +100,7 @@ class SummaryBuilder {
 
  private:
   bool selected(const std::string& name);
+  void note_if_longest(const KernelAnalysis& launch);
 
   SummaryOptions options_;
   std::optional<std::regex> regex_;
@@ -102,7 +108,14 @@ class SummaryBuilder {
   RunSummary summary_;
   struct Accumulator;
   std::vector<Accumulator> accumulators_;
+  using Noted = std::pair<double, std::uint64_t>;  // duration, sequence
+  std::vector<Noted> longest_;
 };
+
+// Every selected launch of the record at PATH analysed again, in launch order, one at a time:
+// the second pass of a report whose summary kept no launch (csv and json of millions).
+void for_each_analysed_launch(const std::string& path, const AnalysisOptions& analysis_options,
+                              const std::string& kernel_regex, const std::function<void(const KernelAnalysis&)>& row);
 
 // -k REGEX compiled (ECMAScript); throws InputError naming the option when it is not valid.
 std::regex kernel_name_regex(const std::string& pattern);

@@ -160,6 +160,7 @@ void SummaryBuilder::add(KernelAnalysis&& launch, const std::string& mangled_nam
   if (launch.occupancy.theoretical) a.occupancy.add(launch.occupancy.theoretical->occupancy, duration);
   group.lmem_l2_share_is_upper_bound = group.lmem_l2_share_is_upper_bound || launch.lmem.l2_share_is_upper_bound;
 
+  note_if_longest(launch);
   const bool longest = group.launches == 1 || launch.duration_ns.value_or(-1) > group.longest.duration_ns.value_or(-1);
   if (options_.keep_launches && !summary_.launches_dropped &&
       summary_.selected_launches > options_.keep_launches_up_to) {
@@ -174,7 +175,20 @@ void SummaryBuilder::add(KernelAnalysis&& launch, const std::string& mangled_nam
   }
 }
 
+void SummaryBuilder::note_if_longest(const KernelAnalysis& launch) {
+  if (options_.longest_to_note == 0) return;
+  // A min-heap of the longest so far: the shortest of them is replaced by a longer launch.
+  const auto shorter = [](const Noted& a, const Noted& b) { return a > b; };
+  longest_.push_back({launch.duration_ns.value_or(-1), launch.sequence});
+  std::push_heap(longest_.begin(), longest_.end(), shorter);
+  if (longest_.size() > options_.longest_to_note) {
+    std::pop_heap(longest_.begin(), longest_.end(), shorter);
+    longest_.pop_back();
+  }
+}
+
 RunSummary SummaryBuilder::finish() {
+  for (const auto& [duration, sequence] : longest_) summary_.longest_sequences.insert(sequence);
   for (auto& a : accumulators_) {
     KernelSummary& group = a.group;
     const bool timed = group.durations.timed_launches > 0;

@@ -2,6 +2,9 @@
 // parsed into batches on a second thread, each batch analysed here and folded into the
 // summary, so a few batches are in memory at a time.
 
+#include <optional>
+#include <regex>
+
 #include "limiter/record_stream.hpp"
 #include "limiter/run_summary.hpp"
 #include "summary/launch_pipeline.hpp"
@@ -83,4 +86,21 @@ RunSummary summarize_run_file(const std::string& path, const AnalysisOptions& an
   if (!started) analyzer.set_header(header);  // a run without launches
   return analyzer.finish();
 }
+void for_each_analysed_launch(const std::string& path, const AnalysisOptions& analysis_options,
+                              const std::string& kernel_regex, const std::function<void(const KernelAnalysis&)>& row) {
+  const std::optional<std::regex> selected =
+      kernel_regex.empty() ? std::nullopt : std::optional<std::regex>(kernel_name_regex(kernel_regex));
+  RunRecord batch_run;
+  bool started = false;
+  detail::read_in_batches(path, kBatchLaunches, [&](const RunRecord& header, std::vector<KernelLaunch>& batch) {
+    if (!started) batch_run = header;
+    started = true;
+    batch_run.launches.swap(batch);
+    const RunAnalysis analysis = analyze_run(batch_run, analysis_options);
+    batch_run.launches.swap(batch);
+    for (const auto& kernel : analysis.kernels)
+      if (!selected || std::regex_search(kernel.name, *selected)) row(kernel);
+  });
+}
+
 }  // namespace limiter

@@ -1,5 +1,6 @@
 #pragma once
 // Renderers: plain analysis structs in, text on a std::ostream out. No GPU, no CUDA.
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <unordered_map>
@@ -34,6 +35,9 @@ struct ReportOptions {
   // Grouped view: the groups listed (0: all). Launch view (--launches): the launches listed,
   // most time first (0: all). csv and json: the launches written, in launch order.
   std::size_t top = 20;
+  // csv and json of a summary that kept no launch (millions): calls ROW with every selected
+  // launch in launch order, read and analysed again (for_each_analysed_launch, run_summary.hpp).
+  std::function<void(const std::function<void(const KernelAnalysis&)>& row)> launch_rows = nullptr;
   bool grouped(const RunSummary& summary) const;  // resolves `automatic`
 };
 
