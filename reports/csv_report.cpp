@@ -37,10 +37,6 @@ std::string latency_causes_text(const KernelAnalysis& k) {
   return text;
 }
 
-std::string headline_of(const KernelAnalysis& k) {
-  const auto advice = std::find_if(k.advice.begin(), k.advice.end(), is_actionable_advice);
-  return advice == k.advice.end() ? "" : advice_headline(*advice);
-}
 
 }  // namespace
 
@@ -89,7 +85,7 @@ void write_csv_report(const RunSummary& summary, std::ostream& out, const Report
         std::to_string(group_index + 1), std::to_string(group.launches),
         plain_number(group.durations.total_ns), plain_number(group.durations.mean_ns),
         plain_number(group.durations.min_ns), plain_number(group.durations.max_ns), plain_number(group.time_share),
-        group.fix_first_rank ? std::to_string(*group.fix_first_rank) : "", headline_of(k)};
+        group.fix_first_rank ? std::to_string(*group.fix_first_rank) : "", render::first_advice_headline(k)};
     row.insert(row.end(), rest.begin(), rest.end());
     out << csv_row(row);
   });

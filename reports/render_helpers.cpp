@@ -246,6 +246,11 @@ std::string run_scope_text(const RunSummary& summary) {
   return text;
 }
 
+std::string first_advice_headline(const KernelAnalysis& kernel) {
+  const auto advice = std::find_if(kernel.advice.begin(), kernel.advice.end(), is_actionable_advice);
+  return advice == kernel.advice.end() ? "" : advice_headline(*advice);
+}
+
 std::optional<double> occupancy_of(const KernelAnalysis& kernel) {
   if (!kernel.occupancy.theoretical) return std::nullopt;
   return kernel.occupancy.theoretical->occupancy;

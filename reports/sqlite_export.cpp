@@ -86,10 +86,6 @@ class Statement {
 
 std::string verdict_text(const std::optional<Verdict>& verdict) { return verdict ? to_string(*verdict) : ""; }
 
-std::string headline_of(const KernelAnalysis& k) {
-  const auto advice = std::find_if(k.advice.begin(), k.advice.end(), is_actionable_advice);
-  return advice == k.advice.end() ? "" : advice_headline(*advice);
-}
 
 void execute(sqlite3* db, const std::string& sql) {
   char* error = nullptr;
@@ -134,7 +130,7 @@ struct SqliteExport::Impl {
           .optional_real(k.lmem.l2_sectors);
       s.optional_real(render::occupancy_of(k)).optional_real(k.occupancy.achieved);
       s.optional_real(k.occupancy.waves ? std::optional<double>(k.occupancy.waves->waves) : std::nullopt);
-      s.optional_text(headline_of(k)).run();
+      s.optional_text(render::first_advice_headline(k)).run();
       for (const auto& [metric, value] : l.counters)
         counter->integer(static_cast<std::int64_t>(l.sequence)).text(metric).real(value).run();
     }
