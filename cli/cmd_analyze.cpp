@@ -50,7 +50,7 @@ int run_analyze(const Args& args) {
   if (output.empty()) {
     write_text_report(analysis, text);
   } else {
-    write_json_report(analysis, text);
+    write_report(analysis, ReportFormat::json, text);
   }
   write_output(output, text.str());
   return kExitOk;

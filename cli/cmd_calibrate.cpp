@@ -41,7 +41,7 @@ int run_calibrate(const Args& args) {
 #ifdef LIMITER_HAVE_KERNEL_SUITE
   if (auto reason = kernels::gpu_unavailable_reason())
     throw SystemError(*reason + "; limiter calibrate measures this machine's GPU");
-  kernels::ProgressBar progress(std::cerr, 5, isatty(STDERR_FILENO) != 0);
+  kernels::ProgressBar progress(std::cerr, 5, kernels::ProgressBar::style_for(isatty(STDERR_FILENO) != 0, false));
   kernels::CalibrationOptions options;
   options.sizes = problem_size;
   options.timed_runs = runs;

@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <iostream>
+#include <regex>
 #include <sstream>
 
 #include "commands.hpp"
@@ -9,15 +10,17 @@
 #include "limiter/compare.hpp"
 #include "limiter/error.hpp"
 #include "limiter/format.hpp"
+#include "limiter/kernel_names.hpp"
 #include "limiter/reports.hpp"
 #include "options.hpp"
 #include "run_input.hpp"
+#include "selection_options.hpp"
 
 namespace limiter::cli {
 namespace {
 
 const char* const kUsage =
-    "limiter compare BEFORE AFTER [--format text|md|csv|json|html] [-o FILE] [--fail-if-slower PCT]\n\n"
+    "limiter compare BEFORE AFTER [--format text|md|csv|json|html] [-o FILE] [--fail-if-slower PCT] [-k REGEX] [--top N]\n\n"
     "BEFORE and AFTER are run records or Nsight Compute CSV exports. Launches are matched by kernel\n"
     "name and launch configuration (grid, block), and by order among equal ones. Exit code 4 when\n"
     "--fail-if-slower is given and a matched kernel or the total is slower by more than PCT percent\n"
@@ -28,7 +31,7 @@ std::string slowdown_summary(const RunComparison& comparison) {
   std::string text;
   for (const auto& k : comparison.matched) {
     if (!k.slower_than_limit) continue;
-    const auto name = k.before.name.substr(0, k.before.name.find('('));
+    const auto name = kernel_base_name(k.before.name);
     text += (text.empty() ? "" : ", ") + name + " [" + std::to_string(k.before.sequence) + "] +" +
             format_fixed(*k.time.change * 100.0, 1) + "%";
   }
@@ -48,6 +51,9 @@ int run_compare(const Args& args) {
       ("fail-if-slower", po::value<double>(), "exit with code 4 when a matched kernel or the total is slower by more "
                                               "than PCT percent (e.g. 10)")
       ("peaks", po::value(&peaks)->default_value("theoretical"), "theoretical or calibrated, for both runs");
+  SelectionArgs selection;
+  add_selection_options(visible, selection, "matched kernels listed, most changed first; 0 for all (the totals and "
+                                            "the gate count every selected launch)");
   po::options_description hidden;
   hidden.add_options()("before", po::value(&before_path), "run before the change")(
       "after", po::value(&after_path), "run after the change");
@@ -69,12 +75,36 @@ int run_compare(const Args& args) {
   }
   AnalysisOptions analysis_options;
   analysis_options.peaks = peak_kind_from_string(peaks);
-  const RunAnalysis before = analyze_run(load_run(before_path), analysis_options);
-  const RunAnalysis after = analyze_run(load_run(after_path), analysis_options);
+  const NameStyle names = name_style_from_string(selection.names);
+  std::unordered_map<std::string, std::string> mangled;
+  const auto load = [&](const std::string& path) {
+    RunRecord run = load_run(path);
+    if (!selection.kernel_regex.empty()) {
+      const std::regex selected = kernel_name_regex(selection.kernel_regex);
+      std::erase_if(run.launches, [&](const KernelLaunch& launch) { return !std::regex_search(launch.name, selected); });
+    }
+    for (const auto& launch : run.launches)
+      if (!launch.mangled_name.empty()) mangled.emplace(launch.name, launch.mangled_name);
+    return analyze_run(run, analysis_options);
+  };
+  const RunAnalysis before = load(before_path);
+  const RunAnalysis after = load(after_path);
   const RunComparison comparison = compare_runs(before, after, options);
 
+  ComparisonOptions comparison_options;
+  comparison_options.color = output.empty() && isatty(STDOUT_FILENO);
+  comparison_options.top = top_for(selection, vm, report_format);
+  if (names == NameStyle::demangled)
+    for (const auto& k : comparison.matched) comparison_options.names[k.before.name] = k.before.name;
+  if (names != NameStyle::short_form) {
+    for (const auto* side : {&comparison.only_before, &comparison.only_after})
+      for (const auto& k : *side) comparison_options.names[k.name] = k.name;
+    for (const auto& k : comparison.matched) comparison_options.names[k.before.name] = k.before.name;
+  }
+  if (names == NameStyle::mangled)
+    for (const auto& [name, mangled_name] : mangled) comparison_options.names[name] = mangled_name;
   std::ostringstream text;
-  write_comparison(comparison, report_format, text, output.empty() && isatty(STDOUT_FILENO));
+  write_comparison(comparison, report_format, text, comparison_options);
   write_output(output, text.str());
   if (comparison.failed()) {
     std::cerr << "limiter: compare: slower than --fail-if-slower " << format_fixed(*options.max_slowdown * 100.0, 1)

@@ -43,12 +43,13 @@ struct KernelsRequest {
   int runs = 7;
   int warmup = 2;
   std::string recording;
+  bool quiet = false;
 };
 
 void write_report_and_tables(const RunRecord& run, const std::vector<kernels::Measurement>& measurements,
                              const std::vector<kernels::SweepPoint>* sweep, std::ostream& out, bool color) {
   const RunAnalysis analysis = analyze_run(run);
-  TextReportOptions text_options;
+  ReportOptions text_options;
   text_options.color = color;
   // Without counters every kernel would only repeat "no verdict": the table says it once.
   const bool timing_only = run.source == kernels::kTimingOnlySource;
@@ -101,7 +102,7 @@ int run_on_gpu(const KernelsRequest& request, const Args& args, std::size_t sele
   options.command_line = {"limiter", "kernels"};
   options.command_line.insert(options.command_line.end(), args.begin(), args.end());
   kernels::ProgressBar progress(std::cerr, selected_count + (request.sweep ? kernels::sweep_size() : 0),
-                                isatty(STDERR_FILENO) != 0);
+                                kernels::ProgressBar::style_for(isatty(STDERR_FILENO) != 0, request.quiet));
   options.on_start = [&](const std::string& name) { progress.start(name); };
   options.on_note = [&](const std::string& line) { progress.note("limiter kernels: " + line); };
 
@@ -144,6 +145,7 @@ int run_kernels(const Args& args) {
        "also run the occupancy family's tuning sweep over block size NT and odd grain size VT")
       ("runs", po::value(&request.runs)->default_value(7), "timed runs per kernel; the median is reported")
       ("warmup", po::value(&request.warmup)->default_value(2), "untimed runs before them")
+      ("quiet,q", po::bool_switch(&request.quiet), "no live progress (it is shown only on a terminal anyway)")
       ("recording", po::value(&request.recording)->default_value(LIMITER_KERNELS_RECORDING),
        "the recorded run shown when there is no GPU");
   po::positional_options_description no_positional;

@@ -13,22 +13,30 @@
 #include "limiter/reports.hpp"
 #include "options.hpp"
 #include "run_input.hpp"
+#include "selection_options.hpp"
 
 namespace limiter::cli {
+
+constexpr std::size_t kKeptLaunchesForAutomaticView = 10000;
 
 int run_report(const Args& args) {
   po::options_description visible("options");
   std::string run_path, format, output, peaks;
   double high = 80, latency = 60, gap = 10;
+  SelectionArgs selection;
   visible.add_options()
       ("format,f", po::value(&format)->default_value("text"),
-       "text, md (Markdown), csv (one row per launch), json, or html (one file, SVG charts)")
+       "text, md (Markdown), csv (one row per launch), json, or html (one file, SVG charts); "
+       "`limiter export --format sqlite` for a database")
       ("output,o", po::value(&output), "write to FILE instead of standard output")
       ("peaks", po::value(&peaks)->default_value("theoretical"),
        "theoretical (datasheet / ncu peak_sustained) or calibrated (measured on this GPU model)")
       ("high", po::value(&high)->default_value(80), "percent of peak at which a unit limits the kernel")
       ("latency", po::value(&latency)->default_value(60), "below this percent on both sides: latency-limited")
       ("gap", po::value(&gap)->default_value(10), "points by which one side must lead between the two");
+  add_selection_options(visible, selection,
+                        "rows: kernels (grouped view) or launches (--launches), most time first; 0 for all. "
+                        "csv and json: launches, all unless given");
   po::options_description hidden;
   hidden.add_options()("run", po::value(&run_path)->required(), "run file");
   po::positional_options_description positional;
@@ -36,23 +44,41 @@ int run_report(const Args& args) {
   po::variables_map vm;
   if (!parse_options(args, "limiter report RUN [options]\n\n"
                            "RUN is a run record (.json from `limiter run`, `limiter kernels` or `limiter import`)\n"
-                           "or an Nsight Compute CSV export (imported on the fly).",
+                           "or an Nsight Compute CSV export (imported on the fly). When the run repeats kernels the\n"
+                           "text, md and html reports are grouped by kernel and launch configuration, most time first.",
                      visible, positional, vm, &hidden))
     return kExitOk;
   const ReportFormat report_format = report_format_from_string(format);
   if (!(latency > 0 && latency <= high && high <= 100 && gap >= 0))
     throw InputError("thresholds must satisfy 0 < --latency <= --high <= 100 and --gap >= 0");
 
-  AnalysisOptions options;
-  options.peaks = peak_kind_from_string(peaks);
-  options.thresholds.high_utilization = high / 100.0;
-  options.thresholds.latency = latency / 100.0;
-  options.thresholds.balance_gap = gap / 100.0;
-  const RunAnalysis analysis = analyze_run(load_run(run_path), options);
+  AnalysisOptions analysis_options;
+  analysis_options.peaks = peak_kind_from_string(peaks);
+  analysis_options.thresholds.high_utilization = high / 100.0;
+  analysis_options.thresholds.latency = latency / 100.0;
+  analysis_options.thresholds.balance_gap = gap / 100.0;
+  ReportOptions report_options;
+  report_options.color = output.empty() && isatty(STDOUT_FILENO);
+  report_options.view = selection.launches ? ReportView::launches : ReportView::automatic;
+  report_options.top = top_for(selection, vm, report_format);
+  SummaryOptions summary_options;
+  summary_options.kernel_regex = selection.kernel_regex;
+  summary_options.names = name_style_from_string(selection.names);
+  // Every launch is kept where rows per launch are asked for; else only for a small run, whose
+  // automatic view may be one row per launch (a run of distinct kernels). csv and json of a
+  // record keep none: their rows come from a second pass over it, so memory stays flat.
+  const bool data_format = report_format == ReportFormat::csv || report_format == ReportFormat::json;
+  if (!selection.launches && !data_format) summary_options.keep_launches_up_to = kKeptLaunchesForAutomaticView;
+  if (data_format && is_run_record(run_path)) {
+    summary_options.keep_launches = false;
+    summary_options.longest_to_note = report_options.top;
+    report_options.launch_rows = [&](const std::function<void(const KernelAnalysis&)>& row) {
+      for_each_analysed_launch(run_path, analysis_options, selection.kernel_regex, row);
+    };
+  }
+  const RunSummary summary = load_summary(run_path, analysis_options, summary_options);
 
-  std::ostringstream text;
-  write_report(analysis, report_format, text, output.empty() && isatty(STDOUT_FILENO));
-  write_output(output, text.str());
+  write_output(output, [&](std::ostream& out) { write_report(summary, report_format, out, report_options); });
   return kExitOk;
 }
 

@@ -19,6 +19,7 @@
 #include "limiter/metric_plans.hpp"
 #include "limiter/record_json.hpp"
 #include "limiter/reports.hpp"
+#include "limiter/run_summary.hpp"
 #include "options.hpp"
 
 extern char** environ;
@@ -105,7 +106,7 @@ int run_run(const Args& args) {
       ("save-raw", po::value(&raw_dir), "keep raw counter images in DIR for `limiter analyze DIR`")
       ("replay", po::value(&replay)->default_value("auto"), "auto: user replay when the plan needs one pass (~1.7 ms per launch), kernel replay otherwise and once a context launches a CUDA graph; kernel: kernel replay always (~50 ms per launch)")
       ("timing", po::bool_switch(&timing), "print where the collector's time went, per launch")
-      ("quiet,q", po::bool_switch(&quiet), "no summary table at the end");
+      ("quiet,q", po::bool_switch(&quiet), "no live progress and no summary table at the end");
   po::positional_options_description positional;
   po::variables_map vm;
   if (!parse_options(ours, "limiter run [options] -- app [args...]", visible, positional, vm)) return kExitOk;
@@ -132,6 +133,8 @@ int run_run(const Args& args) {
   if (sample_every > 1) set("LIMITER_SAMPLE_EVERY", std::to_string(sample_every));
   if (!raw_dir.empty()) set("LIMITER_SAVE_RAW", fs::absolute(raw_dir).string());
   if (timing) set("LIMITER_TIMING", "1");
+  // Live progress from inside the application, on a terminal only (logs stay clean).
+  if (!quiet && isatty(STDERR_FILENO)) set("LIMITER_PROGRESS", "1");
 
   std::vector<char*> argv, envp;
   for (auto& arg : app) argv.push_back(arg.data());
@@ -152,14 +155,16 @@ int run_run(const Args& args) {
                  "messages above)\n";
   }
   for (const auto& path : outputs) {
-    const RunRecord run = read_run_file(path);
-    if (!quiet && !run.launches.empty()) {
-      TextReportOptions summary;
-      summary.details = false;
+    SummaryOptions summary_options;
+    summary_options.keep_launches_up_to = 10000;  // the automatic view of a small run lists launches
+    const RunSummary summary = summarize_run_file(path, {}, summary_options);
+    if (!quiet && summary.launches > 0) {
+      ReportOptions report_options;
+      report_options.details = false;
       std::cerr << "\n";
-      write_text_report(analyze_run(run), std::cerr, summary);
+      write_text_report(summary, std::cerr, report_options);
     }
-    std::cerr << "limiter: " << run.launches.size() << " launches profiled -> " << path << "\n";
+    std::cerr << "limiter: " << summary.launches << " launches profiled -> " << path << "\n";
   }
   return app_exit;
 }

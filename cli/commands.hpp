@@ -11,6 +11,7 @@ using Args = std::vector<std::string>;  // the arguments after the subcommand na
 int run_occupancy(const Args& args);
 int run_import(const Args& args);
 int run_report(const Args& args);
+int run_export(const Args& args);
 int run_compare(const Args& args);
 int run_metrics(const Args& args);
 int run_run(const Args& args);

@@ -28,6 +28,7 @@ const std::vector<Command>& commands() {
       {"import", "turn an Nsight Compute CSV or a plain kernel,metric,value CSV into a run",
        limiter::cli::run_import},
       {"report", "the limiter of every kernel of a run: text, md, csv, json or html", limiter::cli::run_report},
+      {"export", "a run and its analysis as an SQLite database (Python, pandas, DuckDB)", limiter::cli::run_export},
       {"compare", "before/after: time, verdict and LMEM changes per kernel; --fail-if-slower for CI",
        limiter::cli::run_compare},
       {"run", "profile every kernel of a CUDA application: limiter run [options] -- app args",

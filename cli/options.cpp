@@ -33,6 +33,15 @@ bool parse_options(const Args& args, const std::string& usage, const po::options
   return true;
 }
 
+void write_output(const std::string& path, const std::function<void(std::ostream&)>& write) {
+  if (path.empty() || path == "-") {
+    write(std::cout);
+    std::cout.flush();
+    return;
+  }
+  write_file_atomically(path, write);
+}
+
 void write_output(const std::string& path, const std::string& content) {
   if (path.empty() || path == "-") {
     std::cout << content;

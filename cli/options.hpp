@@ -1,5 +1,6 @@
 #pragma once
 // Shared helpers for subcommand option parsing.
+#include <functional>
 #include <iosfwd>
 #include <string>
 
@@ -20,5 +21,7 @@ bool parse_options(const Args& args, const std::string& usage, const po::options
 // Writes `text_writer` output to FILE, or to stdout when path is empty or "-".
 // The file is written to a temporary name and renamed, so a failure leaves no half file.
 void write_output(const std::string& path, const std::string& content);
+// The same for content written by WRITE as it goes (a report of millions of launches).
+void write_output(const std::string& path, const std::function<void(std::ostream&)>& write);
 
 }  // namespace limiter::cli

@@ -2,10 +2,19 @@
 // Reading a run from the command line: a run record, or an Nsight Compute CSV imported on the fly.
 #include <string>
 
+#include "limiter/analysis.hpp"
 #include "limiter/record.hpp"
+#include "limiter/run_summary.hpp"
 
 namespace limiter::cli {
 
+// A run record (a JSON object, or gzip-compressed); anything else is tried as an ncu CSV export.
+bool is_run_record(const std::string& path);
+
 RunRecord load_run(const std::string& path);
+
+// A run record (streamed: flat memory however many launches) or an ncu CSV, analysed and summarised.
+RunSummary load_summary(const std::string& path, const AnalysisOptions& analysis_options,
+                        const SummaryOptions& summary_options, const BatchSink& on_batch = {});
 
 }  // namespace limiter::cli

@@ -1,7 +1,7 @@
 # Dependencies come from Debian packages (Boost, nlohmann-json, GoogleTest) and the CUDA
 # toolkit. Boost and GoogleTest are linked statically, and libstdc++ too, so the binaries
 # built here also run on the GPU machine, which has no package registry.
-set(_limiter_apt "run scripts/install-deps.sh (apt-get install libboost-program-options-dev nlohmann-json3-dev libgtest-dev)")
+set(_limiter_apt "run scripts/install-deps.sh (apt-get install libboost-program-options-dev nlohmann-json3-dev libgtest-dev zlib1g-dev libsqlite3-dev)")
 
 set(Boost_USE_STATIC_LIBS ON)
 find_package(Boost 1.74 QUIET COMPONENTS program_options)
@@ -13,6 +13,23 @@ find_package(nlohmann_json 3.10 QUIET)
 if(NOT nlohmann_json_FOUND)
   message(FATAL_ERROR "nlohmann-json not found: ${_limiter_apt}")
 endif()
+
+# zlib (compressed records, run.json.gz; libz.so.1 is on every machine) and SQLite (limiter
+# export; Debian's static library, so the GPU machine needs no libsqlite3).
+find_path(LIMITER_ZLIB_INCLUDE_DIR zlib.h)
+find_library(LIMITER_ZLIB_LIBRARY NAMES z)  # libz.so.1 is on every machine
+find_path(LIMITER_SQLITE3_INCLUDE_DIR sqlite3.h)
+find_library(LIMITER_SQLITE3_LIBRARY NAMES libsqlite3.a sqlite3)
+if(NOT LIMITER_ZLIB_INCLUDE_DIR OR NOT LIMITER_ZLIB_LIBRARY OR NOT LIMITER_SQLITE3_INCLUDE_DIR OR NOT LIMITER_SQLITE3_LIBRARY)
+  message(FATAL_ERROR "zlib or SQLite not found: ${_limiter_apt}")
+endif()
+find_package(Threads REQUIRED)
+add_library(limiter_zlib INTERFACE)
+target_include_directories(limiter_zlib INTERFACE ${LIMITER_ZLIB_INCLUDE_DIR})
+target_link_libraries(limiter_zlib INTERFACE ${LIMITER_ZLIB_LIBRARY})
+add_library(limiter_sqlite3 INTERFACE)
+target_include_directories(limiter_sqlite3 INTERFACE ${LIMITER_SQLITE3_INCLUDE_DIR})
+target_link_libraries(limiter_sqlite3 INTERFACE ${LIMITER_SQLITE3_LIBRARY} Threads::Threads ${CMAKE_DL_LIBS} m)
 
 if(LIMITER_BUILD_TESTS)
   find_package(GTest QUIET)

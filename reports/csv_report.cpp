@@ -5,7 +5,6 @@
 #include <ostream>
 
 #include "limiter/reports.hpp"
-#include "limiter/rollup.hpp"
 #include "render_helpers.hpp"
 
 namespace limiter {
@@ -38,10 +37,6 @@ std::string latency_causes_text(const KernelAnalysis& k) {
   return text;
 }
 
-std::string headline_of(const KernelAnalysis& k) {
-  const auto advice = std::find_if(k.advice.begin(), k.advice.end(), is_actionable_advice);
-  return advice == k.advice.end() ? "" : advice_headline(*advice);
-}
 
 }  // namespace
 
@@ -61,29 +56,18 @@ const std::vector<std::string> kCsvReportColumns = {
     "group", "group_launches", "group_total_ns", "group_mean_ns", "group_min_ns", "group_max_ns",
     "group_time_share", "fix_first_rank", "advice_headline"};
 
-void write_csv_report(const RunAnalysis& analysis, std::ostream& out) {
-  const RunRollup rollup = rollup_run(analysis);
-  // Which roll-up group and fix-first rank each launch belongs to (both 1-based, by time).
-  std::vector<std::size_t> group_of_launch(analysis.kernels.size(), 0);
-  for (std::size_t group = 0; group < rollup.groups.size(); ++group)
-    for (std::size_t index : rollup.groups[group].launch_indices) group_of_launch[index] = group;
-  std::vector<std::string> fix_rank_of_group(rollup.groups.size());
-  for (std::size_t rank = 0; rank < rollup.fix_first.size(); ++rank)
-    fix_rank_of_group[rollup.fix_first[rank].group] = std::to_string(rank + 1);
-
+void write_csv_report(const RunSummary& summary, std::ostream& out, const ReportOptions& options) {
   out << csv_row(kCsvReportColumns);
-  for (std::size_t index = 0; index < analysis.kernels.size(); ++index) {
-    const auto& k = analysis.kernels[index];
-    const auto& group = rollup.groups[group_of_launch[index]];
+  render::for_each_listed_launch(summary, options, [&](const KernelAnalysis& k) {
+    const std::size_t group_index = summary.group_of(k);
+    const auto& group = summary.groups[group_index];
     const auto& occupancy = k.occupancy.theoretical;
     const auto& waves = k.occupancy.waves;
-    std::vector<std::string> row = {count_text(k.sequence), k.name, render::short_name(k.name)};
+    std::vector<std::string> row = {count_text(k.sequence), k.name, summary.display_name(k.name)};
     for (auto& cell : configuration_cells(k.grid, k.block)) row.push_back(std::move(cell));
     const std::vector<std::string> rest = {
         k.registers_per_thread ? std::to_string(*k.registers_per_thread) : "",
-        plain_number(k.duration_ns),
-        plain_number(k.duration_ns && rollup.total_ns > 0 ? std::optional<double>(*k.duration_ns / rollup.total_ns)
-                                                          : std::nullopt),
+        plain_number(k.duration_ns), plain_number(summary.share_of_run(k.duration_ns)),
         optional_verdict(k.verdict), flag(k.balanced), k.limiting_unit, latency_causes_text(k), k.verdict_reason,
         plain_number(k.utilization.issue), plain_number(k.utilization.l2), k.utilization.l2_source,
         plain_number(k.utilization.dram), plain_number(k.utilization.l1), plain_number(k.utilization.compute()),
@@ -98,13 +82,13 @@ void write_csv_report(const RunAnalysis& analysis, std::ostream& out) {
         waves ? plain_number(waves->waves) : "", waves ? plain_number(waves->tail_idle_fraction) : "",
         plain_number(percent_to_fraction(k.ncu_sm_throughput)), plain_number(percent_to_fraction(k.ncu_memory_throughput)),
         optional_verdict(k.ncu_verdict),
-        std::to_string(group_of_launch[index] + 1), std::to_string(group.launches()),
+        std::to_string(group_index + 1), std::to_string(group.launches),
         plain_number(group.durations.total_ns), plain_number(group.durations.mean_ns),
         plain_number(group.durations.min_ns), plain_number(group.durations.max_ns), plain_number(group.time_share),
-        fix_rank_of_group[group_of_launch[index]], headline_of(k)};
+        group.fix_first_rank ? std::to_string(*group.fix_first_rank) : "", render::first_advice_headline(k)};
     row.insert(row.end(), rest.begin(), rest.end());
     out << csv_row(row);
-  }
+  });
 }
 
 const std::vector<std::string> kCsvComparisonColumns = {
@@ -131,9 +115,10 @@ std::vector<std::string> side_cells(const KernelAnalysis* k) {
 }
 
 std::vector<std::string> comparison_row(const std::string& status, const KernelAnalysis* before,
-                                        const KernelAnalysis* after, const KernelComparison* matched) {
+                                        const KernelAnalysis* after, const KernelComparison* matched,
+                                        const render::NameLookup& names) {
   const KernelAnalysis& either = before ? *before : *after;
-  std::vector<std::string> row = {status, either.name, render::short_name(either.name)};
+  std::vector<std::string> row = {status, either.name, names(either.name)};
   for (auto& cell : configuration_cells(either.grid, either.block)) row.push_back(std::move(cell));
   const auto b = side_cells(before);
   const auto a = side_cells(after);
@@ -161,11 +146,13 @@ std::vector<std::string> comparison_row(const std::string& status, const KernelA
 
 }  // namespace
 
-void write_csv_comparison(const RunComparison& comparison, std::ostream& out) {
+void write_csv_comparison(const RunComparison& comparison, std::ostream& out, const ComparisonOptions& options) {
+  const render::NameLookup names(comparison, options.names);
   out << csv_row(kCsvComparisonColumns);
-  for (const auto& k : comparison.matched) out << csv_row(comparison_row("matched", &k.before, &k.after, &k));
-  for (const auto& k : comparison.only_before) out << csv_row(comparison_row("only_before", &k, nullptr, nullptr));
-  for (const auto& k : comparison.only_after) out << csv_row(comparison_row("only_after", nullptr, &k, nullptr));
+  for (const KernelComparison* k : render::matched_in_order(comparison, options.top))
+    out << csv_row(comparison_row("matched", &k->before, &k->after, k, names));
+  for (const auto& k : comparison.only_before) out << csv_row(comparison_row("only_before", &k, nullptr, nullptr, names));
+  for (const auto& k : comparison.only_after) out << csv_row(comparison_row("only_after", nullptr, &k, nullptr, names));
   // The run totals, as one last row with no kernel: status "total".
   std::vector<std::string> total(kCsvComparisonColumns.size(), "");
   const auto column = [&](const std::string& name) {

@@ -1,8 +1,10 @@
 // JSON via nlohmann ordered_json: the report schema (with its roll-ups) and the comparison schema.
+#include <algorithm>
 #include <ostream>
+#include <string_view>
 
 #include "limiter/reports.hpp"
-#include "limiter/rollup.hpp"
+#include "render_helpers.hpp"
 
 namespace limiter {
 namespace {
@@ -100,13 +102,15 @@ ordered_json durations_json(const DurationStats& durations) {
           {"max", optional_number(durations.max_ns)}};
 }
 
-ordered_json rollup_json(const RunAnalysis& analysis, const RunRollup& rollup) {
+ordered_json rollup_json(const RunSummary& summary) {
   ordered_json out;
-  out["launches"] = rollup.launches;
-  out["timed_launches"] = rollup.timed_launches;
-  out["total_duration_ns"] = rollup.total_ns;
+  out["launches"] = summary.launches;
+  out["selected_launches"] = summary.selected_launches;
+  out["timed_launches"] = summary.timed_launches;
+  out["total_duration_ns"] = summary.total_ns;
+  out["kernel_regex"] = summary.kernel_regex.empty() ? ordered_json(nullptr) : ordered_json(summary.kernel_regex);
   ordered_json by_verdict = ordered_json::array();
-  for (const auto& entry : rollup.time_by_verdict) {
+  for (const auto& entry : summary.time_by_verdict) {
     by_verdict.push_back({{"verdict", optional_verdict(entry.verdict)},
                           {"launches", entry.launches},
                           {"duration_ns", entry.duration_ns},
@@ -114,41 +118,85 @@ ordered_json rollup_json(const RunAnalysis& analysis, const RunRollup& rollup) {
   }
   out["time_by_verdict"] = by_verdict;
   ordered_json groups = ordered_json::array();
-  for (const auto& group : rollup.groups) {
-    ordered_json sequences = ordered_json::array();
-    for (std::size_t index : group.launch_indices) sequences.push_back(analysis.kernels[index].sequence);
+  for (const auto& group : summary.groups) {
     groups.push_back({{"name", group.name},
+                      {"display_name", group.display_name},
+                      {"mangled_name", group.mangled_name},
                       {"grid", dim3_json(group.grid)},
                       {"block", dim3_json(group.block)},
-                      {"launches", group.launches()},
-                      {"sequences", sequences},
+                      {"launches", group.launches},
+                      {"first_sequence", group.first_sequence},
+                      {"longest_sequence", group.longest.sequence},
                       {"duration_ns", durations_json(group.durations)},
                       {"time_share", optional_number(group.time_share)},
                       {"verdicts", {{"bandwidth", group.verdicts.bandwidth},
                                     {"instruction", group.verdicts.instruction},
                                     {"latency", group.verdicts.latency},
                                     {"none", group.verdicts.none}}},
-                      {"main_verdict", optional_verdict(group.main_verdict)}});
+                      {"main_verdict", optional_verdict(group.main_verdict)},
+                      {"limiting_unit", group.limiting_unit},
+                      {"utilization", {{"issue", optional_number(group.issue)},
+                                       {"l2", optional_number(group.l2)},
+                                       {"dram", optional_number(group.dram)},
+                                       {"compute", optional_number(group.compute)},
+                                       {"memory", optional_number(group.memory)}}},
+                      {"lmem", {{"l2_share", optional_number(group.lmem_l2_share)},
+                                {"l2_share_is_upper_bound", group.lmem_l2_share_is_upper_bound},
+                                {"instruction_share", optional_number(group.lmem_instruction_share)}}},
+                      {"theoretical_occupancy", optional_number(group.occupancy)}});
   }
   out["groups"] = groups;
   ordered_json fix_first = ordered_json::array();
-  for (std::size_t rank = 0; rank < rollup.fix_first.size(); ++rank) {
-    const auto& item = rollup.fix_first[rank];
-    const auto& group = rollup.groups[item.group];
+  for (std::size_t rank = 0; rank < summary.fix_first.size(); ++rank) {
+    const auto& item = summary.fix_first[rank];
+    const auto& group = summary.groups[item.group];
     fix_first.push_back({{"rank", rank + 1},
                          {"name", group.name},
+                         {"display_name", group.display_name},
                          {"grid", dim3_json(group.grid)},
                          {"block", dim3_json(group.block)},
-                         {"sequence", analysis.kernels[item.representative].sequence},
+                         {"sequence", group.longest.sequence},
                          {"duration_ns", optional_number(group.durations.total_ns)},
                          {"time_share", optional_number(group.time_share)},
-                         {"verdict", optional_verdict(item.verdict)},
-                         {"limiting_unit", item.limiting_unit},
+                         {"verdict", optional_verdict(group.longest.verdict)},
+                         {"limiting_unit", group.longest.limiting_unit},
                          {"headline", item.headline},
                          {"advice", item.advice}});
   }
   out["fix_first"] = fix_first;
   return out;
+}
+
+// Everything but the kernels, which are written one at a time (millions of launches).
+ordered_json report_without_kernels(const RunSummary& summary) {
+  const auto& run = summary.run;
+  ordered_json out;
+  out["schema_version"] = kReportSchemaVersion;
+  out["kind"] = "limiter-report";
+  out["device"] = {{"name", run.device.name}, {"arch", run.device.arch}, {"sm_count", run.device.sm_count}};
+  out["source"] = run.source;
+  out["counter_model"] = to_string(run.counter_model);
+  out["peaks"] = {{"kind", to_string(run.peaks)}, {"origin", run.peaks_origin}};
+  const auto& t = run.thresholds;
+  out["thresholds"] = {{"high_utilization", t.high_utilization}, {"latency", t.latency},
+                       {"balance_gap", t.balance_gap}, {"small_grid_waves", t.small_grid_waves},
+                       {"low_occupancy", t.low_occupancy}, {"tail_idle", t.tail_idle},
+                       {"lmem_significant", t.lmem_significant}, {"lmem_negligible", t.lmem_negligible}};
+  out["names"] = to_string(summary.names);
+  out["kernels"] = ordered_json::array();
+  out["rollup"] = rollup_json(summary);
+  return out;
+}
+
+ordered_json launch_json(const RunSummary& summary, const KernelAnalysis& kernel) {
+  ordered_json out = kernel_json(kernel);
+  // The name as the text reports show it, right after the full one.
+  ordered_json ordered;
+  for (auto& [key, value] : out.items()) {
+    ordered[key] = std::move(value);
+    if (key == "name") ordered["display_name"] = summary.display_name(kernel.name);
+  }
+  return ordered;
 }
 
 ordered_json before_after_json(const std::optional<double>& before, const std::optional<double>& after) {
@@ -168,9 +216,10 @@ ordered_json launch_spread_json(const DurationStats& durations) {
           {"max_ns", optional_number(durations.max_ns)}};
 }
 
-ordered_json matched_json(const KernelComparison& k) {
+ordered_json matched_json(const KernelComparison& k, const render::NameLookup& names) {
   ordered_json out;
   out["name"] = k.before.name;
+  out["display_name"] = names(k.before.name);
   out["grid"] = dim3_json(k.before.grid);
   out["block"] = dim3_json(k.before.block);
   out["occurrence"] = k.occurrence;
@@ -195,9 +244,10 @@ ordered_json matched_json(const KernelComparison& k) {
   return out;
 }
 
-ordered_json unmatched_json(const KernelAnalysis& k) {
+ordered_json unmatched_json(const KernelAnalysis& k, const render::NameLookup& names) {
   return {{"sequence", k.sequence},
           {"name", k.name},
+          {"display_name", names(k.name)},
           {"grid", dim3_json(k.grid)},
           {"block", dim3_json(k.block)},
           {"duration_ns", optional_number(k.duration_ns)},
@@ -214,29 +264,36 @@ ordered_json run_side_json(const std::string& label, const std::string& source, 
 
 }  // namespace
 
-ordered_json report_json(const RunAnalysis& analysis) {
-  ordered_json out;
-  out["schema_version"] = kReportSchemaVersion;
-  out["kind"] = "limiter-report";
-  out["device"] = {{"name", analysis.device.name}, {"arch", analysis.device.arch}, {"sm_count", analysis.device.sm_count}};
-  out["source"] = analysis.source;
-  out["counter_model"] = to_string(analysis.counter_model);
-  out["peaks"] = {{"kind", to_string(analysis.peaks)}, {"origin", analysis.peaks_origin}};
-  const auto& t = analysis.thresholds;
-  out["thresholds"] = {{"high_utilization", t.high_utilization}, {"latency", t.latency},
-                       {"balance_gap", t.balance_gap}, {"small_grid_waves", t.small_grid_waves},
-                       {"low_occupancy", t.low_occupancy}, {"tail_idle", t.tail_idle},
-                       {"lmem_significant", t.lmem_significant}, {"lmem_negligible", t.lmem_negligible}};
-  ordered_json kernels = ordered_json::array();
-  for (const auto& kernel : analysis.kernels) kernels.push_back(kernel_json(kernel));
-  out["kernels"] = kernels;
-  out["rollup"] = rollup_json(analysis, rollup_run(analysis));
+ordered_json report_json(const RunSummary& summary, const ReportOptions& options) {
+  ordered_json out = report_without_kernels(summary);
+  render::for_each_listed_launch(summary, options,
+                                 [&](const KernelAnalysis& kernel) { out["kernels"].push_back(launch_json(summary, kernel)); });
   return out;
 }
 
-void write_json_report(const RunAnalysis& analysis, std::ostream& out) { out << report_json(analysis).dump(2) << "\n"; }
+void write_json_report(const RunSummary& summary, std::ostream& out, const ReportOptions& options) {
+  // As report_json(...).dump(2), with each kernel dumped on its own: no DOM of every launch.
+  const std::string document = report_without_kernels(summary).dump(2);
+  const std::string empty_kernels = "\"kernels\": [],";
+  const std::size_t at = document.find(empty_kernels);
+  out << document.substr(0, at) << "\"kernels\": [";
+  bool first = true;
+  render::for_each_listed_launch(summary, options, [&](const KernelAnalysis& kernel) {
+    out << (first ? "\n" : ",\n");
+    first = false;
+    const std::string text = launch_json(summary, kernel).dump(2);
+    std::size_t start = 0;
+    while (start < text.size()) {
+      const std::size_t end = std::min(text.find('\n', start), text.size());
+      out << (start ? "\n    " : "    ") << std::string_view(text).substr(start, end - start);
+      start = end + 1;
+    }
+  });
+  out << (first ? "]," : "\n  ],") << document.substr(at + empty_kernels.size()) << "\n";
+}
 
-ordered_json comparison_json(const RunComparison& comparison) {
+ordered_json comparison_json(const RunComparison& comparison, const ComparisonOptions& options) {
+  const render::NameLookup names(comparison, options.names);
   ordered_json out;
   out["schema_version"] = kComparisonSchemaVersion;
   out["kind"] = "limiter-compare";
@@ -258,19 +315,19 @@ ordered_json comparison_json(const RunComparison& comparison) {
   out["total"] = time_change_json(comparison.totals.all);
   out["matched_total"] = time_change_json(comparison.totals.matched);
   ordered_json matched = ordered_json::array();
-  for (const auto& k : comparison.matched) matched.push_back(matched_json(k));
+  for (const KernelComparison* k : render::matched_in_order(comparison, options.top)) matched.push_back(matched_json(*k, names));
   out["matched"] = matched;
   ordered_json only_before = ordered_json::array();
-  for (const auto& k : comparison.only_before) only_before.push_back(unmatched_json(k));
+  for (const auto& k : comparison.only_before) only_before.push_back(unmatched_json(k, names));
   out["only_before"] = only_before;
   ordered_json only_after = ordered_json::array();
-  for (const auto& k : comparison.only_after) only_after.push_back(unmatched_json(k));
+  for (const auto& k : comparison.only_after) only_after.push_back(unmatched_json(k, names));
   out["only_after"] = only_after;
   return out;
 }
 
-void write_json_comparison(const RunComparison& comparison, std::ostream& out) {
-  out << comparison_json(comparison).dump(2) << "\n";
+void write_json_comparison(const RunComparison& comparison, std::ostream& out, const ComparisonOptions& options) {
+  out << comparison_json(comparison, options).dump(2) << "\n";
 }
 
 }  // namespace limiter

@@ -10,16 +10,6 @@
 
 namespace limiter::render {
 
-std::string short_name(const std::string& name) {
-  int depth = 0;
-  for (std::size_t i = 0; i < name.size(); ++i) {
-    if (name[i] == '<') ++depth;
-    if (name[i] == '>') --depth;
-    if (name[i] == '(' && depth == 0 && i > 0) return name.substr(0, i);
-  }
-  return name;
-}
-
 std::string device_text(const DeviceDescription& device) {
   std::string text = device.name.empty() ? "unknown GPU" : device.name;
   if (!device.arch.empty()) text += " (" + device.arch + ", " + std::to_string(device.sm_count) + " SMs)";
@@ -173,20 +163,115 @@ std::string csv_row(const std::vector<std::string>& fields) {
   return row + "\r\n";
 }
 
-std::string pad(const std::string& text, std::size_t width, bool left_align) {
+std::size_t display_width(const std::string& text) {
   std::size_t characters = 0;
   for (unsigned char byte : text) characters += (byte & 0xC0) != 0x80;
+  return characters;
+}
+
+std::string pad(const std::string& text, std::size_t width, bool left_align) {
+  const std::size_t characters = display_width(text);
   const std::string fill(width > characters ? width - characters : 0, ' ');
   return left_align ? text + fill : fill + text;
 }
 
-std::string shorten(const std::string& text, std::size_t width) {
-  if (text.size() <= width) return text;
-  return text.substr(0, width - 3) + "...";
+std::string count_text(std::size_t count) {
+  std::string digits = std::to_string(count);
+  for (int at = static_cast<int>(digits.size()) - 3; at > 0; at -= 3) digits.insert(static_cast<std::size_t>(at), ",");
+  return digits;
+}
+
+std::string configuration_text(const Dim3& grid, const Dim3& block, const std::string& times) {
+  return block.count() > 0 ? dim3_text(grid) + times + dim3_text(block) : "—";
+}
+
+std::string group_verdict_text(const KernelSummary& group) {
+  std::string text = verdict_label(group.main_verdict);
+  if (!group.verdicts_differ()) return text;
+  std::string others;
+  for (const auto& verdict : {std::optional<Verdict>(Verdict::bandwidth), std::optional<Verdict>(Verdict::instruction),
+                              std::optional<Verdict>(Verdict::latency), std::optional<Verdict>()}) {
+    if (verdict == group.main_verdict || group.verdicts.of(verdict) == 0) continue;
+    others += (others.empty() ? "" : ", ") + ("+" + count_text(group.verdicts.of(verdict))) + " " + verdict_label(verdict);
+  }
+  return text + " (" + others + ")";
+}
+
+std::vector<const KernelAnalysis*> launches_by_time(const RunSummary& summary, std::size_t top) {
+  std::vector<const KernelAnalysis*> order;
+  for (const auto& kernel : summary.run.kernels) order.push_back(&kernel);
+  std::stable_sort(order.begin(), order.end(), [](const KernelAnalysis* a, const KernelAnalysis* b) {
+    return a->duration_ns.value_or(-1) > b->duration_ns.value_or(-1);
+  });
+  if (top > 0 && order.size() > top) order.resize(top);
+  return order;
+}
+
+std::vector<const KernelAnalysis*> launches_in_order(const RunSummary& summary, std::size_t top) {
+  auto chosen = launches_by_time(summary, top);
+  std::sort(chosen.begin(), chosen.end());  // kept launches are stored in launch order
+  return chosen;
+}
+
+void for_each_listed_launch(const RunSummary& summary, const ReportOptions& options,
+                            const std::function<void(const KernelAnalysis&)>& row) {
+  if (summary.run.kernels.empty() && options.launch_rows) {
+    options.launch_rows([&](const KernelAnalysis& launch) {
+      if (options.top == 0 || summary.longest_sequences.contains(launch.sequence)) row(launch);
+    });
+    return;
+  }
+  for (const KernelAnalysis* launch : launches_in_order(summary, options.top)) row(*launch);
+}
+
+std::size_t shown_group_count(const RunSummary& summary, std::size_t top) {
+  return top > 0 ? std::min(top, summary.groups.size()) : summary.groups.size();
+}
+
+std::string run_scope_text(const RunSummary& summary) {
+  const auto plural = [](std::size_t n, const char* one, const char* many) {
+    return count_text(n) + " " + (n == 1 ? one : many);
+  };
+  std::string text = plural(summary.launches, "launch", "launches");
+  if (summary.kernel_regex.empty()) {
+    text += " of " + plural(summary.distinct_kernels, "kernel", "kernels") + " in " +
+            plural(summary.groups.size(), "launch configuration", "launch configurations");
+  }
+  text += ", " + format_duration_ns(summary.total_ns) + " of kernel time";
+  if (!summary.kernel_regex.empty()) {
+    text += "; -k '" + summary.kernel_regex + "' selects " + plural(summary.selected_launches, "launch", "launches") +
+            " of " + plural(summary.distinct_kernels, "kernel", "kernels") + " in " +
+            plural(summary.groups.size(), "launch configuration", "launch configurations");
+  }
+  return text;
+}
+
+std::string first_advice_headline(const KernelAnalysis& kernel) {
+  const auto advice = std::find_if(kernel.advice.begin(), kernel.advice.end(), is_actionable_advice);
+  return advice == kernel.advice.end() ? "" : advice_headline(*advice);
+}
+
+std::optional<double> occupancy_of(const KernelAnalysis& kernel) {
+  if (!kernel.occupancy.theoretical) return std::nullopt;
+  return kernel.occupancy.theoretical->occupancy;
+}
+
+NameLookup::NameLookup(const RunComparison& comparison, const std::unordered_map<std::string, std::string>& given) {
+  std::vector<std::string> names;
+  for (const auto& k : comparison.matched) names.push_back(k.before.name);
+  for (const auto& k : comparison.only_before) names.push_back(k.name);
+  for (const auto& k : comparison.only_after) names.push_back(k.name);
+  names_ = short_kernel_names(names);
+  for (const auto& [name, shown] : given) names_[name] = shown;
+}
+
+const std::string& NameLookup::operator()(const std::string& name) const {
+  const auto found = names_.find(name);
+  return found == names_.end() ? name : found->second;
 }
 
 // Matched kernels for display: the biggest absolute time difference first.
-std::vector<std::size_t> comparison_display_order(const RunComparison& comparison) {
+std::vector<std::size_t> comparison_display_order(const RunComparison& comparison, std::size_t top) {
   std::vector<std::size_t> order(comparison.matched.size());
   std::iota(order.begin(), order.end(), 0);
   const auto delta = [&](std::size_t index) {
@@ -194,7 +279,21 @@ std::vector<std::size_t> comparison_display_order(const RunComparison& compariso
     return time.before_ns && time.after_ns ? std::fabs(*time.after_ns - *time.before_ns) : -1.0;
   };
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return delta(a) > delta(b); });
+  if (top > 0 && order.size() > top) order.resize(top);
   return order;
+}
+
+}  // namespace limiter::render
+
+
+namespace limiter::render {
+
+std::vector<const KernelComparison*> matched_in_order(const RunComparison& comparison, std::size_t top) {
+  auto order = comparison_display_order(comparison, top);
+  std::sort(order.begin(), order.end());
+  std::vector<const KernelComparison*> matched;
+  for (std::size_t index : order) matched.push_back(&comparison.matched[index]);
+  return matched;
 }
 
 }  // namespace limiter::render

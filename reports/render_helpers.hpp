@@ -1,18 +1,19 @@
 #pragma once
 // Helpers shared by the renderers (internal to limiter::reports): names, labels, numbers and
 // escaping for each output language.
+#include <functional>
 #include <optional>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
 #include "limiter/analysis.hpp"
 #include "limiter/compare.hpp"
 #include "limiter/rollup.hpp"
+#include "limiter/reports.hpp"
+#include "limiter/run_summary.hpp"
 
 namespace limiter::render {
-
-// The kernel name without its argument list, as ncu prints it: "copy(const float*, ...)" -> "copy".
-std::string short_name(const std::string& name);
 
 // "NVIDIA H200 (sm_90, 132 SMs)".
 std::string device_text(const DeviceDescription& device);
@@ -36,8 +37,11 @@ std::string speed_factor_text(const std::optional<double>& ratio);
 // "faster", "slower", "same", "noise", "unknown": how a matched kernel's time moved.
 std::string change_kind(const KernelComparison& comparison);
 
-// Indices into comparison.matched, most changed first (absolute time difference); stable.
-std::vector<std::size_t> comparison_display_order(const RunComparison& comparison);
+// Indices into comparison.matched, most changed first (absolute time difference); stable; at
+// most TOP of them (0: all).
+std::vector<std::size_t> comparison_display_order(const RunComparison& comparison, std::size_t top = 0);
+// The same matched kernels in launch order (csv, json).
+std::vector<const KernelComparison*> matched_in_order(const RunComparison& comparison, std::size_t top);
 
 // "1.6 ms" or "—".
 std::string duration_text(const std::optional<double>& nanoseconds);
@@ -61,6 +65,42 @@ std::string csv_row(const std::vector<std::string>& fields);
 
 // Pads to a width in characters, not bytes ("—" is three bytes of UTF-8).
 std::string pad(const std::string& text, std::size_t width, bool left_align = false);
-std::string shorten(const std::string& text, std::size_t width);
+std::size_t display_width(const std::string& text);  // characters of UTF-8 text
+
+// ---- the grouped view (run_summary.hpp) ----
+
+// "12,325": counts readable at a glance.
+std::string count_text(std::size_t count);
+// "(1024,1,1) x (128,1,1)", or "—" when the source gave no launch configuration.
+std::string configuration_text(const Dim3& grid, const Dim3& block, const std::string& times = " x ");
+// A group's verdict: "bandwidth", or with the launches that differ: "bandwidth (+50 latency)".
+std::string group_verdict_text(const KernelSummary& group);
+// The kept launches, most time first (stable), at most TOP of them (0: all).
+std::vector<const KernelAnalysis*> launches_by_time(const RunSummary& summary, std::size_t top);
+// The kept launches in launch order; with TOP > 0 only the TOP with the most time.
+std::vector<const KernelAnalysis*> launches_in_order(const RunSummary& summary, std::size_t top);
+// csv and json rows: the launches of launches_in_order, or, when the summary kept none and
+// OPTIONS can read them again, every selected launch (the TOP longest when TOP > 0).
+void for_each_listed_launch(const RunSummary& summary, const ReportOptions& options,
+                            const std::function<void(const KernelAnalysis&)>& row);
+// How many groups a grouped view lists.
+std::size_t shown_group_count(const RunSummary& summary, std::size_t top);
+// "12,325 launches of 22 kernels in 31 launch configurations, 1.23 s of kernel time" and, with
+// -k, "; -k 'add': 1,200 of them selected".
+std::string run_scope_text(const RunSummary& summary);
+// The launch's first actionable advice, cut to its first remedy; "" when it has none.
+std::string first_advice_headline(const KernelAnalysis& kernel);
+// The theoretical occupancy of a launch, when known.
+std::optional<double> occupancy_of(const KernelAnalysis& kernel);
+// Names in a comparison as its reports show them: GIVEN where it has them, else short forms
+// over both runs' kernels.
+class NameLookup {
+ public:
+  NameLookup(const RunComparison& comparison, const std::unordered_map<std::string, std::string>& given);
+  const std::string& operator()(const std::string& name) const;
+
+ private:
+  std::unordered_map<std::string, std::string> names_;
+};
 
 }  // namespace limiter::render

@@ -26,28 +26,37 @@ std::string to_string(ReportFormat format) {
   return "text";
 }
 
-void write_report(const RunAnalysis& analysis, ReportFormat format, std::ostream& out, bool color) {
+bool ReportOptions::grouped(const RunSummary& summary) const {
+  if (view == ReportView::automatic) return summary.has_repeated_launches() || summary.launches_dropped;
+  return view == ReportView::grouped;
+}
+
+void write_report(const RunSummary& summary, ReportFormat format, std::ostream& out, const ReportOptions& options) {
   switch (format) {
-    case ReportFormat::text: {
-      TextReportOptions options;
-      options.color = color;
-      write_text_report(analysis, out, options);
-      return;
-    }
-    case ReportFormat::md: write_markdown_report(analysis, out); return;
-    case ReportFormat::csv: write_csv_report(analysis, out); return;
-    case ReportFormat::json: write_json_report(analysis, out); return;
-    case ReportFormat::html: write_html_report(analysis, out); return;
+    case ReportFormat::text: write_text_report(summary, out, options); return;
+    case ReportFormat::md: write_markdown_report(summary, out, options); return;
+    case ReportFormat::csv: write_csv_report(summary, out, options); return;
+    case ReportFormat::json: write_json_report(summary, out, options); return;
+    case ReportFormat::html: write_html_report(summary, out, options); return;
   }
 }
 
-void write_comparison(const RunComparison& comparison, ReportFormat format, std::ostream& out, bool color) {
+void write_text_report(const RunAnalysis& analysis, std::ostream& out, const ReportOptions& options) {
+  write_text_report(summarize(analysis), out, options);
+}
+
+void write_report(const RunAnalysis& analysis, ReportFormat format, std::ostream& out, const ReportOptions& options) {
+  write_report(summarize(analysis), format, out, options);
+}
+
+void write_comparison(const RunComparison& comparison, ReportFormat format, std::ostream& out,
+                      const ComparisonOptions& options) {
   switch (format) {
-    case ReportFormat::text: write_text_comparison(comparison, out, color); return;
-    case ReportFormat::md: write_markdown_comparison(comparison, out); return;
-    case ReportFormat::csv: write_csv_comparison(comparison, out); return;
-    case ReportFormat::json: write_json_comparison(comparison, out); return;
-    case ReportFormat::html: write_html_comparison(comparison, out); return;
+    case ReportFormat::text: write_text_comparison(comparison, out, options); return;
+    case ReportFormat::md: write_markdown_comparison(comparison, out, options); return;
+    case ReportFormat::csv: write_csv_comparison(comparison, out, options); return;
+    case ReportFormat::json: write_json_comparison(comparison, out, options); return;
+    case ReportFormat::html: write_html_comparison(comparison, out, options); return;
   }
 }
 

@@ -10,9 +10,9 @@ limiter_cli_test(NAME report.md MATCH "^\\| 6 \\| `spill_pressure` \\| 1\\.6 ms 
 limiter_cli_test(NAME report.csv MATCH "^6,\"spill_pressure\\(const float \\*, float \\*, int\\)\",spill_pressure,2112,1,1,256,1,1,32,"
                  ARGS report ${_probe} --format csv)
 limiter_cli_test(NAME report.html MATCH "<svg id=\"utilization-map\"" ARGS report ${_probe} --format html)
-limiter_cli_test(NAME report.rollups MATCH "^  1\\. spill_pressure +\\[6\\] +1\\.6 ms +44% +bandwidth +Local memory is 98\\.6%"
+limiter_cli_test(NAME report.rollups MATCH "^  1\\. spill_pressure \\[6\\] — 1\\.6 ms \\(44%\\), bandwidth: Local memory is 98\\.6%"
                  ARGS report ${_probe})
-limiter_cli_test(NAME report.grouped MATCH "^copy_kernel +\\(4096,1,1\\) x \\(256,1,1\\) +2 +3\\.02 us +1\\.51 us +1\\.50 us +1\\.52 us"
+limiter_cli_test(NAME report.grouped MATCH "^2 +5% +3\\.02 us +2 +1\\.51 us +1\\.50 us +1\\.52 us +no verdict .*\\(4096,1,1\\)x\\(256,1,1\\) +copy_kernel$"
                  ARGS report ${_synthetic})
 
 # compare: the planted 25 % slowdown of local_array_2k fails a 10 % gate with exit code 4 ...
@@ -20,22 +20,22 @@ limiter_cli_test(NAME compare.slowdown_fails EXIT 4
                  MATCH "slower than --fail-if-slower 10\\.0%: local_array_2k \\[5\\] \\+25\\.0%"
                  ARGS compare ${_probe} ${_slower} --fail-if-slower 10)
 limiter_cli_test(NAME compare.slowdown_verdict EXIT 4
-                 MATCH "5>5 +local_array_2k +822 us +1\\.03 ms +\\+25\\.0% +1\\.25x slower +SLOWER bandwidth -> latency"
+                 MATCH "5>5 +822 us +1\\.03 ms +\\+25\\.0% +1\\.25x slower +SLOWER +bandwidth -> latency \\(changed\\) +local_array_2k$"
                  ARGS compare ${_probe} ${_slower} --fail-if-slower 10)
 # ... passes a 30 % gate, and without a gate the comparison alone exits 0.
 limiter_cli_test(NAME compare.slowdown_within_limit MATCH "gate passed" ARGS compare ${_probe} ${_slower} --fail-if-slower 30)
 limiter_cli_test(NAME compare.no_gate MATCH "total: 3\\.50 ms -> 3\\.70 ms, \\+5\\.9%" ARGS compare ${_probe} ${_slower})
 # The reverse is a speed-up with a verdict change, and passes.
 limiter_cli_test(NAME compare.speedup_passes
-                 MATCH "5>5 +local_array_2k +1\\.03 ms +822 us +-20\\.0% +1\\.25x faster +latency -> bandwidth"
+                 MATCH "5>5 +1\\.03 ms +822 us +-20\\.0% +1\\.25x faster +latency -> bandwidth \\(changed\\) +local_array_2k$"
                  ARGS compare ${_slower} ${_probe} --fail-if-slower 10)
 # Repeated launches: a change inside the launches' spread is noise and does not fail the gate;
 # one outside does. The relaunched 3-D kernel (other grid) is unmatched on both sides.
-limiter_cli_test(NAME compare.noise MATCH "0>0 +copy_kernel +1\\.52 us +1\\.51 us +-0\\.7% +1\\.01x faster +noise"
+limiter_cli_test(NAME compare.noise MATCH "0>0 +1\\.52 us +1\\.51 us +-0\\.7% +1\\.01x faster +noise .* copy_kernel$"
                  ARGS compare ${_synthetic} ${_synthetic_after})
 limiter_cli_test(NAME compare.noise_gate EXIT 4 MATCH "copy_kernel \\[2\\] \\+3\\.3%"
                  ARGS compare ${_synthetic} ${_synthetic_after} --fail-if-slower 2)
-limiter_cli_test(NAME compare.unmatched MATCH "^  \\[1\\] void fwd_3D_orderX2b<4, 9>  grid \\(32,8,3\\)"
+limiter_cli_test(NAME compare.unmatched MATCH "^  1 +31\\.4 us +no verdict +\\(32,8,3\\) x \\(32,4,2\\) +fwd_3D_orderX2b$"
                  ARGS compare ${_synthetic} ${_synthetic_after})
 # Every format; the exit code does not depend on it.
 limiter_cli_test(NAME compare.md EXIT 4 MATCH "\\*\\*Gate failed:\\*\\* slower by more than 10\\.0%: `local_array_2k` \\[5\\]"
@@ -52,3 +52,10 @@ limiter_cli_test(NAME compare.bad_format EXIT 2 MATCH "unknown --format 'pdf' \\
 limiter_cli_test(NAME compare.negative_limit EXIT 2 MATCH "--fail-if-slower must be a percentage of at least 0"
                  ARGS compare ${_probe} ${_slower} --fail-if-slower=-5)
 limiter_cli_test(NAME compare.help MATCH "--fail-if-slower arg" ARGS compare --help)
+# -k and --top select; --names chooses the names shown.
+limiter_cli_test(NAME compare.kernel_regex MATCH "total: 3\\.02 us -> 4\\.66 us.*2 -> 3 launches"
+                 ARGS compare ${_synthetic} ${_synthetic_after} -k copy)
+limiter_cli_test(NAME compare.top EXIT 4 MATCH "^5>5 +2% +68% -> 54% .*local_array_2k\n\nonly in before"
+                 ARGS compare ${_probe} ${_slower} --fail-if-slower 10 --top 1)
+limiter_cli_test(NAME compare.names_demangled MATCH "local_array_2k\\(const int \\*, int \\*, int\\)$"
+                 ARGS compare ${_probe} ${_slower} --names demangled)

@@ -21,6 +21,8 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$limiter" report tests/data/ncu/h200_probe_raw.csv --format html -o "$work/report.html"
+# A program that repeats kernels (2,000 launches of 22): the page shows groups, one point each.
+"$limiter" report tests/data/synthetic/pytorch_jax_2k.json.gz --format html -o "$work/grouped.html"
 status=0
 "$limiter" compare tests/data/ncu/h200_probe_raw.csv tests/data/compare/h200_probe_local_array_slower.csv \
   --fail-if-slower 10 --format html -o "$work/compare.html" || status=$?
@@ -46,7 +48,7 @@ expect_count() {  # expect_count FILE WHAT MINIMUM [MAXIMUM] PATTERN
   fi
 }
 
-for page in report compare; do
+for page in report compare grouped; do
   run_browser "$work/profile-dom-$page" --dump-dom "file://$work/$page.html" >"$work/$page.dom" ||
     { echo "FAIL: $browser --dump-dom $page.html"; cat "$work/browser.log"; exit 1; }
   run_browser "$work/profile-shot-$page" --window-size=1400,2000 --screenshot="$work/$page.png" \
@@ -74,6 +76,12 @@ expect_count "$dom" "LMEM bars" 14 14 '<rect class="bar lmem-[a-z0-9]*"'
 expect_count "$dom" "point labels" 7 7 'class="point-label"'
 expect_count "$dom" "per-kernel sections" 7 7 '<article class="kernel"'
 expect_count "$dom" "scripts" 0 0 '<script'
+
+dom=$work/grouped.dom
+expect_count "$dom" "groups on the utilisation map" 22 22 '<circle class="kernel [a-z]*"'
+expect_count "$dom" "group sections" 20 20 '<article class="kernel"'
+expect_count "$dom" "launch tables" 0 0 '<table id="kernels"'
+expect_count "$dom" "full names on hover" 20 99 '<code title="void '
 
 dom=$work/compare.dom
 expect_count "$dom" "SVG charts" 2 2 '<svg id="[a-z-]*"'

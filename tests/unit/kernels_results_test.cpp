@@ -188,6 +188,17 @@ TEST(KernelProgress, RedrawsOneLineOnATerminal) {
   EXPECT_EQ(text.substr(text.size() - 4), "\r\033[K");  // cleared at the end
 }
 
+TEST(KernelProgress, QuietWritesOnlyTheNotes) {
+  std::ostringstream out;
+  ProgressBar bar(out, 2, ProgressBar::style_for(/*terminal=*/false, /*quiet=*/false));
+  bar.start("first");
+  bar.note("a message");
+  bar.finish();
+  EXPECT_EQ(out.str(), "a message\n");
+  EXPECT_EQ(ProgressBar::style_for(true, true), ProgressBar::Style::quiet);
+  EXPECT_EQ(ProgressBar::style_for(true, false), ProgressBar::Style::redraw);
+}
+
 TEST(KernelCalibration, FileHasTheGpuItsClocksThePeaksAndTheDate) {
   CalibrationResult result;
   result.device.name = "NVIDIA H200";

@@ -28,3 +28,23 @@ TEST(OutputNames, BadPatternsNameTheProblem) {
 
 }  // namespace
 }  // namespace limiter::detail
+
+#include "inject/launch_progress.hpp"
+
+namespace limiter::detail {
+namespace {
+
+TEST(LaunchProgress, LineSaysLaunchesElapsedAndTheKernel) {
+  EXPECT_EQ(LaunchProgress::line(12345, 3.25, "reduce_kernel"), "limiter: 12,345 launches profiled, 3.2 s, last: reduce_kernel");
+  EXPECT_EQ(LaunchProgress::line(1, 0.0, "k"), "limiter: 1 launch profiled, 0.0 s, last: k");
+}
+
+TEST(LaunchProgress, SilentWhenDisabled) {
+  LaunchProgress progress(-1, false);  // an invalid descriptor: nothing may be written
+  progress.launch("k");
+  progress.finish();
+  SUCCEED();
+}
+
+}  // namespace
+}  // namespace limiter::detail

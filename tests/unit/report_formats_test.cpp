@@ -30,10 +30,11 @@ RunAnalysis probe_analysis() { return analysis_of("ncu/h200_probe_raw.csv"); }
 RunAnalysis synthetic_analysis() { return analysis_of("ncu/synthetic_raw.csv"); }
 
 
-template <typename Writer>
-std::string render(const RunAnalysis& analysis, Writer writer) {
+using SummaryWriter = void (*)(const RunSummary&, std::ostream&, const ReportOptions&);
+
+std::string render(const RunAnalysis& analysis, SummaryWriter writer, const ReportOptions& options = {}) {
   std::ostringstream out;
-  writer(analysis, out);
+  writer(summarize(analysis), out, options);
   return out.str();
 }
 
@@ -188,9 +189,7 @@ TEST(ReportFormat, MarkdownGolden) { expect_golden("h200_probe_report.md", rende
 TEST(ReportFormat, CsvGolden) { expect_golden("h200_probe_report.csv", render(probe_analysis(), write_csv_report)); }
 TEST(ReportFormat, HtmlGolden) { expect_golden("h200_probe_report.html", render(probe_analysis(), write_html_report)); }
 TEST(ReportFormat, GroupedTextGolden) {
-  expect_golden("synthetic_report.txt", render(synthetic_analysis(), [](const RunAnalysis& a, std::ostream& out) {
-                  write_text_report(a, out);
-                }));
+  expect_golden("synthetic_report.txt", render(synthetic_analysis(), write_text_report));
 }
 TEST(ReportFormat, GroupedMarkdownGolden) {
   expect_golden("synthetic_report.md", render(synthetic_analysis(), write_markdown_report));
@@ -286,13 +285,14 @@ TEST(ReportFormat, HtmlEscapesKernelNames) {
 }
 
 TEST(ReportFormat, JsonCarriesTheRollup) {
-  const auto json = report_json(synthetic_analysis());
+  const auto json = report_json(summarize(synthetic_analysis()));
   ASSERT_TRUE(json.contains("rollup"));
   const auto& rollup = json["rollup"];
   EXPECT_EQ(rollup["launches"], 3);
   ASSERT_EQ(rollup["groups"].size(), 2u);
   EXPECT_EQ(rollup["groups"][1]["launches"], 2);
-  EXPECT_EQ(rollup["groups"][1]["sequences"], nlohmann::ordered_json({0, 2}));
+  EXPECT_EQ(rollup["groups"][1]["first_sequence"], 0);
+  EXPECT_EQ(rollup["groups"][1]["display_name"], "copy_kernel");
   EXPECT_DOUBLE_EQ(rollup["groups"][1]["duration_ns"]["min"].get<double>(), 1500);
   EXPECT_EQ(rollup["groups"][1]["verdicts"]["none"], 2);
   EXPECT_TRUE(rollup["groups"][1]["main_verdict"].is_null());

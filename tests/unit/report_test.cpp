@@ -34,7 +34,7 @@ TEST(Report, TextGolden) {
 
 TEST(Report, JsonGolden) {
   std::ostringstream out;
-  write_json_report(probe_analysis(), out);
+  write_json_report(summarize(probe_analysis()), out);
   expect_golden("h200_probe_report.json", out.str());
 }
 
@@ -45,13 +45,13 @@ TEST(Report, TextIsSortedByTimeAndJsonByLaunchOrder) {
   // spill_pressure (1.55 ms) is the most expensive and comes first in the table.
   const auto table = text.str();
   EXPECT_LT(table.find("spill_pressure"), table.find("stream_copy"));
-  const auto json = report_json(analysis);
+  const auto json = report_json(summarize(analysis));
   ASSERT_EQ(json["kernels"].size(), 7u);
   for (std::size_t i = 0; i < 7; ++i) EXPECT_EQ(json["kernels"][i]["sequence"], i);
 }
 
 TEST(Report, JsonHasTheDocumentedKeys) {
-  const auto json = report_json(probe_analysis());
+  const auto json = report_json(summarize(probe_analysis()));
   EXPECT_EQ(json["schema_version"], kReportSchemaVersion);
   const auto& kernel = json["kernels"][6];
   for (const char* key : {"name", "verdict", "verdict_reason", "utilization", "lmem", "occupancy", "advice"})
@@ -70,7 +70,7 @@ TEST(Report, UnknownValuesAreNullNotZero) {
   KernelLaunch bare;
   bare.name = "no_counters";
   run.launches = {bare};
-  const auto json = report_json(analyze_run(run));
+  const auto json = report_json(summarize(analyze_run(run)));
   EXPECT_TRUE(json["kernels"][0]["verdict"].is_null());
   EXPECT_TRUE(json["kernels"][0]["lmem"]["l2_share"].is_null());
   EXPECT_TRUE(json["kernels"][0]["utilization"]["issue"].is_null());

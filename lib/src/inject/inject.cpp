@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "collect/collector_internal.hpp"
+#include "inject/launch_progress.hpp"
 #include "inject/output_names.hpp"
 #include "limiter/collector.hpp"
 #include "limiter/record_json.hpp"
@@ -28,6 +29,7 @@ struct Injection {
   std::ofstream partial_out;
   limiter::RunRecord header;
   bool header_written = false;
+  limiter::detail::LaunchProgress* progress = nullptr;  // never destroyed, like the collector
 };
 
 Injection* injection = nullptr;
@@ -45,6 +47,7 @@ std::uint64_t env_number(const char* name, std::uint64_t fallback) {
 // At exit only files are written: CUDA calls during process teardown are undefined.
 void write_final_record() {
   if (!injection || !injection->collector) return;
+  if (injection->progress) injection->progress->finish();
   try {
     // Ranges of a user-replay batch since the app's last synchronisation. This needs CUDA
     // calls: our handler was registered inside cuInit, after the runtime's, so it runs
@@ -124,9 +127,11 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
       injection->partial_out.flush();
       injection->header_written = true;
     };
+    injection->progress = new limiter::detail::LaunchProgress(STDERR_FILENO, env("LIMITER_PROGRESS") == "1");
     sink.on_launch = [](const limiter::KernelLaunch& launch) {
       injection->partial_out << limiter::launch_json(launch).dump() << "\n";
       injection->partial_out.flush();
+      injection->progress->launch(launch.name);
     };
     register_output(env("LIMITER_SESSION_DIR"));
     std::atexit(write_final_record);

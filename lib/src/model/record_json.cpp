@@ -7,6 +7,7 @@
 
 #include "limiter/error.hpp"
 #include "limiter/file_io.hpp"
+#include "limiter/record_stream.hpp"
 
 namespace limiter {
 namespace {
@@ -222,15 +223,8 @@ std::size_t finish_partial_run(const std::string& partial, const std::string& ou
 }
 
 RunRecord read_run_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("cannot open run file '" + path + "': check the path");
-  json parsed;
-  try {
-    parsed = json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw InputError("'" + path + "' is not valid JSON (truncated or corrupt?): " + e.what());
-  }
-  return run_from_json(parsed, "'" + path + "'");
+  // Streamed (record_stream.hpp): a DOM of a large record costs several times the file's size.
+  return read_run_streamed(path);
 }
 
 void write_run_json(const RunRecord& run, std::ostream& out) { out << to_json(run).dump(1) << "\n"; }

@@ -1,59 +1,92 @@
 #pragma once
 // Renderers: plain analysis structs in, text on a std::ostream out. No GPU, no CUDA.
+#include <functional>
 #include <iosfwd>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "limiter/analysis.hpp"
 #include "limiter/compare.hpp"
+#include "limiter/run_summary.hpp"
 
 namespace limiter {
 
-inline constexpr int kReportSchemaVersion = 1;
+// 2: display names, groups with their own figures and first/longest sequence instead of a list.
+inline constexpr int kReportSchemaVersion = 2;
 
 inline constexpr int kComparisonSchemaVersion = 1;
 
-// The formats of `limiter report` and `limiter compare`.
+// The formats of `limiter report` and `limiter compare` (sqlite: `limiter export`, sqlite_export.hpp).
 enum class ReportFormat { text, md, csv, json, html };
 ReportFormat report_format_from_string(const std::string& name);  // throws InputError naming the choices
 std::string to_string(ReportFormat format);
 
-struct TextReportOptions {
-  bool color = false;        // ANSI colours for verdicts (only when writing to a terminal)
-  bool details = true;       // per-kernel reasons, evidence summary and advice under the table
-  bool rollups = true;       // time by verdict, grouped launches and what to fix first
+// Which rows a report shows. `automatic`: grouped by kernel and launch configuration when the
+// run repeats one, else one row per launch (a run of distinct kernels reads best that way).
+enum class ReportView { automatic, grouped, launches };
+
+struct ReportOptions {
+  bool color = false;    // text: ANSI colours for verdicts (only when writing to a terminal)
+  bool details = true;   // text: reasons and advice under the tables
+  ReportView view = ReportView::automatic;
+  // Grouped view: the groups listed (0: all). Launch view (--launches): the launches listed,
+  // most time first (0: all). csv and json: the launches written, in launch order.
+  std::size_t top = 20;
+  // csv and json of a summary that kept no launch (millions): calls ROW with every selected
+  // launch in launch order, read and analysed again (for_each_analysed_launch, run_summary.hpp).
+  std::function<void(const std::function<void(const KernelAnalysis&)>& row)> launch_rows = nullptr;
+  bool grouped(const RunSummary& summary) const;  // resolves `automatic`
 };
 
-// A table, most expensive kernels first, the roll-ups, then each kernel's reason and advice.
-void write_text_report(const RunAnalysis& analysis, std::ostream& out, const TextReportOptions& options = {});
+inline constexpr std::size_t kDefaultTop = 20;
 
-// For pull-request comments (GitHub-flavoured Markdown): roll-ups, the table, details folded.
-void write_markdown_report(const RunAnalysis& analysis, std::ostream& out);
+// Text for a terminal: the summary first (grouped view: a table of the top groups by time,
+// "what to fix first" and the advice for those), or one row per launch with every launch's advice.
+void write_text_report(const RunSummary& summary, std::ostream& out, const ReportOptions& options = {});
 
-// One row per kernel launch in launch order; columns in kCsvReportColumns (README: "CSV columns").
+// For pull-request comments (GitHub-flavoured Markdown): the same views, details folded.
+void write_markdown_report(const RunSummary& summary, std::ostream& out, const ReportOptions& options = {});
+
+// One row per kept launch in launch order; columns in kCsvReportColumns (README: "CSV columns").
 extern const std::vector<std::string> kCsvReportColumns;
-void write_csv_report(const RunAnalysis& analysis, std::ostream& out);
+void write_csv_report(const RunSummary& summary, std::ostream& out, const ReportOptions& options = {});
 
-// The report schema: schema_version, device, thresholds, `kernels` in launch order, `rollup`.
-nlohmann::ordered_json report_json(const RunAnalysis& analysis);
-void write_json_report(const RunAnalysis& analysis, std::ostream& out);
+// The report schema: schema_version, device, thresholds, `kernels` (kept launches, launch order), `rollup`.
+nlohmann::ordered_json report_json(const RunSummary& summary, const ReportOptions& options = {});
+void write_json_report(const RunSummary& summary, std::ostream& out, const ReportOptions& options = {});
 
-// One self-contained HTML file (inline CSS and SVG, no script, no network).
-void write_html_report(const RunAnalysis& analysis, std::ostream& out);
+// One self-contained HTML file (inline CSS and SVG, no script, no network), opening on the groups.
+void write_html_report(const RunSummary& summary, std::ostream& out, const ReportOptions& options = {});
 
-// Dispatch on the format; `color` only affects text.
-void write_report(const RunAnalysis& analysis, ReportFormat format, std::ostream& out, bool color = false);
+// Dispatch on the format.
+void write_report(const RunSummary& summary, ReportFormat format, std::ostream& out, const ReportOptions& options = {});
+
+// The same for an analysis in memory: summarised with every launch kept and short names.
+void write_text_report(const RunAnalysis& analysis, std::ostream& out, const ReportOptions& options = {});
+void write_report(const RunAnalysis& analysis, ReportFormat format, std::ostream& out, const ReportOptions& options = {});
+
+// How comparisons are shown.
+struct ComparisonOptions {
+  bool color = false;  // text only
+  // Demangled name -> the name shown (--names); names not in it get their short form.
+  std::unordered_map<std::string, std::string> names;
+  // --top N: the N matched kernels whose time changed most (0: all). The totals and the gate
+  // count every matched launch.
+  std::size_t top = 0;
+};
 
 // The comparison of two runs in each format.
-void write_text_comparison(const RunComparison& comparison, std::ostream& out, bool color = false);
-void write_markdown_comparison(const RunComparison& comparison, std::ostream& out);
+void write_text_comparison(const RunComparison& comparison, std::ostream& out, const ComparisonOptions& options = {});
+void write_markdown_comparison(const RunComparison& comparison, std::ostream& out, const ComparisonOptions& options = {});
 extern const std::vector<std::string> kCsvComparisonColumns;
-void write_csv_comparison(const RunComparison& comparison, std::ostream& out);
-nlohmann::ordered_json comparison_json(const RunComparison& comparison);
-void write_json_comparison(const RunComparison& comparison, std::ostream& out);
-void write_html_comparison(const RunComparison& comparison, std::ostream& out);
-void write_comparison(const RunComparison& comparison, ReportFormat format, std::ostream& out, bool color = false);
+void write_csv_comparison(const RunComparison& comparison, std::ostream& out, const ComparisonOptions& options = {});
+nlohmann::ordered_json comparison_json(const RunComparison& comparison, const ComparisonOptions& options = {});
+void write_json_comparison(const RunComparison& comparison, std::ostream& out, const ComparisonOptions& options = {});
+void write_html_comparison(const RunComparison& comparison, std::ostream& out, const ComparisonOptions& options = {});
+void write_comparison(const RunComparison& comparison, ReportFormat format, std::ostream& out,
+                      const ComparisonOptions& options = {});
 
 }  // namespace limiter

@@ -1,6 +1,8 @@
 #pragma once
-// A progress bar for long runs, on stderr. On a terminal it redraws one line in place; into a
-// file or pipe it writes one line per item, so logs stay readable.
+// A progress bar for long runs, on stderr. On a terminal it redraws one line in place (items
+// done, the current one, time elapsed); into a file or pipe it writes one line per item, so
+// logs stay readable; quiet, it writes only the notes.
+#include <chrono>
 #include <cstddef>
 #include <iosfwd>
 #include <string>
@@ -9,7 +11,11 @@ namespace limiter::kernels {
 
 class ProgressBar {
  public:
+  enum class Style { lines, redraw, quiet };
   ProgressBar(std::ostream& out, std::size_t total, bool redraw_in_place);
+  ProgressBar(std::ostream& out, std::size_t total, Style style);
+  // limiter kernels / calibrate: redrawn on a terminal, quiet otherwise or with -q.
+  static Style style_for(bool terminal, bool quiet) { return quiet || !terminal ? Style::quiet : Style::redraw; }
   ~ProgressBar() { finish(); }  // also when an error ends the run: the message starts on a clean line
   ProgressBar(const ProgressBar&) = delete;
   ProgressBar& operator=(const ProgressBar&) = delete;
@@ -25,7 +31,8 @@ class ProgressBar {
   std::ostream& out_;
   std::size_t total_;
   std::size_t started_ = 0;
-  bool redraw_in_place_;
+  Style style_;
+  std::chrono::steady_clock::time_point started_at_ = std::chrono::steady_clock::now();
   bool drawn_ = false;
   std::string label_;
 };

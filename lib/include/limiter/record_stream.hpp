@@ -1,0 +1,32 @@
+#pragma once
+// Reading a run record one launch at a time (nlohmann-json's SAX interface), so records of
+// millions of launches are read in flat memory: no DOM of the whole file is ever built.
+// Gives the same RunRecord as read_run_file (record_json.hpp), with the same checks and messages.
+//
+//   read_run_stream("run.json",
+//                   [](const RunRecord& header) { ... },        // everything but the launches
+//                   [](KernelLaunch&& launch) { ... });         // then each launch, in file order
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "limiter/record.hpp"
+
+namespace limiter {
+
+using RunHeaderSink = std::function<void(const RunRecord& header)>;
+using LaunchSink = std::function<void(KernelLaunch&& launch)>;
+
+// Calls on_header once, before the first launch, with the run's fields (launches empty), then
+// on_launch for each launch. Throws InputError naming the file, and the launch, on any error.
+// SPARE, if given: used launches whose storage (strings, counter nodes) new ones are built in.
+void read_run_stream(const std::string& path, const RunHeaderSink& on_header, const LaunchSink& on_launch,
+                     std::vector<KernelLaunch>* spare = nullptr);
+void read_run_stream(std::istream& in, const std::string& origin, const RunHeaderSink& on_header,
+                     const LaunchSink& on_launch, std::vector<KernelLaunch>* spare = nullptr);
+
+// The whole record through the stream reader (for small records and tests).
+RunRecord read_run_streamed(const std::string& path);
+
+}  // namespace limiter

@@ -1,0 +1,137 @@
+#pragma once
+// A run summarised by kernel, built one analysed launch at a time so that a record of millions
+// of launches is reported in flat memory: launches of the same kernel (name) and launch
+// configuration (grid, block) become one group with its launches, total / mean / min / max
+// time, share of the run, verdict mix, limiting unit and LMEM shares — what
+// `nsys stats -r cuda_gpu_kern_sum` gives, plus the verdict — and "what to fix first".
+// Every launch's own analysis is kept only when a report needs it (one row per launch).
+#include <cstddef>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <regex>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "limiter/analysis.hpp"
+#include "limiter/kernel_names.hpp"
+#include "limiter/rollup.hpp"
+
+namespace limiter {
+
+struct SummaryOptions {
+  std::string kernel_regex;    // -k: only launches whose demangled name matches (searched, ECMAScript)
+  bool keep_launches = true;   // keep each selected launch's analysis (--launches, csv, json)
+  // Beyond this many selected launches none is kept (RunSummary::launches_dropped): memory stays flat.
+  std::size_t keep_launches_up_to = std::numeric_limits<std::size_t>::max();
+  NameStyle names = NameStyle::short_form;
+  std::size_t fix_first_limit = kFixFirstLimit;
+  // The sequence numbers of this many selected launches with the most time are noted
+  // (RunSummary::longest_sequences), for --top N on a second pass when none is kept.
+  std::size_t longest_to_note = 0;
+};
+
+struct KernelSummary {
+  std::string name;          // demangled, in full
+  std::string mangled_name;  // empty when the source had none (ncu CSV)
+  std::string display_name;  // as reports show it (--names)
+  Dim3 grid, block;
+  std::uint64_t first_sequence = 0;
+  std::size_t launches = 0;
+  DurationStats durations;
+  std::optional<double> time_share;  // of the whole run's time
+  VerdictCounts verdicts;
+  std::optional<Verdict> main_verdict;  // the verdict of most of the group's time
+  std::string limiting_unit;            // the limiting unit of most of the group's time
+  // Means over the launches that have the value, weighted by time (by count when untimed).
+  std::optional<double> issue, l2, dram, memory, compute, lmem_l2_share, lmem_instruction_share, occupancy;
+  bool lmem_l2_share_is_upper_bound = false;
+  KernelAnalysis longest;                     // the longest launch: its reason, evidence and advice
+  std::optional<std::size_t> fix_first_rank;  // 1-based, when listed in "what to fix first"
+  bool verdicts_differ() const { return verdicts.of(main_verdict) != launches; }
+};
+
+struct FixFirstEntry {
+  std::size_t group = 0;  // index into RunSummary::groups
+  std::string headline;   // the advice, cut to its first remedy
+  std::string advice;     // in full
+};
+
+struct RunSummary {
+  RunAnalysis run;  // device, source, peaks, thresholds; kernels: the kept launches, in launch order
+  std::string kernel_regex;
+  NameStyle names = NameStyle::short_form;
+  std::size_t launches = 0;           // in the run
+  std::size_t selected_launches = 0;  // matching -k (all without it)
+  std::size_t timed_launches = 0;     // in the run
+  double total_ns = 0;                // of the whole run: time shares are of this
+  std::size_t distinct_kernels = 0;   // distinct names among the selected launches
+  bool launches_dropped = false;      // more selected launches than SummaryOptions::keep_launches_up_to
+  std::set<std::uint64_t> longest_sequences;  // SummaryOptions::longest_to_note
+  std::vector<KernelSummary> groups;  // selected launches, most total time first
+  std::vector<VerdictTime> time_by_verdict;  // selected launches: bandwidth, instruction, latency, none
+  std::vector<FixFirstEntry> fix_first;
+  std::unordered_map<std::string, std::string> display_names;  // demangled name -> as shown
+
+  bool has_repeated_launches() const;
+  // The name as reports show it; the name itself when it is not in the run.
+  const std::string& display_name(const std::string& name) const;
+  // The group of a kept launch (index into groups).
+  std::size_t group_of(const KernelAnalysis& launch) const;
+  std::optional<double> share_of_run(const std::optional<double>& duration_ns) const;
+
+  std::unordered_map<std::string, std::size_t> group_index;  // by group_key
+  static std::string group_key(const std::string& name, const Dim3& grid, const Dim3& block);
+};
+
+// Builds a summary one launch at a time.
+class SummaryBuilder {
+ public:
+  explicit SummaryBuilder(SummaryOptions options);
+  ~SummaryBuilder();
+  SummaryBuilder(const SummaryBuilder&) = delete;
+  SummaryBuilder& operator=(const SummaryBuilder&) = delete;
+  // The analysis fields of the run (device, peaks, thresholds); its kernels are ignored.
+  void start(const RunAnalysis& run);
+  void add(KernelAnalysis&& launch, const std::string& mangled_name = "");
+  RunSummary finish();
+
+ private:
+  bool selected(const std::string& name);
+  void note_if_longest(const KernelAnalysis& launch);
+
+  SummaryOptions options_;
+  std::optional<std::regex> regex_;
+  std::unordered_map<std::string, bool> selected_names_;
+  RunSummary summary_;
+  struct Accumulator;
+  std::vector<Accumulator> accumulators_;
+  using Noted = std::pair<double, std::uint64_t>;  // duration, sequence
+  std::vector<Noted> longest_;
+};
+
+// Every selected launch of the record at PATH analysed again, in launch order, one at a time:
+// the second pass of a report whose summary kept no launch (csv and json of millions).
+void for_each_analysed_launch(const std::string& path, const AnalysisOptions& analysis_options,
+                              const std::string& kernel_regex, const std::function<void(const KernelAnalysis&)>& row);
+
+// -k REGEX compiled (ECMAScript); throws InputError naming the option when it is not valid.
+std::regex kernel_name_regex(const std::string& pattern);
+
+// A summary of an analysis in memory (every launch kept unless OPTIONS says otherwise).
+RunSummary summarize(const RunAnalysis& analysis, const SummaryOptions& options = {});
+
+// Each batch of launches with its analysis, as it goes by (limiter export writes them out).
+using BatchSink = std::function<void(const RunRecord& batch, const RunAnalysis& analysis)>;
+
+// Reads a run record (streamed; .json or .json.gz), analyses it in batches and summarises it:
+// memory stays flat however many launches the record holds.
+RunSummary summarize_run_file(const std::string& path, const AnalysisOptions& analysis_options,
+                              const SummaryOptions& options, const BatchSink& on_batch = {});
+// The same for a record in memory (an imported ncu CSV).
+RunSummary summarize_record(const RunRecord& run, const AnalysisOptions& analysis_options,
+                            const SummaryOptions& options, const BatchSink& on_batch = {});
+
+}  // namespace limiter

@@ -1,0 +1,364 @@
+// The run record read through nlohmann-json's SAX interface: launches are built field by field
+// and handed on one at a time; the run's other fields are collected into a small JSON object
+// and checked by run_from_json, so both readers accept and reject the same files.
+#include "limiter/record_stream.hpp"
+
+#include <fstream>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "limiter/error.hpp"
+#include "limiter/record_json.hpp"
+#include "model/gzip_input.hpp"
+
+namespace limiter {
+namespace {
+
+using json = nlohmann::json;
+
+// Where a value of a launch goes, by the key it comes under.
+enum class LaunchField {
+  sequence, name, mangled_name, grid, block, registers, static_shared, dynamic_shared, local_bytes,
+  stream_id, context_id, device, counters, ignored
+};
+
+LaunchField launch_field(const std::string& key) {
+  static const std::pair<const char*, LaunchField> fields[] = {
+      {"sequence", LaunchField::sequence}, {"name", LaunchField::name},
+      {"mangled_name", LaunchField::mangled_name}, {"grid", LaunchField::grid},
+      {"block", LaunchField::block}, {"registers_per_thread", LaunchField::registers},
+      {"static_shared_bytes", LaunchField::static_shared}, {"dynamic_shared_bytes", LaunchField::dynamic_shared},
+      {"local_bytes_per_thread", LaunchField::local_bytes}, {"stream_id", LaunchField::stream_id},
+      {"context_id", LaunchField::context_id}, {"device", LaunchField::device},
+      {"counters", LaunchField::counters}};
+  for (const auto& [name, field] : fields)
+    if (key == name) return field;
+  return LaunchField::ignored;
+}
+
+class RunSaxHandler final : public nlohmann::json_sax<json> {
+ public:
+  RunSaxHandler(std::string origin, const RunHeaderSink& on_header, const LaunchSink& on_launch,
+                std::vector<KernelLaunch>* spare)
+      : origin_(std::move(origin)), on_header_(on_header), on_launch_(on_launch), spare_(spare) {}
+
+  // After the parse: a record without "launches", or whose launches came before its device.
+  void finish() {
+    if (!header_sent_) send_header();
+    for (auto& launch : held_) on_launch_(std::move(launch));
+    held_.clear();
+  }
+
+  bool null() override { return scalar(json(nullptr), std::nullopt); }
+  bool boolean(bool value) override { return scalar(json(value), std::nullopt); }
+  bool number_integer(number_integer_t value) override { return scalar(json(value), static_cast<double>(value)); }
+  bool number_unsigned(number_unsigned_t value) override { return scalar(json(value), static_cast<double>(value)); }
+  bool number_float(number_float_t value, const string_t&) override { return scalar(json(value), value); }
+  bool binary(binary_t&) override { return true; }
+  bool string(string_t& value) override {
+    if (in_launch_ && depth_ == kLaunchDepth) {
+      if (field_ == LaunchField::name) {
+        launch_.name.assign(value);  // a copy into a reused string: the parser keeps its buffer
+        has_name_ = true;
+        return true;
+      }
+      if (field_ == LaunchField::mangled_name) {
+        launch_.mangled_name.assign(value);
+        return true;
+      }
+    }
+    return scalar(json(std::move(value)), std::nullopt);
+  }
+
+  bool start_object(std::size_t) override {
+    ++depth_;
+    if (depth_ == 1) return true;  // the record itself
+    if (in_launches_ && depth_ == kLaunchDepth && !in_launch_) {
+      start_launch();
+      in_launch_ = true;
+      has_sequence_ = has_name_ = has_grid_ = has_block_ = has_counters_ = false;
+      return true;
+    }
+    if (in_launch_ && depth_ == kLaunchDepth + 1 && field_ == LaunchField::counters) {
+      has_counters_ = true;
+      return true;
+    }
+    return open_captured(json::object());
+  }
+
+  bool end_object() override {
+    if (in_launch_ && depth_ == kLaunchDepth) finish_launch();
+    else if (!(in_launch_ && depth_ == kLaunchDepth + 1 && field_ == LaunchField::counters)) close_captured();
+    --depth_;
+    return true;
+  }
+
+  bool start_array(std::size_t) override {
+    ++depth_;
+    if (depth_ == 1) throw InputError(not_a_run());
+    if (depth_ == 2 && top_key_ == "launches") {
+      in_launches_ = true;
+      if (header_.contains("device")) send_header();  // else the device comes later: hold the launches
+      return true;
+    }
+    if (in_launch_ && depth_ == kLaunchDepth + 1 && (field_ == LaunchField::grid || field_ == LaunchField::block)) {
+      dims_.clear();
+      return true;
+    }
+    return open_captured(json::array());
+  }
+
+  bool end_array() override {
+    if (in_launches_ && depth_ == 2) {
+      in_launches_ = false;
+    } else if (in_launch_ && depth_ == kLaunchDepth + 1 && (field_ == LaunchField::grid || field_ == LaunchField::block)) {
+      if (dims_.size() != 3) fail_launch("expected [x, y, z] for \"" + std::string(field_ == LaunchField::grid ? "grid" : "block") + "\"");
+      const Dim3 dim{static_cast<std::uint32_t>(dims_[0]), static_cast<std::uint32_t>(dims_[1]),
+                     static_cast<std::uint32_t>(dims_[2])};
+      (field_ == LaunchField::grid ? launch_.grid : launch_.block) = dim;
+      (field_ == LaunchField::grid ? has_grid_ : has_block_) = true;
+    } else {
+      close_captured();
+    }
+    --depth_;
+    return true;
+  }
+
+  bool key(string_t& key) override {
+    if (depth_ == 1) {
+      top_key_ = key;
+    } else if (in_launch_ && depth_ == kLaunchDepth) {
+      field_ = launch_field(key);
+    } else if (in_launch_ && depth_ == kLaunchDepth + 1 && field_ == LaunchField::counters) {
+      metric_.assign(key);
+    } else {
+      captured_key_ = std::move(key);
+    }
+    return true;
+  }
+
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+    throw InputError(origin_ + " is not valid JSON (truncated or corrupt?): " + e.what());
+  }
+
+ private:
+  static constexpr int kLaunchDepth = 3;  // record { launches [ launch { ... } ] }
+
+  // A scalar: a launch field, a counter, or part of the run's other fields.
+  bool scalar(json value, std::optional<double> number) {
+    if (depth_ == 0) throw InputError(not_a_run());
+    if (in_launch_) {
+      if (depth_ == kLaunchDepth + 1 && field_ == LaunchField::counters) {
+        // null: a counter the hardware could not provide (NaN is written as null).
+        if (number) add_counter(*number);
+        else if (!value.is_null()) fail_launch("counter \"" + metric_ + "\" is not a number");
+        return true;
+      }
+      if (depth_ == kLaunchDepth + 1 && (field_ == LaunchField::grid || field_ == LaunchField::block)) {
+        if (!number) fail_launch("expected [x, y, z] of numbers");
+        dims_.push_back(*number);
+        return true;
+      }
+      if (depth_ == kLaunchDepth) launch_scalar(value, number);
+      return true;  // deeper: inside a field limiter does not read
+    }
+    if (depth_ == 1) {
+      header_[top_key_] = std::move(value);
+      return true;
+    }
+    if (in_launches_) throw InputError(origin_ + ": launch " + std::to_string(launch_index_) + ": expected an object");
+    add_captured(std::move(value));
+    return true;
+  }
+
+  // A fresh launch, built in the storage of a spare one where there is one: its strings and
+  // counter nodes are filled again rather than allocated (millions of launches).
+  void start_launch() {
+    if (!spare_ || spare_->empty()) {
+      launch_ = KernelLaunch{};
+      return;
+    }
+    launch_ = std::move(spare_->back());
+    spare_->pop_back();
+    std::string name = std::move(launch_.name), mangled = std::move(launch_.mangled_name);
+    while (!launch_.counters.empty()) spare_nodes_.push_back(launch_.counters.extract(launch_.counters.begin()));
+    launch_ = KernelLaunch{};
+    launch_.name = std::move(name);
+    launch_.mangled_name = std::move(mangled);
+    launch_.name.clear();
+    launch_.mangled_name.clear();
+  }
+
+  void add_counter(double value) {
+    if (spare_nodes_.empty()) {
+      launch_.counters.emplace_hint(launch_.counters.end(), metric_, value);
+      return;
+    }
+    auto node = std::move(spare_nodes_.back());
+    spare_nodes_.pop_back();
+    node.key().assign(metric_);
+    node.mapped() = value;
+    launch_.counters.insert(launch_.counters.end(), std::move(node));
+  }
+
+  void launch_scalar(const json& value, std::optional<double> number) {
+    const auto optional_number = [&](const char* name) -> std::optional<double> {
+      if (value.is_null()) return std::nullopt;
+      if (!number) fail_launch(std::string("\"") + name + "\" must be a number or null");
+      return number;
+    };
+    switch (field_) {
+      case LaunchField::sequence:
+        if (!number) fail_launch("\"sequence\" must be a number");
+        launch_.sequence = value.is_number_unsigned() ? value.get<std::uint64_t>() : static_cast<std::uint64_t>(*number);
+        has_sequence_ = true;
+        break;
+      case LaunchField::name: fail_launch("\"name\" must be a string");
+      case LaunchField::mangled_name: fail_launch("\"mangled_name\" must be a string");
+      case LaunchField::registers:
+        if (auto v = optional_number("registers_per_thread")) launch_.registers_per_thread = static_cast<int>(*v);
+        break;
+      case LaunchField::static_shared: set_u64(launch_.static_shared_bytes, optional_number("static_shared_bytes"), value); break;
+      case LaunchField::dynamic_shared: set_u64(launch_.dynamic_shared_bytes, optional_number("dynamic_shared_bytes"), value); break;
+      case LaunchField::local_bytes: set_u64(launch_.local_bytes_per_thread, optional_number("local_bytes_per_thread"), value); break;
+      case LaunchField::stream_id: set_u64(launch_.stream_id, optional_number("stream_id"), value); break;
+      case LaunchField::context_id: set_u64(launch_.context_id, optional_number("context_id"), value); break;
+      case LaunchField::device:
+        if (auto v = optional_number("device")) launch_.device = static_cast<int>(*v);
+        break;
+      case LaunchField::grid: case LaunchField::block: fail_launch("expected [x, y, z]");
+      case LaunchField::counters: fail_launch("\"counters\" must be an object");
+      case LaunchField::ignored: break;
+    }
+  }
+
+  static void set_u64(std::optional<std::uint64_t>& out, std::optional<double> number, const json& value) {
+    if (!number) return;
+    out = value.is_number_unsigned() ? value.get<std::uint64_t>() : static_cast<std::uint64_t>(*number);
+  }
+
+  void finish_launch() {
+    for (const auto& [present, name] : {std::pair{has_sequence_, "sequence"}, {has_name_, "name"}, {has_grid_, "grid"},
+                                        {has_block_, "block"}, {has_counters_, "counters"}}) {
+      if (!present) fail_launch(std::string("no \"") + name + "\"");
+    }
+    in_launch_ = false;
+    ++launch_index_;
+    if (header_sent_) on_launch_(std::move(launch_));
+    else held_.push_back(std::move(launch_));
+  }
+
+  [[noreturn]] void fail_launch(const std::string& what) const {
+    throw InputError(origin_ + ": launch " + std::to_string(launch_index_) + ": " + what);
+  }
+
+  std::string not_a_run() const {
+    return origin_ + ": not a limiter run record (no \"kind\": \"limiter-run\"); make one with `limiter run`, "
+                     "`limiter kernels` or `limiter import`";
+  }
+
+  void send_header() {
+    json checked = header_;
+    // Without a "launches" key run_from_json names what is missing, as the DOM reader does.
+    if (saw_launches_key()) checked["launches"] = json::array();
+    on_header_(run_from_json(checked, origin_));
+    header_sent_ = true;
+  }
+
+  bool saw_launches_key() const { return in_launches_ || launch_index_ > 0 || top_key_ == "launches"; }
+
+  // The run's other fields (device, command_line, ...) kept as JSON, however deep.
+  bool open_captured(json container) {
+    if (in_launch_) {  // an object or array under a launch field limiter does not read
+      captured_stack_.push_back(nullptr);
+      return true;
+    }
+    if (in_launches_) throw InputError(origin_ + ": launch " + std::to_string(launch_index_) + ": expected an object");
+    json* slot = nullptr;
+    if (captured_stack_.empty()) {
+      slot = &(header_[top_key_] = std::move(container));
+    } else if (json* parent = captured_stack_.back()) {
+      if (parent->is_array()) {
+        parent->push_back(std::move(container));
+        slot = &parent->back();
+      } else {
+        slot = &((*parent)[captured_key_] = std::move(container));
+      }
+    }
+    captured_stack_.push_back(slot);
+    return true;
+  }
+
+  void add_captured(json value) {
+    if (captured_stack_.empty() || !captured_stack_.back()) return;
+    json& parent = *captured_stack_.back();
+    if (parent.is_array()) parent.push_back(std::move(value));
+    else parent[captured_key_] = std::move(value);
+  }
+
+  void close_captured() {
+    if (!captured_stack_.empty()) captured_stack_.pop_back();
+  }
+
+  std::string origin_;
+  const RunHeaderSink& on_header_;
+  const LaunchSink& on_launch_;
+  int depth_ = 0;
+  std::string top_key_;
+  json header_ = json::object();
+  std::vector<json*> captured_stack_;
+  std::string captured_key_;
+  bool header_sent_ = false;
+  bool in_launches_ = false;
+  bool in_launch_ = false;
+  std::size_t launch_index_ = 0;
+  KernelLaunch launch_;
+  LaunchField field_ = LaunchField::ignored;
+  std::string metric_;
+  std::vector<double> dims_;
+  bool has_sequence_ = false, has_name_ = false, has_grid_ = false, has_block_ = false, has_counters_ = false;
+  std::vector<KernelLaunch> held_;
+  std::vector<KernelLaunch>* spare_ = nullptr;
+  std::vector<std::map<std::string, double>::node_type> spare_nodes_;
+};
+
+}  // namespace
+
+void read_run_stream(std::istream& in, const std::string& origin, const RunHeaderSink& on_header,
+                     const LaunchSink& on_launch, std::vector<KernelLaunch>* spare) {
+  RunSaxHandler handler(origin, on_header, on_launch, spare);
+  nlohmann::json::sax_parse(in, &handler);
+  handler.finish();
+}
+
+void read_run_stream(const std::string& path, const RunHeaderSink& on_header, const LaunchSink& on_launch,
+                     std::vector<KernelLaunch>* spare) {
+  if (detail::is_gzip_file(path)) {  // run.json.gz: decompressed as it is read
+    detail::GzipInputBuffer buffer(path);
+    std::istream in(&buffer);
+    read_run_stream(in, "'" + path + "'", on_header, on_launch, spare);
+    return;
+  }
+  // A larger buffer than the default (set before opening): the parser reads a character at a time.
+  std::vector<char> buffer(1 << 20);
+  std::ifstream in;
+  in.rdbuf()->pubsetbuf(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+  in.open(path, std::ios::binary);
+  if (!in) throw InputError("cannot open run file '" + path + "': check the path");
+  read_run_stream(in, "'" + path + "'", on_header, on_launch, spare);
+}
+
+RunRecord read_run_streamed(const std::string& path) {
+  RunRecord run;
+  std::vector<KernelLaunch> launches;
+  read_run_stream(
+      path, [&](const RunRecord& header) { run = header; },
+      [&](KernelLaunch&& launch) { launches.push_back(std::move(launch)); });
+  run.launches = std::move(launches);
+  return run;
+}
+
+}  // namespace limiter

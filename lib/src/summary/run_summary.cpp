@@ -1,0 +1,261 @@
+// Groups of launches summarised as they arrive: one accumulator per kernel and launch
+// configuration, found through a hash map, so a million launches cost one pass and flat memory.
+#include "limiter/run_summary.hpp"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <set>
+
+#include "limiter/error.hpp"
+
+namespace limiter {
+namespace {
+
+// A mean weighted by time, falling back to a plain mean when the group has no timed launch.
+struct WeightedMean {
+  double time_sum = 0, time_weight = 0, plain_sum = 0;
+  std::size_t count = 0;
+  void add(const std::optional<double>& value, const std::optional<double>& duration_ns) {
+    if (!value) return;
+    ++count;
+    plain_sum += *value;
+    if (duration_ns) {
+      time_sum += *value * *duration_ns;
+      time_weight += *duration_ns;
+    }
+  }
+  std::optional<double> value() const {
+    if (time_weight > 0) return time_sum / time_weight;
+    if (count > 0) return plain_sum / static_cast<double>(count);
+    return std::nullopt;
+  }
+};
+
+// Which of several labels holds most of the time (most launches when nothing is timed).
+struct Tally {
+  double time = 0;
+  std::size_t count = 0;
+  bool beats(const Tally& other, bool timed) const { return timed ? time > other.time : count > other.count; }
+};
+
+std::size_t verdict_slot(const std::optional<Verdict>& verdict) {
+  if (!verdict) return 3;
+  switch (*verdict) {
+    case Verdict::bandwidth: return 0;
+    case Verdict::instruction: return 1;
+    case Verdict::latency: return 2;
+  }
+  return 3;
+}
+
+const std::array<std::optional<Verdict>, 4> kVerdictSlots = {Verdict::bandwidth, Verdict::instruction,
+                                                              Verdict::latency, std::nullopt};
+
+}  // namespace
+
+struct SummaryBuilder::Accumulator {
+  KernelSummary group;
+  WeightedMean issue, l2, dram, memory, compute, lmem_l2, lmem_instructions, occupancy;
+  std::array<Tally, 4> verdict_time;
+  std::map<std::string, Tally> unit_time;
+};
+
+std::regex kernel_name_regex(const std::string& pattern) {
+  try {
+    return std::regex(pattern, std::regex::ECMAScript | std::regex::optimize);
+  } catch (const std::regex_error& e) {
+    throw InputError("-k '" + pattern + "' is not a valid regular expression: " + e.what());
+  }
+}
+
+std::string RunSummary::group_key(const std::string& name, const Dim3& grid, const Dim3& block) {
+  std::string key = name;
+  for (std::uint32_t value : {grid.x, grid.y, grid.z, block.x, block.y, block.z}) key += '\x1f' + std::to_string(value);
+  return key;
+}
+
+bool RunSummary::has_repeated_launches() const {
+  return std::any_of(groups.begin(), groups.end(), [](const KernelSummary& g) { return g.launches > 1; });
+}
+
+const std::string& RunSummary::display_name(const std::string& name) const {
+  const auto found = display_names.find(name);
+  return found == display_names.end() ? name : found->second;
+}
+
+std::size_t RunSummary::group_of(const KernelAnalysis& launch) const {
+  return group_index.at(group_key(launch.name, launch.grid, launch.block));
+}
+
+std::optional<double> RunSummary::share_of_run(const std::optional<double>& duration_ns) const {
+  if (!duration_ns || total_ns <= 0) return std::nullopt;
+  return *duration_ns / total_ns;
+}
+
+SummaryBuilder::SummaryBuilder(SummaryOptions options) : options_(std::move(options)) {
+  if (!options_.kernel_regex.empty()) regex_ = kernel_name_regex(options_.kernel_regex);
+  summary_.kernel_regex = options_.kernel_regex;
+  summary_.names = options_.names;
+}
+
+SummaryBuilder::~SummaryBuilder() = default;
+
+void SummaryBuilder::start(const RunAnalysis& run) {
+  summary_.run.device = run.device;
+  summary_.run.source = run.source;
+  summary_.run.counter_model = run.counter_model;
+  summary_.run.peaks = run.peaks;
+  summary_.run.peaks_origin = run.peaks_origin;
+  summary_.run.thresholds = run.thresholds;
+}
+
+bool SummaryBuilder::selected(const std::string& name) {
+  if (!regex_) return true;
+  // One regex search per distinct name, not per launch.
+  auto [entry, inserted] = selected_names_.try_emplace(name, false);
+  if (inserted) entry->second = std::regex_search(name, *regex_);
+  return entry->second;
+}
+
+void SummaryBuilder::add(KernelAnalysis&& launch, const std::string& mangled_name) {
+  ++summary_.launches;
+  if (launch.duration_ns) {
+    ++summary_.timed_launches;
+    summary_.total_ns += *launch.duration_ns;
+  }
+  if (!selected(launch.name)) return;
+  ++summary_.selected_launches;
+
+  const std::string key = RunSummary::group_key(launch.name, launch.grid, launch.block);
+  auto [slot, inserted] = summary_.group_index.try_emplace(key, accumulators_.size());
+  if (inserted) {
+    accumulators_.emplace_back();
+    auto& group = accumulators_.back().group;
+    group.name = launch.name;
+    group.mangled_name = mangled_name;
+    group.grid = launch.grid;
+    group.block = launch.block;
+    group.first_sequence = launch.sequence;
+  }
+  Accumulator& a = accumulators_[slot->second];
+  KernelSummary& group = a.group;
+  const auto& duration = launch.duration_ns;
+  ++group.launches;
+  group.durations.add(duration);
+  group.verdicts.add(launch.verdict);
+  Tally& verdict = a.verdict_time[verdict_slot(launch.verdict)];
+  verdict.time += duration.value_or(0);
+  ++verdict.count;
+  Tally& unit = a.unit_time[launch.limiting_unit];
+  unit.time += duration.value_or(0);
+  ++unit.count;
+  a.issue.add(launch.utilization.issue, duration);
+  a.l2.add(launch.utilization.l2, duration);
+  a.dram.add(launch.utilization.dram, duration);
+  a.memory.add(launch.utilization.memory(), duration);
+  a.compute.add(launch.utilization.compute(), duration);
+  a.lmem_l2.add(launch.lmem.l2_share, duration);
+  a.lmem_instructions.add(launch.lmem.instruction_share, duration);
+  if (launch.occupancy.theoretical) a.occupancy.add(launch.occupancy.theoretical->occupancy, duration);
+  group.lmem_l2_share_is_upper_bound = group.lmem_l2_share_is_upper_bound || launch.lmem.l2_share_is_upper_bound;
+
+  note_if_longest(launch);
+  const bool longest = group.launches == 1 || launch.duration_ns.value_or(-1) > group.longest.duration_ns.value_or(-1);
+  if (options_.keep_launches && !summary_.launches_dropped &&
+      summary_.selected_launches > options_.keep_launches_up_to) {
+    summary_.launches_dropped = true;
+    summary_.run.kernels = {};
+  }
+  if (options_.keep_launches && !summary_.launches_dropped) {
+    if (longest) group.longest = launch;
+    summary_.run.kernels.push_back(std::move(launch));
+  } else if (longest) {
+    group.longest = std::move(launch);
+  }
+}
+
+void SummaryBuilder::note_if_longest(const KernelAnalysis& launch) {
+  if (options_.longest_to_note == 0) return;
+  // A min-heap of the longest so far: the shortest of them is replaced by a longer launch.
+  const auto shorter = [](const Noted& a, const Noted& b) { return a > b; };
+  longest_.push_back({launch.duration_ns.value_or(-1), launch.sequence});
+  std::push_heap(longest_.begin(), longest_.end(), shorter);
+  if (longest_.size() > options_.longest_to_note) {
+    std::pop_heap(longest_.begin(), longest_.end(), shorter);
+    longest_.pop_back();
+  }
+}
+
+RunSummary SummaryBuilder::finish() {
+  for (const auto& [duration, sequence] : longest_) summary_.longest_sequences.insert(sequence);
+  for (auto& a : accumulators_) {
+    KernelSummary& group = a.group;
+    const bool timed = group.durations.timed_launches > 0;
+    if (group.durations.total_ns) group.time_share = summary_.share_of_run(group.durations.total_ns);
+    std::size_t best = 0;
+    for (std::size_t slot = 1; slot < kVerdictSlots.size(); ++slot)
+      if (a.verdict_time[slot].beats(a.verdict_time[best], timed)) best = slot;
+    group.main_verdict = kVerdictSlots[best];
+    const Tally* best_unit = nullptr;
+    for (const auto& [unit, tally] : a.unit_time) {
+      if (!best_unit || tally.beats(*best_unit, timed)) {
+        best_unit = &tally;
+        group.limiting_unit = unit;
+      }
+    }
+    group.issue = a.issue.value();
+    group.l2 = a.l2.value();
+    group.dram = a.dram.value();
+    group.memory = a.memory.value();
+    group.compute = a.compute.value();
+    group.lmem_l2_share = a.lmem_l2.value();
+    group.lmem_instruction_share = a.lmem_instructions.value();
+    group.occupancy = a.occupancy.value();
+  }
+  // Stable: equal times keep launch order, so the output does not depend on the sort.
+  std::stable_sort(accumulators_.begin(), accumulators_.end(), [](const Accumulator& a, const Accumulator& b) {
+    return a.group.durations.total_ns.value_or(-1) > b.group.durations.total_ns.value_or(-1);
+  });
+
+  RunSummary& s = summary_;
+  for (std::size_t slot = 0; slot < kVerdictSlots.size(); ++slot) {
+    VerdictTime entry;
+    entry.verdict = kVerdictSlots[slot];
+    for (const auto& a : accumulators_) {
+      entry.launches += a.verdict_time[slot].count;
+      entry.duration_ns += a.verdict_time[slot].time;
+    }
+    entry.time_share = s.share_of_run(entry.duration_ns);
+    s.time_by_verdict.push_back(entry);
+  }
+  std::vector<std::string> names;
+  for (auto& a : accumulators_) {
+    s.group_index[RunSummary::group_key(a.group.name, a.group.grid, a.group.block)] = s.groups.size();
+    names.push_back(a.group.name);
+    s.groups.push_back(std::move(a.group));
+  }
+  accumulators_.clear();
+  s.distinct_kernels = std::set<std::string>(names.begin(), names.end()).size();
+  if (options_.names == NameStyle::short_form) {
+    for (auto& [name, shown] : short_kernel_names(names)) s.display_names[name] = shown;
+  }
+  for (auto& group : s.groups) {
+    if (options_.names == NameStyle::demangled) s.display_names[group.name] = group.name;
+    if (options_.names == NameStyle::mangled)
+      s.display_names[group.name] = group.mangled_name.empty() ? group.name : group.mangled_name;
+    group.display_name = s.display_name(group.name);
+  }
+
+  // What to fix first: the groups with the most time whose longest launch has actionable advice.
+  for (std::size_t index = 0; index < s.groups.size() && s.fix_first.size() < options_.fix_first_limit; ++index) {
+    const auto& advice = s.groups[index].longest.advice;
+    const auto first = std::find_if(advice.begin(), advice.end(), is_actionable_advice);
+    if (first == advice.end()) continue;
+    s.groups[index].fix_first_rank = s.fix_first.size() + 1;
+    s.fix_first.push_back({index, advice_headline(*first), *first});
+  }
+  return std::move(summary_);
+}
+
+}  // namespace limiter

@@ -1,0 +1,187 @@
+// The HTML comparison: totals and the gate, the time change per matched kernel, where each
+// kernel moved on the utilisation map, and the tables. Self-contained like the report.
+#include <algorithm>
+#include <cmath>
+#include <ostream>
+
+#include "html_parts.hpp"
+#include "limiter/format.hpp"
+#include "limiter/reports.hpp"
+#include "render_helpers.hpp"
+
+namespace limiter {
+namespace {
+
+using namespace html;
+using render::html_escape;
+using render::verdict_key;
+using render::verdict_label;
+
+const char* change_fill(const std::string& kind) {
+  if (kind == "faster") return kFasterFill;
+  if (kind == "slower") return kSlowerFill;
+  return kNeutralFill;
+}
+
+std::string arrow_text(const std::string& before, const std::string& after) {
+  return render::before_after_text(before, after, " → ");
+}
+
+std::string total_text(const TimeChange& time) {
+  return render::precise_duration_text(time.before_ns) + " → " + render::precise_duration_text(time.after_ns) + " (" +
+         render::change_percent_text(time.change) + ", " + render::speed_factor_text(time.ratio) + ")";
+}
+
+void write_change_chart(std::ostream& out, const RunComparison& comparison, const std::vector<std::size_t>& order,
+                        const render::NameLookup& names) {
+  std::vector<Bar> bars;
+  double largest = 0.1;
+  for (std::size_t index : order) {
+    if (bars.size() >= kChartRows) break;
+    const auto& k = comparison.matched[index];
+    const std::string kind = render::change_kind(k);
+    bars.push_back({std::to_string(k.before.sequence) + "→" + std::to_string(k.after.sequence) + " " +
+                        ellipsize(names(k.before.name), 26),
+                    k.time.change, change_fill(kind),
+                    render::change_percent_text(k.time.change) + (kind == "noise" ? " noise" : ""),
+                    render::precise_duration_text(k.time.before_ns) + " → " +
+                        render::precise_duration_text(k.time.after_ns),
+                    kind});
+    if (k.time.change) largest = std::max(largest, std::fabs(*k.time.change));
+  }
+  std::vector<std::pair<double, std::string>> markers;
+  if (comparison.max_slowdown) markers.push_back({*comparison.max_slowdown, "+" + format_percent(*comparison.max_slowdown, 0) + " gate"});
+  const double axis = std::min(2.0, std::ceil(std::max(largest, comparison.max_slowdown.value_or(0)) / 0.1 - 1e-9) * 0.1);
+  write_bar_chart(out, "time-change", bars, axis, true, markers, "time change per matched kernel");
+}
+
+void write_movement_map(std::ostream& out, const RunComparison& comparison, const render::NameLookup& names) {
+  std::vector<MapPoint> points;
+  std::vector<MapArrow> arrows;
+  std::vector<double> extents;
+  for (const auto& k : comparison.matched) {
+    const auto mb = k.before.utilization.memory(), cb = k.before.utilization.compute();
+    const auto ma = k.after.utilization.memory(), ca = k.after.utilization.compute();
+    if (!ma || !ca) continue;
+    MapPoint point;
+    point.memory = *ma;
+    point.compute = *ca;
+    point.radius = 6;
+    point.fill = verdict_fill(k.after.verdict);
+    point.css_class = verdict_key(k.after.verdict);
+    point.label = "#" + std::to_string(k.after.sequence) + " " + ellipsize(names(k.after.name), 28);
+    point.tooltip = k.after.name + "\n" + arrow_text(verdict_label(k.before), verdict_label(k.after)) + ", time " +
+                    render::change_percent_text(k.time.change);
+    points.push_back(point);
+    extents.insert(extents.end(), {*ma, *ca});
+    if (mb && cb && (std::fabs(*mb - *ma) > 0.005 || std::fabs(*cb - *ca) > 0.005)) {
+      arrows.push_back({*mb, *cb, *ma, *ca, change_fill(render::change_kind(k))});
+      extents.insert(extents.end(), {*mb, *cb});
+    }
+  }
+  auto legend = verdict_legend();
+  legend.push_back({kFasterFill, "moved, faster"});
+  legend.push_back({kSlowerFill, "moved, slower"});
+  write_utilization_map(out, comparison.thresholds, axis_max_for(extents), points, arrows, legend);
+  out << "<p class=\"note\">Arrows run from a kernel's position before to after; colour of the dot: its verdict "
+         "after. Dashed lines: the verdict thresholds.</p>\n";
+}
+
+void write_unmatched_table(std::ostream& out, const std::string& id, const std::vector<KernelAnalysis>& kernels,
+                           const render::NameLookup& names) {
+  if (kernels.empty()) {
+    out << "<p class=\"muted\">none</p>\n";
+    return;
+  }
+  out << "<table id=\"" << id << "\">\n<thead><tr><th>#</th><th class=\"name\">kernel</th><th class=\"text\">grid × block</th>"
+         "<th>time</th><th class=\"text\">verdict</th></tr></thead>\n<tbody>\n";
+  for (const auto& k : kernels) {
+    out << "<tr><td>" << k.sequence << "</td><td class=\"name\"><code>" << html_escape(names(k.name))
+        << "</code></td><td class=\"text\">"
+        << (k.block.count() > 0 ? render::dim3_text(k.grid) + " × " + render::dim3_text(k.block) : "—") << "</td><td>"
+        << render::precise_duration_text(k.duration_ns) << "</td><td class=\"text\">" << verdict_badge(k.verdict, k.balanced)
+        << "</td></tr>\n";
+  }
+  out << "</tbody>\n</table>\n";
+}
+
+}  // namespace
+
+void write_html_comparison(const RunComparison& comparison, std::ostream& out, const ComparisonOptions& options) {
+  const render::NameLookup names(comparison, options.names);
+  write_page_start(out, "limiter compare — " + comparison.before_label + " → " + comparison.after_label);
+  const auto& totals = comparison.totals;
+  out << "<header>\n<h1>limiter compare</h1>\n<p class=\"meta\">before: <code>" << html_escape(comparison.before_label)
+      << "</code> · after: <code>" << html_escape(comparison.after_label) << "</code> · "
+      << html_escape(render::device_text(comparison.before_device));
+  if (render::device_text(comparison.after_device) != render::device_text(comparison.before_device))
+    out << " → " << html_escape(render::device_text(comparison.after_device)) << " (different GPUs: times are not comparable)";
+  out << "</p>\n</header>\n";
+
+  out << "<section class=\"summary\">\n<div class=\"stat\"><b>" << render::change_percent_text(totals.all.change)
+      << "</b>total time: " << html_escape(total_text(totals.all)) << "</div>\n<div class=\"stat\"><b>"
+      << comparison.matched.size() << "</b>matched launches (" << totals.before_launches << " before, "
+      << totals.after_launches << " after)</div>\n<div class=\"stat\"><b>" << comparison.only_before.size() << " / "
+      << comparison.only_after.size() << "</b>only before / only after</div>\n</section>\n";
+  if (comparison.max_slowdown) {
+    const std::string limit = format_percent(*comparison.max_slowdown, 1);
+    if (comparison.failed()) {
+      out << "<div class=\"gate failed\">Gate failed: slower by more than " << limit << ":";
+      if (totals.slower_than_limit) out << " the total (" << render::change_percent_text(totals.all.change) << ")";
+      for (const auto& k : comparison.matched) {
+        if (k.slower_than_limit)
+          out << " <code>" << html_escape(names(k.before.name)) << "</code> [" << k.before.sequence << "] ("
+              << render::change_percent_text(k.time.change) << ")";
+      }
+      out << "</div>\n";
+    } else {
+      out << "<div class=\"gate passed\">Gate passed: no matched kernel and not the total slower by more than " << limit
+          << ".</div>\n";
+    }
+  }
+
+  const auto order = render::comparison_display_order(comparison, options.top);
+  out << "<h2>Charts</h2>\n<div class=\"charts\">\n<figure>\n<figcaption>Time change per matched kernel</figcaption>\n";
+  write_change_chart(out, comparison, order, names);
+  out << "<p class=\"note\">Most changed first. Grey: within the launches' spread (noise) or unchanged.</p>\n</figure>\n"
+      << "<figure>\n<figcaption>Where each kernel moved (before ○ → after ●)</figcaption>\n";
+  write_movement_map(out, comparison, names);
+  out << "</figure>\n</div>\n";
+
+  out << "<h2>Matched kernels</h2>\n<table id=\"matched\">\n<thead><tr><th class=\"text\">#</th><th class=\"name\">kernel</th>"
+         "<th>before</th><th>after</th><th>change</th><th class=\"text\">speed</th><th class=\"text\">verdict</th>"
+         "<th>issue</th><th>L2</th><th>DRAM</th><th>LMEM-L2</th><th>LMEM-inst</th></tr></thead>\n<tbody>\n";
+  for (std::size_t index : order) {
+    const auto& k = comparison.matched[index];
+    const std::string kind = render::change_kind(k);
+    const auto percents = [](const std::optional<double>& before, const std::optional<double>& after, int decimals) {
+      return arrow_text(format_percent(before, decimals), format_percent(after, decimals));
+    };
+    out << "<tr><td class=\"text\">" << k.before.sequence << "→" << k.after.sequence << "</td><td class=\"name\"><code>"
+        << html_escape(names(k.before.name)) << "</code></td><td>" << render::precise_duration_text(k.time.before_ns)
+        << "</td><td>" << render::precise_duration_text(k.time.after_ns) << "</td><td class=\"" << kind << "\">"
+        << render::change_percent_text(k.time.change) << (kind == "noise" ? " (noise)" : "")
+        << (k.slower_than_limit ? " ✗" : "") << "</td><td class=\"text\">" << render::speed_factor_text(k.time.ratio)
+        << "</td><td class=\"text\">" << verdict_badge(k.before.verdict, k.before.balanced);
+    if (k.verdict_changed) out << " → " << verdict_badge(k.after.verdict, k.after.balanced);
+    out << "</td><td>" << percents(k.before.utilization.issue, k.after.utilization.issue, 0) << "</td><td>"
+        << percents(k.before.utilization.l2, k.after.utilization.l2, 0) << "</td><td>"
+        << percents(k.before.utilization.dram, k.after.utilization.dram, 0) << "</td><td>"
+        << percents(k.before.lmem.l2_share, k.after.lmem.l2_share, 1) << "</td><td>"
+        << percents(k.before.lmem.instruction_share, k.after.lmem.instruction_share, 1) << "</td></tr>\n";
+  }
+  out << "</tbody>\n</table>\n";
+  if (std::any_of(comparison.matched.begin(), comparison.matched.end(),
+                  [](const KernelComparison& k) { return k.within_noise; })) {
+    out << "<p class=\"muted\">noise: the kernel has several launches and the change lies within their min..max on "
+           "one side.</p>\n";
+  }
+  out << "<h2>Only in before</h2>\n";
+  write_unmatched_table(out, "only-before", comparison.only_before, names);
+  out << "<h2>Only in after</h2>\n";
+  write_unmatched_table(out, "only-after", comparison.only_after, names);
+  write_page_end(out);
+}
+
+
+}  // namespace limiter

@@ -1,0 +1,100 @@
+// The HTML page around every report: one inline style sheet, the header and footer, the
+// verdict colours and badges, and text measures for placing SVG labels.
+#include <ostream>
+
+#include "html_parts.hpp"
+#include "limiter/format.hpp"
+#include "limiter/record.hpp"
+#include "render_helpers.hpp"
+
+namespace limiter::html {
+
+using render::html_escape;
+using render::verdict_key;
+using render::verdict_label;
+
+// Okabe-Ito colours: distinguishable with the common colour-vision deficiencies.
+const char* verdict_fill(const std::optional<Verdict>& verdict) {
+  if (!verdict) return "#8c8c8c";
+  switch (*verdict) {
+    case Verdict::bandwidth: return "#0072b2";
+    case Verdict::instruction: return "#cc79a7";
+    case Verdict::latency: return "#e69f00";
+  }
+  return "#8c8c8c";
+}
+
+std::string num(double value) { return format_fixed(value, 1); }
+
+// Text width estimate for label placement (12 px sans-serif averages ~6.6 px per character).
+double text_width(const std::string& text, double font_px) {
+  std::size_t characters = 0;
+  for (unsigned char byte : text) characters += (byte & 0xC0) != 0x80;
+  return static_cast<double>(characters) * font_px * 0.55 + 2;
+}
+
+std::string ellipsize(const std::string& text, std::size_t max_characters) {
+  return text.size() <= max_characters ? text : text.substr(0, max_characters - 1) + "…";
+}
+
+namespace {
+
+const char* const kStyle = R"(
+:root { --fg: #1b1b1b; --muted: #5c5c5c; --rule: #d9d9d9; --bg: #ffffff; --panel: #f6f7f9; }
+* { box-sizing: border-box; }
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
+       color: var(--fg); background: var(--bg); margin: 0 auto; padding: 24px 32px 48px; max-width: 1320px; }
+h1 { font-size: 22px; margin: 0 0 4px; }
+h2 { font-size: 17px; margin: 32px 0 10px; border-bottom: 1px solid var(--rule); padding-bottom: 4px; }
+h3 { font-size: 15px; margin: 18px 0 6px; }
+.meta { color: var(--muted); margin: 0; }
+.summary { display: flex; flex-wrap: wrap; gap: 12px; margin: 16px 0; }
+.stat { background: var(--panel); border-radius: 6px; padding: 10px 14px; min-width: 150px; }
+.stat b { display: block; font-size: 20px; }
+.charts { display: flex; flex-wrap: wrap; gap: 24px; align-items: flex-start; }
+figure { margin: 0; background: var(--panel); border-radius: 8px; padding: 12px; }
+figcaption { font-weight: 600; margin: 0 0 6px; }
+figure p.note { color: var(--muted); margin: 6px 0 0; font-size: 12px; max-width: 580px; }
+svg text { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; fill: var(--fg); }
+svg .axis-title { font-size: 13px; fill: #333; }
+svg .tick { font-size: 11px; fill: var(--muted); }
+svg .threshold-label { font-size: 11px; fill: #444; }
+table { border-collapse: collapse; margin: 8px 0; font-variant-numeric: tabular-nums; }
+th, td { padding: 4px 10px; border-bottom: 1px solid var(--rule); text-align: right; white-space: nowrap; }
+th { background: var(--panel); font-weight: 600; }
+td.name, th.name, td.text, th.text { text-align: left; }
+td.name code { font-size: 13px; }
+.verdict { display: inline-block; padding: 0 8px; border-radius: 10px; color: #fff; font-size: 12px; }
+.verdict.bandwidth { background: #0072b2; } .verdict.instruction { background: #cc79a7; }
+.verdict.latency { background: #e69f00; color: #1b1b1b; } .verdict.none { background: #8c8c8c; }
+.faster { color: #00795a; font-weight: 600; } .slower { color: #b34700; font-weight: 600; }
+.noise, .same { color: var(--muted); }
+.gate { padding: 10px 14px; border-radius: 6px; margin: 12px 0; font-weight: 600; }
+.gate.passed { background: #e3f4ee; color: #00543e; } .gate.failed { background: #fbe7dc; color: #8a3600; }
+ol.fix li { margin: 4px 0; }
+article.kernel { border-top: 1px solid var(--rule); padding: 8px 0; }
+article.kernel h3 code { font-size: 14px; }
+article.kernel ul { margin: 4px 0; padding-left: 22px; }
+.muted { color: var(--muted); }
+)";
+
+}  // namespace
+
+void write_page_start(std::ostream& out, const std::string& title) {
+  out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+      << "<title>" << html_escape(title) << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n";
+}
+
+void write_page_end(std::ostream& out) {
+  out << "<footer class=\"muted\"><p>Written by limiter " << html_escape(tool_version())
+      << ". Self-contained: no scripts, nothing loaded from the network.</p></footer>\n</body>\n</html>\n";
+}
+
+std::string verdict_badge(const std::optional<Verdict>& verdict, bool balanced) {
+  return "<span class=\"verdict " + verdict_key(verdict) + "\">" + html_escape(verdict_label(verdict, balanced)) +
+         "</span>";
+}
+
+
+}  // namespace limiter::html

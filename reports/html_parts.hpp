@@ -1,0 +1,74 @@
+#pragma once
+// The parts the HTML report and comparison share (internal to limiter::reports): the page,
+// verdict colours and badges, the utilisation map and bar charts.
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "limiter/analysis.hpp"
+#include "limiter/rollup.hpp"
+
+namespace limiter::html {
+
+const char* verdict_fill(const std::optional<Verdict>& verdict);
+inline const char* const kFasterFill = "#009e73";
+inline const char* const kSlowerFill = "#d55e00";
+inline const char* const kNeutralFill = "#8c8c8c";
+
+std::string num(double value);  // one decimal, for SVG coordinates
+// Text width estimate for label placement (12 px sans-serif averages ~6.6 px per character).
+double text_width(const std::string& text, double font_px = 12);
+std::string ellipsize(const std::string& text, std::size_t max_characters);
+
+void write_page_start(std::ostream& out, const std::string& title);
+void write_page_end(std::ostream& out);
+std::string verdict_badge(const std::optional<Verdict>& verdict, bool balanced = false);
+
+// ---- the utilisation map: memory (x) against compute (y) ----
+
+struct MapPoint {
+  double memory = 0, compute = 0;
+  double radius = 6;
+  std::string fill;
+  std::string label;
+  std::string tooltip;
+  std::string css_class;  // verdict key, so tests and styles can find the points
+};
+
+struct MapArrow {  // before -> after, for comparisons
+  double memory_before = 0, compute_before = 0, memory_after = 0, compute_after = 0;
+  std::string fill;
+};
+
+// Points (drawn biggest first), arrows from before to after, and a legend of (fill, text).
+void write_utilization_map(std::ostream& out, const Thresholds& thresholds, double axis_max,
+                           const std::vector<MapPoint>& points, const std::vector<MapArrow>& arrows,
+                           const std::vector<std::pair<std::string, std::string>>& legend);
+// Axes run to 100 %, or further in steps of 20 % when a kernel is above (counter noise).
+double axis_max_for(const std::vector<double>& values);
+std::vector<std::pair<std::string, std::string>> verdict_legend();
+
+// ---- horizontal bar charts ----
+
+struct Bar {
+  std::string label;
+  std::optional<double> value;  // a fraction 0..1 (or a signed change for diverging bars)
+  std::string fill;
+  std::string value_text;
+  std::string tooltip;
+  std::string css_class;
+};
+
+inline constexpr std::size_t kChartRows = 14;  // bars per chart; the rest is summed as "other"
+
+// Bars from 0 to `axis_max`, or diverging from 0 to +-axis_max when `diverging`.
+void write_bar_chart(std::ostream& out, const std::string& id, const std::vector<Bar>& bars, double axis_max,
+                     bool diverging, const std::vector<std::pair<double, std::string>>& markers,
+                     const std::string& aria_label);
+
+// The run's time as one stacked bar, by verdict.
+void write_verdict_bar(std::ostream& out, const std::vector<VerdictTime>& time_by_verdict);
+
+}  // namespace limiter::html

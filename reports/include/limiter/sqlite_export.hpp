@@ -1,0 +1,38 @@
+#pragma once
+// A run and its analysis as an SQLite database, for data users: readable from Python's sqlite3,
+// pandas (read_sql) and DuckDB, like Nsight Systems' `--export sqlite`. One table per concern:
+//
+//   run       key/value: device, source, command line, peaks, thresholds, totals
+//   kernels   kernel_id, name (demangled, in full), display_name (short form), mangled_name
+//   launches  one row per launch: sequence, kernel_id, configuration, duration, verdict, limiting
+//             unit, utilisations, LMEM shares, occupancy, advice headline
+//   counters  long format: sequence, metric, value (every counter of the record)
+//   groups    one row per kernel and launch configuration, most time first (the grouped report)
+//
+// Written launch batch by launch batch as the record is read, in one transaction, to a
+// temporary file renamed into place: flat memory, and no half database after a failure.
+#include <functional>
+#include <string>
+
+#include "limiter/run_summary.hpp"
+
+namespace limiter {
+
+class SqliteExport {
+ public:
+  explicit SqliteExport(const std::string& path);  // creates the tables; throws InputError / SystemError
+  ~SqliteExport();
+  SqliteExport(const SqliteExport&) = delete;
+  SqliteExport& operator=(const SqliteExport&) = delete;
+
+  // Feeds summarize_run_file / summarize_record (run_summary.hpp).
+  BatchSink batch_sink();
+  // Writes kernels, groups and run, commits and renames the file into place.
+  void finish(const RunSummary& summary);
+
+ private:
+  struct Impl;
+  Impl* impl_;
+};
+
+}  // namespace limiter

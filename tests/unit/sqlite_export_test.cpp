@@ -1,0 +1,61 @@
+// The SQLite export of a real recording, read back through the sqlite3 C API.
+#include <gtest/gtest.h>
+
+#include <sqlite3.h>
+
+#include <filesystem>
+
+#include "limiter/record_json.hpp"
+#include "limiter/sqlite_export.hpp"
+
+namespace limiter {
+namespace {
+
+const std::string kData = LIMITER_TEST_DATA_DIR;
+
+// The first column of the first row of SQL, as text.
+std::string query(sqlite3* db, const std::string& sql) {
+  sqlite3_stmt* statement = nullptr;
+  EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+  std::string value;
+  if (sqlite3_step(statement) == SQLITE_ROW && sqlite3_column_text(statement, 0))
+    value = reinterpret_cast<const char*>(sqlite3_column_text(statement, 0));
+  sqlite3_finalize(statement);
+  return value;
+}
+
+TEST(SqliteExport, TablesHoldTheRunItsLaunchesCountersAndGroups) {
+  const std::string path = (std::filesystem::temp_directory_path() / "limiter_export_test.sqlite").string();
+  const std::string record = kData + "/cupti/h200_pytorch_limiter.json";
+  SummaryOptions options;
+  options.keep_launches = false;
+  RunSummary summary;
+  {
+    SqliteExport database(path);
+    summary = summarize_run_file(record, {}, options, database.batch_sink());
+    database.finish(summary);
+  }
+  ASSERT_FALSE(std::filesystem::exists(path + ".tmp"));
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  const RunRecord run = read_run_file(record);
+  std::size_t counters = 0;
+  for (const auto& launch : run.launches) counters += launch.counters.size();
+  EXPECT_EQ(query(db, "SELECT count(*) FROM launches"), std::to_string(run.launches.size()));
+  EXPECT_EQ(query(db, "SELECT count(*) FROM counters"), std::to_string(counters));
+  EXPECT_EQ(query(db, "SELECT count(*) FROM groups"), std::to_string(summary.groups.size()));
+  EXPECT_EQ(query(db, "SELECT value FROM run WHERE key = 'device_name'"), "NVIDIA H200");
+  // The first group is the one with the most time, named as the report names it.
+  EXPECT_EQ(query(db, "SELECT k.display_name FROM groups g JOIN kernels k USING (kernel_id) WHERE g.rank = 1"),
+            summary.groups.front().display_name);
+  // Launch durations sum to the run's total.
+  EXPECT_NEAR(std::stod(query(db, "SELECT sum(duration_ns) FROM launches")), summary.total_ns, 1e-6 * summary.total_ns);
+  EXPECT_EQ(query(db, "SELECT count(*) FROM launches l JOIN counters c USING (sequence) "
+                      "WHERE c.metric = 'gpu__time_duration.sum' AND c.value = l.duration_ns"),
+            std::to_string(run.launches.size()));
+  sqlite3_close(db);
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace limiter
