@@ -30,6 +30,7 @@ ordered_json kernel_json(const KernelAnalysis& k) {
   out["verdict"] = optional_verdict(k.verdict);
   out["balanced"] = k.balanced;
   out["limiting_unit"] = k.limiting_unit;
+  out["limiting_group"] = k.limiting_group;
   ordered_json causes = ordered_json::array();
   for (auto cause : k.latency_causes) causes.push_back(to_string(cause));
   out["latency_causes"] = causes;
@@ -46,6 +47,12 @@ ordered_json kernel_json(const KernelAnalysis& k) {
   ordered_json pipes = ordered_json::object();
   for (const auto& [name, value] : k.utilization.pipes) pipes[name] = value;
   utilization["pipes"] = pipes;
+  ordered_json units = ordered_json::array();
+  for (const auto& use : k.utilization.units)
+    units.push_back({{"unit", use.label}, {"side", use.compute_side ? "compute" : "memory"}, {"group", use.group},
+                     {"value", use.value}, {"direct", use.direct}, {"source", use.source}});
+  utilization["units"] = units;
+  utilization["missing_units"] = k.utilization.missing_units;
   out["utilization"] = utilization;
 
   ordered_json lmem;
