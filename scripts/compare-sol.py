@@ -2,7 +2,8 @@
 """limiter's verdicts against Nsight Compute's Speed-of-Light verdicts on the same program and
 GPU: a limiter run record and an ncu raw CSV (`--section SpeedOfLight --csv --page raw`) of the
 same launches, paired in launch order (grid and block checked). A disagreement where either
-side is within 3 points of a threshold (60, 80, or the 10-point balance gap) is a tie.
+side is within 3 points of a threshold (60, 80, or the 10-point balance gap) is a tie; where
+both call the kernel balanced (60-80 % with the sides within 10 points), they agree.
 
     scripts/compare-sol.py build/cli/limiter RUN.json NCU.csv [--markdown OUT.md]
 Prints the table and `agree A of N (T ties, D disagreements)`; exit 0.
@@ -46,8 +47,12 @@ def main(argv):
         n = b["ncu"]
         u = a["utilization"]
         compute, memory = 100 * (u["compute"] or 0), 100 * (u["memory"] or 0)
+        sm, mem = n["sm_throughput_pct"], n["memory_throughput_pct"]
+        ncu_balanced = 60 <= max(sm, mem) < 80 and abs(sm - mem) < 10  # ncu: "Balanced Throughput"
         if a["verdict"] == n["verdict"]:
             mark, agree = "yes", agree + 1
+        elif ncu_balanced and a.get("balanced"):
+            mark, agree = "yes (both balanced)", agree + 1
         elif near_threshold(n["sm_throughput_pct"], n["memory_throughput_pct"]) or near_threshold(compute, memory):
             mark, ties = "tie", ties + 1
         else:

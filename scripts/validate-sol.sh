@@ -21,7 +21,7 @@ ncu_sol=(ncu --clock-control none --section SpeedOfLight --metrics "$metrics" --
 want() { [[ ",$steps," == *",$1,"* ]]; }
 pack() { tar czf "$out/$tag.tgz" -C "$work" . ; }
 step() { echo "== $(date -u +%T) $*"; }
-bounded() { local limit=$1; shift; timeout "$limit" "$@"; echo "   exit $? ($*)" | cut -c1-160; }
+bounded() { local limit=$1; shift; timeout "$limit" "$@"; echo "   exit $? ($*)" | cut -c1-160 >&2; }
 {
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv,noheader
   ncu --version | tail -1

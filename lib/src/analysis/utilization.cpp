@@ -252,7 +252,9 @@ PeakSet choose_peaks(const RunRecord& run, PeakKind kind) {
   }
   if (spec) return spec->theoretical;
   PeakSet from_counters;
-  from_counters.origin = "from the record's peak_sustained counters only";
+  from_counters.origin = "'" + run.device.name + "' is not in limiter's table of GPUs: peaks from the record's own "
+                         "*.peak_sustained counters (the device's), sub-units as the hardware reports them; "
+                         "`limiter calibrate` on it measures achieved peaks";
   return from_counters;
 }
 
