@@ -35,6 +35,7 @@ ordered_json kernel_json(const KernelAnalysis& k) {
   for (auto cause : k.latency_causes) causes.push_back(to_string(cause));
   out["latency_causes"] = causes;
   out["verdict_reason"] = k.verdict_reason;
+  out["coverage_note"] = k.coverage_note;
 
   ordered_json utilization;
   utilization["issue"] = optional_number(k.utilization.issue);

@@ -99,6 +99,7 @@ void write_kernel_details(const KernelAnalysis& k, const std::string& name, std:
   }
   out << "**" << (k.verdict ? verdict_label(k) + "-limited" : "no verdict") << "**: " << markdown_escape(k.verdict_reason)
       << "\n\n";
+  if (!k.coverage_note.empty()) out << "_" << markdown_escape(k.coverage_note) << "_\n\n";
   const bool lmem = k.lmem.l2_sectors.value_or(0) > 0 || k.lmem.instruction_share.value_or(0) > 0;
   if (lmem) {
     out << "- LMEM: " << format_percent(k.lmem.l2_share) << " of L1-L2 traffic";

@@ -123,6 +123,7 @@ void write_details(const KernelAnalysis& k, const std::string& name, std::ostrea
   if (!configuration.empty()) out << "  " << configuration;
   if (k.registers_per_thread) out << ", " << *k.registers_per_thread << " registers";
   out << "\n  " << (k.verdict ? verdict_label(k) + "-limited: " : "no verdict: ") << k.verdict_reason << "\n";
+  if (!k.coverage_note.empty()) out << "  " << k.coverage_note << "\n";
   if (k.lmem.l2_sectors.value_or(0) > 0 || k.lmem.instruction_share.value_or(0) > 0) {
     out << "  LMEM: " << format_percent(k.lmem.l2_share) << " of L1-L2 traffic";
     if (k.lmem.l2_share_is_upper_bound) out << " (upper bound; at least " << format_percent(k.lmem.l2_share_lower_bound) << ")";

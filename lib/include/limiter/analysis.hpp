@@ -111,6 +111,7 @@ struct KernelAnalysis {
   std::string limiting_group;      // its kind: "dram", "l2", "l1", "issue", "pipe"
   std::vector<LatencyCause> latency_causes;
   std::string verdict_reason;
+  std::string coverage_note;       // SOL sub-units the record lacks, and whether they could matter
   std::vector<Evidence> evidence;
   std::vector<std::string> advice;
   // Nsight Compute's own SOL percentages and the verdict its SOLBottleneck rule implies,

@@ -67,13 +67,16 @@ std::optional<double> waves_of(const KernelLaunch& k, const KernelAnalysis& out)
 
 // Sub-units the record lacks can only raise their side: say which, and whether they could
 // change the verdict, and name the plan that collects them.
-void note_missing_units(KernelAnalysis& out, const Thresholds& t) {
+void note_missing_units(KernelAnalysis& out, const Thresholds& t, const std::string& source) {
   const auto& missing = out.utilization.missing_units;
   if (missing.empty()) return;
   std::string names;
   for (const auto& label : missing) names += (names.empty() ? "" : ", ") + label;
   const double top = std::max(out.utilization.compute().value_or(0.0), out.utilization.memory().value_or(0.0));
   const bool settled = top >= t.high_utilization;
+  out.coverage_note = (settled ? "not collected, unlikely to matter: " : "not collected, could change the verdict: ") +
+                      names + (source == "ncu-csv" ? " (ncu's --section SpeedOfLight collects them)"
+                                                   : " (`limiter run --plan sol` collects them)");
   out.evidence.push_back({"coverage", static_cast<double>(missing.size()),
                           "not in this record: " + names +
                               (settled ? " (the verdict stands unless one of them is busier than the " +
@@ -82,7 +85,7 @@ void note_missing_units(KernelAnalysis& out, const Thresholds& t) {
                               "; `limiter run --plan sol`, or ncu with --section SpeedOfLight, collects them"});
 }
 
-void decide(const KernelLaunch& k, const Thresholds& t, KernelAnalysis& out) {
+void decide(const KernelLaunch& k, const Thresholds& t, const std::string& source, KernelAnalysis& out) {
   const auto compute = out.utilization.compute();
   const auto memory = out.utilization.memory();
   if (!compute && !memory) {
@@ -98,7 +101,7 @@ void decide(const KernelLaunch& k, const Thresholds& t, KernelAnalysis& out) {
     out.limiting_group = busiest->group;
   }
   const std::string top_text = out.limiting_unit + " " + format_percent(top);
-  note_missing_units(out, t);
+  note_missing_units(out, t, source);
 
   if (top >= t.high_utilization) {
     out.verdict = memory_leads ? Verdict::bandwidth : Verdict::instruction;
@@ -181,7 +184,7 @@ RunAnalysis analyze_run(const RunRecord& run, const AnalysisOptions& options) {
     kernel.utilization = detail::compute_utilization(launch, run.device, run.counter_model, peaks, kernel.evidence);
     kernel.lmem = detail::compute_lmem(launch, run.device, run.counter_model);
     add_occupancy(launch, run.device, kernel);
-    decide(launch, options.thresholds, kernel);
+    decide(launch, options.thresholds, run.source, kernel);
     judge_lmem(options.thresholds, kernel);
     kernel.ncu_sm_throughput = launch.counter(c::ncu_sm_throughput_pct);
     kernel.ncu_memory_throughput = launch.counter(c::ncu_memory_throughput_pct);
