@@ -69,8 +69,9 @@ Agreement compare(const RunAnalysis& ours, const RunAnalysis& theirs) {
 Agreement compare_ml_ops(const std::string& record, const std::string& ncu_csv, bool every_sub_unit) {
   const auto ours = analyze_run(read_run_file(kData + record));
   EXPECT_EQ(ours.kernels.size(), 97u);
-  if (every_sub_unit)
+  if (every_sub_unit) {
     for (const auto& k : ours.kernels) EXPECT_TRUE(k.utilization.missing_units.empty()) << k.name;
+  }
   return compare(ours, ncu_export(ncu_csv));
 }
 
