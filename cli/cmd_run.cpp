@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -40,22 +41,45 @@ fs::path inject_library() {
                     (exe / "../lib").string() + "); build the limiter_inject target or set LIMITER_INJECT_LIBRARY");
 }
 
-int wait_for(pid_t child) {
+volatile sig_atomic_t app_pid = 0;
+
+// SIGTERM, SIGHUP or a SIGINT sent to limiter alone (kill, a job scheduler) goes on to the app,
+// which then writes its record; limiter waits for it. A SIGINT from the terminal reached the
+// app already (same process group): limiter only waits.
+void forward_to_app(int signal, siginfo_t* info, void*) {
+  if (app_pid > 0 && (signal != SIGINT || info->si_code == SI_USER || info->si_code == SI_QUEUE)) kill(app_pid, signal);
+}
+
+void forward_signals_to(pid_t child) {
+  app_pid = child;
+  struct sigaction action{};
+  action.sa_sigaction = forward_to_app;
+  action.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&action.sa_mask);
+  for (int signal : {SIGINT, SIGTERM, SIGHUP}) sigaction(signal, &action, nullptr);
+}
+
+struct AppEnd {
+  int exit_code = 0;
+  std::string ended;  // as RunRecord::ended spells it
+};
+
+AppEnd wait_for(pid_t child) {
   int status = 0;
   while (waitpid(child, &status, 0) < 0) {
     if (errno != EINTR) throw SystemError("waitpid failed");
   }
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFEXITED(status)) return {WEXITSTATUS(status), "exit"};
   if (WIFSIGNALED(status)) {
-    std::cerr << "limiter: the application was killed by signal " << WTERMSIG(status) << "\n";
-    return 128 + WTERMSIG(status);
+    std::cerr << "limiter: the application was killed by " << ended_by_signal(WTERMSIG(status)) << "\n";
+    return {128 + WTERMSIG(status), ended_by_signal(WTERMSIG(status))};
   }
-  return kExitFailure;
+  return {kExitFailure, ""};
 }
 
 // Each profiled process registered its files in the session folder; a process that did not
-// reach its exit handlers (crash, _exit, kill) left only its partial file: recover it.
-std::vector<std::string> collect_outputs(const fs::path& session) {
+// reach its exit handlers (SIGKILL, _exit) left only its partial file: recover it.
+std::vector<std::string> collect_outputs(const fs::path& session, pid_t child, const AppEnd& app_end) {
   std::vector<std::string> outputs;
   for (const auto& entry : fs::directory_iterator(session)) {
     nlohmann::json registered;
@@ -67,11 +91,14 @@ std::vector<std::string> collect_outputs(const fs::path& session) {
     const std::string output = registered.value("output", "");
     const std::string partial = registered.value("partial", "");
     if (!fs::exists(output) && fs::exists(partial)) {
-      RunRecord run = read_partial_run(partial);
-      write_run_file(run, output);
+      const pid_t pid = registered.value("pid", 0);
+      // The app's own end where limiter saw it; a child of the app ended unseen.
+      const std::string ended = pid == child && app_end.ended != "exit" ? app_end.ended : "killed";
+      const std::size_t recovered = finish_partial_run(partial, output, ended);
       fs::remove(partial);
-      std::cerr << "limiter: process " << registered.value("pid", 0) << " ended without its exit handlers; recovered "
-                << run.launches.size() << " completed launches\n";
+      std::cerr << "limiter: process " << pid << " ended without its exit handlers (" << ended << "); recovered "
+                << recovered << " decoded launches; launches of its last batch, since its last "
+                << "synchronisation, are lost\n";
     }
     if (fs::exists(output)) outputs.push_back(output);
   }
@@ -93,7 +120,8 @@ int run_run(const Args& args) {
   po::options_description visible("options");
   std::string output, kernel_regex, plan, metrics, raw_dir, replay;
   std::uint64_t skip = 0, count = 0, sample_every = 1;
-  bool quiet = false, timing = false;
+  bool quiet = false, timing = false, fail_on_missed = false;
+  double lock_timeout = 60;
   visible.add_options()
       ("output,o", po::value(&output)->default_value("limiter_%p.json"),
        "run record per process; %p = pid, %h = host, %q{ENV} = an environment value")
@@ -106,6 +134,10 @@ int run_run(const Args& args) {
       ("save-raw", po::value(&raw_dir), "keep raw counter images in DIR for `limiter analyze DIR`")
       ("replay", po::value(&replay)->default_value("auto"), "auto: user replay when the plan needs one pass (~1.7 ms per launch), kernel replay otherwise and once a context launches a CUDA graph; kernel: kernel replay always (~50 ms per launch)")
       ("timing", po::bool_switch(&timing), "print where the collector's time went, per launch")
+      ("lock-timeout", po::value(&lock_timeout)->default_value(60),
+       "seconds a process waits for its turn on a GPU's counters while other profiled processes have it")
+      ("fail-on-missed", po::bool_switch(&fail_on_missed),
+       "exit with code 5 when launches could not be profiled (busy GPU, no turn, a crash), after the app's own code")
       ("quiet,q", po::bool_switch(&quiet), "no live progress and no summary table at the end");
   po::positional_options_description positional;
   po::variables_map vm;
@@ -133,6 +165,7 @@ int run_run(const Args& args) {
   if (sample_every > 1) set("LIMITER_SAMPLE_EVERY", std::to_string(sample_every));
   if (!raw_dir.empty()) set("LIMITER_SAVE_RAW", fs::absolute(raw_dir).string());
   if (timing) set("LIMITER_TIMING", "1");
+  set("LIMITER_LOCK_TIMEOUT", std::to_string(lock_timeout));
   // Live progress from inside the application, on a terminal only (logs stay clean).
   if (!quiet && isatty(STDERR_FILENO)) set("LIMITER_PROGRESS", "1");
 
@@ -146,14 +179,16 @@ int run_run(const Args& args) {
     fs::remove_all(session);
     throw InputError("cannot start '" + app[0] + "': " + std::strerror(error));
   }
-  const int app_exit = wait_for(child);
+  forward_signals_to(child);
+  const AppEnd app_end = wait_for(child);
 
-  const auto outputs = collect_outputs(session);
+  const auto outputs = collect_outputs(session, child, app_end);
   fs::remove_all(session);
   if (outputs.empty()) {
     std::cerr << "limiter: no kernel was profiled (the app launched none, or profiling was disabled: see the "
                  "messages above)\n";
   }
+  std::uint64_t missed_total = 0;
   for (const auto& path : outputs) {
     SummaryOptions summary_options;
     summary_options.keep_launches_up_to = 10000;  // the automatic view of a small run lists launches
@@ -165,8 +200,14 @@ int run_run(const Args& args) {
       write_text_report(summary, std::cerr, report_options);
     }
     std::cerr << "limiter: " << summary.launches << " launches profiled -> " << path << "\n";
+    for (const auto& missed : summary.run.missed) {
+      std::cerr << "limiter: " << missed.launches << " launches NOT profiled: " << missed.reason << "; fix: " << missed.fix
+                << "\n";
+      missed_total += missed.launches;
+    }
   }
-  return app_exit;
+  if (fail_on_missed && missed_total > 0 && app_end.exit_code == 0) return kExitMissed;
+  return app_end.exit_code;
 }
 
 }  // namespace limiter::cli

@@ -48,6 +48,7 @@ h1 { font-size: 22px; margin: 0 0 4px; }
 h2 { font-size: 17px; margin: 32px 0 10px; border-bottom: 1px solid var(--rule); padding-bottom: 4px; }
 h3 { font-size: 15px; margin: 18px 0 6px; }
 .meta { color: var(--muted); margin: 0; }
+.warning { color: #b00020; font-weight: 600; margin: .3em 0 0; }
 .summary { display: flex; flex-wrap: wrap; gap: 12px; margin: 16px 0; }
 .stat { background: var(--panel); border-radius: 6px; padding: 10px 14px; min-width: 150px; }
 .stat b { display: block; font-size: 20px; }

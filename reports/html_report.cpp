@@ -201,7 +201,9 @@ void write_html_report(const RunSummary& summary, std::ostream& out, const Repor
   out << "<header>\n<h1>limiter report — " << html_escape(render::device_text(run.device)) << "</h1>\n"
       << "<p class=\"meta\">source: " << html_escape(run.source.empty() ? "?" : run.source) << ", "
       << html_escape(to_string(run.counter_model)) << " counters; peaks: " << html_escape(to_string(run.peaks)) << " ("
-      << html_escape(run.peaks_origin) << ")<br>" << html_escape(render::run_scope_text(summary)) << "</p>\n</header>\n";
+      << html_escape(run.peaks_origin) << ")<br>" << html_escape(render::run_scope_text(summary)) << "</p>\n";
+  for (const auto& note : render::collection_notes(summary)) out << "<p class=\"warning\">" << html_escape(note) << "</p>\n";
+  out << "</header>\n";
 
   out << "<section class=\"summary\">\n<div class=\"stat\"><b>" << format_duration_ns(summary.total_ns)
       << "</b>kernel time</div>\n<div class=\"stat\"><b>" << render::count_text(summary.selected_launches)

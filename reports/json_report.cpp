@@ -3,6 +3,7 @@
 #include <ostream>
 #include <string_view>
 
+#include "limiter/record_json.hpp"
 #include "limiter/reports.hpp"
 #include "render_helpers.hpp"
 
@@ -185,6 +186,8 @@ ordered_json report_without_kernels(const RunSummary& summary) {
   out["source"] = run.source;
   out["counter_model"] = to_string(run.counter_model);
   out["peaks"] = {{"kind", to_string(run.peaks)}, {"origin", run.peaks_origin}};
+  if (!run.ended.empty()) out["ended"] = run.ended;
+  out["missed"] = missed_json(run.missed);
   const auto& t = run.thresholds;
   out["thresholds"] = {{"high_utilization", t.high_utilization}, {"latency", t.latency},
                        {"balance_gap", t.balance_gap}, {"small_grid_waves", t.small_grid_waves},

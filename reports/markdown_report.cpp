@@ -126,6 +126,7 @@ void write_markdown_report(const RunSummary& summary, std::ostream& out, const R
       << "Source: " << markdown_escape(run.source.empty() ? "?" : run.source) << ", " << to_string(run.counter_model)
       << " counters; peaks: " << to_string(run.peaks) << " (" << markdown_escape(run.peaks_origin) << "). "
       << markdown_escape(render::run_scope_text(summary)) << ".\n\n";
+  for (const auto& note : render::collection_notes(summary)) out << "> **Warning:** " << markdown_escape(note) << "\n\n";
   write_time_by_verdict(summary, out);
   if (summary.selected_launches == 0) return;
   write_fix_first(summary, out);

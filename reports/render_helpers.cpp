@@ -228,6 +228,23 @@ std::size_t shown_group_count(const RunSummary& summary, std::size_t top) {
   return top > 0 ? std::min(top, summary.groups.size()) : summary.groups.size();
 }
 
+std::vector<std::string> collection_notes(const RunSummary& summary) {
+  std::vector<std::string> notes;
+  const auto& run = summary.run;
+  if (!run.ended.empty() && run.ended != "exit") {
+    notes.push_back(run.ended == "killed"
+                        ? "the process was killed before its exit handlers ran: launches since its last "
+                          "synchronisation are not in the record"
+                        : "the process ended by " + run.ended.substr(run.ended.find(' ') + 1) +
+                              ": the record holds what was decoded before it died");
+  }
+  for (const auto& missed : run.missed) {
+    notes.push_back("not profiled: " + count_text(missed.launches) + (missed.launches == 1 ? " launch — " : " launches — ") +
+                    missed.reason + (missed.fix.empty() ? "" : " (fix: " + missed.fix + ")"));
+  }
+  return notes;
+}
+
 std::string run_scope_text(const RunSummary& summary) {
   const auto plural = [](std::size_t n, const char* one, const char* many) {
     return count_text(n) + " " + (n == 1 ? one : many);

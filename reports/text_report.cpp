@@ -37,6 +37,7 @@ void write_header(const RunSummary& summary, std::ostream& out) {
   out << "limiter report — " << render::device_text(run.device) << "\nsource: " << (run.source.empty() ? "?" : run.source)
       << ", " << to_string(run.counter_model) << " counters; peaks: " << to_string(run.peaks) << " (" << run.peaks_origin
       << ")\n" << render::run_scope_text(summary) << "\n";
+  for (const auto& note : render::collection_notes(summary)) out << "WARNING: " << note << "\n";
   out << "time by verdict:";
   bool first = true;
   std::vector<VerdictTime> by_time = summary.time_by_verdict;

@@ -12,6 +12,8 @@ copy "$build/cli/limiter" "$stage/bin/limiter"
 copy "$build/lib/liblimiter_inject.so" "$stage/lib/liblimiter_inject.so"
 cp "$build/tests/gpu/limiter_gpu_tests" "$stage/bin/limiter_gpu_tests"  # unstripped: crash backtraces
 copy "$build/tests/gpu/limiter_collector_app" "$stage/bin/limiter_collector_app"
+copy "$build/tests/gpu/limiter_lost_launches_app" "$stage/bin/limiter_lost_launches_app"
+copy "$build/tests/gpu/limiter_nothing_lost_gpu_tests" "$stage/bin/limiter_nothing_lost_gpu_tests"
 for extra in "$build"/kernels/limiter_* "$build"/bench/limiter_*; do
   [ -f "$extra" ] && [ -x "$extra" ] && copy "$extra" "$stage/bin/$(basename "$extra")"
 done

@@ -128,6 +128,8 @@ struct RunAnalysis {
   PeakKind peaks = PeakKind::theoretical;
   std::string peaks_origin;
   Thresholds thresholds;
+  std::vector<MissedLaunches> missed;   // from the record: launches seen but not profiled
+  std::string ended;                    // from the record: how the profiled process ended
   std::vector<KernelAnalysis> kernels;  // launch order
 };
 

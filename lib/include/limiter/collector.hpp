@@ -9,6 +9,7 @@
 //     my_kernel<<<grid, block>>>(...);
 //   }
 //   limiter::RunRecord run = collector.take_run();
+#include <chrono>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -37,6 +38,9 @@ struct CollectorOptions {
   std::size_t ranges_per_image = 0;    // ranges per counter-data image (and user-replay batch); 0 = 128
   bool always_active = false;          // profile from the first launch (limiter run), no start() needed
   bool keep_launches = true;           // false: launches only go to the sink (memory stays flat)
+  double lock_timeout_s = 60;          // longest wait for this process's turn on a GPU's counters while
+                                       // another profiled process has it; then launches run unprofiled
+                                       // and the record counts them as missed
 };
 
 // Where the collector's host time went, summed over threads (`limiter run --timing`).
@@ -53,6 +57,8 @@ struct CollectorTimings {
   double evaluate_s = 0;       // host evaluation of the ranges (Profiler Host API) and the sinks
   double image_init_s = 0;     // counter-data image (re-)initialisation
   double start_s = 0;          // SetConfig and Start: per context, per batch, after a pause
+  double turn_wait_s = 0;      // waiting for the GPU's counters while another process had its turn
+  std::uint64_t turns_yielded = 0;  // turns handed to a waiting process
   std::string to_text() const;  // a few lines: per-launch microseconds of each part
 };
 
@@ -70,6 +76,14 @@ class Collector {
 
   // Decodes launches still waiting in a user-replay batch (synchronises their contexts).
   void flush();
+
+  // At the end of the process (exit handler, fatal signal): decodes what is pending, waiting
+  // at most WAIT for another thread's launch to finish, and counts what could not be decoded
+  // as missed. False when launches were lost. Never throws.
+  bool flush_before_exit(std::chrono::milliseconds wait) noexcept;
+
+  // Launches seen but not profiled, by reason (also in take_run()).
+  std::vector<MissedLaunches> missed() const;
 
   // Writes the raw counter images not yet on disk (--save-raw). Makes no CUDA call, so it is
   // safe in an exit handler.

@@ -66,6 +66,14 @@ struct KernelLaunch {
   friend bool operator==(const KernelLaunch&, const KernelLaunch&) = default;
 };
 
+// Launches the collector saw but could not give counters, by reason: nothing is lost silently.
+struct MissedLaunches {
+  std::string reason;          // what happened, in a user's words
+  std::uint64_t launches = 0;  // how many launches it cost
+  std::string fix;             // what the user can do about it
+  friend bool operator==(const MissedLaunches&, const MissedLaunches&) = default;
+};
+
 struct RunRecord {
   int schema_version = kRunSchemaVersion;
   std::string tool_version;                 // limiter version that wrote it
@@ -74,8 +82,16 @@ struct RunRecord {
   std::vector<std::string> command_line;    // the profiled (or importing) command
   CounterModel counter_model = CounterModel::perfworks;
   DeviceDescription device;
+  std::vector<MissedLaunches> missed;       // launches seen but not profiled (empty: none)
+  std::string ended;                        // how the profiled process ended: "exit", "signal SIGTERM",
+                                            // "killed" (recovered from its partial file); empty: unknown
   std::vector<KernelLaunch> launches;
   friend bool operator==(const RunRecord&, const RunRecord&) = default;
+  std::uint64_t missed_launches() const {
+    std::uint64_t total = 0;
+    for (const auto& m : missed) total += m.launches;
+    return total;
+  }
 };
 
 std::string to_string(CounterModel model);
@@ -83,6 +99,9 @@ CounterModel counter_model_from_string(const std::string& text);  // throws Inpu
 
 // The version string of this build ("0.1.0").
 std::string tool_version();
+
+// RunRecord::ended for a process ended by SIGNAL: "signal SIGTERM".
+std::string ended_by_signal(int signal);
 
 // Now, as RunRecord::created_at spells it: "2026-11-22T01:00:00Z".
 std::string utc_timestamp();

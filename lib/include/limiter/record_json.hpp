@@ -21,15 +21,22 @@ void write_run_json(const RunRecord& run, std::ostream& out);
 nlohmann::ordered_json device_json(const DeviceDescription& device);
 DeviceDescription device_from(const nlohmann::json& json);
 nlohmann::ordered_json launch_json(const KernelLaunch& launch);
+nlohmann::ordered_json missed_json(const std::vector<MissedLaunches>& missed);
+std::vector<MissedLaunches> missed_from(const nlohmann::json& json);
 KernelLaunch launch_from(const nlohmann::json& json);
 
 // A run being written by a profiled process, one line per completed launch, flushed as it
-// goes: a header line (device, command line), then launch_json lines. If the process dies,
+// goes: a header line (device, command line), then launch_json lines, with status lines
+// among them (the launches missed so far; how the process ended). If the process dies,
 // read_partial_run recovers every complete line (a torn last line is ignored).
 std::string partial_run_header(const RunRecord& run_without_launches);
+std::string partial_missed_line(const std::vector<MissedLaunches>& missed);
+std::string partial_ended_line(const std::string& ended);
 RunRecord read_partial_run(const std::string& path);
 // Turns a partial run into a run record at OUTPUT (atomically), streaming its launches: memory
-// stays flat however many launches it holds. Returns the number of launches written.
-std::size_t finish_partial_run(const std::string& partial, const std::string& output);
+// stays flat however many launches it holds. ENDED_IF_UNKNOWN is recorded when the partial
+// file does not say how its process ended. Returns the number of launches written.
+std::size_t finish_partial_run(const std::string& partial, const std::string& output,
+                               const std::string& ended_if_unknown = "");
 
 }  // namespace limiter

@@ -166,6 +166,8 @@ void judge_lmem(const Thresholds& t, KernelAnalysis& out) {
 RunAnalysis analyze_run(const RunRecord& run, const AnalysisOptions& options) {
   RunAnalysis result;
   result.device = run.device;
+  result.missed = run.missed;
+  result.ended = run.ended;
   result.source = run.source;
   result.counter_model = run.counter_model;
   result.peaks = options.peaks;

@@ -16,6 +16,7 @@ namespace limiter::detail {
 struct LaunchSink {
   std::function<void(const DeviceDescription&)> on_device;
   std::function<void(const KernelLaunch&)> on_launch;
+  std::function<void(const std::vector<MissedLaunches>&)> on_missed;  // the tally, whenever it changed
 };
 
 // Raw data set, one folder per process:

@@ -16,6 +16,10 @@ const char* fix_for(CUptiResult status) {
     case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
       return "another profiler already holds CUPTI (Nsight Systems, Nsight Compute, compute-sanitizer, "
              "cuda-gdb or a second limiter): run without it";
+    case CUPTI_ERROR_HARDWARE_BUSY:
+      return "another tool collects this GPU's counters (Nsight Compute, Nsight Systems --gpu-metrics, DCGM "
+             "profiling, another CUPTI profiler): stop it, or profile when it is done; limiter's own processes "
+             "take turns and never meet this";
     case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
     case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
       return "counters are not available on this virtual GPU unless the hypervisor allows profiling";
@@ -43,7 +47,7 @@ void throw_cupti_error(CUptiResult status, const char* call) {
   std::string message = std::string(call) + " failed: " + cupti_error_text(status) + " (" +
                         std::to_string(static_cast<int>(status)) + ")";
   if (const char* fix = fix_for(status)) message += ": " + std::string(fix);
-  throw SystemError(message);
+  throw CuptiError(message, status);
 }
 
 }  // namespace limiter::detail

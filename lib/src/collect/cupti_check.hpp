@@ -5,7 +5,16 @@
 
 #include <string>
 
+#include "limiter/error.hpp"
+
 namespace limiter::detail {
+
+// A failed CUPTI call; the status tells a busy GPU (retried later) from a fatal failure.
+class CuptiError : public SystemError {
+ public:
+  CuptiError(const std::string& message, CUptiResult result) : SystemError(message), status(result) {}
+  CUptiResult status;
+};
 
 [[noreturn]] void throw_cupti_error(CUptiResult status, const char* call);
 std::string cupti_error_text(CUptiResult status);

@@ -35,6 +35,9 @@ DriverApi load() {
   LIMITER_RESOLVE(ctx_get_device, cuCtxGetDevice);
   LIMITER_RESOLVE(ctx_get_id, cuCtxGetId);
   LIMITER_RESOLVE(ctx_synchronize, cuCtxSynchronize);
+  LIMITER_RESOLVE(ctx_push_current, cuCtxPushCurrent);
+  LIMITER_RESOLVE(ctx_pop_current, cuCtxPopCurrent);
+  LIMITER_RESOLVE(device_get_uuid, cuDeviceGetUuid);
   LIMITER_RESOLVE(device_get_name, cuDeviceGetName);
   LIMITER_RESOLVE(device_get_attribute, cuDeviceGetAttribute);
   LIMITER_RESOLVE(device_total_mem, cuDeviceTotalMem);

@@ -13,6 +13,9 @@ struct DriverApi {
   decltype(&::cuCtxGetDevice) ctx_get_device = nullptr;
   decltype(&::cuCtxGetId) ctx_get_id = nullptr;
   decltype(&::cuCtxSynchronize) ctx_synchronize = nullptr;
+  decltype(&::cuCtxPushCurrent) ctx_push_current = nullptr;
+  decltype(&::cuCtxPopCurrent) ctx_pop_current = nullptr;
+  decltype(&::cuDeviceGetUuid) device_get_uuid = nullptr;
   decltype(&::cuDeviceGetName) device_get_name = nullptr;
   decltype(&::cuDeviceGetAttribute) device_get_attribute = nullptr;
   decltype(&::cuDeviceTotalMem) device_total_mem = nullptr;

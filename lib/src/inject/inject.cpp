@@ -1,11 +1,12 @@
 // liblimiter_inject.so: loaded by the CUDA driver into any application through
 // CUDA_INJECTION64_PATH (set by `limiter run`). Profiles every kernel launch with the
 // collector, streams each completed launch to a partial file (flushed: a crash loses no
-// completed kernel), and at exit writes the run record atomically. Options come from
+// decoded launch), and at exit or on a fatal signal writes the run record atomically. Options come from
 // LIMITER_* environment variables; names accept %p (pid), %h (host) and %q{ENV}.
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -16,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "collect/collector_internal.hpp"
+#include "inject/fatal_signals.hpp"
 #include "inject/launch_progress.hpp"
 #include "inject/output_names.hpp"
 #include "limiter/collector.hpp"
@@ -44,35 +46,45 @@ std::uint64_t env_number(const char* name, std::uint64_t fallback) {
   return text.empty() ? fallback : std::stoull(text);
 }
 
-// At exit only files are written: CUDA calls during process teardown are undefined.
-void write_final_record() {
-  if (!injection || !injection->collector) return;
+// At exit, or on a fatal signal (fatal_signals.hpp): the pending batch is decoded (CUDA calls:
+// our exit handler was registered inside cuInit, after the runtime's, so it runs before the
+// runtime tears its context down), then the partial file becomes the record. Runs once.
+void write_final_record(const std::string& ended) {
+  static std::atomic<bool> written{false};
+  if (!injection || !injection->collector || written.exchange(true)) return;
   if (injection->progress) injection->progress->finish();
   try {
-    // Ranges of a user-replay batch since the app's last synchronisation. This needs CUDA
-    // calls: our handler was registered inside cuInit, after the runtime's, so it runs
-    // before the runtime tears its context down.
-    try {
-      injection->collector->flush();
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "limiter: the last launches could not be decoded at exit: %s\n", e.what());
-    }
+    injection->collector->flush_before_exit(std::chrono::seconds(2));
     injection->collector->write_raw_files();
     if (!env("LIMITER_TIMING").empty()) std::fputs(("limiter: " + injection->collector->timings().to_text()).c_str(), stderr);
-    if (!injection->header_written) {  // no kernel ran: an empty record
+    if (!injection->header_written) {  // no kernel ran: an empty record, with what was missed
       injection->header.created_at = limiter::utc_timestamp();
+      injection->header.missed = injection->collector->missed();
+      injection->header.ended = ended;
       limiter::write_run_file(injection->header, injection->output);
       return;
     }
     // The launches are on disk already (the partial file): streamed into the record, never
     // held in memory, so 100,000 launches cost no more memory than 10.
     injection->partial_out.close();
-    limiter::finish_partial_run(injection->partial, injection->output);
+    limiter::finish_partial_run(injection->partial, injection->output, ended);
     std::filesystem::remove(injection->partial);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "limiter: could not write %s (%s); the launches are in %s\n", injection->output.c_str(),
                  e.what(), injection->partial.c_str());
   }
+}
+
+void write_record_at_exit() { write_final_record("exit"); }
+
+// The partial file, opened at the first device: the header, then launches and status lines.
+void open_partial(const limiter::DeviceDescription& device) {
+  if (injection->header_written) return;
+  injection->header.device = device;
+  injection->partial_out.open(injection->partial, std::ios::trunc);
+  injection->partial_out << limiter::partial_run_header(injection->header) << "\n";
+  injection->partial_out.flush();
+  injection->header_written = true;
 }
 
 void register_output(const std::string& session_dir) {
@@ -104,6 +116,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     options.sample_every = env_number("LIMITER_SAMPLE_EVERY", 1);
     options.replay = env("LIMITER_REPLAY", "auto");
     options.ranges_per_image = env_number("LIMITER_RANGES_PER_IMAGE", 0);
+    if (const std::string timeout = env("LIMITER_LOCK_TIMEOUT"); !timeout.empty()) options.lock_timeout_s = std::stod(timeout);
     const std::string raw = env("LIMITER_SAVE_RAW");
     if (!raw.empty()) options.raw_dir = limiter::detail::expand_output_name(raw) + "/" + std::to_string(getpid());
 
@@ -119,22 +132,21 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
 
     injection->collector = new limiter::Collector(options);
     auto& sink = injection->collector->impl_sink();
-    sink.on_device = [](const limiter::DeviceDescription& device) {
-      if (injection->header_written) return;
-      injection->header.device = device;
-      injection->partial_out.open(injection->partial, std::ios::trunc);
-      injection->partial_out << limiter::partial_run_header(injection->header) << "\n";
-      injection->partial_out.flush();
-      injection->header_written = true;
-    };
+    sink.on_device = open_partial;
     injection->progress = new limiter::detail::LaunchProgress(STDERR_FILENO, env("LIMITER_PROGRESS") == "1");
     sink.on_launch = [](const limiter::KernelLaunch& launch) {
       injection->partial_out << limiter::launch_json(launch).dump() << "\n";
       injection->partial_out.flush();
       injection->progress->launch(launch.name);
     };
+    sink.on_missed = [](const std::vector<limiter::MissedLaunches>& missed) {
+      if (!injection->header_written) return;  // no device yet: the record gets the tally at exit
+      injection->partial_out << limiter::partial_missed_line(missed) << "\n";
+      injection->partial_out.flush();
+    };
     register_output(env("LIMITER_SESSION_DIR"));
-    std::atexit(write_final_record);
+    std::atexit(write_record_at_exit);
+    limiter::detail::install_fatal_signal_handlers(write_final_record);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "limiter: profiling disabled: %s\n", e.what());
   }

@@ -1,5 +1,6 @@
 #include "limiter/record.hpp"
 
+#include <csignal>
 #include <chrono>
 #include <ctime>
 
@@ -22,6 +23,22 @@ CounterModel counter_model_from_string(const std::string& text) {
 }
 
 std::string tool_version() { return LIMITER_VERSION; }
+
+std::string ended_by_signal(int signal) {
+  switch (signal) {
+    case SIGINT: return "signal SIGINT";
+    case SIGTERM: return "signal SIGTERM";
+    case SIGKILL: return "signal SIGKILL";
+    case SIGSEGV: return "signal SIGSEGV";
+    case SIGBUS: return "signal SIGBUS";
+    case SIGFPE: return "signal SIGFPE";
+    case SIGILL: return "signal SIGILL";
+    case SIGABRT: return "signal SIGABRT";
+    case SIGHUP: return "signal SIGHUP";
+    case SIGALRM: return "signal SIGALRM";
+    default: return "signal " + std::to_string(signal);
+  }
+}
 
 std::string utc_timestamp() {
   const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 #include "limiter/error.hpp"
 #include "limiter/file_io.hpp"
@@ -105,6 +106,25 @@ KernelLaunch launch_from(const json& in) {
   return k;
 }
 
+ordered_json missed_json(const std::vector<MissedLaunches>& missed) {
+  ordered_json out = ordered_json::array();
+  for (const auto& m : missed) out.push_back({{"reason", m.reason}, {"launches", m.launches}, {"fix", m.fix}});
+  return out;
+}
+
+std::vector<MissedLaunches> missed_from(const json& in) {
+  if (!in.is_array()) throw InputError("\"missed\" must be an array");
+  std::vector<MissedLaunches> missed;
+  for (const auto& entry : in) {
+    MissedLaunches m;
+    m.reason = entry.at("reason").get<std::string>();
+    m.launches = entry.at("launches").get<std::uint64_t>();
+    m.fix = entry.value("fix", "");
+    missed.push_back(std::move(m));
+  }
+  return missed;
+}
+
 ordered_json to_json(const RunRecord& run) {
   ordered_json out;
   out["schema_version"] = run.schema_version;
@@ -115,6 +135,8 @@ ordered_json to_json(const RunRecord& run) {
   out["command_line"] = run.command_line;
   out["counter_model"] = to_string(run.counter_model);
   out["device"] = device_json(run.device);
+  if (!run.ended.empty()) out["ended"] = run.ended;
+  if (!run.missed.empty()) out["missed"] = missed_json(run.missed);
   ordered_json launches = ordered_json::array();
   for (const auto& launch : run.launches) launches.push_back(launch_json(launch));
   out["launches"] = std::move(launches);
@@ -141,6 +163,8 @@ RunRecord run_from_json(const json& in, const std::string& origin) {
     run.command_line = in.value("command_line", std::vector<std::string>{});
     run.counter_model = counter_model_from_string(in.value("counter_model", "perfworks"));
     run.device = device_from(in.at("device"));
+    run.ended = in.value("ended", "");
+    if (auto missed = in.find("missed"); missed != in.end()) run.missed = missed_from(*missed);
     std::size_t index = 0;
     for (const auto& launch : in.at("launches")) {
       try {
@@ -185,6 +209,23 @@ RunRecord open_partial_run(std::ifstream& in, const std::string& path, ordered_j
   return run_from_json(checked, "'" + path + "'");
 }
 
+// Status lines of a partial run: {"missed": [...]} (the latest wins) and {"ended": "..."}.
+constexpr std::string_view kStatusPrefixMissed = "{\"missed\"";
+constexpr std::string_view kStatusPrefixEnded = "{\"ended\"";
+
+bool apply_partial_status(const json& entry, RunRecord& run) {
+  if (!entry.is_object() || entry.size() != 1) return false;
+  if (auto missed = entry.find("missed"); missed != entry.end()) {
+    run.missed = missed_from(*missed);
+    return true;
+  }
+  if (auto ended = entry.find("ended"); ended != entry.end()) {
+    run.ended = ended->get<std::string>();
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 RunRecord read_partial_run(const std::string& path) {
@@ -193,8 +234,11 @@ RunRecord read_partial_run(const std::string& path) {
   RunRecord run = open_partial_run(in, path, header);
   std::string line;
   while (std::getline(in, line)) {
+    json entry;
     try {
-      run.launches.push_back(launch_from(json::parse(line)));
+      entry = json::parse(line);
+      if (apply_partial_status(entry, run)) continue;
+      run.launches.push_back(launch_from(entry));
     } catch (const std::exception&) {
       break;  // the torn last line of a process that died mid-write
     }
@@ -202,18 +246,41 @@ RunRecord read_partial_run(const std::string& path) {
   return run;
 }
 
-std::size_t finish_partial_run(const std::string& partial, const std::string& output) {
+std::string partial_missed_line(const std::vector<MissedLaunches>& missed) {
+  return ordered_json{{"missed", missed_json(missed)}}.dump();
+}
+
+std::string partial_ended_line(const std::string& ended) { return ordered_json{{"ended", ended}}.dump(); }
+
+std::size_t finish_partial_run(const std::string& partial, const std::string& output, const std::string& ended_if_unknown) {
   std::ifstream in;
   ordered_json header;
-  open_partial_run(in, partial, header);
+  RunRecord status = open_partial_run(in, partial, header);
+  // First pass: the status lines (missed launches, how the process ended) belong in the
+  // header, before the launches, where the streaming reader finds them.
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.starts_with(kStatusPrefixMissed) && !line.starts_with(kStatusPrefixEnded)) continue;
+    try {
+      apply_partial_status(json::parse(line), status);
+    } catch (const std::exception&) {
+      break;
+    }
+  }
+  if (status.ended.empty()) status.ended = ended_if_unknown;
+  if (!status.ended.empty()) header["ended"] = status.ended;
+  if (!status.missed.empty()) header["missed"] = missed_json(status.missed);
+  in.clear();
+  in.seekg(0);
+  std::getline(in, line);  // the header line, already read
   std::string head = header.dump(1);
   head.resize(head.rfind('}'));  // reopened: the launches follow
   while (!head.empty() && std::isspace(static_cast<unsigned char>(head.back()))) head.pop_back();
-  std::string line;
   std::size_t count = 0;
   write_file_atomically(output, [&](std::ostream& out) {
     out << head << ",\n \"launches\": [";
     while (std::getline(in, line)) {
+      if (line.starts_with(kStatusPrefixMissed) || line.starts_with(kStatusPrefixEnded)) continue;
       if (!json::accept(line)) break;  // the torn last line of a process that died mid-write
       out << (count++ ? ",\n  " : "\n  ") << line;
     }

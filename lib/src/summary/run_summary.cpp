@@ -108,6 +108,8 @@ void SummaryBuilder::start(const RunAnalysis& run) {
   summary_.run.peaks = run.peaks;
   summary_.run.peaks_origin = run.peaks_origin;
   summary_.run.thresholds = run.thresholds;
+  summary_.run.missed = run.missed;
+  summary_.run.ended = run.ended;
 }
 
 bool SummaryBuilder::selected(const std::string& name) {

@@ -1,0 +1,156 @@
+// Setting up a context for profiling, at its first selected launch: the device as the record
+// describes it, the config image for the plan, and the first turn on the GPU's counters.
+#include <cupti_profiler_target.h>
+#include <cupti_target.h>
+
+#include "collect/collector_impl.hpp"
+#include "collect/cupti_check.hpp"
+#include "collect/driver_api.hpp"
+#include "limiter/error.hpp"
+
+namespace limiter {
+
+using detail::Clock;
+using detail::driver_api;
+using detail::ProfilerHost;
+
+namespace {
+
+std::string uuid_text(const CUuuid& uuid) {
+  static const char* digits = "0123456789abcdef";
+  std::string text = "GPU-";
+  for (int i = 0; i < 16; ++i) {
+    const auto byte = static_cast<unsigned char>(uuid.bytes[i]);
+    text += digits[byte >> 4];
+    text += digits[byte & 15];
+    if (i == 3 || i == 5 || i == 7 || i == 9) text += '-';
+  }
+  return text;
+}
+
+}  // namespace
+
+// The context's profiler, set up at its first use; nullptr while it cannot be profiled (the
+// LAUNCHES are then counted as missed, with the reason).
+Collector::Impl::ContextProfiler* Collector::Impl::context_profiler(CUcontext context, std::size_t launches) {
+  if (auto failed = failed_contexts.find(context); failed != failed_contexts.end()) {
+    if (Clock::now() < failed->second.retry_at) {
+      miss(failed->second.reason, launches, failed->second.detail);
+      return nullptr;
+    }
+    failed_contexts.erase(failed);
+  }
+  auto& slot = contexts[context];
+  if (!slot) {
+    slot = std::make_unique<ContextProfiler>();
+    slot->context = context;
+    try {
+      set_up(*slot);
+    } catch (const std::exception& e) {
+      // Reported once; a busy GPU is tried again later, anything else never: the app runs on unprofiled.
+      detail::FailedContext failed;
+      failed.detail = e.what();
+      const auto* cupti = dynamic_cast<const detail::CuptiError*>(&e);
+      if (cupti && cupti->status == CUPTI_ERROR_HARDWARE_BUSY) {
+        failed.reason = detail::MissReason::counters_busy;
+        failed.detail.clear();
+        failed.retry_at = Clock::now() + detail::kBusyRetry;
+      } else {
+        std::fprintf(stderr, "limiter: profiling disabled in this context: %s\n", e.what());
+      }
+      contexts.erase(context);
+      miss(failed.reason, launches, failed.detail);
+      failed_contexts[context] = std::move(failed);
+      return nullptr;
+    }
+  }
+  return slot.get();
+}
+
+void Collector::Impl::set_up(ContextProfiler& p) {
+  LIMITER_TRACE("set up context %p", static_cast<void*>(p.context));
+  const auto& cu = driver_api();
+  // Not in the constructor: inside InitializeInjection the driver is still initialising, and
+  // cuptiProfilerInitialize fails there with CUPTI_ERROR_UNKNOWN (seen on an H200).
+  static const bool profiler_initialized = [] {
+    CUpti_Profiler_Initialize_Params initialize{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+    LIMITER_CUPTI_CHECK(cuptiProfilerInitialize(&initialize));
+    return true;
+  }();
+  (void)profiler_initialized;
+  if (cu.ctx_get_device(&p.device) != CUDA_SUCCESS) throw SystemError("cuCtxGetDevice failed in a launch callback");
+  CUuuid uuid{};
+  p.device_uuid = cu.device_get_uuid(&uuid, p.device) == CUDA_SUCCESS ? uuid_text(uuid)
+                                                                       : "device-" + std::to_string(p.device);
+
+  CUpti_Profiler_DeviceSupported_Params supported{CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE};
+  supported.cuDevice = p.device;
+  supported.api = CUPTI_PROFILER_RANGE_PROFILING;
+  LIMITER_CUPTI_CHECK(cuptiProfilerDeviceSupported(&supported));
+  if (supported.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
+    std::string why;
+    if (supported.architecture != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += " the architecture (needs Volta or newer);";
+    if (supported.vGpu != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += " vGPU without profiling enabled;";
+    if (supported.confidentialCompute != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += " confidential computing;";
+    if (supported.cmp != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += " a CMP device;";
+    if (supported.sli != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += " SLI;";
+    if (supported.wsl != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += " WSL;";
+    throw SystemError("this GPU cannot be profiled with the range profiler because of" + why +
+                      " run on a supported, non-virtualised GPU");
+  }
+
+  // The device as the record describes it.
+  char name[256] = {};
+  cu.device_get_name(name, sizeof name, p.device);
+  auto attribute = [&](CUdevice_attribute which) {
+    int value = 0;
+    cu.device_get_attribute(&value, which, p.device);
+    return value;
+  };
+  p.description.name = name;
+  p.description.arch = "sm_" + std::to_string(attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)) +
+                       std::to_string(attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));
+  p.description.sm_count = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  p.description.memory_bus_width_bits = attribute(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
+  p.description.l2_bytes = static_cast<std::uint64_t>(attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE));
+  std::size_t total = 0;
+  if (cu.device_total_mem(&total, p.device) == CUDA_SUCCESS) p.description.global_memory_bytes = total;
+
+  CUpti_Device_GetChipName_Params chip{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+  chip.deviceIndex = static_cast<std::size_t>(p.device);
+  LIMITER_CUPTI_CHECK(cuptiDeviceGetChipName(&chip));
+  p.description.chip = chip.pChipName;
+  last_device = p.description;
+
+  // The availability image lets the host API refuse counters this device cannot give (MIG,
+  // vGPU); evaluation does not need it (CUPTI.md §6). Best effort: it has been seen to fail
+  // with CUPTI_ERROR_HARDWARE_BUSY inside a launch callback, and profiling works without it.
+  CUpti_Profiler_GetCounterAvailability_Params availability{CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
+  availability.ctx = p.context;
+  if (cuptiProfilerGetCounterAvailability(&availability) == CUPTI_SUCCESS) {
+    p.availability.resize(availability.counterAvailabilityImageSize);
+    availability.pCounterAvailabilityImage = p.availability.data();
+    if (const CUptiResult status = cuptiProfilerGetCounterAvailability(&availability); status != CUPTI_SUCCESS) {
+      LIMITER_TRACE("no counter availability image: %s", detail::cupti_error_text(status).c_str());
+      p.availability.clear();
+    }
+  }
+
+  LIMITER_TRACE("device %s chip %s, availability %zu bytes", p.description.name.c_str(), p.description.chip.c_str(),
+                p.availability.size());
+  p.host = std::make_unique<ProfilerHost>(p.description.chip, p.availability);
+  p.config = p.host->config_image(metrics);
+  p.passes = ProfilerHost::pass_count(p.config);
+
+  p.ranges_per_image = options.ranges_per_image ? options.ranges_per_image : detail::kDefaultRangesPerImage;
+  // Started by the launch (resume): that is where a turn that does not come is counted.
+  p.paused = true;
+  p.user_replay = options.replay == "auto" && p.passes == 1 && graph_contexts.count(p.context) == 0;
+  if (!raw_dir.empty()) {
+    detail::write_raw_context(raw_dir, p.description, metrics, p.passes, p.user_replay ? "user" : "kernel",
+                              p.availability, p.config);
+  }
+  if (sink.on_device) sink.on_device(p.description);
+}
+
+}  // namespace limiter

@@ -1,0 +1,205 @@
+// Launch metadata from the driver's launch callbacks: names, configuration, resources, stream
+// and context, graph nodes; which launches are selected; each selected launch queued for the
+// range that CUPTI gives it. The ENTER callback takes the collector's lock and EXIT gives it
+// back, so a launch and its range are never split by another thread's.
+#include <cxxabi.h>
+
+#include "collect/collector_impl.hpp"
+#include "collect/driver_api.hpp"
+
+namespace limiter {
+
+using detail::Clock;
+using detail::driver_api;
+using detail::seconds_since;
+
+namespace detail {
+
+thread_local bool holds_launch_lock = false;
+extern thread_local bool inside_flush;
+thread_local Clock::time_point launch_call_start;  // when our ENTER callback handed back to the driver
+
+std::string demangle(const char* mangled) {
+  if (!mangled) return "(unknown kernel)";
+  int status = 0;
+  char* readable = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
+  std::string name = (status == 0 && readable) ? readable : mangled;
+  std::free(readable);
+  return name;
+}
+
+}  // namespace detail
+
+detail::KernelAttributes Collector::Impl::attributes_of(CUfunction function, CUdevice device) {
+  auto it = attributes.find(function);
+  if (it != attributes.end()) return it->second;
+  const auto& cu = driver_api();
+  detail::KernelAttributes result;
+  auto get = [&](CUfunction_attribute attribute, int& value) {
+    // Runtime launches pass a context-less CUkernel: cuFuncGetAttribute refuses it (400).
+    if (cu.func_get_attribute(&value, attribute, function) != CUDA_SUCCESS)
+      cu.kernel_get_attribute(&value, attribute, reinterpret_cast<CUkernel>(function), device);
+  };
+  get(CU_FUNC_ATTRIBUTE_NUM_REGS, result.registers);
+  get(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, result.static_shared);
+  get(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, result.local);
+  attributes.emplace(function, result);
+  return result;
+}
+
+void Collector::Impl::record_graph(const CUpti_GraphData& graph) {
+  const auto& cu = driver_api();
+  std::size_t count = 0;
+  if (cu.graph_get_nodes(graph.graph, nullptr, &count) != CUDA_SUCCESS) return;
+  std::vector<CUgraphNode> nodes(count);
+  if (cu.graph_get_nodes(graph.graph, nodes.data(), &count) != CUDA_SUCCESS) return;
+  std::vector<detail::GraphKernel> kernels;
+  for (CUgraphNode node : nodes) {
+    CUgraphNodeType type{};
+    if (cu.graph_node_get_type(node, &type) != CUDA_SUCCESS || type != CU_GRAPH_NODE_TYPE_KERNEL) continue;
+    CUDA_KERNEL_NODE_PARAMS params{};
+    detail::GraphKernel kernel;
+    if (cu.graph_kernel_node_get_params(node, &params) == CUDA_SUCCESS) {
+      const char* name = nullptr;
+      if (params.func && cu.func_get_name(&name, params.func) == CUDA_SUCCESS) kernel.launch.mangled_name = name;
+      else if (params.kern && cu.kernel_get_name(&name, params.kern) == CUDA_SUCCESS) kernel.launch.mangled_name = name;
+      kernel.launch.grid = {params.gridDimX, params.gridDimY, params.gridDimZ};
+      kernel.launch.block = {params.blockDimX, params.blockDimY, params.blockDimZ};
+      kernel.launch.dynamic_shared_bytes = params.sharedMemBytes;
+    }
+    kernel.launch.name =
+        detail::demangle(kernel.launch.mangled_name.empty() ? nullptr : kernel.launch.mangled_name.c_str());
+    kernels.push_back(std::move(kernel));
+  }
+  graph_kernels[graph.graphExec] = std::move(kernels);
+}
+
+// Graph work is coming in this context (a capture or an instantiation, before any graph
+// launch): from now on it needs kernel replay. Switching at the graph's launch is too late:
+// on an H200 the graph's kernels then got no ranges and lost their results.
+void Collector::Impl::on_graph_work(CUcontext context) {
+  if (detail::holds_launch_lock || detail::inside_flush) return;
+  std::lock_guard lock(mutex);
+  if (!graph_contexts.insert(context).second) return;
+  auto it = contexts.find(context);
+  if (it == contexts.end()) return;
+  ContextProfiler& p = *it->second;
+  if (p.retired || p.paused || !p.user_replay) return;  // a paused one restarts with kernel replay
+  LIMITER_TRACE("graph work: context %p goes on with kernel replay", static_cast<void*>(context));
+  // A new profiler object: changing the replay mode of a started one crashed on an H200. The
+  // process keeps its turn on the counters (start_profiler finds the lock held).
+  disable_profiler(p);
+  start_profiler(p, 0);
+}
+
+void Collector::Impl::on_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData& data) {
+  LIMITER_TRACE("launch enter cbid %u %s", static_cast<unsigned>(cbid), data.symbolName ? data.symbolName : "?");
+  // Outside a profiled region the context's profiler is paused (disabled): nothing to follow.
+  if (!active()) return;
+  const auto entered = Clock::now();
+  const auto& cu = driver_api();
+  CUstream stream = nullptr;
+  std::vector<detail::PendingLaunch> launches;
+  auto single = [&](CUfunction function, Dim3 grid, Dim3 block, unsigned dynamic_shared) {
+    detail::PendingLaunch pending;
+    pending.launch.mangled_name = data.symbolName ? data.symbolName : "";
+    pending.launch.name = detail::demangle(data.symbolName);
+    pending.launch.grid = grid;
+    pending.launch.block = block;
+    pending.launch.dynamic_shared_bytes = dynamic_shared;
+    CUdevice device = 0;
+    cu.ctx_get_device(&device);
+    const auto resources = attributes_of(function, device);
+    pending.launch.registers_per_thread = resources.registers;
+    pending.launch.static_shared_bytes = static_cast<std::uint64_t>(resources.static_shared);
+    pending.launch.local_bytes_per_thread = static_cast<std::uint64_t>(resources.local);
+    launches.push_back(std::move(pending));
+  };
+  switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz: {
+      // cuLaunchCooperativeKernel_params starts with the same fields as cuLaunchKernel_params.
+      const auto& p = *static_cast<const cuLaunchKernel_params*>(data.functionParams);
+      stream = p.hStream;
+      single(p.f, {p.gridDimX, p.gridDimY, p.gridDimZ}, {p.blockDimX, p.blockDimY, p.blockDimZ}, p.sharedMemBytes);
+      break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
+      const auto& p = *static_cast<const cuLaunchKernelEx_params*>(data.functionParams);
+      stream = p.config->hStream;
+      single(p.f, {p.config->gridDimX, p.config->gridDimY, p.config->gridDimZ},
+             {p.config->blockDimX, p.config->blockDimY, p.config->blockDimZ}, p.config->sharedMemBytes);
+      break;
+    }
+    default: {
+      const auto& p = *static_cast<const cuGraphLaunch_params*>(data.functionParams);
+      stream = p.hStream;
+      auto it = graph_kernels.find(p.hGraph);
+      if (it != graph_kernels.end())
+        for (const auto& kernel : it->second) launches.push_back({kernel.launch, false});
+      break;
+    }
+  }
+  // Launches into a capturing stream are not executions; touching them breaks the capture.
+  CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+  if (cu.stream_is_capturing(stream, &capture) == CUDA_SUCCESS && capture != CU_STREAM_CAPTURE_STATUS_NONE) return;
+
+  LIMITER_TRACE("metadata done, %zu kernels", launches.size());
+  mutex.lock();
+  detail::holds_launch_lock = true;
+  detail::launch_call_start = Clock::now();  // replaced below once our work is done
+  std::size_t selected = 0;
+  for (auto& pending : launches) {
+    pending.keep = selector.select(pending.launch.name);
+    selected += pending.keep ? 1 : 0;
+  }
+  // No profiler running in the context and nothing selected (skipped by -s, not matching -k):
+  // the launch runs unranged, at full speed. Once a profiler runs, every launch is a range.
+  const auto existing = contexts.find(data.context);
+  const bool running = existing != contexts.end() && !existing->second->paused && !existing->second->retired;
+  if (!running && selected == 0) return;  // EXIT releases the lock
+  const bool first = existing == contexts.end();
+  ContextProfiler* profiler = context_profiler(data.context, selected);
+  const double set_up = first ? seconds_since(entered) : 0.0;
+  times.set_up_s += set_up;
+  if (!profiler || profiler->retired) return;  // EXIT releases the lock
+  unsigned long long stream_id = 0, context_id = 0;
+  cu.stream_get_id(stream, &stream_id);
+  cu.ctx_get_id(data.context, &context_id);
+  times.metadata_s += seconds_since(entered) - set_up;
+  yield_if_others_wait(*profiler);  // after a fair turn, another process's
+  if (profiler->paused && !resume(*profiler, selected)) return;  // a new region, or a new turn
+  ++times.launches;
+  if (profiler->user_replay && !profiler->pending.empty()) {
+    // A full batch, or one whose first launch completed long ago: decoded before this launch.
+    const bool full = profiler->pending.size() + launches.size() > profiler->ranges_per_image;
+    if (full || Clock::now() - profiler->oldest_pending >= detail::kMaxBatchAge) flush_batch(*profiler);
+  }
+  if (profiler->pending.empty()) profiler->oldest_pending = Clock::now();
+  for (auto& pending : launches) {
+    pending.launch.stream_id = stream_id;
+    pending.launch.context_id = context_id;
+    pending.launch.device = static_cast<int>(profiler->device);
+    profiler->pending.push_back(std::move(pending));
+  }
+  detail::launch_call_start = Clock::now();
+}
+
+void Collector::Impl::on_launch_exit(const CUpti_CallbackData& data) {
+  if (!detail::holds_launch_lock) return;
+  times.launch_call_s += seconds_since(detail::launch_call_start);
+  auto it = contexts.find(data.context);
+  if (it != contexts.end() && !it->second->retired && !it->second->paused) {
+    if (!it->second->user_replay) decode(*it->second);
+    // Once --count launches are profiled, stop the profiler: the rest of the app runs at speed.
+    if (selector.exhausted() && (it->second->user_replay || it->second->pending.empty())) finish(*it->second);
+  }
+  report_missed(false);
+  detail::holds_launch_lock = false;
+  mutex.unlock();
+}
+
+}  // namespace limiter

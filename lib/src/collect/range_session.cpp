@@ -1,0 +1,307 @@
+// The range-profiler session of one context (CUPTI.md §0–§3): a Range Profiler in auto range
+// mode, started once and decoded after every launch (kernel replay) or every batch (user
+// replay) — never Start/Stop per launch: that drops kernels on other streams and corrupted
+// application memory on an H200. Also the turns on the GPU's counters between processes.
+#include <cupti_profiler_target.h>
+#include <cupti_target.h>
+
+#include <cmath>
+
+#include "collect/collector_impl.hpp"
+#include "collect/cupti_check.hpp"
+#include "collect/driver_api.hpp"
+
+namespace limiter {
+
+using detail::Clock;
+using detail::driver_api;
+using detail::ProfilerHost;
+using detail::seconds_since;
+
+namespace detail {
+thread_local bool inside_flush = false;  // set while flush_batch synchronises a context
+}
+
+// The replay mode follows the pass count. One pass needs no save/restore: user replay runs
+// each kernel once and decodes batches at Stop (1.3-1.6 ms per launch on an H200, against ~52 ms
+// with kernel replay; bench/results/). Several passes need kernel replay: CUPTI saves device
+// memory and replays each kernel once per pass, decoding after every launch. So do contexts
+// that build CUDA graphs: under user replay CUPTI does not range graph kernels.
+// False when the process's turn on the counters did not come: the context stays paused.
+bool Collector::Impl::start_profiler(ContextProfiler& p, std::size_t launches) {
+  p.paused = true;
+  if (!take_turn(p, launches)) return false;
+  p.user_replay = options.replay == "auto" && p.passes == 1 && graph_contexts.count(p.context) == 0;
+  try {
+    enable_profiler(p);
+    configure_and_start(p);
+  } catch (...) {
+    end_turn(p);
+    throw;
+  }
+  p.paused = false;
+  return true;
+}
+
+// A paused context's profiler, started again for a launch; false when it cannot be (the
+// LAUNCHES are counted as missed): no turn on the counters, or another tool holds them.
+bool Collector::Impl::resume(ContextProfiler& p, std::size_t launches) {
+  if (Clock::now() < p.busy_until) {
+    miss(detail::MissReason::counters_busy, launches);
+    return false;
+  }
+  try {
+    return start_profiler(p, launches);
+  } catch (const detail::CuptiError& e) {
+    if (e.status != CUPTI_ERROR_HARDWARE_BUSY) throw;
+    LIMITER_TRACE("counters busy: %s", e.what());
+    if (p.profiler) {  // enabled but not started: give the object back before trying again
+      CUpti_RangeProfiler_Disable_Params disable{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+      disable.pRangeProfilerObject = p.profiler;
+      cuptiRangeProfilerDisable(&disable);
+      p.profiler = nullptr;
+    }
+    p.busy_until = Clock::now() + detail::kBusyRetry;
+    miss(detail::MissReason::counters_busy, launches);
+    return false;
+  }
+}
+
+void Collector::Impl::enable_profiler(ContextProfiler& p) {
+  CUpti_RangeProfiler_Enable_Params enable{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+  enable.ctx = p.context;
+  LIMITER_CUPTI_CHECK(cuptiRangeProfilerEnable(&enable));
+  p.profiler = enable.pRangeProfilerObject;
+
+  std::vector<const char*> names;
+  for (const auto& metric : metrics) names.push_back(metric.c_str());
+  CUpti_RangeProfiler_GetCounterDataSize_Params size{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+  size.pRangeProfilerObject = p.profiler;
+  size.pMetricNames = names.data();
+  size.numMetrics = names.size();
+  size.maxNumOfRanges = p.ranges_per_image;
+  size.maxNumRangeTreeNodes = static_cast<std::uint32_t>(p.ranges_per_image);
+  LIMITER_CUPTI_CHECK(cuptiRangeProfilerGetCounterDataSize(&size));
+  p.image.assign(size.counterDataSize, 0);
+  reinitialize_image(p);
+}
+
+void Collector::Impl::configure_and_start(ContextProfiler& p) {
+  const auto started = Clock::now();
+  CUpti_RangeProfiler_SetConfig_Params config{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
+  config.pRangeProfilerObject = p.profiler;
+  config.configSize = p.config.size();
+  config.pConfig = p.config.data();
+  config.counterDataImageSize = p.image.size();
+  config.pCounterDataImage = p.image.data();
+  config.range = CUPTI_AutoRange;
+  config.replayMode = p.user_replay ? CUPTI_UserReplay : CUPTI_KernelReplay;
+  config.maxRangesPerPass = p.ranges_per_image;
+  config.numNestingLevels = 1;
+  config.minNestingLevel = 1;
+  config.passIndex = 0;
+  config.targetNestingLevel = 1;
+  LIMITER_CUPTI_CHECK(cuptiRangeProfilerSetConfig(&config));
+  LIMITER_TRACE("config %zu bytes, %zu passes, image %zu bytes, %s replay", p.config.size(), p.passes, p.image.size(),
+                p.user_replay ? "user" : "kernel");
+  CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+  start.pRangeProfilerObject = p.profiler;
+  LIMITER_CUPTI_CHECK(cuptiRangeProfilerStart(&start));
+  times.start_s += seconds_since(started);
+}
+
+// User replay: the ranges of a batch become readable once its pass is submitted by Stop.
+// Waits for the context first, so no kernel of the batch is still running at Stop.
+void Collector::Impl::flush_batch(ContextProfiler& p, bool restart) {
+  if (p.retired || p.paused || !p.user_replay || (p.pending.empty() && restart)) return;
+  LIMITER_TRACE("flush batch of %zu", p.pending.size());
+  if (!p.pending.empty()) {
+    const auto started = Clock::now();
+    // The profiler's own context, whichever context the calling thread has current.
+    const auto& cu = driver_api();
+    const bool pushed = cu.ctx_push_current(p.context) == CUDA_SUCCESS;
+    detail::inside_flush = true;
+    cu.ctx_synchronize();
+    detail::inside_flush = false;
+    CUcontext popped = nullptr;
+    if (pushed) cu.ctx_pop_current(&popped);
+    times.synchronize_s += seconds_since(started);
+  }
+  const auto started = Clock::now();
+  CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+  stop.pRangeProfilerObject = p.profiler;
+  LIMITER_CUPTI_CHECK(cuptiRangeProfilerStop(&stop));
+  times.stop_s += seconds_since(started);
+  ++times.batches;
+  decode(p);
+  if (p.ranges_consumed > 0) {
+    keep_raw_image(p);
+    ++p.images_written;
+    reinitialize_image(p);
+  }
+  report_missed(false);
+  if (restart) configure_and_start(p);
+}
+
+// Stops the context's profiler, decodes what it holds and disables it: the context's launches
+// run unprofiled (and at full speed) until enable_profiler.
+void Collector::Impl::disable_profiler(ContextProfiler& p) {
+  if (p.user_replay) {
+    flush_batch(p, /*restart=*/false);
+  } else {
+    CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+    stop.pRangeProfilerObject = p.profiler;
+    if (cuptiRangeProfilerStop(&stop) == CUPTI_SUCCESS) decode(p);
+    keep_raw_image(p);
+    if (p.ranges_consumed > 0) ++p.images_written;
+  }
+  CUpti_RangeProfiler_Disable_Params disable{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+  disable.pRangeProfilerObject = p.profiler;
+  const CUptiResult status = cuptiRangeProfilerDisable(&disable);
+  p.profiler = nullptr;
+  if (status != CUPTI_SUCCESS) LIMITER_TRACE("Disable: %s", detail::cupti_error_text(status).c_str());
+}
+
+void Collector::Impl::reinitialize_image(ContextProfiler& p) {
+  const auto started = Clock::now();
+  CUpti_RangeProfiler_CounterDataImage_Initialize_Params init{
+      CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+  init.pRangeProfilerObject = p.profiler;
+  init.counterDataSize = p.image.size();
+  init.pCounterData = p.image.data();
+  LIMITER_CUPTI_CHECK(cuptiRangeProfilerCounterDataImageInitialize(&init));
+  p.ranges_consumed = 0;
+  times.image_init_s += seconds_since(started);
+}
+
+void Collector::Impl::keep_raw_image(ContextProfiler& p) {
+  if (raw_dir.empty() || p.ranges_consumed == 0) return;
+  detail::write_raw_image(raw_dir, p.images_written, p.image);
+}
+
+void Collector::Impl::decode(ContextProfiler& p) {
+  LIMITER_TRACE("decode, %zu pending", p.pending.size());
+  auto started = Clock::now();
+  CUpti_RangeProfiler_DecodeData_Params decode_params{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+  decode_params.pRangeProfilerObject = p.profiler;
+  LIMITER_CUPTI_CHECK(cuptiRangeProfilerDecodeData(&decode_params));
+  times.decode_s += seconds_since(started);
+  started = Clock::now();
+  if (decode_params.numOfRangeDropped > 0) {
+    miss(detail::MissReason::dropped, decode_params.numOfRangeDropped);
+    std::fprintf(stderr, "limiter: warning: CUPTI dropped %zu ranges (counter-data image full)\n",
+                 decode_params.numOfRangeDropped);
+  }
+  const std::size_t total = ProfilerHost::range_count(p.image);
+  for (std::size_t range = p.ranges_consumed; range < total; ++range) {
+    if (p.pending.empty()) {
+      // A kernel we saw no launch for (a graph created before us): no metadata, not recorded.
+      LIMITER_TRACE("range %zu has no launch", range);
+      continue;
+    }
+    detail::PendingLaunch pending = std::move(p.pending.front());
+    p.pending.pop_front();
+    complete(p, std::move(pending), range);
+  }
+  p.ranges_consumed = total;
+  times.evaluate_s += seconds_since(started);
+  // A graph whose kernels CUPTI did not range (or a launch that failed) leaves pending
+  // entries behind: they have no counters, so they are not launches of the record, but the
+  // record says how many there were.
+  std::uint64_t unranged = 0;
+  for (const auto& pending : p.pending) unranged += pending.keep ? 1 : 0;
+  if (unranged) miss(detail::MissReason::not_ranged, unranged);
+  p.pending.clear();
+  if (!p.user_replay && p.ranges_consumed >= p.ranges_per_image) {
+    keep_raw_image(p);
+    ++p.images_written;
+    reinitialize_image(p);
+  }
+}
+
+void Collector::Impl::complete(ContextProfiler& p, detail::PendingLaunch&& pending, std::size_t range) {
+  if (!pending.keep) return;
+  KernelLaunch launch = std::move(pending.launch);
+  launch.sequence = next_sequence++;
+  const auto values = p.host->evaluate(p.image, range, metrics);
+  for (std::size_t i = 0; i < metrics.size(); ++i)
+    if (!std::isnan(values[i])) launch.counters[metrics[i]] = values[i];
+  if (!raw_dir.empty()) detail::append_raw_launch(raw_launches, launch, p.images_written, range);
+  if (sink.on_launch) sink.on_launch(launch);
+  if (options.keep_launches) completed.push_back(std::move(launch));
+}
+
+void Collector::Impl::finish(ContextProfiler& p) {
+  if (p.retired) return;
+  const bool running = !p.paused;
+  if (running) disable_profiler(p);
+  p.retired = true;
+  if (running) end_turn(p);
+}
+
+void Collector::Impl::pause(ContextProfiler& p) {
+  if (p.retired || p.paused) return;
+  LIMITER_TRACE("pause context %p", static_cast<void*>(p.context));
+  disable_profiler(p);
+  p.paused = true;
+  end_turn(p);
+}
+
+void Collector::Impl::flush_all(Clock::duration min_age) {
+  std::lock_guard lock(mutex);
+  const auto now = Clock::now();
+  for (auto& [context, profiler] : contexts) {
+    if (min_age > Clock::duration::zero() && now - profiler->oldest_pending < min_age) continue;
+    flush_batch(*profiler);
+    // The app waited for the GPU: a good moment to hand the counters to a waiting process.
+    if (!profiler->paused && !profiler->retired && counter_lock(*profiler).others_waiting()) pause(*profiler);
+  }
+}
+
+// --- Turns on the GPU's counters between processes (counter_lock.hpp) ----------------------
+
+detail::CounterLock& Collector::Impl::counter_lock(const ContextProfiler& p) {
+  auto& slot = counter_locks[p.device_uuid];
+  if (!slot) {
+    slot = std::make_unique<detail::CounterLock>(detail::CounterLock::default_directory(), p.device_uuid);
+    if (!slot->disabled_reason().empty())
+      std::fprintf(stderr, "limiter: warning: %s; processes on this GPU are not serialised\n",
+                   slot->disabled_reason().c_str());
+  }
+  return *slot;
+}
+
+// Before a profiler starts: this process's turn on the device. False after waiting
+// lock_timeout in vain (the launches are counted as missed); later launches then only try.
+bool Collector::Impl::take_turn(ContextProfiler& p, std::size_t launches) {
+  auto& lock = counter_lock(p);
+  if (lock.held()) return true;
+  const auto wait_started = Clock::now();
+  if (!lock.acquire(lock_starved ? std::chrono::milliseconds(0) : lock_timeout)) {
+    lock_starved = true;
+    miss(detail::MissReason::lock_timeout, launches);
+    return false;
+  }
+  lock_starved = false;
+  times.turn_wait_s += seconds_since(wait_started);
+  return true;
+}
+
+// After a profiler stopped: the turn ends once no context of the process runs on the device.
+void Collector::Impl::end_turn(ContextProfiler& p) {
+  for (const auto& [context, other] : contexts)
+    if (other->device_uuid == p.device_uuid && !other->paused && !other->retired) return;
+  counter_lock(p).release();
+}
+
+// At a launch: after a fair turn, a process hands the counters to one that waits.
+void Collector::Impl::yield_if_others_wait(ContextProfiler& p) {
+  if (p.paused || p.retired) return;
+  auto& lock = counter_lock(p);
+  if (lock.held_for() < detail::kMinTurn || !lock.others_waiting()) return;
+  LIMITER_TRACE("another process waits for the counters: yielding");
+  ++times.turns_yielded;
+  pause(p);
+}
+
+}  // namespace limiter

@@ -1,0 +1,15 @@
+#pragma once
+// Signals that end a profiled process: the record is written before it dies. SIGINT and SIGTERM
+// left to their default action, and SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT always: the
+// handler writes the record, then puts back the app's own disposition and raises the signal
+// again, so the process dies as it would have (core dump, exit status, Python's faulthandler).
+// A SIGINT or SIGTERM the app handles itself (Python's KeyboardInterrupt) is only passed on:
+// the app then ends through exit(), where the exit handler writes the record.
+#include <string>
+
+namespace limiter::detail {
+
+// ON_SIGNAL gets how the process ends, e.g. "signal SIGTERM"; it runs at most once.
+void install_fatal_signal_handlers(void (*on_signal)(const std::string& ended));
+
+}  // namespace limiter::detail

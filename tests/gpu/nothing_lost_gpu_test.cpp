@@ -1,0 +1,129 @@
+// GPU tests of "nothing lost" (label `gpu`): lost_launches_app ends at a known point — killed
+// after a synchronisation, crashed, aborted, terminated, several processes on one GPU — under
+// `limiter run`, and the record must hold every launch that completed, launch by launch, and
+// say how the process ended. Skip without a GPU; scripts/device-test.sh runs them on one.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "limiter/record_json.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string from_env(const char* name, const char* fallback) {
+  const char* value = std::getenv(name);
+  return value ? value : fallback;
+}
+const std::string kLimiter = from_env("LIMITER_CLI", LIMITER_CLI);
+const std::string kApp = from_env("LIMITER_LOST_APP", LOST_LAUNCHES_APP);
+
+bool have_gpu() { return std::system("nvidia-smi -L > /dev/null 2>&1") == 0; }
+
+#define REQUIRE_GPU() \
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device visible (runs on the GPU machine: scripts/device-test.sh)"
+
+struct Outcome {
+  int exit_code = 0;
+  std::vector<limiter::RunRecord> records;
+  double seconds = 0;
+};
+
+// limiter run on the app, each process's record in a fresh folder.
+Outcome run_app(const std::string& name, const std::string& app_args, const std::string& limiter_args = "") {
+  const fs::path dir = fs::temp_directory_path() / ("limiter_lost_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string command = kLimiter + " run -q " + limiter_args + " -o " + (dir / "rec_%p.json").string() + " -- " +
+                              kApp + " " + app_args + " > " + (dir / "log.txt").string() + " 2>&1";
+  const auto started = std::chrono::steady_clock::now();
+  const int status = std::system(command.c_str());
+  Outcome outcome;
+  outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  for (const auto& entry : fs::directory_iterator(dir))
+    if (entry.path().extension() == ".json") outcome.records.push_back(limiter::read_run_file(entry.path().string()));
+  std::printf("[ %s ] %s: exit %d, %zu records, %.2f s\n", name.c_str(), command.c_str(), outcome.exit_code,
+              outcome.records.size(), outcome.seconds);
+  return outcome;
+}
+
+// Every launch 0..N-1 of the app's kernel, once, with counters.
+void expect_all_launches(const limiter::RunRecord& run, int n) {
+  int kernels = 0;
+  std::set<std::uint64_t> sequences;
+  for (const auto& launch : run.launches) {
+    if (launch.name.find("kill_point_kernel") == std::string::npos) continue;
+    ++kernels;
+    sequences.insert(launch.sequence);
+    EXPECT_TRUE(launch.counter("gpu__time_duration.sum").has_value()) << launch.sequence;
+  }
+  EXPECT_EQ(kernels, n);
+  EXPECT_EQ(sequences.size(), static_cast<std::size_t>(n));
+  for (const auto& missed : run.missed) ADD_FAILURE() << "missed " << missed.launches << ": " << missed.reason;
+}
+
+constexpr int kLaunches = 202;  // more than a batch (128): one batch decoded, the second pending
+
+struct KillCase {
+  const char* mode;
+  const char* ended;
+  int exit_code;
+};
+
+class KilledApp : public ::testing::TestWithParam<KillCase> {};
+
+TEST_P(KilledApp, RecordHoldsEveryCompletedLaunch) {
+  REQUIRE_GPU();
+  const KillCase& c = GetParam();
+  const Outcome outcome = run_app(c.mode, std::string(c.mode) + " " + std::to_string(kLaunches));
+  EXPECT_EQ(outcome.exit_code, c.exit_code);
+  ASSERT_EQ(outcome.records.size(), 1u);
+  expect_all_launches(outcome.records[0], kLaunches);
+  EXPECT_EQ(outcome.records[0].ended, c.ended);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    NothingLostGpu, KilledApp,
+    ::testing::Values(KillCase{"sync-kill", "signal SIGKILL", 137}, KillCase{"memcpy-kill", "signal SIGKILL", 137},
+                      KillCase{"event-kill", "signal SIGKILL", 137}, KillCase{"query-kill", "signal SIGKILL", 137},
+                      KillCase{"segv", "signal SIGSEGV", 139}, KillCase{"abort", "signal SIGABRT", 134},
+                      KillCase{"term", "signal SIGTERM", 143}, KillCase{"exit", "exit", 3}),
+    [](const ::testing::TestParamInfo<KillCase>& test) {
+      std::string name = test.param.mode;
+      for (char& c : name) c = c == '-' ? '_' : c;
+      return name;
+    });
+
+// No synchronisation at all: a completed launch waits at most a second in its batch.
+TEST(NothingLostGpu, ABatchIsDecodedWithinASecondWithoutSynchronisation) {
+  REQUIRE_GPU();
+  const Outcome outcome = run_app("age", "age-kill 40");
+  ASSERT_EQ(outcome.records.size(), 1u);
+  int kernels = 0;
+  for (const auto& launch : outcome.records[0].launches) kernels += launch.name.find("kill_point_kernel") != std::string::npos;
+  EXPECT_GE(kernels, 40);
+}
+
+class ProcessesOnOneGpu : public ::testing::TestWithParam<int> {};
+
+TEST_P(ProcessesOnOneGpu, TakeTurnsAndLoseNothing) {
+  REQUIRE_GPU();
+  const int processes = GetParam();
+  const Outcome outcome = run_app("procs" + std::to_string(processes), "processes 300 " + std::to_string(processes),
+                                  "--fail-on-missed");
+  EXPECT_EQ(outcome.exit_code, 0);
+  ASSERT_EQ(outcome.records.size(), static_cast<std::size_t>(processes));
+  for (const auto& record : outcome.records) expect_all_launches(record, 300);
+}
+
+INSTANTIATE_TEST_SUITE_P(NothingLostGpu, ProcessesOnOneGpu, ::testing::Values(2, 4));
+
+}  // namespace
