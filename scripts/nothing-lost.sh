@@ -42,11 +42,21 @@ if python3 -c "import torch" 2> /dev/null; then
   for processes in 2 4; do
     step "PyTorch: $processes processes on one GPU (torch.multiprocessing), 32 launches each"
     rm -rf "$out/pt_mp$processes" && mkdir -p "$out/pt_mp$processes"
-    /usr/bin/time -f "wall %e s" bounded "$bin/limiter" run -q --fail-on-missed -o "$out/pt_mp$processes/rec_%p.json" -- \
+    /usr/bin/time -f "wall %e s" timeout "${STEP_TIMEOUT:-180}" "$bin/limiter" run -q --timing --fail-on-missed -o "$out/pt_mp$processes/rec_%p.json" -- \
       python3 "$root/bench/workloads/kill_points.py" mp "$processes" > "$out/pt_mp$processes/log.txt" 2>&1
-    echo "exit $?"; tail -3 "$out/pt_mp$processes/log.txt"; count_launches "$out/pt_mp$processes"/rec_*.json
+    echo "exit $?"; grep -E "processes done|wall|turns on the counters|NOT profiled" "$out/pt_mp$processes/log.txt"
+    count_launches "$out/pt_mp$processes"/rec_*.json
   done
 fi
+
+step "4 processes traced (LIMITER_DEBUG=1): turns, busy retries"
+rm -rf "$out/trace4" && mkdir -p "$out/trace4"
+LIMITER_DEBUG=1 bounded "$bin/limiter" run -q --timing -o "$out/trace4/rec_%p.json" -- "$bin/limiter_lost_launches_app" processes 300 4 \
+  > "$out/trace4/stdout.txt" 2> "$out/trace4/trace.txt"
+echo "exit $?"; cat "$out/trace4/stdout.txt"
+grep -E "busy|yielding|turns on the counters|NOT profiled|error" "$out/trace4/trace.txt" | sort | uniq -c | sort -rn | head -20
+count_launches "$out/trace4"/rec_*.json
+gzip -f "$out/trace4/trace.txt"
 
 step "what taking turns costs: 1200 launches in 1, 2 and 4 processes (sync every 16 launches)"
 for processes in 1 2 4; do
@@ -55,7 +65,7 @@ for processes in 1 2 4; do
   profiled=$(bounded "$bin/limiter" run -q --timing -o "$out/turns$processes/rec_%p.json" -- \
     "$bin/limiter_lost_launches_app" processes $((1200 / processes)) "$processes" 2> "$out/turns$processes/timing.txt")
   echo "bare: $bare | limiter run: $profiled"
-  grep -h "waiting for turns" "$out/turns$processes/timing.txt"
+  grep -h -E "turns on the counters|time per launch|NOT profiled" "$out/turns$processes/timing.txt"
 done
 
 if command -v ncu > /dev/null; then

@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
     const int processes = argc > 3 ? std::atoi(argv[3]) : 2;
     const auto started = std::chrono::steady_clock::now();
     for (int p = 0; p < processes; ++p)
-      if (fork() == 0) _exit(child_process(n));
+      if (fork() == 0) std::exit(child_process(n));  // exit(): the child's exit handlers write its record
     int failures = 0;
     for (int p = 0; p < processes; ++p) {
       int status = 0;

@@ -121,7 +121,10 @@ TEST_P(ProcessesOnOneGpu, TakeTurnsAndLoseNothing) {
                                   "--fail-on-missed");
   EXPECT_EQ(outcome.exit_code, 0);
   ASSERT_EQ(outcome.records.size(), static_cast<std::size_t>(processes));
-  for (const auto& record : outcome.records) expect_all_launches(record, 300);
+  for (const auto& record : outcome.records) {
+    expect_all_launches(record, 300);
+    EXPECT_EQ(record.ended, "exit");
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(NothingLostGpu, ProcessesOnOneGpu, ::testing::Values(2, 4));

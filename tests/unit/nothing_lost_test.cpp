@@ -9,12 +9,16 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "collect/counter_lock.hpp"
 #include "collect/sync_points.hpp"
+#include "limiter/analysis.hpp"
 #include "limiter/record_json.hpp"
 #include "limiter/record_stream.hpp"
+#include "limiter/reports.hpp"
+#include "limiter/run_summary.hpp"
 
 namespace limiter {
 namespace {
@@ -87,6 +91,31 @@ TEST(NothingLost, PartialRunStatusLinesAreKeptAndDoNotStopTheLaunches) {
   EXPECT_EQ(read_run_file(output).ended, "signal SIGSEGV");
   fs::remove(partial);
   fs::remove(output);
+}
+
+// A record that misses launches says so at the top of every report, with the fix.
+TEST(NothingLost, ReportsSayWhatIsMissingAndHowTheProcessEnded) {
+  RunRecord run = run_with_launches(3);
+  run.missed = {{"the GPU's counters were held by another tool (CUPTI_ERROR_HARDWARE_BUSY)", 29, "stop the other tool"}};
+  run.ended = "signal SIGSEGV";
+  const RunSummary summary = summarize(analyze_run(run));
+  std::ostringstream text, markdown, json;
+  write_text_report(summary, text);
+  write_markdown_report(summary, markdown);
+  write_json_report(summary, json);
+  EXPECT_NE(text.str().find("WARNING: not profiled: 29 launches — the GPU's counters were held by another tool "
+                            "(CUPTI_ERROR_HARDWARE_BUSY) (fix: stop the other tool)"),
+            std::string::npos)
+      << text.str();
+  EXPECT_NE(text.str().find("WARNING: the process ended by SIGSEGV"), std::string::npos) << text.str();
+  EXPECT_NE(markdown.str().find("> **Warning:** not profiled: 29 launches"), std::string::npos);
+  const auto report = nlohmann::json::parse(json.str());
+  EXPECT_EQ(report.at("missed").at(0).at("launches"), 29);
+  EXPECT_EQ(report.at("ended"), "signal SIGSEGV");
+  // A complete run says nothing.
+  std::ostringstream clean;
+  write_text_report(summarize(analyze_run(run_with_launches(3))), clean);
+  EXPECT_EQ(clean.str().find("WARNING"), std::string::npos);
 }
 
 TEST(NothingLost, EverySynchronisingDriverCallIsASyncPoint) {

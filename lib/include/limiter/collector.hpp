@@ -57,8 +57,11 @@ struct CollectorTimings {
   double evaluate_s = 0;       // host evaluation of the ranges (Profiler Host API) and the sinks
   double image_init_s = 0;     // counter-data image (re-)initialisation
   double start_s = 0;          // SetConfig and Start: per context, per batch, after a pause
+  double enable_s = 0;         // Enable, counter-data size and first image init: per context and turn
   double turn_wait_s = 0;      // waiting for the GPU's counters while another process had its turn
+  double yield_s = 0;          // handing the counters over: the batch decoded, Stop, Disable
   std::uint64_t turns_yielded = 0;  // turns handed to a waiting process
+  std::uint64_t busy_retries = 0;   // Starts refused with CUPTI_ERROR_HARDWARE_BUSY, tried again
   std::string to_text() const;  // a few lines: per-launch microseconds of each part
 };
 

@@ -26,6 +26,8 @@ Collector::Collector(const CollectorOptions& options) : impl_(std::make_unique<I
 
 Collector::~Collector() {
   if (!impl_) return;
+  impl_->stopping = true;
+  if (impl_->turn_keeper.joinable()) impl_->turn_keeper.join();
   {
     std::lock_guard lock(impl_->mutex);
     for (auto& [context, profiler] : impl_->contexts) {
@@ -70,6 +72,7 @@ bool Collector::flush_before_exit(std::chrono::milliseconds wait) noexcept {
   // A signal that interrupted this thread inside our own launch callback: the lock is ours
   // and the collector's state half-changed, so nothing more can be decoded.
   bool decoded = false;
+  impl_->stopping = true;  // the turn keeper hands nothing over from now on
   if (!detail::holds_launch_lock) {
     const auto deadline = detail::Clock::now() + wait;
     std::unique_lock lock(impl_->mutex, std::defer_lock);
@@ -115,11 +118,12 @@ std::string CollectorTimings::to_text() const {
                 "collector set-up %.0f ms; time per launch (%llu launches, %llu user-replay batches): %.1f us\n"
                 "  metadata %.1f us, launch call with CUPTI's range work %.1f us, batch synchronise %.1f us,\n"
                 "  Stop %.1f us, DecodeData %.1f us, evaluate %.1f us, image init %.1f us, SetConfig + Start %.1f us\n"
-                "  waiting for turns on the counters %.0f ms in all, %llu turns yielded to other processes\n",
+                "  turns on the counters: waited %.0f ms, %llu yielded (%.0f ms), Enable %.0f ms, %llu busy retries\n",
                 set_up_s * 1e3, static_cast<unsigned long long>(launches), static_cast<unsigned long long>(batches),
                 total * per_launch, metadata_s * per_launch, launch_call_s * per_launch, synchronize_s * per_launch,
                 stop_s * per_launch, decode_s * per_launch, evaluate_s * per_launch, image_init_s * per_launch,
-                start_s * per_launch, turn_wait_s * 1e3, static_cast<unsigned long long>(turns_yielded));
+                start_s * per_launch, turn_wait_s * 1e3, static_cast<unsigned long long>(turns_yielded), yield_s * 1e3,
+                enable_s * 1e3, static_cast<unsigned long long>(busy_retries));
   return text;
 }
 

@@ -6,6 +6,7 @@
 #include <cupti.h>
 #include <cupti_range_profiler.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -16,6 +17,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "collect/collector_internal.hpp"
@@ -56,11 +58,13 @@ constexpr std::size_t kDefaultRangesPerImage = 128;
 constexpr auto kMaxBatchAge = std::chrono::seconds(1);
 
 // The shortest turn on the GPU's counters before a process yields to a waiting one: each turn
-// costs a Stop, a Disable, an Enable and a Start (~50 ms on an H200).
-constexpr auto kMinTurn = std::chrono::milliseconds(500);
+// costs a Stop, a Disable, an Enable and a Start (limiter run --timing shows how much).
+constexpr auto kMinTurn = std::chrono::milliseconds(1000);
 
 // A busy GPU (another tool holds its counters) is tried again this often.
-constexpr auto kBusyRetry = std::chrono::seconds(1);
+// Within a turn, a busy Start is tried kBusyAttempts times, backing off from 5 ms (~155 ms).
+constexpr auto kBusyRetry = std::chrono::milliseconds(250);
+constexpr int kBusyAttempts = 6;
 
 struct PendingLaunch {
   KernelLaunch launch;  // metadata; counters are added when its range is decoded
@@ -129,6 +133,8 @@ struct Collector::Impl {
   std::map<std::string, std::unique_ptr<detail::CounterLock>> counter_locks;  // by device UUID
   std::chrono::milliseconds lock_timeout{60'000};  // LIMITER_LOCK_TIMEOUT (seconds)
   bool lock_starved = false;  // a turn did not come in lock_timeout: later launches only try
+  std::thread turn_keeper;     // keep_turns_fair, from the first turn on
+  std::atomic<bool> stopping{false};
   std::vector<KernelLaunch> completed;
   std::vector<MissedLaunches> missed;
   detail::Clock::time_point missed_reported{};
@@ -175,6 +181,7 @@ struct Collector::Impl {
   bool take_turn(ContextProfiler& profiler, std::size_t launches);
   void end_turn(ContextProfiler& profiler);
   detail::CounterLock& counter_lock(const ContextProfiler& profiler);
+  void keep_turns_fair();
 
   // missed_launches.cpp
   void miss(detail::MissReason reason, std::uint64_t launches, const std::string& detail = "");

@@ -58,6 +58,8 @@ Collector::Impl::ContextProfiler* Collector::Impl::context_profiler(CUcontext co
       } else {
         std::fprintf(stderr, "limiter: profiling disabled in this context: %s\n", e.what());
       }
+      slot->paused = true;
+      end_turn(*slot);
       contexts.erase(context);
       miss(failed.reason, launches, failed.detail);
       failed_contexts[context] = std::move(failed);
@@ -69,7 +71,15 @@ Collector::Impl::ContextProfiler* Collector::Impl::context_profiler(CUcontext co
 
 void Collector::Impl::set_up(ContextProfiler& p) {
   LIMITER_TRACE("set up context %p", static_cast<void*>(p.context));
+  p.paused = true;  // until the launch starts it (resume)
   const auto& cu = driver_api();
+  if (cu.ctx_get_device(&p.device) != CUDA_SUCCESS) throw SystemError("cuCtxGetDevice failed in a launch callback");
+  CUuuid uuid{};
+  p.device_uuid = cu.device_get_uuid(&uuid, p.device) == CUDA_SUCCESS ? uuid_text(uuid)
+                                                                       : "device-" + std::to_string(p.device);
+  // The counters' turn before any profiler call: while another process profiles, even the
+  // availability query can meet CUPTI_ERROR_HARDWARE_BUSY. Kept for the launch that follows.
+  const bool turn = take_turn(p, 0);
   // Not in the constructor: inside InitializeInjection the driver is still initialising, and
   // cuptiProfilerInitialize fails there with CUPTI_ERROR_UNKNOWN (seen on an H200).
   static const bool profiler_initialized = [] {
@@ -78,10 +88,6 @@ void Collector::Impl::set_up(ContextProfiler& p) {
     return true;
   }();
   (void)profiler_initialized;
-  if (cu.ctx_get_device(&p.device) != CUDA_SUCCESS) throw SystemError("cuCtxGetDevice failed in a launch callback");
-  CUuuid uuid{};
-  p.device_uuid = cu.device_get_uuid(&uuid, p.device) == CUDA_SUCCESS ? uuid_text(uuid)
-                                                                       : "device-" + std::to_string(p.device);
 
   CUpti_Profiler_DeviceSupported_Params supported{CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE};
   supported.cuDevice = p.device;
@@ -127,7 +133,7 @@ void Collector::Impl::set_up(ContextProfiler& p) {
   // with CUPTI_ERROR_HARDWARE_BUSY inside a launch callback, and profiling works without it.
   CUpti_Profiler_GetCounterAvailability_Params availability{CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
   availability.ctx = p.context;
-  if (cuptiProfilerGetCounterAvailability(&availability) == CUPTI_SUCCESS) {
+  if (turn && cuptiProfilerGetCounterAvailability(&availability) == CUPTI_SUCCESS) {
     p.availability.resize(availability.counterAvailabilityImageSize);
     availability.pCounterAvailabilityImage = p.availability.data();
     if (const CUptiResult status = cuptiProfilerGetCounterAvailability(&availability); status != CUPTI_SUCCESS) {
@@ -144,7 +150,6 @@ void Collector::Impl::set_up(ContextProfiler& p) {
 
   p.ranges_per_image = options.ranges_per_image ? options.ranges_per_image : detail::kDefaultRangesPerImage;
   // Started by the launch (resume): that is where a turn that does not come is counted.
-  p.paused = true;
   p.user_replay = options.replay == "auto" && p.passes == 1 && graph_contexts.count(p.context) == 0;
   if (!raw_dir.empty()) {
     detail::write_raw_context(raw_dir, p.description, metrics, p.passes, p.user_replay ? "user" : "kernel",

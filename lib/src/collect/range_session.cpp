@@ -6,6 +6,7 @@
 #include <cupti_target.h>
 
 #include <cmath>
+#include <thread>
 
 #include "collect/collector_impl.hpp"
 #include "collect/cupti_check.hpp"
@@ -50,24 +51,34 @@ bool Collector::Impl::resume(ContextProfiler& p, std::size_t launches) {
     miss(detail::MissReason::counters_busy, launches);
     return false;
   }
-  try {
-    return start_profiler(p, launches);
-  } catch (const detail::CuptiError& e) {
-    if (e.status != CUPTI_ERROR_HARDWARE_BUSY) throw;
-    LIMITER_TRACE("counters busy: %s", e.what());
-    if (p.profiler) {  // enabled but not started: give the object back before trying again
-      CUpti_RangeProfiler_Disable_Params disable{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
-      disable.pRangeProfilerObject = p.profiler;
-      cuptiRangeProfilerDisable(&disable);
-      p.profiler = nullptr;
+  // The hardware may still be busy for a moment after the previous holder disabled its
+  // profiler: tried a few times, backing off, before the launches are given up.
+  auto backoff = std::chrono::milliseconds(5);
+  for (int attempt = 0;; ++attempt) {
+    try {
+      return start_profiler(p, launches);
+    } catch (const detail::CuptiError& e) {
+      if (e.status != CUPTI_ERROR_HARDWARE_BUSY) throw;
+      LIMITER_TRACE("counters busy (attempt %d): %s", attempt + 1, e.what());
+      ++times.busy_retries;
+      if (p.profiler) {  // enabled but not started: give the object back before trying again
+        CUpti_RangeProfiler_Disable_Params disable{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+        disable.pRangeProfilerObject = p.profiler;
+        cuptiRangeProfilerDisable(&disable);
+        p.profiler = nullptr;
+      }
+      if (attempt == detail::kBusyAttempts - 1) break;
+      std::this_thread::sleep_for(backoff);
+      backoff *= 2;
     }
-    p.busy_until = Clock::now() + detail::kBusyRetry;
-    miss(detail::MissReason::counters_busy, launches);
-    return false;
   }
+  p.busy_until = Clock::now() + detail::kBusyRetry;
+  miss(detail::MissReason::counters_busy, launches);
+  return false;
 }
 
 void Collector::Impl::enable_profiler(ContextProfiler& p) {
+  const auto started = Clock::now();
   CUpti_RangeProfiler_Enable_Params enable{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
   enable.ctx = p.context;
   LIMITER_CUPTI_CHECK(cuptiRangeProfilerEnable(&enable));
@@ -84,6 +95,7 @@ void Collector::Impl::enable_profiler(ContextProfiler& p) {
   LIMITER_CUPTI_CHECK(cuptiRangeProfilerGetCounterDataSize(&size));
   p.image.assign(size.counterDataSize, 0);
   reinitialize_image(p);
+  times.enable_s += seconds_since(started);
 }
 
 void Collector::Impl::configure_and_start(ContextProfiler& p) {
@@ -253,8 +265,7 @@ void Collector::Impl::flush_all(Clock::duration min_age) {
   for (auto& [context, profiler] : contexts) {
     if (min_age > Clock::duration::zero() && now - profiler->oldest_pending < min_age) continue;
     flush_batch(*profiler);
-    // The app waited for the GPU: a good moment to hand the counters to a waiting process.
-    if (!profiler->paused && !profiler->retired && counter_lock(*profiler).others_waiting()) pause(*profiler);
+    yield_if_others_wait(*profiler);  // the app waited for the GPU: a good moment to hand over
   }
 }
 
@@ -284,6 +295,7 @@ bool Collector::Impl::take_turn(ContextProfiler& p, std::size_t launches) {
   }
   lock_starved = false;
   times.turn_wait_s += seconds_since(wait_started);
+  if (!turn_keeper.joinable() && lock.disabled_reason().empty()) turn_keeper = std::thread([this] { keep_turns_fair(); });
   return true;
 }
 
@@ -294,14 +306,40 @@ void Collector::Impl::end_turn(ContextProfiler& p) {
   counter_lock(p).release();
 }
 
-// At a launch: after a fair turn, a process hands the counters to one that waits.
+// After a fair turn, a process hands the counters to one that waits: at a launch, at a sync
+// point, or from the turn keeper when the app is busy elsewhere.
 void Collector::Impl::yield_if_others_wait(ContextProfiler& p) {
   if (p.paused || p.retired) return;
   auto& lock = counter_lock(p);
   if (lock.held_for() < detail::kMinTurn || !lock.others_waiting()) return;
   LIMITER_TRACE("another process waits for the counters: yielding");
   ++times.turns_yielded;
+  const auto started = Clock::now();
   pause(p);
+  times.yield_s += seconds_since(started);
+}
+
+// A thread that ends a turn the app does not end itself: a process that holds the counters
+// and then waits on the CPU (for another profiled process, say) would otherwise keep the
+// others waiting until their lock timeout. Its own pauses run with the context pushed.
+void Collector::Impl::keep_turns_fair() {
+  while (!stopping.load()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::unique_lock lock(mutex, std::try_to_lock);
+    if (!lock.owns_lock() || stopping.load()) continue;
+    for (auto& [context, profiler] : contexts) {
+      if (profiler->paused || profiler->retired) continue;
+      const auto& cu = driver_api();
+      const bool pushed = cu.ctx_push_current(profiler->context) == CUDA_SUCCESS;
+      try {
+        yield_if_others_wait(*profiler);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "limiter: profiling error while handing the counters over: %s\n", e.what());
+      }
+      CUcontext popped = nullptr;
+      if (pushed) cu.ctx_pop_current(&popped);
+    }
+  }
 }
 
 }  // namespace limiter
