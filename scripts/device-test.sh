@@ -22,6 +22,11 @@ for suite in CollectorGpu LimiterRunGpu; do
   tail -3 "$out/gpu_tests_$suite.txt"
 done
 
+step "nothing lost: kills, crashes, signals, 2 and 4 processes on one GPU (record checked launch by launch)"
+LIMITER_LOST_APP=$bin/limiter_lost_launches_app STEP_TIMEOUT=300 timeout "$bin/limiter_nothing_lost_gpu_tests" \
+  > "$out/gpu_tests_nothing_lost.txt" 2>&1 || status=1
+tail -3 "$out/gpu_tests_nothing_lost.txt"
+
 step "raw counter images re-evaluated offline (limiter analyze) must give the same numbers"
 LIMITER_RANGES_PER_IMAGE=8 timeout "$bin/limiter" run -q --save-raw "$out/raw" -o "$out/probe_raw_run.json" -- "$bin/verdict_probe" \
   > "$out/probe_raw_run.txt" 2>&1 || status=1
