@@ -119,7 +119,7 @@ int run_run(const Args& args) {
   }
   po::options_description visible("options");
   std::string output, kernel_regex, plan, metrics, raw_dir, replay;
-  std::uint64_t skip = 0, count = 0, sample_every = 1;
+  std::uint64_t skip = 0, count = 0, sample_every = 1, per_kernel_skip = 0, per_kernel_count = 0;
   bool quiet = false, timing = false, fail_on_missed = false;
   double lock_timeout = 60;
   visible.add_options()
@@ -128,7 +128,12 @@ int run_run(const Args& args) {
       ("kernel-regex,k", po::value(&kernel_regex), "profile only kernels whose (demangled) name matches")
       ("launch-skip,s", po::value(&skip)->default_value(0), "matching launches to skip first")
       ("launch-count,c", po::value(&count), "then profile at most this many (the app then runs unprofiled)")
-      ("sample-every", po::value(&sample_every)->default_value(1), "record every Nth launch of each kernel (a smaller record; CUPTI still ranges every launch)")
+      ("per-kernel-count", po::value(&per_kernel_count),
+       "profile only the first N launches of each kernel and launch configuration; the others run at full speed "
+       "(a steady-state training loop pays only for its first steps)")
+      ("per-kernel-skip", po::value(&per_kernel_skip)->default_value(0),
+       "launches of each kernel and launch configuration to skip before its budget starts (warm-up)")
+      ("sample-every", po::value(&sample_every)->default_value(1), "record every Nth launch of each kernel (a smaller record; while a profiler runs CUPTI still ranges every launch)")
       ("plan", po::value(&plan)->default_value("default"), "metric plan (`limiter metrics` lists them)")
       ("metrics", po::value(&metrics), "comma-separated metrics instead of a plan")
       ("save-raw", po::value(&raw_dir), "keep raw counter images in DIR for `limiter analyze DIR`")
@@ -163,6 +168,8 @@ int run_run(const Args& args) {
   if (skip) set("LIMITER_SKIP", std::to_string(skip));
   if (vm.count("launch-count")) set("LIMITER_COUNT", std::to_string(count));
   if (sample_every > 1) set("LIMITER_SAMPLE_EVERY", std::to_string(sample_every));
+  if (vm.count("per-kernel-count")) set("LIMITER_PER_KERNEL_COUNT", std::to_string(per_kernel_count));
+  if (per_kernel_skip) set("LIMITER_PER_KERNEL_SKIP", std::to_string(per_kernel_skip));
   if (!raw_dir.empty()) set("LIMITER_SAVE_RAW", fs::absolute(raw_dir).string());
   if (timing) set("LIMITER_TIMING", "1");
   set("LIMITER_LOCK_TIMEOUT", std::to_string(lock_timeout));

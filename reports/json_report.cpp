@@ -188,6 +188,7 @@ ordered_json report_without_kernels(const RunSummary& summary) {
   out["peaks"] = {{"kind", to_string(run.peaks)}, {"origin", run.peaks_origin}};
   if (!run.ended.empty()) out["ended"] = run.ended;
   out["missed"] = missed_json(run.missed);
+  if (run.launches_seen) out["launches_seen"] = *run.launches_seen;
   const auto& t = run.thresholds;
   out["thresholds"] = {{"high_utilization", t.high_utilization}, {"latency", t.latency},
                        {"balance_gap", t.balance_gap}, {"small_grid_waves", t.small_grid_waves},

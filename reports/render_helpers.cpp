@@ -255,6 +255,11 @@ std::string run_scope_text(const RunSummary& summary) {
             plural(summary.groups.size(), "launch configuration", "launch configurations");
   }
   text += ", " + format_duration_ns(summary.total_ns) + " of kernel time";
+  if (const auto seen = summary.run.launches_seen; seen && *seen > summary.launches) {
+    // Filters or per-kernel budgets: each verdict rests on the launches counted in its row.
+    text += "; the collector saw " + plural(static_cast<std::size_t>(*seen), "launch", "launches") + " and profiled " +
+            count_text(summary.launches);
+  }
   if (!summary.kernel_regex.empty()) {
     text += "; -k '" + summary.kernel_regex + "' selects " + plural(summary.selected_launches, "launch", "launches") +
             " of " + plural(summary.distinct_kernels, "kernel", "kernels") + " in " +

@@ -36,6 +36,23 @@ TEST(LaunchSelector, SamplingIsPerKernel) {
   EXPECT_EQ(picks(selector, {"a", "b", "a", "a", "b", "b", "a", "b"}), "11000011");
 }
 
+// --per-kernel-skip 1 --per-kernel-count 2: per kernel and launch configuration, the 2nd and
+// 3rd launches; a kernel in two configurations gets a budget for each.
+TEST(LaunchSelector, PerKernelBudgetsCountEachKernelAndConfiguration) {
+  CollectorOptions options;
+  options.per_kernel_skip = 1;
+  options.per_kernel_count = 2;
+  LaunchSelector selector(options);
+  EXPECT_TRUE(selector.filters());
+  std::string out;
+  for (const auto& [name, configuration] : std::vector<std::pair<std::string, std::string>>{
+           {"a", "64"}, {"b", "64"}, {"a", "64"}, {"a", "128"}, {"a", "64"}, {"a", "64"}, {"b", "64"}, {"a", "128"},
+           {"b", "64"}, {"b", "64"}, {"a", "128"}, {"a", "128"}})
+    out += selector.select(name, configuration) ? '1' : '0';
+  EXPECT_EQ(out, "001010111010");
+  EXPECT_FALSE(LaunchSelector(CollectorOptions{}).filters());
+}
+
 TEST(LaunchSelector, BadRegexIsAnInputError) {
   CollectorOptions options;
   options.kernel_regex = "([";

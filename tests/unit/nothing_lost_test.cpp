@@ -50,6 +50,7 @@ TEST(NothingLost, MissedLaunchesAndEndRoundTripThroughBothReaders) {
   run.missed = {{"the GPU's counters were held by another tool", 32, "stop the other tool"},
                 {"the process ended before their batch was decoded", 5, "synchronise"}};
   run.ended = "signal SIGTERM";
+  run.launches_seen = 40;
   EXPECT_EQ(run.missed_launches(), 37u);
   const fs::path path = fs::temp_directory_path() / "limiter_missed_roundtrip.json";
   write_run_file(run, path.string());
@@ -71,22 +72,31 @@ TEST(NothingLost, PartialRunStatusLinesAreKeptAndDoNotStopTheLaunches) {
     std::ofstream out(partial);
     out << partial_run_header(header) << "\n";
     out << launch_json(full.launches[0]).dump() << "\n";
-    out << partial_missed_line({{"busy", 1, "wait"}}) << "\n";
+    RunRecord status;
+    status.missed = {{"busy", 1, "wait"}};
+    out << partial_status_line(status) << "\n";
     out << launch_json(full.launches[1]).dump() << "\n";
     out << launch_json(full.launches[2]).dump() << "\n";
-    out << partial_missed_line({{"busy", 7, "wait"}}) << "\n";
+    status.missed = {{"busy", 7, "wait"}};
+    status.launches_seen = 12;
+    out << partial_status_line(status) << "\n";
     out << launch_json(full.launches[3]).dump() << "\n";
     out << "{\"sequence\": 4, \"na";  // killed mid-write
   }
   RunRecord expected = full;
   expected.missed = {{"busy", 7, "wait"}};
+  expected.launches_seen = 12;
   EXPECT_EQ(read_partial_run(partial), expected);
 
   EXPECT_EQ(finish_partial_run(partial, output, "killed"), 4u);
   expected.ended = "killed";
   EXPECT_EQ(read_run_file(output), expected);
   // An ended line written by the process wins over the caller's guess.
-  { std::ofstream(partial, std::ios::app) << "\n" << partial_ended_line("signal SIGSEGV") << "\n"; }
+  {
+    RunRecord ended;
+    ended.ended = "signal SIGSEGV";
+    std::ofstream(partial, std::ios::app) << "\n" << partial_status_line(ended) << "\n";
+  }
   finish_partial_run(partial, output, "killed");
   EXPECT_EQ(read_run_file(output).ended, "signal SIGSEGV");
   fs::remove(partial);

@@ -130,6 +130,7 @@ struct RunAnalysis {
   Thresholds thresholds;
   std::vector<MissedLaunches> missed;   // from the record: launches seen but not profiled
   std::string ended;                    // from the record: how the profiled process ended
+  std::optional<std::uint64_t> launches_seen;  // from the record: launches seen, profiled or not
   std::vector<KernelAnalysis> kernels;  // launch order
 };
 

@@ -31,6 +31,8 @@ struct CollectorOptions {
   std::uint64_t skip = 0;              // matching launches to skip first
   std::uint64_t count = std::numeric_limits<std::uint64_t>::max();  // then profile at most this many
   std::uint64_t sample_every = 1;      // profile every Nth launch of each kernel
+  std::uint64_t per_kernel_skip = 0;   // launches of each kernel and configuration to skip first
+  std::uint64_t per_kernel_count = std::numeric_limits<std::uint64_t>::max();  // then profile this many of each
   std::string raw_dir;                 // keep raw counter images here, for `limiter analyze`
   std::vector<std::string> command_line;  // recorded in the run
   std::string replay = "auto";         // auto: user replay for one-pass plans (kernel replay once a
@@ -62,6 +64,7 @@ struct CollectorTimings {
   double yield_s = 0;          // handing the counters over: the batch decoded, Stop, Disable
   std::uint64_t turns_yielded = 0;  // turns handed to a waiting process
   std::uint64_t busy_retries = 0;   // Starts refused with CUPTI_ERROR_HARDWARE_BUSY, tried again
+  std::uint64_t filter_pauses = 0;  // pauses after long runs of unselected launches
   std::string to_text() const;  // a few lines: per-launch microseconds of each part
 };
 
@@ -87,6 +90,8 @@ class Collector {
 
   // Launches seen but not profiled, by reason (also in take_run()).
   std::vector<MissedLaunches> missed() const;
+  // Launches seen in profiled regions, selected or not (also in take_run()).
+  std::uint64_t launches_seen() const;
 
   // Writes the raw counter images not yet on disk (--save-raw). Makes no CUDA call, so it is
   // safe in an exit handler.

@@ -83,6 +83,7 @@ struct RunRecord {
   CounterModel counter_model = CounterModel::perfworks;
   DeviceDescription device;
   std::vector<MissedLaunches> missed;       // launches seen but not profiled (empty: none)
+  std::optional<std::uint64_t> launches_seen;  // all launches the collector saw, selected or not
   std::string ended;                        // how the profiled process ended: "exit", "signal SIGTERM",
                                             // "killed" (recovered from its partial file); empty: unknown
   std::vector<KernelLaunch> launches;

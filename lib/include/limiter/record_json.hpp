@@ -30,8 +30,8 @@ KernelLaunch launch_from(const nlohmann::json& json);
 // among them (the launches missed so far; how the process ended). If the process dies,
 // read_partial_run recovers every complete line (a torn last line is ignored).
 std::string partial_run_header(const RunRecord& run_without_launches);
-std::string partial_missed_line(const std::vector<MissedLaunches>& missed);
-std::string partial_ended_line(const std::string& ended);
+// A status line: STATUS's missed, launches_seen and ended, those that are set.
+std::string partial_status_line(const RunRecord& status);
 RunRecord read_partial_run(const std::string& path);
 // Turns a partial run into a run record at OUTPUT (atomically), streaming its launches: memory
 // stays flat however many launches it holds. ENDED_IF_UNKNOWN is recorded when the partial

@@ -168,6 +168,7 @@ RunAnalysis analyze_run(const RunRecord& run, const AnalysisOptions& options) {
   result.device = run.device;
   result.missed = run.missed;
   result.ended = run.ended;
+  result.launches_seen = run.launches_seen;
   result.source = run.source;
   result.counter_model = run.counter_model;
   result.peaks = options.peaks;

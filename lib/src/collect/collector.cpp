@@ -90,7 +90,7 @@ bool Collector::flush_before_exit(std::chrono::milliseconds wait) noexcept {
         impl_->miss(detail::MissReason::process_ended, profiler->pending.size());
         profiler->pending.clear();
       }
-      impl_->report_missed(true);
+      impl_->report_status(true);
       return decoded;
     }
   }
@@ -102,6 +102,11 @@ bool Collector::flush_before_exit(std::chrono::milliseconds wait) noexcept {
 std::vector<MissedLaunches> Collector::missed() const {
   std::unique_lock lock(impl_->mutex, std::try_to_lock);  // may be called from a signal handler
   return lock.owns_lock() ? impl_->missed : std::vector<MissedLaunches>{};
+}
+
+std::uint64_t Collector::launches_seen() const {
+  std::unique_lock lock(impl_->mutex, std::try_to_lock);
+  return lock.owns_lock() ? impl_->launches_seen : 0;
 }
 
 CollectorTimings Collector::timings() const {
@@ -118,12 +123,14 @@ std::string CollectorTimings::to_text() const {
                 "collector set-up %.0f ms; time per launch (%llu launches, %llu user-replay batches): %.1f us\n"
                 "  metadata %.1f us, launch call with CUPTI's range work %.1f us, batch synchronise %.1f us,\n"
                 "  Stop %.1f us, DecodeData %.1f us, evaluate %.1f us, image init %.1f us, SetConfig + Start %.1f us\n"
-                "  turns on the counters: waited %.0f ms, %llu yielded (%.0f ms), Enable %.0f ms, %llu busy retries\n",
+                "  turns on the counters: waited %.0f ms, %llu yielded (%.0f ms), Enable %.0f ms, %llu busy retries\n"
+                "  pauses after runs of unselected launches: %llu\n",
                 set_up_s * 1e3, static_cast<unsigned long long>(launches), static_cast<unsigned long long>(batches),
                 total * per_launch, metadata_s * per_launch, launch_call_s * per_launch, synchronize_s * per_launch,
                 stop_s * per_launch, decode_s * per_launch, evaluate_s * per_launch, image_init_s * per_launch,
                 start_s * per_launch, turn_wait_s * 1e3, static_cast<unsigned long long>(turns_yielded), yield_s * 1e3,
-                enable_s * 1e3, static_cast<unsigned long long>(busy_retries));
+                enable_s * 1e3, static_cast<unsigned long long>(busy_retries),
+                static_cast<unsigned long long>(filter_pauses));
   return text;
 }
 
@@ -136,6 +143,7 @@ RunRecord Collector::take_run() {
   run.command_line = impl_->options.command_line;
   run.device = impl_->last_device;
   run.missed = impl_->missed;
+  run.launches_seen = impl_->launches_seen;
   run.launches = std::move(impl_->completed);
   impl_->completed.clear();
   return run;

@@ -66,6 +66,12 @@ constexpr auto kMinTurn = std::chrono::milliseconds(1000);
 constexpr auto kBusyRetry = std::chrono::milliseconds(250);
 constexpr int kBusyAttempts = 6;
 
+// While a profiler runs, every launch is a range (auto range). After this many unselected
+// launches in a row (per-kernel budgets spent, a -k that matches rarely) it is paused, so the
+// app runs at full speed until a launch is selected again. A pause and a resume cost ~100 ms
+// (Stop, Disable, Enable, Start), about as much as ranging ~70 launches.
+constexpr std::uint64_t kPauseAfterUnselected = 64;
+
 struct PendingLaunch {
   KernelLaunch launch;  // metadata; counters are added when its range is decoded
   bool keep = false;    // selected by the filters (others are decoded and dropped)
@@ -137,8 +143,10 @@ struct Collector::Impl {
   std::atomic<bool> stopping{false};
   std::vector<KernelLaunch> completed;
   std::vector<MissedLaunches> missed;
-  detail::Clock::time_point missed_reported{};
+  detail::Clock::time_point status_reported{};
   bool missed_changed = false;
+  std::uint64_t launches_seen = 0, launches_seen_reported = 0;  // every launch in a profiled region
+  std::uint64_t unselected_in_a_row = 0;  // while a profiler runs: pauses it after kPauseAfterUnselected
   DeviceDescription last_device;
   std::uint64_t next_sequence = 0;
   int active_depth = 0;
@@ -185,7 +193,7 @@ struct Collector::Impl {
 
   // missed_launches.cpp
   void miss(detail::MissReason reason, std::uint64_t launches, const std::string& detail = "");
-  void report_missed(bool force);
+  void report_status(bool force);  // to the sink: the tally and launches seen, when they changed
 };
 
 // driver_callbacks.cpp: subscribes IMPL to the launch, sync-point, graph and resource callbacks.

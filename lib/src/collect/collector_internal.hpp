@@ -16,7 +16,8 @@ namespace limiter::detail {
 struct LaunchSink {
   std::function<void(const DeviceDescription&)> on_device;
   std::function<void(const KernelLaunch&)> on_launch;
-  std::function<void(const std::vector<MissedLaunches>&)> on_missed;  // the tally, whenever it changed
+  // The tally of missed launches and the launches seen, when they changed (at most 10 times a second).
+  std::function<void(const std::vector<MissedLaunches>&, std::uint64_t launches_seen)> on_status;
 };
 
 // Raw data set, one folder per process:

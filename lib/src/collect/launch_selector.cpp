@@ -1,11 +1,19 @@
 #include "collect/launch_selector.hpp"
 
+#include <limits>
+
 #include "limiter/error.hpp"
 
 namespace limiter::detail {
 
 LaunchSelector::LaunchSelector(const CollectorOptions& options)
-    : skip_(options.skip), count_(options.count), sample_every_(options.sample_every == 0 ? 1 : options.sample_every) {
+    : skip_(options.skip),
+      count_(options.count),
+      sample_every_(options.sample_every == 0 ? 1 : options.sample_every),
+      per_kernel_skip_(options.per_kernel_skip),
+      per_kernel_count_(options.per_kernel_count) {
+  filtering_ = !options.kernel_regex.empty() || sample_every_ > 1 || per_kernel_skip_ > 0 ||
+               per_kernel_count_ != std::numeric_limits<std::uint64_t>::max();
   if (!options.kernel_regex.empty()) {
     try {
       pattern_.emplace(options.kernel_regex, std::regex::ECMAScript | std::regex::optimize);
@@ -15,9 +23,14 @@ LaunchSelector::LaunchSelector(const CollectorOptions& options)
   }
 }
 
-bool LaunchSelector::select(const std::string& kernel_name) {
+bool LaunchSelector::select(const std::string& kernel_name, const std::string& configuration) {
   if (exhausted()) return false;
   if (pattern_ && !std::regex_search(kernel_name, *pattern_)) return false;
+  if (per_kernel_skip_ > 0 || per_kernel_count_ != std::numeric_limits<std::uint64_t>::max()) {
+    // Per kernel and launch configuration: a steady-state loop pays only for its first steps.
+    const std::uint64_t seen = seen_per_configuration_[kernel_name + '\n' + configuration]++;
+    if (seen < per_kernel_skip_ || seen - per_kernel_skip_ >= per_kernel_count_) return false;
+  }
   // Sampling is per kernel, so a rare kernel is still seen once every N of its own launches.
   const std::uint64_t seen = seen_per_kernel_[kernel_name]++;
   if (seen % sample_every_ != 0) return false;

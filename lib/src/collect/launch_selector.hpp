@@ -1,6 +1,7 @@
 #pragma once
-// Which launches to profile: ncu's filters (-k regex, -s skip, -c count) plus sampling every
-// Nth launch of each kernel. Pure C++, so the rules are tested without a GPU.
+// Which launches to profile: ncu's filters (-k regex, -s skip, -c count), a budget per kernel
+// (the first K launches of each kernel and launch configuration, after skipping S of them),
+// and sampling every Nth launch of each kernel. Pure C++, so the rules are tested without a GPU.
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -15,17 +16,23 @@ class LaunchSelector {
  public:
   explicit LaunchSelector(const CollectorOptions& options);  // throws InputError on a bad regex
 
-  // Decides for one launch, in launch order; counts it.
-  bool select(const std::string& kernel_name);
+  // Decides for one launch, in launch order; counts it. CONFIGURATION tells launches of one
+  // kernel apart for the per-kernel budget (grid and block; empty: the name alone).
+  bool select(const std::string& kernel_name, const std::string& configuration = "");
+  // True when selection filters launches out, so a profiler that ranges every launch wastes
+  // its work on long runs of unselected ones (the collector pauses it then).
+  bool filters() const { return filtering_; }
   // True once --count launches were profiled: nothing later will be selected.
   bool exhausted() const { return profiled_ >= count_; }
   std::uint64_t profiled() const { return profiled_; }
 
  private:
   std::optional<std::regex> pattern_;
-  std::uint64_t skip_, count_, sample_every_;
+  std::uint64_t skip_, count_, sample_every_, per_kernel_skip_, per_kernel_count_;
+  bool filtering_ = false;
   std::uint64_t matched_ = 0, profiled_ = 0;
   std::map<std::string, std::uint64_t> seen_per_kernel_;
+  std::map<std::string, std::uint64_t> seen_per_configuration_;
 };
 
 }  // namespace limiter::detail

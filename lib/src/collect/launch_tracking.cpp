@@ -153,13 +153,27 @@ void Collector::Impl::on_launch_enter(CUpti_CallbackId cbid, const CUpti_Callbac
   detail::launch_call_start = Clock::now();  // replaced below once our work is done
   std::size_t selected = 0;
   for (auto& pending : launches) {
-    pending.keep = selector.select(pending.launch.name);
+    const Dim3 g = pending.launch.grid, b = pending.launch.block;
+    const std::string configuration = std::to_string(g.x) + "," + std::to_string(g.y) + "," + std::to_string(g.z) +
+                                      "/" + std::to_string(b.x) + "," + std::to_string(b.y) + "," + std::to_string(b.z);
+    pending.keep = selector.select(pending.launch.name, configuration);
     selected += pending.keep ? 1 : 0;
   }
+  launches_seen += launches.size();
   // No profiler running in the context and nothing selected (skipped by -s, not matching -k):
-  // the launch runs unranged, at full speed. Once a profiler runs, every launch is a range.
+  // the launch runs unranged, at full speed. Once a profiler runs, every launch is a range,
+  // until a long run of unselected launches pauses it.
   const auto existing = contexts.find(data.context);
   const bool running = existing != contexts.end() && !existing->second->paused && !existing->second->retired;
+  if (selected > 0) {
+    unselected_in_a_row = 0;
+  } else if (running && selector.filters() && ++unselected_in_a_row >= detail::kPauseAfterUnselected) {
+    LIMITER_TRACE("%llu unselected launches in a row: pausing", static_cast<unsigned long long>(unselected_in_a_row));
+    ++times.filter_pauses;
+    pause(*existing->second);
+    unselected_in_a_row = 0;
+    return;  // EXIT releases the lock
+  }
   if (!running && selected == 0) return;  // EXIT releases the lock
   const bool first = existing == contexts.end();
   ContextProfiler* profiler = context_profiler(data.context, selected);
@@ -197,7 +211,7 @@ void Collector::Impl::on_launch_exit(const CUpti_CallbackData& data) {
     // Once --count launches are profiled, stop the profiler: the rest of the app runs at speed.
     if (selector.exhausted() && (it->second->user_replay || it->second->pending.empty())) finish(*it->second);
   }
-  report_missed(false);
+  report_status(false);
   detail::holds_launch_lock = false;
   mutex.unlock();
 }

@@ -61,16 +61,17 @@ void Collector::Impl::miss(detail::MissReason reason, std::uint64_t launches, co
     std::fprintf(stderr, "limiter: warning: launches not profiled: %s (fix: %s)\n", why.c_str(), text.fix);
   }
   missed_changed = true;
-  report_missed(new_reason);
+  report_status(new_reason);
 }
 
-void Collector::Impl::report_missed(bool force) {
-  if (!missed_changed || !sink.on_missed) return;
+void Collector::Impl::report_status(bool force) {
+  if ((!missed_changed && launches_seen == launches_seen_reported) || !sink.on_status) return;
   const auto now = detail::Clock::now();
-  if (!force && now - missed_reported < kReportInterval) return;
-  sink.on_missed(missed);
-  missed_reported = now;
+  if (!force && now - status_reported < kReportInterval) return;
+  sink.on_status(missed, launches_seen);
+  status_reported = now;
   missed_changed = false;
+  launches_seen_reported = launches_seen;
 }
 
 }  // namespace limiter

@@ -151,7 +151,7 @@ void Collector::Impl::flush_batch(ContextProfiler& p, bool restart) {
     ++p.images_written;
     reinitialize_image(p);
   }
-  report_missed(false);
+  report_status(false);
   if (restart) configure_and_start(p);
 }
 

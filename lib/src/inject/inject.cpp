@@ -60,6 +60,7 @@ void write_final_record(const std::string& ended) {
     if (!injection->header_written) {  // no kernel ran: an empty record, with what was missed
       injection->header.created_at = limiter::utc_timestamp();
       injection->header.missed = injection->collector->missed();
+      injection->header.launches_seen = injection->collector->launches_seen();
       injection->header.ended = ended;
       limiter::write_run_file(injection->header, injection->output);
       return;
@@ -114,6 +115,8 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     options.skip = env_number("LIMITER_SKIP", 0);
     options.count = env_number("LIMITER_COUNT", options.count);
     options.sample_every = env_number("LIMITER_SAMPLE_EVERY", 1);
+    options.per_kernel_skip = env_number("LIMITER_PER_KERNEL_SKIP", 0);
+    options.per_kernel_count = env_number("LIMITER_PER_KERNEL_COUNT", options.per_kernel_count);
     options.replay = env("LIMITER_REPLAY", "auto");
     options.ranges_per_image = env_number("LIMITER_RANGES_PER_IMAGE", 0);
     if (const std::string timeout = env("LIMITER_LOCK_TIMEOUT"); !timeout.empty()) options.lock_timeout_s = std::stod(timeout);
@@ -139,9 +142,12 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
       injection->partial_out.flush();
       injection->progress->launch(launch.name);
     };
-    sink.on_missed = [](const std::vector<limiter::MissedLaunches>& missed) {
+    sink.on_status = [](const std::vector<limiter::MissedLaunches>& missed, std::uint64_t launches_seen) {
       if (!injection->header_written) return;  // no device yet: the record gets the tally at exit
-      injection->partial_out << limiter::partial_missed_line(missed) << "\n";
+      limiter::RunRecord status;
+      status.missed = missed;
+      status.launches_seen = launches_seen;
+      injection->partial_out << limiter::partial_status_line(status) << "\n";
       injection->partial_out.flush();
     };
     register_output(env("LIMITER_SESSION_DIR"));

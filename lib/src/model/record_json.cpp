@@ -137,6 +137,7 @@ ordered_json to_json(const RunRecord& run) {
   out["device"] = device_json(run.device);
   if (!run.ended.empty()) out["ended"] = run.ended;
   if (!run.missed.empty()) out["missed"] = missed_json(run.missed);
+  if (run.launches_seen) out["launches_seen"] = *run.launches_seen;
   ordered_json launches = ordered_json::array();
   for (const auto& launch : run.launches) launches.push_back(launch_json(launch));
   out["launches"] = std::move(launches);
@@ -165,6 +166,7 @@ RunRecord run_from_json(const json& in, const std::string& origin) {
     run.device = device_from(in.at("device"));
     run.ended = in.value("ended", "");
     if (auto missed = in.find("missed"); missed != in.end()) run.missed = missed_from(*missed);
+    run.launches_seen = get_optional<std::uint64_t>(in, "launches_seen");
     std::size_t index = 0;
     for (const auto& launch : in.at("launches")) {
       try {
@@ -209,21 +211,17 @@ RunRecord open_partial_run(std::ifstream& in, const std::string& path, ordered_j
   return run_from_json(checked, "'" + path + "'");
 }
 
-// Status lines of a partial run: {"missed": [...]} (the latest wins) and {"ended": "..."}.
-constexpr std::string_view kStatusPrefixMissed = "{\"missed\"";
-constexpr std::string_view kStatusPrefixEnded = "{\"ended\"";
+// Status lines of a partial run: {"status": {"missed": [...], "launches_seen": N, "ended": "..."}},
+// each field optional; for each field the latest line that has it wins.
+constexpr std::string_view kStatusPrefix = "{\"status\"";
 
 bool apply_partial_status(const json& entry, RunRecord& run) {
-  if (!entry.is_object() || entry.size() != 1) return false;
-  if (auto missed = entry.find("missed"); missed != entry.end()) {
-    run.missed = missed_from(*missed);
-    return true;
-  }
-  if (auto ended = entry.find("ended"); ended != entry.end()) {
-    run.ended = ended->get<std::string>();
-    return true;
-  }
-  return false;
+  if (!entry.is_object() || entry.size() != 1 || !entry.contains("status")) return false;
+  const json& status = entry.at("status");
+  if (auto missed = status.find("missed"); missed != status.end()) run.missed = missed_from(*missed);
+  if (auto seen = status.find("launches_seen"); seen != status.end()) run.launches_seen = seen->get<std::uint64_t>();
+  if (auto ended = status.find("ended"); ended != status.end()) run.ended = ended->get<std::string>();
+  return true;
 }
 
 }  // namespace
@@ -246,11 +244,13 @@ RunRecord read_partial_run(const std::string& path) {
   return run;
 }
 
-std::string partial_missed_line(const std::vector<MissedLaunches>& missed) {
-  return ordered_json{{"missed", missed_json(missed)}}.dump();
+std::string partial_status_line(const RunRecord& status) {
+  ordered_json fields = ordered_json::object();
+  if (!status.missed.empty()) fields["missed"] = missed_json(status.missed);
+  if (status.launches_seen) fields["launches_seen"] = *status.launches_seen;
+  if (!status.ended.empty()) fields["ended"] = status.ended;
+  return ordered_json{{"status", std::move(fields)}}.dump();
 }
-
-std::string partial_ended_line(const std::string& ended) { return ordered_json{{"ended", ended}}.dump(); }
 
 std::size_t finish_partial_run(const std::string& partial, const std::string& output, const std::string& ended_if_unknown) {
   std::ifstream in;
@@ -260,7 +260,7 @@ std::size_t finish_partial_run(const std::string& partial, const std::string& ou
   // header, before the launches, where the streaming reader finds them.
   std::string line;
   while (std::getline(in, line)) {
-    if (!line.starts_with(kStatusPrefixMissed) && !line.starts_with(kStatusPrefixEnded)) continue;
+    if (!line.starts_with(kStatusPrefix)) continue;
     try {
       apply_partial_status(json::parse(line), status);
     } catch (const std::exception&) {
@@ -270,6 +270,7 @@ std::size_t finish_partial_run(const std::string& partial, const std::string& ou
   if (status.ended.empty()) status.ended = ended_if_unknown;
   if (!status.ended.empty()) header["ended"] = status.ended;
   if (!status.missed.empty()) header["missed"] = missed_json(status.missed);
+  if (status.launches_seen) header["launches_seen"] = *status.launches_seen;
   in.clear();
   in.seekg(0);
   std::getline(in, line);  // the header line, already read
@@ -280,7 +281,7 @@ std::size_t finish_partial_run(const std::string& partial, const std::string& ou
   write_file_atomically(output, [&](std::ostream& out) {
     out << head << ",\n \"launches\": [";
     while (std::getline(in, line)) {
-      if (line.starts_with(kStatusPrefixMissed) || line.starts_with(kStatusPrefixEnded)) continue;
+      if (line.starts_with(kStatusPrefix)) continue;
       if (!json::accept(line)) break;  // the torn last line of a process that died mid-write
       out << (count++ ? ",\n  " : "\n  ") << line;
     }

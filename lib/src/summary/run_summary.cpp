@@ -110,6 +110,7 @@ void SummaryBuilder::start(const RunAnalysis& run) {
   summary_.run.thresholds = run.thresholds;
   summary_.run.missed = run.missed;
   summary_.run.ended = run.ended;
+  summary_.run.launches_seen = run.launches_seen;
 }
 
 bool SummaryBuilder::selected(const std::string& name) {
