@@ -217,6 +217,31 @@ TEST_F(CounterLockTest, AKilledHolderFreesTheCounters) {
   close(ready[1]);
 }
 
+// A holder that forks (a DataLoader worker) and dies: the worker, still alive, must not keep
+// the counters locked.
+TEST_F(CounterLockTest, AForkedChildOfTheHolderDoesNotKeepTheLock) {
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  const pid_t holder = fork_child([&] {
+    detail::CounterLock lock(dir_.string(), "GPU-f");
+    if (!lock.acquire(0ms)) return 1;
+    if (fork() == 0) {  // the worker outlives its parent
+      std::this_thread::sleep_for(2s);
+      _exit(0);
+    }
+    char byte = 1;
+    if (write(ready[1], &byte, 1) != 1) return 1;
+    return 0;  // dies holding the lock
+  });
+  char byte = 0;
+  ASSERT_EQ(read(ready[0], &byte, 1), 1);
+  waitpid(holder, nullptr, 0);
+  detail::CounterLock waiter(dir_.string(), "GPU-f");
+  EXPECT_TRUE(waiter.acquire(500ms));
+  close(ready[0]);
+  close(ready[1]);
+}
+
 TEST_F(CounterLockTest, AnUnwritableDirectoryDisablesTheLockAndSaysWhy) {
   detail::CounterLock lock("/nonexistent/limiter", "GPU-x");
   EXPECT_NE(lock.disabled_reason().find("LIMITER_LOCK_DIR"), std::string::npos);

@@ -1,7 +1,6 @@
 #include "collect/counter_lock.hpp"
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -33,8 +32,13 @@ int open_lock_file(const std::string& path, std::string& error) {
   return fd;
 }
 
-bool try_flock(int fd, int operation) {
-  while (::flock(fd, operation | LOCK_NB) != 0) {
+// A whole-file record lock: F_WRLCK, F_RDLCK or F_UNLCK; false when another process holds a
+// conflicting one.
+bool set_lock(int fd, short type) {
+  struct flock lock{};
+  lock.l_type = type;
+  lock.l_whence = SEEK_SET;
+  while (::fcntl(fd, F_SETLK, &lock) != 0) {
     if (errno != EINTR) return false;
   }
   return true;
@@ -61,7 +65,7 @@ CounterLock::CounterLock(const std::string& directory, const std::string& device
 }
 
 CounterLock::~CounterLock() {
-  if (lock_fd_ >= 0) ::close(lock_fd_);  // closing drops the locks
+  if (lock_fd_ >= 0) ::close(lock_fd_);  // closing drops the process's locks on the file
   if (waiting_fd_ >= 0) ::close(waiting_fd_);
 }
 
@@ -81,16 +85,16 @@ bool CounterLock::acquire(std::chrono::milliseconds timeout) {
   const auto deadline = started + timeout;
   bool registered = false;
   if (Clock::now() - released_at_ < kStepBack && others_waiting()) std::this_thread::sleep_for(kStepBack);
-  while (!try_flock(lock_fd_, LOCK_EX)) {
-    if (!registered) registered = try_flock(waiting_fd_, LOCK_SH);  // the holder sees us waiting
+  while (!set_lock(lock_fd_, F_WRLCK)) {
+    if (!registered) registered = set_lock(waiting_fd_, F_RDLCK);  // the holder sees us waiting
     if (Clock::now() >= deadline) {
-      if (registered) ::flock(waiting_fd_, LOCK_UN);
+      if (registered) set_lock(waiting_fd_, F_UNLCK);
       waited_ += Clock::now() - started;
       return false;
     }
     std::this_thread::sleep_for(kPollInterval);
   }
-  if (registered) ::flock(waiting_fd_, LOCK_UN);
+  if (registered) set_lock(waiting_fd_, F_UNLCK);
   held_ = true;
   held_since_ = Clock::now();
   waited_ += held_since_ - started;
@@ -99,17 +103,19 @@ bool CounterLock::acquire(std::chrono::milliseconds timeout) {
 
 void CounterLock::release() {
   if (!held_) return;
-  if (lock_fd_ >= 0) ::flock(lock_fd_, LOCK_UN);
+  if (lock_fd_ >= 0) set_lock(lock_fd_, F_UNLCK);
   held_ = false;
   released_at_ = Clock::now();
 }
 
 bool CounterLock::others_waiting() const {
   if (waiting_fd_ < 0) return false;
-  // Exclusive fails while any waiter holds the file shared.
-  if (!try_flock(waiting_fd_, LOCK_EX)) return true;
-  ::flock(waiting_fd_, LOCK_UN);
-  return false;
+  // Would a write lock conflict? Only with other processes' read locks: those of waiters.
+  struct flock probe{};
+  probe.l_type = F_WRLCK;
+  probe.l_whence = SEEK_SET;
+  if (::fcntl(waiting_fd_, F_GETLK, &probe) != 0) return false;
+  return probe.l_type != F_UNLCK;
 }
 
 Clock::duration CounterLock::held_for() const { return held_ ? Clock::now() - held_since_ : Clock::duration{}; }

@@ -3,11 +3,13 @@
 // counters on a device (the second gets CUPTI_ERROR_HARDWARE_BUSY), so profiled processes take
 // turns, as Nsight Compute serialises them with its own lock file.
 //
-// Two flock(2) files per device, under LIMITER_LOCK_DIR (default /tmp):
-//   limiter-counters-<device>.lock      held (exclusive) by the process whose profiler runs
-//   limiter-counters-<device>.waiting   held (shared) by every process waiting for its turn
-// The holder sees waiters through the second file and yields at its next batch boundary. The
-// kernel drops both locks when a process dies, however it dies (SIGKILL included).
+// Two lock files per device, under LIMITER_LOCK_DIR (default /tmp):
+//   limiter-counters-<device>.lock      held (write lock) by the process whose profiler runs
+//   limiter-counters-<device>.waiting   held (read lock) by every process waiting for its turn
+// The holder sees waiters through the second file and yields at its next batch boundary.
+// POSIX record locks (fcntl F_SETLK), not flock(2): they belong to the process, so a child it
+// forks (a DataLoader worker) does not inherit them and cannot keep the GPU's counters locked
+// after its parent is gone; the kernel drops them when a process dies, however it dies.
 // Pure POSIX: no CUDA, so the protocol is tested with forked processes on any machine.
 #include <chrono>
 #include <string>
