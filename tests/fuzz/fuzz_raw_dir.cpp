@@ -3,10 +3,10 @@
 //
 // Input: META '\0' LAUNCHES '\0' IMAGE, written as DIR/meta.json, DIR/launches.jsonl and
 // DIR/image_0.bin. A real image is ~1 MB, too large for a corpus, so IMAGE is an edit of the
-// committed one (tests/data/cupti/h200_probe_raw/image_0.bin) unless it starts with 'w':
+// committed one (tests/data/cupti/h200_probe_raw/image_0.bin), whose digest file goes beside it
+// as the collector writes it: a damaged image must be refused before libnvperf_host reads it.
 //   (empty)                       the committed image unchanged
 //   'p' OFFSET:u32 SIZE:u32 BYTES the committed image cut to SIZE bytes, BYTES written at OFFSET
-//   'w' BYTES                     BYTES as the whole image
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
@@ -18,11 +18,13 @@
 
 namespace {
 
-std::string committed_image() {
-  static const std::string image = [] {
-    std::ifstream in(LIMITER_FUZZ_RAW_IMAGE, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  }();
+std::string file_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+const std::string& committed_image() {
+  static const std::string& image = *new std::string(file_text(LIMITER_FUZZ_RAW_IMAGE));
   return image;
 }
 
@@ -33,9 +35,7 @@ std::uint32_t little_endian_u32(std::string_view bytes) {
 }
 
 std::string image_from(std::string_view spec) {
-  if (spec.empty()) return committed_image();
-  if (spec[0] == 'w') return std::string(spec.substr(1));
-  if (spec[0] != 'p' || spec.size() < 9) return committed_image();
+  if (spec.size() < 9 || spec[0] != 'p') return committed_image();
   std::string image = committed_image();
   image.resize(std::min<std::size_t>(image.size(), little_endian_u32(spec.substr(5, 4))));
   const std::size_t offset = little_endian_u32(spec.substr(1, 4));
@@ -64,6 +64,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   fuzz::write_file(dir + "/meta.json", meta);
   fuzz::write_file(dir + "/launches.jsonl", launches);
   fuzz::write_file(dir + "/image_0.bin", image_from(rest));
+  static const std::string& digest = *new std::string(file_text(LIMITER_FUZZ_RAW_IMAGE ".crc32"));
+  fuzz::write_file(dir + "/image_0.bin.crc32", digest);
   fuzz::expect_only_limiter_errors([&] { fuzz::analyse_and_report(detail::evaluate_raw_dir(dir)); });
   return 0;
 }

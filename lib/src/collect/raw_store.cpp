@@ -10,8 +10,10 @@
 
 #include "collect/collector_internal.hpp"
 #include "collect/profiler_host.hpp"
+#include "collect/raw_image_check.hpp"
 #include "limiter/error.hpp"
 #include "limiter/file_io.hpp"
+#include "limiter/json_text.hpp"
 #include "limiter/record_json.hpp"
 
 namespace limiter::detail {
@@ -68,7 +70,15 @@ RunRecord evaluate_process_dir(const fs::path& dir) {
     }
     const std::size_t image = entry.at("image").get<std::size_t>();
     const std::size_t range = entry.at("range").get<std::size_t>();
-    if (!images.count(image)) images[image] = read_bytes(image_path(dir, image));
+    if (!images.count(image)) {
+      images[image] = read_bytes(image_path(dir, image));
+      check_counter_image(image_path(dir, image), images[image]);
+    }
+    const std::size_t ranges = ProfilerHost::range_count(images[image]);
+    if (range >= ranges)
+      throw InputError("'" + (dir / "launches.jsonl").string() + "':" + std::to_string(line_number) + ": range " +
+                       std::to_string(range) + " of image " + std::to_string(image) + ", which holds " +
+                       std::to_string(ranges) + " ranges");
     KernelLaunch launch = launch_from(entry.at("launch"));
     launch.counters.clear();
     const auto values = host.evaluate(images[image], range, metrics);
@@ -99,7 +109,7 @@ void write_raw_context(const std::string& dir, const DeviceDescription& device, 
   meta["metrics"] = metrics;
   meta["passes"] = passes;
   meta["replay"] = replay;
-  const std::string text = meta.dump(1);
+  const std::string text = json_text(meta, 1);
   write_bytes(fs::path(dir) / "meta.json", std::vector<std::uint8_t>(text.begin(), text.end()));
   write_bytes(fs::path(dir) / "availability.bin", availability);
   write_bytes(fs::path(dir) / "config.bin", config);
@@ -107,6 +117,7 @@ void write_raw_context(const std::string& dir, const DeviceDescription& device, 
 
 void write_raw_image(const std::string& dir, std::size_t index, const std::vector<std::uint8_t>& image) {
   write_bytes(image_path(dir, index), image);
+  write_image_digest(image_path(dir, index), image);
 }
 
 void append_raw_launch(std::ofstream& launches, const KernelLaunch& launch, std::size_t image, std::size_t range) {
@@ -114,7 +125,7 @@ void append_raw_launch(std::ofstream& launches, const KernelLaunch& launch, std:
   entry["image"] = image;
   entry["range"] = range;
   entry["launch"] = launch_json(launch);
-  launches << entry.dump() << "\n";
+  launches << json_text(entry) << "\n";
   launches.flush();
 }
 
