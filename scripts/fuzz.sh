@@ -9,7 +9,8 @@ set -euo pipefail
 seconds=${1:-60}
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-cmake --preset fuzz >/dev/null
+# LIMITER_WITH_CUPTI=OFF (no CUDA toolkit): without fuzz_raw_dir.
+cmake --preset fuzz ${LIMITER_WITH_CUPTI:+-DLIMITER_WITH_CUPTI=$LIMITER_WITH_CUPTI} >/dev/null
 cmake --build build-fuzz --target fuzz_targets -j"$(nproc)" >/dev/null
 failed=()
 for corpus in tests/fuzz/corpus/*/; do
