@@ -17,6 +17,7 @@
 #include "commands.hpp"
 #include "limiter/analysis.hpp"
 #include "limiter/error.hpp"
+#include "limiter/json_text.hpp"
 #include "limiter/metric_plans.hpp"
 #include "limiter/record_json.hpp"
 #include "limiter/reports.hpp"
@@ -162,7 +163,7 @@ int run_run(const Args& args) {
   set("LIMITER_SESSION_DIR", session.string());
   set("LIMITER_PLAN", plan);
   set("LIMITER_REPLAY", replay);
-  set("LIMITER_COMMAND", nlohmann::json(app).dump());
+  set("LIMITER_COMMAND", json_text(nlohmann::json(app)));
   if (!metrics.empty()) set("LIMITER_METRICS", metrics);
   if (!kernel_regex.empty()) set("LIMITER_KERNEL_REGEX", kernel_regex);
   if (skip) set("LIMITER_SKIP", std::to_string(skip));

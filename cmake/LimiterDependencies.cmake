@@ -57,6 +57,16 @@ if(LIMITER_WITH_CUDA)
   endif()
 endif()
 
+# The CUPTI host API alone: the toolkit's libraries, no CUDA language (no nvcc, no kernels).
+set(LIMITER_CUPTI_HOST ${LIMITER_WITH_CUDA})
+if(LIMITER_WITH_CUPTI AND NOT LIMITER_WITH_CUDA)
+  find_package(CUDAToolkit 12.0 QUIET)
+  if(NOT TARGET CUDA::cupti)
+    message(FATAL_ERROR "LIMITER_WITH_CUPTI: CUPTI not found; install CUDA 13 at /usr/local/cuda or turn it off.")
+  endif()
+  set(LIMITER_CUPTI_HOST ON)
+endif()
+
 # Binaries must run on a machine without Debian's libstdc++ of this version.
 add_library(limiter_static_runtime INTERFACE)
 target_link_options(limiter_static_runtime INTERFACE -static-libstdc++ -static-libgcc)

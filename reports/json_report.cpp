@@ -3,6 +3,7 @@
 #include <ostream>
 #include <string_view>
 
+#include "limiter/json_text.hpp"
 #include "limiter/record_json.hpp"
 #include "limiter/reports.hpp"
 #include "render_helpers.hpp"
@@ -285,7 +286,7 @@ ordered_json report_json(const RunSummary& summary, const ReportOptions& options
 
 void write_json_report(const RunSummary& summary, std::ostream& out, const ReportOptions& options) {
   // As report_json(...).dump(2), with each kernel dumped on its own: no DOM of every launch.
-  const std::string document = report_without_kernels(summary).dump(2);
+  const std::string document = json_text(report_without_kernels(summary), 2);
   const std::string empty_kernels = "\"kernels\": [],";
   const std::size_t at = document.find(empty_kernels);
   out << document.substr(0, at) << "\"kernels\": [";
@@ -293,7 +294,7 @@ void write_json_report(const RunSummary& summary, std::ostream& out, const Repor
   render::for_each_listed_launch(summary, options, [&](const KernelAnalysis& kernel) {
     out << (first ? "\n" : ",\n");
     first = false;
-    const std::string text = launch_json(summary, kernel).dump(2);
+    const std::string text = json_text(launch_json(summary, kernel), 2);
     std::size_t start = 0;
     while (start < text.size()) {
       const std::size_t end = std::min(text.find('\n', start), text.size());
@@ -339,7 +340,7 @@ ordered_json comparison_json(const RunComparison& comparison, const ComparisonOp
 }
 
 void write_json_comparison(const RunComparison& comparison, std::ostream& out, const ComparisonOptions& options) {
-  out << comparison_json(comparison, options).dump(2) << "\n";
+  out << json_text(comparison_json(comparison, options), 2) << "\n";
 }
 
 }  // namespace limiter

@@ -4,6 +4,7 @@
 set -euo pipefail
 packages=(cmake g++ make libboost-program-options-dev nlohmann-json3-dev libgtest-dev libgmock-dev zlib1g-dev libsqlite3-dev)
 packages+=(chromium)  # headless, for the HTML report test (tests/html/render_in_chromium.sh)
+packages+=(clang libclang-rt-14-dev)  # scripts/fuzz.sh: clang's -fsanitize=fuzzer (libFuzzer) and ASan runtimes
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -3,6 +3,9 @@
 // evaluated on the GPU machine, byte for byte, and the verdicts ncu's SOL gives.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "collect/raw_store.hpp"
 #include "limiter/analysis.hpp"
 #include "limiter/error.hpp"
@@ -49,6 +52,52 @@ TEST(CuptiRaw, MissingOrForeignFolderNamesTheFix) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("--save-raw"), std::string::npos) << e.what();
   }
+}
+
+// A copy of the committed raw data set in a fresh temporary folder, to damage.
+std::filesystem::path copy_of_probe_raw(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / ("limiter_cupti_raw_" + name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::copy(kCupti + "/h200_probe_raw", dir);
+  return dir;
+}
+
+std::string evaluation_error(const std::filesystem::path& dir) {
+  try {
+    detail::evaluate_raw_dir(dir.string());
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// fuzz_raw_dir: libnvperf_host read out of bounds (SIGSEGV) on an image cut to 4096 bytes.
+TEST(CuptiRaw, TruncatedImageIsRefusedBeforeNvperfReadsIt) {
+  const auto dir = copy_of_probe_raw("truncated");
+  std::filesystem::resize_file(dir / "image_0.bin", 4096);
+  EXPECT_NE(evaluation_error(dir).find("image_0.bin' is corrupt (size and CRC-32 4096 "), std::string::npos)
+      << evaluation_error(dir);
+  std::filesystem::remove(dir / "image_0.bin.crc32");  // a set written before digests: the header check
+  std::filesystem::resize_file(dir / "image_0.bin", 16);
+  EXPECT_NE(evaluation_error(dir).find("(16 bytes)"), std::string::npos) << evaluation_error(dir);
+  std::filesystem::remove_all(dir);
+}
+
+// fuzz_raw_dir: a launch line without "range" (or with a range past the image's) escaped as
+// nlohmann's out_of_range instead of an InputError naming the line.
+TEST(CuptiRaw, LaunchLineWithoutOrBeyondItsRange) {
+  const auto dir = copy_of_probe_raw("ranges");
+  std::ofstream(dir / "launches.jsonl") << R"({"image":0,"launch":{}})" << "\n";
+  EXPECT_NE(evaluation_error(dir).find("launches.jsonl':1: not a launch of a raw data set"), std::string::npos)
+      << evaluation_error(dir);
+  std::ifstream original(kCupti + "/h200_probe_raw/launches.jsonl");
+  std::string first;
+  std::getline(original, first);
+  first.replace(first.find("\"range\":0"), 9, "\"range\":7");
+  std::ofstream(dir / "launches.jsonl") << first << "\n";
+  EXPECT_NE(evaluation_error(dir).find(":1: range 7 of image 0, which holds 7 ranges"), std::string::npos)
+      << evaluation_error(dir);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

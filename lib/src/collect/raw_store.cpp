@@ -10,8 +10,10 @@
 
 #include "collect/collector_internal.hpp"
 #include "collect/profiler_host.hpp"
+#include "collect/raw_image_check.hpp"
 #include "limiter/error.hpp"
 #include "limiter/file_io.hpp"
+#include "limiter/json_text.hpp"
 #include "limiter/record_json.hpp"
 
 namespace limiter::detail {
@@ -33,48 +35,87 @@ fs::path image_path(const fs::path& dir, std::size_t index) {
   return dir / ("image_" + std::to_string(index) + ".bin");
 }
 
-RunRecord evaluate_process_dir(const fs::path& dir) {
+// meta.json: the device, the command line and the metrics every image holds.
+RunRecord read_meta(const fs::path& dir, std::vector<std::string>& metrics) {
   std::ifstream meta_file(dir / "meta.json");
   if (!meta_file) throw InputError("'" + dir.string() + "' is not a raw data set (no meta.json); make one with "
                                    "`limiter run --save-raw DIR -- app`");
-  nlohmann::json meta;
+  RunRecord run;
   try {
-    meta = nlohmann::json::parse(meta_file);
-  } catch (const nlohmann::json::exception& e) {
+    const nlohmann::json meta = nlohmann::json::parse(meta_file);
+    run.tool_version = tool_version();
+    run.source = "cupti-raw";
+    run.device = device_from(meta.at("device"));
+    run.command_line = meta.value("command_line", std::vector<std::string>{});
+    metrics = meta.at("metrics").get<std::vector<std::string>>();
+  } catch (const nlohmann::json::exception& e) {  // also a missing or mistyped field
     throw InputError("'" + (dir / "meta.json").string() + "' is corrupt: " + e.what());
   }
-  RunRecord run;
-  run.tool_version = tool_version();
-  run.source = "cupti-raw";
-  run.device = device_from(meta.at("device"));
-  run.command_line = meta.value("command_line", std::vector<std::string>{});
-  const auto metrics = meta.at("metrics").get<std::vector<std::string>>();
+  return run;
+}
+
+// One line of launches.jsonl: a launch and where its counters are (image, range).
+struct RawLaunch {
+  KernelLaunch launch;
+  std::size_t image = 0, range = 0;
+};
+
+RawLaunch raw_launch_from(const nlohmann::json& entry) {
+  RawLaunch raw{launch_from(entry.at("launch")), entry.at("image").get<std::size_t>(),
+                entry.at("range").get<std::size_t>()};
+  raw.launch.counters.clear();
+  return raw;
+}
+
+RunRecord evaluate_process_dir(const fs::path& dir) {
+  std::vector<std::string> metrics;
+  RunRecord run = read_meta(dir, metrics);
   ProfilerHost host(run.device.chip);  // offline: no availability image needed (CUPTI.md §8)
 
-  std::map<std::size_t, std::vector<std::uint8_t>> images;
-  std::ifstream launches(dir / "launches.jsonl");
+  struct Image {
+    std::vector<std::uint8_t> bytes;
+    std::size_t ranges = 0;
+  };
+  std::map<std::size_t, Image> images;
+  const fs::path launches_path = dir / "launches.jsonl";
+  std::ifstream launches(launches_path);
   std::string line;
   std::size_t line_number = 0;
   while (std::getline(launches, line)) {
     ++line_number;
     if (line.empty()) continue;
+    const std::string where = "'" + launches_path.string() + "':" + std::to_string(line_number);
     nlohmann::json entry;
     try {
       entry = nlohmann::json::parse(line);
     } catch (const nlohmann::json::exception&) {
       // A process killed mid-write leaves a torn last line: everything before it counts.
-      std::fprintf(stderr, "limiter: %s:%zu: torn line ignored\n", (dir / "launches.jsonl").c_str(), line_number);
+      std::fprintf(stderr, "limiter: %s: torn line ignored\n", where.c_str());
       continue;
     }
-    const std::size_t image = entry.at("image").get<std::size_t>();
-    const std::size_t range = entry.at("range").get<std::size_t>();
-    if (!images.count(image)) images[image] = read_bytes(image_path(dir, image));
-    KernelLaunch launch = launch_from(entry.at("launch"));
-    launch.counters.clear();
-    const auto values = host.evaluate(images[image], range, metrics);
+    RawLaunch raw;
+    try {
+      raw = raw_launch_from(entry);
+    } catch (const nlohmann::json::exception& e) {
+      throw InputError(where + ": not a launch of a raw data set: " + e.what());
+    } catch (const InputError& e) {
+      throw InputError(where + ": " + e.what());
+    }
+    if (!images.count(raw.image)) {
+      const fs::path path = image_path(dir, raw.image);
+      Image& image = images[raw.image];
+      image.bytes = read_bytes(path);
+      check_counter_image(path, image.bytes);  // before libnvperf_host reads anything in it
+      image.ranges = ProfilerHost::range_count(image.bytes);
+    }
+    const Image& image = images[raw.image];
+    if (raw.range >= image.ranges)
+      throw InputError(where + ": range " + std::to_string(raw.range) + " of image " + std::to_string(raw.image) +
+                       ", which holds " + std::to_string(image.ranges) + " ranges");
+    const auto values = host.evaluate(image.bytes, raw.range, metrics);
     for (std::size_t i = 0; i < metrics.size(); ++i)
-      if (!std::isnan(values[i])) launch.counters[metrics[i]] = values[i];
-    run.launches.push_back(std::move(launch));
+      if (!std::isnan(values[i])) raw.launch.counters[metrics[i]] = values[i];
+    run.launches.push_back(std::move(raw.launch));
   }
   return run;
 }
@@ -99,7 +140,7 @@ void write_raw_context(const std::string& dir, const DeviceDescription& device, 
   meta["metrics"] = metrics;
   meta["passes"] = passes;
   meta["replay"] = replay;
-  const std::string text = meta.dump(1);
+  const std::string text = json_text(meta, 1);
   write_bytes(fs::path(dir) / "meta.json", std::vector<std::uint8_t>(text.begin(), text.end()));
   write_bytes(fs::path(dir) / "availability.bin", availability);
   write_bytes(fs::path(dir) / "config.bin", config);
@@ -107,6 +148,7 @@ void write_raw_context(const std::string& dir, const DeviceDescription& device, 
 
 void write_raw_image(const std::string& dir, std::size_t index, const std::vector<std::uint8_t>& image) {
   write_bytes(image_path(dir, index), image);
+  write_image_digest(image_path(dir, index), image);
 }
 
 void append_raw_launch(std::ofstream& launches, const KernelLaunch& launch, std::size_t image, std::size_t range) {
@@ -114,7 +156,7 @@ void append_raw_launch(std::ofstream& launches, const KernelLaunch& launch, std:
   entry["image"] = image;
   entry["range"] = range;
   entry["launch"] = launch_json(launch);
-  launches << entry.dump() << "\n";
+  launches << json_text(entry) << "\n";
   launches.flush();
 }
 

@@ -21,6 +21,7 @@
 #include "inject/launch_progress.hpp"
 #include "inject/output_names.hpp"
 #include "limiter/collector.hpp"
+#include "limiter/json_text.hpp"
 #include "limiter/record_json.hpp"
 
 namespace {
@@ -92,7 +93,7 @@ void register_output(const std::string& session_dir) {
   if (session_dir.empty()) return;
   // Tells `limiter run` which files this process writes (children get their own).
   nlohmann::json entry = {{"pid", getpid()}, {"output", injection->output}, {"partial", injection->partial}};
-  std::ofstream(session_dir + "/" + std::to_string(getpid()) + ".json") << entry.dump();
+  std::ofstream(session_dir + "/" + std::to_string(getpid()) + ".json") << limiter::json_text(entry);
 }
 
 }  // namespace
@@ -138,7 +139,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     sink.on_device = open_partial;
     injection->progress = new limiter::detail::LaunchProgress(STDERR_FILENO, env("LIMITER_PROGRESS") == "1");
     sink.on_launch = [](const limiter::KernelLaunch& launch) {
-      injection->partial_out << limiter::launch_json(launch).dump() << "\n";
+      injection->partial_out << limiter::json_text(limiter::launch_json(launch)) << "\n";
       injection->partial_out.flush();
       injection->progress->launch(launch.name);
     };

@@ -8,6 +8,7 @@
 
 #include "limiter/error.hpp"
 #include "limiter/file_io.hpp"
+#include "limiter/json_text.hpp"
 #include "limiter/record_stream.hpp"
 
 namespace limiter {
@@ -188,7 +189,7 @@ std::string partial_run_header(const RunRecord& run) {
   ordered_json header = to_json(run);
   header["kind"] = "limiter-partial-run";
   header.erase("launches");
-  return header.dump();
+  return json_text(header);
 }
 
 namespace {
@@ -206,7 +207,7 @@ RunRecord open_partial_run(std::ifstream& in, const std::string& path, ordered_j
     throw InputError("partial run '" + path + "' has a corrupt header: " + e.what());
   }
   header["kind"] = "limiter-run";
-  json checked = json::parse(header.dump());
+  json checked = json::parse(json_text(header));
   checked["launches"] = json::array();
   return run_from_json(checked, "'" + path + "'");
 }
@@ -249,7 +250,7 @@ std::string partial_status_line(const RunRecord& status) {
   if (!status.missed.empty()) fields["missed"] = missed_json(status.missed);
   if (status.launches_seen) fields["launches_seen"] = *status.launches_seen;
   if (!status.ended.empty()) fields["ended"] = status.ended;
-  return ordered_json{{"status", std::move(fields)}}.dump();
+  return json_text(ordered_json{{"status", std::move(fields)}});
 }
 
 std::size_t finish_partial_run(const std::string& partial, const std::string& output, const std::string& ended_if_unknown) {
@@ -274,7 +275,7 @@ std::size_t finish_partial_run(const std::string& partial, const std::string& ou
   in.clear();
   in.seekg(0);
   std::getline(in, line);  // the header line, already read
-  std::string head = header.dump(1);
+  std::string head = json_text(header, 1);
   head.resize(head.rfind('}'));  // reopened: the launches follow
   while (!head.empty() && std::isspace(static_cast<unsigned char>(head.back()))) head.pop_back();
   std::size_t count = 0;
@@ -295,7 +296,7 @@ RunRecord read_run_file(const std::string& path) {
   return read_run_streamed(path);
 }
 
-void write_run_json(const RunRecord& run, std::ostream& out) { out << to_json(run).dump(1) << "\n"; }
+void write_run_json(const RunRecord& run, std::ostream& out) { out << json_text(to_json(run), 1) << "\n"; }
 
 void write_run_file(const RunRecord& run, const std::string& path) {
   std::ostringstream text;
