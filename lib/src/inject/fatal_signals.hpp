@@ -4,7 +4,7 @@
 // handler writes the record, then puts back the app's own disposition and raises the signal
 // again, so the process dies as it would have (core dump, exit status, Python's faulthandler).
 // A SIGINT or SIGTERM the app handles itself (Python's KeyboardInterrupt) is only passed on:
-// the app then ends through exit(), where the exit handler writes the record.
+// the app then ends normally, and the exit handler writes the record.
 #include <string>
 
 namespace limiter::detail {
