@@ -21,7 +21,12 @@ for corpus in tests/fuzz/corpus/*/; do
   rm -rf "$work" && mkdir -p "$work/found"
   start=$SECONDS
   rc=0
-  (cd "$work" && "$binary" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 -print_final_stats=1 \
+  # fuzz_raw_dir runs NVIDIA's libnvperf_host: LeakSanitizer's end-of-run tracer has crashed on
+  # its threads ("Tracer caught signal 11" after "Done", CI 2026-11-23), and its leaks are not
+  # ours to fix, so leaks are checked in our own readers only.
+  leaks=1
+  [ "$target" = fuzz_raw_dir ] && leaks=0
+  (cd "$work" && ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=$leaks" "$binary" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 -print_final_stats=1 \
      found "$root/$corpus" >log 2>&1) || rc=$?
   executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log")
   printf '%-18s %8s executions in %3d s\n' "$target" "${executions:-?}" $((SECONDS - start))
