@@ -119,7 +119,7 @@ int run_run(const Args& args) {
     }
   }
   po::options_description visible("options");
-  std::string output, kernel_regex, plan, metrics, raw_dir, replay;
+  std::string output, kernel_regex, plan, metrics, raw_dir, replay, capture_range = "none";
   std::uint64_t skip = 0, count = 0, sample_every = 1, per_kernel_skip = 0, per_kernel_count = 0;
   bool quiet = false, timing = false, fail_on_missed = false;
   double lock_timeout = 60;
@@ -140,6 +140,9 @@ int run_run(const Args& args) {
       ("save-raw", po::value(&raw_dir), "keep raw counter images in DIR for `limiter analyze DIR`")
       ("replay", po::value(&replay)->default_value("auto"), "auto: user replay when the plan needs one pass (~1.7 ms per launch), kernel replay otherwise and once a context launches a CUDA graph; kernel: kernel replay always (~50 ms per launch)")
       ("timing", po::bool_switch(&timing), "print where the collector's time went, per launch")
+      ("capture-range", po::value(&capture_range)->default_value("none"),
+       "none: profile from the start; cudaProfilerApi: only between cudaProfilerStart and cudaProfilerStop "
+       "(any number of times; torch.cuda.profiler.start/stop), the rest of the app at full speed")
       ("lock-timeout", po::value(&lock_timeout)->default_value(60),
        "seconds a process waits for its turn on a GPU's counters while other profiled processes have it")
       ("fail-on-missed", po::bool_switch(&fail_on_missed),
@@ -152,6 +155,8 @@ int run_run(const Args& args) {
   if (metrics.empty()) metric_plan(plan);  // unknown plan: fail before the app runs
   if (sample_every == 0) throw InputError("--sample-every must be at least 1");
   if (replay != "auto" && replay != "kernel") throw InputError("--replay must be auto or kernel");
+  if (capture_range != "none" && capture_range != "cudaProfilerApi")
+    throw InputError("--capture-range must be none or cudaProfilerApi (NVTX ranges are not supported yet)");
 
   const fs::path session = fs::temp_directory_path() / ("limiter-session-" + std::to_string(getpid()));
   fs::create_directories(session);
@@ -173,6 +178,7 @@ int run_run(const Args& args) {
   if (per_kernel_skip) set("LIMITER_PER_KERNEL_SKIP", std::to_string(per_kernel_skip));
   if (!raw_dir.empty()) set("LIMITER_SAVE_RAW", fs::absolute(raw_dir).string());
   if (timing) set("LIMITER_TIMING", "1");
+  if (capture_range != "none") set("LIMITER_CAPTURE_RANGE", capture_range);
   set("LIMITER_LOCK_TIMEOUT", std::to_string(lock_timeout));
   // Live progress from inside the application, on a terminal only (logs stay clean).
   if (!quiet && isatty(STDERR_FILENO)) set("LIMITER_PROGRESS", "1");

@@ -39,6 +39,8 @@ struct CollectorOptions {
                                        // context launches a CUDA graph); kernel: kernel replay always
   std::size_t ranges_per_image = 0;    // ranges per counter-data image (and user-replay batch); 0 = 128
   bool always_active = false;          // profile from the first launch (limiter run), no start() needed
+  bool profiler_api_regions = false;   // cudaProfilerStart/Stop open and close profiled regions, as
+                                       // start()/stop() do (ncu --profile-from-start off)
   bool keep_launches = true;           // false: launches only go to the sink (memory stays flat)
   double lock_timeout_s = 60;          // longest wait for this process's turn on a GPU's counters while
                                        // another profiled process has it; then launches run unprofiled

@@ -46,24 +46,30 @@ void Collector::write_raw_files() {
   for (auto& [context, profiler] : impl_->contexts) impl_->keep_raw_image(*profiler);
 }
 
-void Collector::start() {
-  std::lock_guard lock(impl_->mutex);
-  ++impl_->active_depth;
-}
+void Collector::Impl::begin_region() { ++active_depth; }
 
-void Collector::stop() noexcept {
-  std::lock_guard lock(impl_->mutex);
-  if (impl_->active_depth > 0) --impl_->active_depth;
+void Collector::Impl::end_region() {
+  if (active_depth > 0) --active_depth;
   try {
     // A region's launches are in the record when it ends; with no region left open, the
     // profilers pause so that the app's other launches run at full speed.
-    for (auto& [context, profiler] : impl_->contexts) {
-      if (impl_->active()) impl_->flush_batch(*profiler);
-      else impl_->pause(*profiler);
+    for (auto& [context, profiler] : contexts) {
+      if (active()) flush_batch(*profiler);
+      else pause(*profiler);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "limiter: profiling error at the end of a region: %s\n", e.what());
   }
+}
+
+void Collector::start() {
+  std::lock_guard lock(impl_->mutex);
+  impl_->begin_region();
+}
+
+void Collector::stop() noexcept {
+  std::lock_guard lock(impl_->mutex);
+  impl_->end_region();
 }
 
 void Collector::flush() { impl_->flush_all(); }

@@ -158,6 +158,9 @@ struct Collector::Impl {
   explicit Impl(const CollectorOptions& opts) : options(opts), selector(opts) {}
 
   bool active() const { return options.always_active || active_depth > 0; }
+  // Profiled regions (Collector::start/stop, cudaProfilerStart/Stop); the caller holds the lock.
+  void begin_region();
+  void end_region();
 
   // context_setup.cpp
   ContextProfiler* context_profiler(CUcontext context, std::size_t launches);

@@ -38,7 +38,7 @@ constexpr CUpti_CallbackId kLaunchCallbacks[] = {
     CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,            CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
 };
 
-enum class CallKind : std::uint8_t { other, launch, graph_work, wait, query };
+enum class CallKind : std::uint8_t { other, launch, graph_work, wait, query, profiler_start, profiler_stop };
 
 // The kind of every driver callback id, from its name, once.
 const std::vector<CallKind>& call_kinds() {
@@ -57,6 +57,8 @@ const std::vector<CallKind>& call_kinds() {
     }
     for (CUpti_CallbackId id : kLaunchCallbacks) out[id] = CallKind::launch;
     for (CUpti_CallbackId id : kGraphCallbacks) out[id] = CallKind::graph_work;
+    out[CUPTI_DRIVER_TRACE_CBID_cuProfilerStart] = CallKind::profiler_start;
+    out[CUPTI_DRIVER_TRACE_CBID_cuProfilerStop] = CallKind::profiler_stop;
     return out;
   }();
   return kinds;
@@ -86,6 +88,14 @@ void on_driver_call(Collector::Impl& impl, CUpti_CallbackId cbid, const CUpti_Ca
         return;
       impl.flush_all(query ? std::chrono::duration_cast<detail::Clock::duration>(kQueryFlushAge)
                            : detail::Clock::duration::zero());
+      return;
+    }
+    case CallKind::profiler_start:  // --capture-range cudaProfilerApi: a region opens after Start
+    case CallKind::profiler_stop: {  // and closes before Stop returns, its launches decoded
+      if (!impl.options.profiler_api_regions || call.callbackSite != CUPTI_API_EXIT || detail::holds_launch_lock) return;
+      std::lock_guard lock(impl.mutex);
+      if (kind_of(cbid) == CallKind::profiler_start) impl.begin_region();
+      else impl.end_region();
       return;
     }
     case CallKind::other: return;
@@ -129,6 +139,8 @@ void subscribe_callbacks(Collector::Impl& impl) {
   const auto& kinds = call_kinds();
   for (std::size_t id = 0; id < kinds.size(); ++id) {
     if (kinds[id] == CallKind::other) continue;
+    if ((kinds[id] == CallKind::profiler_start || kinds[id] == CallKind::profiler_stop) && !impl.options.profiler_api_regions)
+      continue;
     LIMITER_CUPTI_CHECK(
         cuptiEnableCallback(1, impl.subscriber, CUPTI_CB_DOMAIN_DRIVER_API, static_cast<CUpti_CallbackId>(id)));
   }

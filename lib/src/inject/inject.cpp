@@ -103,7 +103,9 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   if (initialized.exchange(true)) return 1;
   try {
     limiter::CollectorOptions options;
-    options.always_active = true;
+    // --capture-range cudaProfilerApi: only between cudaProfilerStart and cudaProfilerStop.
+    options.profiler_api_regions = env("LIMITER_CAPTURE_RANGE") == "cudaProfilerApi";
+    options.always_active = !options.profiler_api_regions;
     options.keep_launches = false;  // streamed to the partial file instead
     options.plan = env("LIMITER_PLAN", "default");
     const std::string metrics = env("LIMITER_METRICS");
