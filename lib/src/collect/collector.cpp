@@ -15,6 +15,23 @@ namespace detail {
 extern thread_local bool holds_launch_lock;
 }
 
+namespace {
+
+// The collector's lock for callers that may run in an exit or signal handler: waits at most
+// WAIT for another thread's launch to finish, never for this thread's own (a signal that
+// interrupted our launch callback); unlocked when it does not come.
+std::unique_lock<std::mutex> lock_within(std::mutex& mutex, std::chrono::milliseconds wait) {
+  std::unique_lock lock(mutex, std::defer_lock);
+  if (detail::holds_launch_lock) return lock;
+  const auto deadline = detail::Clock::now() + wait;
+  while (!lock.try_lock() && detail::Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return lock;
+}
+
+constexpr std::chrono::milliseconds kReadWait{1000};
+
+}  // namespace
+
 Collector::Collector(const CollectorOptions& options) : impl_(std::make_unique<Impl>(options)) {
   impl_->metrics = options.metrics.empty() ? metric_plan(options.plan).metrics : options.metrics;
   impl_->lock_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(options.lock_timeout_s * 1000.0));
@@ -79,10 +96,8 @@ bool Collector::flush_before_exit(std::chrono::milliseconds wait) noexcept {
   // and the collector's state half-changed, so nothing more can be decoded.
   bool decoded = false;
   impl_->stopping = true;  // the turn keeper hands nothing over from now on
-  if (!detail::holds_launch_lock) {
-    const auto deadline = detail::Clock::now() + wait;
-    std::unique_lock lock(impl_->mutex, std::defer_lock);
-    while (!lock.try_lock() && detail::Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  {
+    const auto lock = lock_within(impl_->mutex, wait);
     if (lock.owns_lock()) {
       decoded = true;
       for (auto& [context, profiler] : impl_->contexts) {
@@ -106,12 +121,12 @@ bool Collector::flush_before_exit(std::chrono::milliseconds wait) noexcept {
 }
 
 std::vector<MissedLaunches> Collector::missed() const {
-  std::unique_lock lock(impl_->mutex, std::try_to_lock);  // may be called from a signal handler
+  const auto lock = lock_within(impl_->mutex, kReadWait);  // may be called from a signal handler
   return lock.owns_lock() ? impl_->missed : std::vector<MissedLaunches>{};
 }
 
 std::uint64_t Collector::launches_seen() const {
-  std::unique_lock lock(impl_->mutex, std::try_to_lock);
+  const auto lock = lock_within(impl_->mutex, kReadWait);
   return lock.owns_lock() ? impl_->launches_seen : 0;
 }
 

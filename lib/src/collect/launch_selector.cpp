@@ -1,7 +1,5 @@
 #include "collect/launch_selector.hpp"
 
-#include <limits>
-
 #include "limiter/error.hpp"
 
 namespace limiter::detail {
@@ -12,8 +10,7 @@ LaunchSelector::LaunchSelector(const CollectorOptions& options)
       sample_every_(options.sample_every == 0 ? 1 : options.sample_every),
       per_kernel_skip_(options.per_kernel_skip),
       per_kernel_count_(options.per_kernel_count) {
-  filtering_ = !options.kernel_regex.empty() || sample_every_ > 1 || per_kernel_skip_ > 0 ||
-               per_kernel_count_ != std::numeric_limits<std::uint64_t>::max();
+  filtering_ = !options.kernel_regex.empty() || sample_every_ > 1 || per_configuration();
   if (!options.kernel_regex.empty()) {
     try {
       pattern_.emplace(options.kernel_regex, std::regex::ECMAScript | std::regex::optimize);
@@ -26,7 +23,7 @@ LaunchSelector::LaunchSelector(const CollectorOptions& options)
 bool LaunchSelector::select(const std::string& kernel_name, const std::string& configuration) {
   if (exhausted()) return false;
   if (pattern_ && !std::regex_search(kernel_name, *pattern_)) return false;
-  if (per_kernel_skip_ > 0 || per_kernel_count_ != std::numeric_limits<std::uint64_t>::max()) {
+  if (per_configuration()) {
     // Per kernel and launch configuration: a steady-state loop pays only for its first steps.
     const std::uint64_t seen = seen_per_configuration_[kernel_name + '\n' + configuration]++;
     if (seen < per_kernel_skip_ || seen - per_kernel_skip_ >= per_kernel_count_) return false;

@@ -3,6 +3,7 @@
 // (the first K launches of each kernel and launch configuration, after skipping S of them),
 // and sampling every Nth launch of each kernel. Pure C++, so the rules are tested without a GPU.
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <regex>
@@ -22,6 +23,10 @@ class LaunchSelector {
   // True when selection filters launches out, so a profiler that ranges every launch wastes
   // its work on long runs of unselected ones (the collector pauses it then).
   bool filters() const { return filtering_; }
+  // True when selection needs the launch configuration (per-kernel budgets).
+  bool per_configuration() const {
+    return per_kernel_skip_ > 0 || per_kernel_count_ != std::numeric_limits<std::uint64_t>::max();
+  }
   // True once --count launches were profiled: nothing later will be selected.
   bool exhausted() const { return profiled_ >= count_; }
   std::uint64_t profiled() const { return profiled_; }

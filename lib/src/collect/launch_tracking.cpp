@@ -153,9 +153,13 @@ void Collector::Impl::on_launch_enter(CUpti_CallbackId cbid, const CUpti_Callbac
   detail::launch_call_start = Clock::now();  // replaced below once our work is done
   std::size_t selected = 0;
   for (auto& pending : launches) {
-    const Dim3 g = pending.launch.grid, b = pending.launch.block;
-    const std::string configuration = std::to_string(g.x) + "," + std::to_string(g.y) + "," + std::to_string(g.z) +
-                                      "/" + std::to_string(b.x) + "," + std::to_string(b.y) + "," + std::to_string(b.z);
+    // The configuration string only for per-kernel budgets: this runs for every launch.
+    std::string configuration;
+    if (selector.per_configuration()) {
+      const Dim3 g = pending.launch.grid, b = pending.launch.block;
+      configuration = std::to_string(g.x) + "," + std::to_string(g.y) + "," + std::to_string(g.z) + "/" +
+                      std::to_string(b.x) + "," + std::to_string(b.y) + "," + std::to_string(b.z);
+    }
     pending.keep = selector.select(pending.launch.name, configuration);
     selected += pending.keep ? 1 : 0;
   }
