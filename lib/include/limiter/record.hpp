@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace limiter {
@@ -53,9 +54,11 @@ struct KernelLaunch {
   std::optional<std::uint64_t> stream_id;
   std::optional<std::uint64_t> context_id;
   std::optional<int> device;
-  std::map<std::string, double> counters;  // metric name -> value in base units
+  // metric name -> value in base units; looked up by string_view (std::less<>): the analysis
+  // asks for dozens of counters per launch, without building a string for each.
+  std::map<std::string, double, std::less<>> counters;
 
-  std::optional<double> counter(const std::string& metric) const {
+  std::optional<double> counter(std::string_view metric) const {
     auto it = counters.find(metric);
     if (it == counters.end()) return std::nullopt;
     return it->second;

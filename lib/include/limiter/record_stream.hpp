@@ -1,5 +1,6 @@
 #pragma once
-// Reading a run record one launch at a time (nlohmann-json's SAX interface), so records of
+// Reading a run record one launch at a time (simdjson a line at a time, else nlohmann-json's SAX
+// interface: record_stream.cpp), so records of
 // millions of launches are read in flat memory: no DOM of the whole file is ever built.
 // Gives the same RunRecord as read_run_file (record_json.hpp), with the same checks and messages.
 //

@@ -9,7 +9,6 @@
 #include "limiter/error.hpp"
 #include "limiter/file_io.hpp"
 #include "limiter/json_text.hpp"
-#include "limiter/record_stream.hpp"
 
 namespace limiter {
 namespace {
@@ -289,11 +288,6 @@ std::size_t finish_partial_run(const std::string& partial, const std::string& ou
     out << "\n ]\n}\n";
   });
   return count;
-}
-
-RunRecord read_run_file(const std::string& path) {
-  // Streamed (record_stream.hpp): a DOM of a large record costs several times the file's size.
-  return read_run_streamed(path);
 }
 
 void write_run_json(const RunRecord& run, std::ostream& out) { out << json_text(to_json(run), 1) << "\n"; }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "limiter/error.hpp"
@@ -59,6 +60,7 @@ struct SummaryBuilder::Accumulator {
   WeightedMean issue, l2, dram, memory, compute, lmem_l2, lmem_instructions, occupancy;
   std::array<Tally, 4> verdict_time;
   std::map<std::string, Tally> unit_time;
+  std::optional<KernelLaunch> longest_raw;  // to explain at finish(), when analysed without words
 };
 
 std::regex kernel_name_regex(const std::string& pattern) {
@@ -121,7 +123,11 @@ bool SummaryBuilder::selected(const std::string& name) {
   return entry->second;
 }
 
-void SummaryBuilder::add(KernelAnalysis&& launch, const std::string& mangled_name) {
+void SummaryBuilder::explain_longest_with(std::function<KernelAnalysis(const KernelLaunch&)> explain) {
+  explain_ = std::move(explain);
+}
+
+void SummaryBuilder::add(KernelAnalysis&& launch, const std::string& mangled_name, const KernelLaunch* raw) {
   ++summary_.launches;
   if (launch.duration_ns) {
     ++summary_.timed_launches;
@@ -165,6 +171,10 @@ void SummaryBuilder::add(KernelAnalysis&& launch, const std::string& mangled_nam
 
   note_if_longest(launch);
   const bool longest = group.launches == 1 || launch.duration_ns.value_or(-1) > group.longest.duration_ns.value_or(-1);
+  if (longest) {  // a copy of the launch, rarely: a group's longest changes O(log n) times in n launches
+    if (raw && explain_) a.longest_raw = *raw;
+    else a.longest_raw.reset();
+  }
   if (options_.keep_launches && !summary_.launches_dropped &&
       summary_.selected_launches > options_.keep_launches_up_to) {
     summary_.launches_dropped = true;
@@ -194,6 +204,7 @@ RunSummary SummaryBuilder::finish() {
   for (const auto& [duration, sequence] : longest_) summary_.longest_sequences.insert(sequence);
   for (auto& a : accumulators_) {
     KernelSummary& group = a.group;
+    if (a.longest_raw) group.longest = explain_(*a.longest_raw);
     const bool timed = group.durations.timed_launches > 0;
     if (group.durations.total_ns) group.time_share = summary_.share_of_run(group.durations.total_ns);
     std::size_t best = 0;
