@@ -39,6 +39,8 @@ std::map<int, std::string> records_by_rank(const std::vector<std::string>& paths
   for (const auto& path : paths) {
     if (!is_run_record(path)) throw InputError("'" + path + "' is not a run record: several inputs must be run records");
     const RunRecord header = read_run_header(path);
+    // A launcher's own process (torchrun's agent) leaves a record without a rank or a launch.
+    if (!header.rank && header.launches_seen == std::uint64_t{0}) continue;
     if (!header.rank)
       throw InputError(side + ": '" + path + "' names no rank; several records are compared rank by rank");
     if (!by_rank.emplace(header.rank->rank, path).second)
