@@ -37,6 +37,7 @@ struct DeviceDescription {
   std::optional<int> memory_bus_width_bits;
   std::optional<std::uint64_t> l2_bytes;
   std::optional<std::uint64_t> global_memory_bytes;
+  std::string uuid;  // "GPU-5a3c9f0e-...", as nvidia-smi -L spells it; tells ranks' GPUs apart
   friend bool operator==(const DeviceDescription&, const DeviceDescription&) = default;
 };
 
@@ -77,12 +78,25 @@ struct MissedLaunches {
   friend bool operator==(const MissedLaunches&, const MissedLaunches&) = default;
 };
 
+// Where a process stood in a distributed job (torchrun, mpirun, srun), from its launcher's
+// environment (rank_detection.hpp). The rank names the record, and a merged report lines
+// the ranks' records up by it.
+struct RankInfo {
+  int rank = 0;
+  int world_size = 1;
+  std::optional<int> local_rank;  // among the ranks of its host
+  std::string launcher;           // which environment said so: "torchrun", "open-mpi", "pmi", "slurm"
+  friend bool operator==(const RankInfo&, const RankInfo&) = default;
+};
+
 struct RunRecord {
   int schema_version = kRunSchemaVersion;
   std::string tool_version;                 // limiter version that wrote it
   std::string source;                       // "cupti", "ncu-csv", "plain-csv"
   std::string created_at;                   // ISO 8601 UTC
   std::vector<std::string> command_line;    // the profiled (or importing) command
+  std::string host;                         // host name of the profiled process; empty: unknown
+  std::optional<RankInfo> rank;             // set when the process was one rank of a job
   CounterModel counter_model = CounterModel::perfworks;
   DeviceDescription device;
   std::vector<MissedLaunches> missed;       // launches seen but not profiled (empty: none)

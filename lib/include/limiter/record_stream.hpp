@@ -27,6 +27,9 @@ void read_run_stream(const std::string& path, const RunHeaderSink& on_header, co
 void read_run_stream(std::istream& in, const std::string& origin, const RunHeaderSink& on_header,
                      const LaunchSink& on_launch, std::vector<KernelLaunch>* spare = nullptr);
 
+// The record's fields but its launches, read up to its first launch: cheap for any size.
+RunRecord read_run_header(const std::string& path);
+
 // The whole record through the stream reader (for small records and tests).
 RunRecord read_run_streamed(const std::string& path);
 

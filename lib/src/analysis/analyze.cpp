@@ -172,6 +172,8 @@ RunAnalysis analyze_run(const RunRecord& run, const AnalysisOptions& options) {
   result.missed = run.missed;
   result.ended = run.ended;
   result.launches_seen = run.launches_seen;
+  result.host = run.host;
+  result.rank = run.rank;
   result.source = run.source;
   result.counter_model = run.counter_model;
   result.peaks = options.peaks;

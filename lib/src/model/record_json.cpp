@@ -48,6 +48,7 @@ ordered_json device_json(const DeviceDescription& d) {
   put_optional(out, "memory_bus_width_bits", d.memory_bus_width_bits);
   put_optional(out, "l2_bytes", d.l2_bytes);
   put_optional(out, "global_memory_bytes", d.global_memory_bytes);
+  if (!d.uuid.empty()) out["uuid"] = d.uuid;  // absent in records of sources that have none
   return out;
 }
 
@@ -62,7 +63,30 @@ DeviceDescription device_from(const json& in) {
   d.memory_bus_width_bits = get_optional<int>(in, "memory_bus_width_bits");
   d.l2_bytes = get_optional<std::uint64_t>(in, "l2_bytes");
   d.global_memory_bytes = get_optional<std::uint64_t>(in, "global_memory_bytes");
+  d.uuid = in.value("uuid", "");
   return d;
+}
+
+ordered_json rank_json(const RankInfo& rank) {
+  ordered_json out;
+  out["rank"] = rank.rank;
+  out["world_size"] = rank.world_size;
+  put_optional(out, "local_rank", rank.local_rank);
+  out["launcher"] = rank.launcher;
+  return out;
+}
+
+RankInfo rank_from(const json& in) {
+  if (!in.is_object()) throw InputError("\"rank\" must be an object");
+  RankInfo rank;
+  rank.rank = in.at("rank").get<int>();
+  rank.world_size = in.at("world_size").get<int>();
+  rank.local_rank = get_optional<int>(in, "local_rank");
+  rank.launcher = in.value("launcher", "");
+  if (rank.rank < 0 || rank.world_size < 1 || rank.rank >= rank.world_size)
+    throw InputError("\"rank\" " + std::to_string(rank.rank) + " of world size " + std::to_string(rank.world_size) +
+                     " is out of range");
+  return rank;
 }
 
 ordered_json launch_json(const KernelLaunch& k) {
@@ -133,6 +157,9 @@ ordered_json to_json(const RunRecord& run) {
   out["source"] = run.source;
   out["created_at"] = run.created_at;
   out["command_line"] = run.command_line;
+  // Only where known, so records of single processes read as before.
+  if (!run.host.empty()) out["host"] = run.host;
+  if (run.rank) out["rank"] = rank_json(*run.rank);
   out["counter_model"] = to_string(run.counter_model);
   out["device"] = device_json(run.device);
   if (!run.ended.empty()) out["ended"] = run.ended;
@@ -162,6 +189,8 @@ RunRecord run_from_json(const json& in, const std::string& origin) {
     run.source = in.value("source", "");
     run.created_at = in.value("created_at", "");
     run.command_line = in.value("command_line", std::vector<std::string>{});
+    run.host = in.value("host", "");
+    if (auto rank = in.find("rank"); rank != in.end() && !rank->is_null()) run.rank = rank_from(*rank);
     run.counter_model = counter_model_from_string(in.value("counter_model", "perfworks"));
     run.device = device_from(in.at("device"));
     run.ended = in.value("ended", "");

@@ -332,6 +332,22 @@ void read_run_stream(const std::string& path, const RunHeaderSink& on_header, co
   read_run_stream(in, "'" + path + "'", on_header, on_launch, spare);
 }
 
+RunRecord read_run_header(const std::string& path) {
+  struct HeaderRead {};  // stops the parse at the header: the launches are never read
+  RunRecord header;
+  try {
+    read_run_stream(
+        path,
+        [&](const RunRecord& run) {
+          header = run;
+          throw HeaderRead{};
+        },
+        [](KernelLaunch&&) {});
+  } catch (const HeaderRead&) {
+  }
+  return header;
+}
+
 RunRecord read_run_streamed(const std::string& path) {
   RunRecord run;
   std::vector<KernelLaunch> launches;

@@ -113,6 +113,8 @@ void SummaryBuilder::start(const RunAnalysis& run) {
   summary_.run.missed = run.missed;
   summary_.run.ended = run.ended;
   summary_.run.launches_seen = run.launches_seen;
+  summary_.run.host = run.host;
+  summary_.run.rank = run.rank;
 }
 
 bool SummaryBuilder::selected(const std::string& name) {
