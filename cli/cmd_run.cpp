@@ -139,7 +139,7 @@ int run_run(const Args& args) {
       ("plan", po::value(&plan)->default_value("default"), "metric plan (`limiter metrics` lists them)")
       ("metrics", po::value(&metrics), "comma-separated metrics instead of a plan")
       ("save-raw", po::value(&raw_dir), "keep raw counter images in DIR for `limiter analyze DIR`")
-      ("replay", po::value(&replay)->default_value("auto"), "auto: user replay when the plan needs one pass (~1.7 ms per launch), kernel replay otherwise and once a context launches a CUDA graph; kernel: kernel replay always (~50 ms per launch)")
+      ("replay", po::value(&replay)->default_value("auto"), "auto: user replay when the plan needs one pass (~1.7 ms per launch; CUDA graph launches profiled node by node, each kernel node in its own range, eager launches keep user replay), kernel replay otherwise; kernel: kernel replay always (~50 ms per launch)")
       ("timing", po::bool_switch(&timing), "print where the collector's time went, per launch")
       ("capture-range", po::value(&capture_range)->default_value("none"),
        "none: profile from the start; cudaProfilerApi: only between cudaProfilerStart and cudaProfilerStop "

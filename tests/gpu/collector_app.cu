@@ -1,6 +1,7 @@
 // A CUDA application with known answers for the collector's GPU tests and the ncu
 // comparison: plain launches, cudaLaunchKernelEx, two threads on their own streams, and a
-// captured 3-kernel graph launched twice. Every `increment` adds 1 to one buffer, so the
+// captured 3-kernel graph launched twice, a memset + 2-kernel graph destroyed after its
+// instantiation (as PyTorch does) launched twice, an eager launch after them. Every `increment` adds 1 to one buffer, so the
 // app's own result (printed, and its exit code) shows whether profiling disturbed it.
 //   copy_floats       reads and writes exactly 64 MiB: 2,097,152 L1 sectors each way
 //   local_store_only  stores 16 words per thread to a local array: 16 x 4 sectors per warp
@@ -100,12 +101,33 @@ int main() {
   CHECK(cudaStreamSynchronize(stream));
   expected += 6;
 
+  // As PyTorch does: a graph (a memset node, then two increments) destroyed right after its
+  // instantiation, its exec launched twice; then an eager launch after the graphs.
+  float* scratch = nullptr;
+  CHECK(cudaMalloc(&scratch, 1024));
+  cudaGraph_t torch_like;
+  cudaGraphExec_t torch_like_exec;
+  CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  CHECK(cudaMemsetAsync(scratch, 0, 1024, stream));
+  for (int k = 0; k < 2; ++k) increment<<<blocks, kThreads, 0, stream>>>(counter, n);
+  CHECK(cudaStreamEndCapture(stream, &torch_like));
+  CHECK(cudaGraphInstantiate(&torch_like_exec, torch_like, 0));
+  CHECK(cudaGraphDestroy(torch_like));
+  for (int launch = 0; launch < 2; ++launch) CHECK(cudaGraphLaunch(torch_like_exec, stream));
+  CHECK(cudaStreamSynchronize(stream));
+  expected += 4;
+  increment<<<blocks, kThreads>>>(counter, n);
+  CHECK(cudaDeviceSynchronize());
+  expected += 1;
+
   std::vector<float> host(n);
   CHECK(cudaMemcpy(host.data(), counter, n * sizeof(float), cudaMemcpyDeviceToHost));
   int wrong = 0;
   for (float value : host) wrong += value != float(expected);
   std::printf("collector_app: counter %s (expected %d everywhere, %d wrong)\n", wrong ? "WRONG" : "ok", expected, wrong);
   CHECK(cudaGraphExecDestroy(graph_exec));
+  CHECK(cudaGraphExecDestroy(torch_like_exec));
   CHECK(cudaGraphDestroy(graph));
+  CHECK(cudaFree(scratch));
   return wrong ? 1 : 0;
 }

@@ -201,17 +201,38 @@ TEST(LimiterRunGpu, StreamsThreadsAndGraphsAllProfiledAppUnchanged) {
   ASSERT_EQ(status, 0) << command;  // the app checks its own results and exits non-zero if wrong
   const auto run = limiter::read_run_file(output);
   // copy + local + loop + <<<>>> + LaunchKernelEx + 2 threads x 3 + graph 3 nodes x 2 launches
-  ASSERT_EQ(run.launches.size(), 17u);
+  // + graph (memset, 2 kernels) x 2 launches + 1 eager launch after the graphs
+  ASSERT_EQ(run.launches.size(), 22u);
   int increments = 0;
   for (std::size_t i = 0; i < run.launches.size(); ++i) {
     EXPECT_EQ(run.launches[i].sequence, i);
     if (run.launches[i].name.find("increment") != std::string::npos) ++increments;
     EXPECT_TRUE(run.launches[i].counter("gpu__time_duration.sum").has_value()) << run.launches[i].name;
   }
-  EXPECT_EQ(increments, 14);
+  EXPECT_EQ(increments, 19);
+  EXPECT_TRUE(run.missed.empty());
+  // Graph kernels profiled node by node (user replay, one range per node): the nodes' indices
+  // in the graph's topological order, for both graphs, each launch; eager launches have none.
+  std::vector<std::uint64_t> nodes;
+  std::set<std::uint64_t> graphs;
+  for (std::size_t i = 0; i < 11; ++i) EXPECT_FALSE(run.launches[i].graph_id.has_value()) << i;
+  for (std::size_t i = 11; i < 21; ++i) {
+    ASSERT_TRUE(run.launches[i].graph_id.has_value()) << i;
+    ASSERT_TRUE(run.launches[i].graph_node.has_value()) << i;
+    graphs.insert(*run.launches[i].graph_id);
+    nodes.push_back(*run.launches[i].graph_node);
+  }
+  EXPECT_EQ(nodes, (std::vector<std::uint64_t>{0, 1, 2, 0, 1, 2, 1, 2, 1, 2}));
+  EXPECT_EQ(graphs.size(), 2u);
+  EXPECT_FALSE(run.launches[21].graph_id.has_value());
+  // Every increment node is one launch over 1 Mi floats: the same L2 reads as the eager one after.
+  const double eager_reads = counter(run.launches[21], "lts__t_sectors_srcunit_tex_op_read.sum");
+  EXPECT_GT(eager_reads, 0.0);
+  for (std::size_t i = 11; i < 21; ++i)
+    EXPECT_EQ(counter(run.launches[i], "lts__t_sectors_srcunit_tex_op_read.sum"), eager_reads) << i;
 }
 
-// The default (user replay, switching to kernel replay when the app builds a graph) and kernel
+// The default (user replay, graph launches node by node in user ranges) and kernel
 // replay must count the same local instructions and L2 sectors for every launch of the same app.
 TEST(LimiterRunGpu, UserAndKernelReplayCountTheSame) {
   REQUIRE_GPU();
@@ -220,8 +241,8 @@ TEST(LimiterRunGpu, UserAndKernelReplayCountTheSame) {
   ASSERT_EQ(std::system((limiter_cli() + " run -q -o " + user + " -- " + collector_app()).c_str()), 0);
   ASSERT_EQ(std::system((limiter_cli() + " run -q --replay kernel -o " + kernel + " -- " + collector_app()).c_str()), 0);
   const auto a = limiter::read_run_file(user), b = limiter::read_run_file(kernel);
-  ASSERT_EQ(a.launches.size(), 17u);
-  ASSERT_EQ(b.launches.size(), 17u);
+  ASSERT_EQ(a.launches.size(), 22u);
+  ASSERT_EQ(b.launches.size(), 22u);
   for (std::size_t i = 0; i < a.launches.size(); ++i) {
     EXPECT_EQ(a.launches[i].name, b.launches[i].name);
     for (const char* metric : {"smsp__inst_executed_op_local_st.sum", "lts__t_sectors_srcunit_tex_op_write.sum"}) {

@@ -37,6 +37,8 @@ RunRecord sample_run() {
   chase.sequence = 1;
   chase.name = "chase";
   chase.registers_per_thread.reset();  // unknown stays unknown through the round trip
+  chase.graph_id = 3;                   // a kernel node of a CUDA graph, profiled on its own
+  chase.graph_node = 4;
   chase.counters = {{"smsp__inst_issued.sum", 1.5e9}};
   run.launches = {copy, chase};
   return run;

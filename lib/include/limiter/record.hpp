@@ -55,6 +55,11 @@ struct KernelLaunch {
   std::optional<std::uint64_t> stream_id;
   std::optional<std::uint64_t> context_id;
   std::optional<int> device;
+  // A kernel run by a CUDA graph launch: the graph (CUPTI's graph ID of the executable graph)
+  // and, when it was profiled on its own, the node's index in the graph's topological order.
+  // A graph launch profiled as one range (nodes that cannot run one at a time) has no node.
+  std::optional<std::uint64_t> graph_id;
+  std::optional<std::uint64_t> graph_node;
   // metric name -> value in base units; looked up by string_view (std::less<>): the analysis
   // asks for dozens of counters per launch, without building a string for each.
   std::map<std::string, double, std::less<>> counters;

@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -84,8 +85,38 @@ struct KernelAttributes {
   int local = 0;
 };
 
-struct GraphKernel {
-  KernelLaunch launch;  // name, grid, block, shared from the node's parameters
+// One node of an executable graph, in a topological order of the graph (graph_replay.cpp).
+struct GraphNode {
+  CUgraphNode handle = nullptr;  // identifies the node in the exec (cuGraphNodeSetEnabled)
+  CUgraphNodeType type{};
+  std::uint64_t index = 0;              // position in the topological order: graph_node in the record
+  std::optional<KernelLaunch> kernel;  // kernel nodes: name, grid, block, resources from the node's parameters
+};
+
+// What the collector knows of an executable graph, from its instantiation.
+struct GraphExec {
+  std::uint64_t graph_id = 0;  // CUPTI's graph-exec ID
+  std::vector<GraphNode> nodes;  // topological order
+  std::size_t kernel_count = 0;
+  CUgraph source = nullptr;  // the app's graph (handles taken from it when a clone's are refused)
+  CUgraph clone = nullptr;   // ours, kept alive for its node handles; destroyed with the exec
+  // Every node can run on its own (kernel, memset, memcpy, empty nodes; usable handles): a
+  // selected launch runs node by node, each kernel in its own range. Otherwise the launch is
+  // one range, and this says why.
+  bool per_node = false;
+  std::string whole_reason;
+};
+
+struct ContextProfiler;
+
+// A graph launch between its ENTER and EXIT callbacks, for EXIT to finish.
+struct GraphLaunchInFlight {
+  GraphExec* graph = nullptr;
+  ContextProfiler* profiler = nullptr;
+  CUstream stream = nullptr;
+  bool per_thread_stream = false;
+  bool nodes_disabled = false;  // per node: the app's own launch ran with them off; EXIT turns them on
+  bool range_open = false;      // whole launch: EXIT waits for it and closes the range
 };
 
 std::string demangle(const char* mangled);
@@ -103,7 +134,8 @@ struct ContextProfiler {
   std::unique_ptr<ProfilerHost> host;
   CUpti_RangeProfiler_Object* profiler = nullptr;
   std::size_t passes = 1;
-  bool user_replay = false;         // one pass, no graph yet: ranges are decoded in batches, at Stop
+  bool user_replay = false;         // one pass: ranges are decoded in batches, at Stop
+  bool user_range = false;          // user replay in graph mode: ranges pushed per graph node, not per launch
   std::size_t ranges_per_image = kDefaultRangesPerImage;
   std::size_t ranges_consumed = 0;  // ranges of `image` already evaluated
   std::size_t images_written = 0;
@@ -133,9 +165,9 @@ struct Collector::Impl {
   std::mutex mutex;  // held from a launch's ENTER callback to its EXIT, on the same thread
   std::map<CUcontext, std::unique_ptr<ContextProfiler>> contexts;
   std::map<CUcontext, detail::FailedContext> failed_contexts;
-  std::set<CUcontext> graph_contexts;  // contexts that build CUDA graphs: kernel replay from set-up
   std::map<void*, detail::KernelAttributes> attributes;
-  std::map<CUgraphExec, std::vector<detail::GraphKernel>> graph_kernels;
+  std::map<CUgraphExec, detail::GraphExec> graph_execs;
+  detail::GraphLaunchInFlight graph_in_flight;  // set from a graph launch's ENTER to its EXIT (lock held)
   std::map<std::string, std::unique_ptr<detail::CounterLock>> counter_locks;  // by device UUID
   std::chrono::milliseconds lock_timeout{60'000};  // LIMITER_LOCK_TIMEOUT (seconds)
   bool lock_starved = false;  // a turn did not come in lock_timeout: later launches only try
@@ -169,9 +201,18 @@ struct Collector::Impl {
   // launch_tracking.cpp
   void on_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData& data);
   void on_launch_exit(const CUpti_CallbackData& data);
-  void on_graph_work(CUcontext context);
   detail::KernelAttributes attributes_of(CUfunction function, CUdevice device);
+
+  // graph_replay.cpp
   void record_graph(const CUpti_GraphData& graph);
+  void forget_graph_exec(CUgraphExec exec);
+  void forget_source_graph(CUgraph graph);
+  // User replay: the selected graph launch's kernels profiled (node by node, or as one range).
+  void profile_graph_launch(ContextProfiler& profiler, detail::GraphExec& graph, CUstream stream,
+                            bool per_thread_stream, std::vector<detail::PendingLaunch>& launches);
+  void finish_graph_launch();  // at EXIT
+  void enter_graph_mode(ContextProfiler& profiler);
+  void leave_graph_mode(ContextProfiler& profiler);
 
   // range_session.cpp
   bool start_profiler(ContextProfiler& profiler, std::size_t launches);

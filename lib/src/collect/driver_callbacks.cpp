@@ -1,5 +1,5 @@
 // The CUPTI subscriber's callbacks: launches (ENTER/EXIT), the places the app waits for the GPU
-// (sync_points.hpp), graph construction, context teardown. A callback never throws into the
+// (sync_points.hpp), graph instantiation and destruction, context teardown. A callback never throws into the
 // driver: an error is reported, counted as a missed launch, and the app runs on.
 #include <cupti.h>
 
@@ -14,6 +14,7 @@ namespace limiter {
 namespace detail {
 extern thread_local bool holds_launch_lock;
 extern thread_local bool inside_flush;
+extern thread_local bool graph_bookkeeping;
 }  // namespace detail
 
 namespace {
@@ -23,14 +24,6 @@ namespace {
 // Start per poll.
 constexpr auto kQueryFlushAge = std::chrono::milliseconds(100);
 
-constexpr CUpti_CallbackId kGraphCallbacks[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate,           CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags,  CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz, CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture,
-    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz,    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2,
-    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz, CUPTI_DRIVER_TRACE_CBID_cuGraphCreate,
-};
-
 constexpr CUpti_CallbackId kLaunchCallbacks[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,           CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,         CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
@@ -38,7 +31,7 @@ constexpr CUpti_CallbackId kLaunchCallbacks[] = {
     CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,            CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
 };
 
-enum class CallKind : std::uint8_t { other, launch, graph_work, wait, query, profiler_start, profiler_stop };
+enum class CallKind : std::uint8_t { other, launch, wait, query, profiler_start, profiler_stop };
 
 // The kind of every driver callback id, from its name, once.
 const std::vector<CallKind>& call_kinds() {
@@ -56,7 +49,6 @@ const std::vector<CallKind>& call_kinds() {
       }
     }
     for (CUpti_CallbackId id : kLaunchCallbacks) out[id] = CallKind::launch;
-    for (CUpti_CallbackId id : kGraphCallbacks) out[id] = CallKind::graph_work;
     out[CUPTI_DRIVER_TRACE_CBID_cuProfilerStart] = CallKind::profiler_start;
     out[CUPTI_DRIVER_TRACE_CBID_cuProfilerStop] = CallKind::profiler_stop;
     return out;
@@ -74,9 +66,6 @@ void on_driver_call(Collector::Impl& impl, CUpti_CallbackId cbid, const CUpti_Ca
     case CallKind::launch:
       if (call.callbackSite == CUPTI_API_ENTER) impl.on_launch_enter(cbid, call);
       else impl.on_launch_exit(call);
-      return;
-    case CallKind::graph_work:
-      if (call.callbackSite == CUPTI_API_ENTER) impl.on_graph_work(call.context);
       return;
     case CallKind::wait:
     case CallKind::query: {
@@ -113,9 +102,12 @@ void CUPTIAPI on_callback(void* user, CUpti_CallbackDomain domain, CUpti_Callbac
         std::lock_guard lock(impl->mutex);
         auto it = impl->contexts.find(resource.context);
         if (it != impl->contexts.end()) impl->finish(*it->second);
-      } else if (cbid == CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED) {
+      } else if (!detail::graph_bookkeeping) {  // not our own clones being made or destroyed
+        const auto& graph = *static_cast<const CUpti_GraphData*>(resource.resourceDescriptor);
         std::lock_guard lock(impl->mutex);
-        impl->record_graph(*static_cast<const CUpti_GraphData*>(resource.resourceDescriptor));
+        if (cbid == CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED) impl->record_graph(graph);
+        else if (cbid == CUPTI_CBID_RESOURCE_GRAPHEXEC_DESTROY_STARTING) impl->forget_graph_exec(graph.graphExec);
+        else if (cbid == CUPTI_CBID_RESOURCE_GRAPH_DESTROY_STARTING) impl->forget_source_graph(graph.graph);
       }
     }
   } catch (const std::exception& e) {
@@ -146,8 +138,9 @@ void subscribe_callbacks(Collector::Impl& impl) {
   }
   LIMITER_CUPTI_CHECK(cuptiEnableCallback(1, impl.subscriber, CUPTI_CB_DOMAIN_RESOURCE,
                                           CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING));
-  LIMITER_CUPTI_CHECK(cuptiEnableCallback(1, impl.subscriber, CUPTI_CB_DOMAIN_RESOURCE,
-                                          CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED));
+  for (CUpti_CallbackId id : {CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED, CUPTI_CBID_RESOURCE_GRAPHEXEC_DESTROY_STARTING,
+                              CUPTI_CBID_RESOURCE_GRAPH_DESTROY_STARTING})
+    LIMITER_CUPTI_CHECK(cuptiEnableCallback(1, impl.subscriber, CUPTI_CB_DOMAIN_RESOURCE, id));
 }
 
 }  // namespace limiter

@@ -17,6 +17,7 @@ namespace detail {
 
 thread_local bool holds_launch_lock = false;
 extern thread_local bool inside_flush;
+extern thread_local bool inside_graph_replay;
 thread_local Clock::time_point launch_call_start;  // when our ENTER callback handed back to the driver
 
 std::string demangle(const char* mangled) {
@@ -47,58 +48,16 @@ detail::KernelAttributes Collector::Impl::attributes_of(CUfunction function, CUd
   return result;
 }
 
-void Collector::Impl::record_graph(const CUpti_GraphData& graph) {
-  const auto& cu = driver_api();
-  std::size_t count = 0;
-  if (cu.graph_get_nodes(graph.graph, nullptr, &count) != CUDA_SUCCESS) return;
-  std::vector<CUgraphNode> nodes(count);
-  if (cu.graph_get_nodes(graph.graph, nodes.data(), &count) != CUDA_SUCCESS) return;
-  std::vector<detail::GraphKernel> kernels;
-  for (CUgraphNode node : nodes) {
-    CUgraphNodeType type{};
-    if (cu.graph_node_get_type(node, &type) != CUDA_SUCCESS || type != CU_GRAPH_NODE_TYPE_KERNEL) continue;
-    CUDA_KERNEL_NODE_PARAMS params{};
-    detail::GraphKernel kernel;
-    if (cu.graph_kernel_node_get_params(node, &params) == CUDA_SUCCESS) {
-      const char* name = nullptr;
-      if (params.func && cu.func_get_name(&name, params.func) == CUDA_SUCCESS) kernel.launch.mangled_name = name;
-      else if (params.kern && cu.kernel_get_name(&name, params.kern) == CUDA_SUCCESS) kernel.launch.mangled_name = name;
-      kernel.launch.grid = {params.gridDimX, params.gridDimY, params.gridDimZ};
-      kernel.launch.block = {params.blockDimX, params.blockDimY, params.blockDimZ};
-      kernel.launch.dynamic_shared_bytes = params.sharedMemBytes;
-    }
-    kernel.launch.name =
-        detail::demangle(kernel.launch.mangled_name.empty() ? nullptr : kernel.launch.mangled_name.c_str());
-    kernels.push_back(std::move(kernel));
-  }
-  graph_kernels[graph.graphExec] = std::move(kernels);
-}
-
-// Graph work is coming in this context (a capture or an instantiation, before any graph
-// launch): from now on it needs kernel replay. Switching at the graph's launch is too late:
-// on an H200 the graph's kernels then got no ranges and lost their results.
-void Collector::Impl::on_graph_work(CUcontext context) {
-  if (detail::holds_launch_lock || detail::inside_flush) return;
-  std::lock_guard lock(mutex);
-  if (!graph_contexts.insert(context).second) return;
-  auto it = contexts.find(context);
-  if (it == contexts.end()) return;
-  ContextProfiler& p = *it->second;
-  if (p.retired || p.paused || !p.user_replay) return;  // a paused one restarts with kernel replay
-  LIMITER_TRACE("graph work: context %p goes on with kernel replay", static_cast<void*>(context));
-  // A new profiler object: changing the replay mode of a started one crashed on an H200. The
-  // process keeps its turn on the counters (start_profiler finds the lock held).
-  disable_profiler(p);
-  start_profiler(p, 0);
-}
-
 void Collector::Impl::on_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData& data) {
+  // Our own launches of a graph's nodes (graph_replay.cpp): the lock is ours already.
+  if (detail::inside_graph_replay) return;
   LIMITER_TRACE("launch enter cbid %u %s", static_cast<unsigned>(cbid), data.symbolName ? data.symbolName : "?");
   // Outside a profiled region the context's profiler is paused (disabled): nothing to follow.
   if (!active()) return;
   const auto entered = Clock::now();
   const auto& cu = driver_api();
   CUstream stream = nullptr;
+  detail::GraphExec* graph = nullptr;
   std::vector<detail::PendingLaunch> launches;
   auto single = [&](CUfunction function, Dim3 grid, Dim3 block, unsigned dynamic_shared) {
     detail::PendingLaunch pending;
@@ -137,9 +96,12 @@ void Collector::Impl::on_launch_enter(CUpti_CallbackId cbid, const CUpti_Callbac
     default: {
       const auto& p = *static_cast<const cuGraphLaunch_params*>(data.functionParams);
       stream = p.hStream;
-      auto it = graph_kernels.find(p.hGraph);
-      if (it != graph_kernels.end())
-        for (const auto& kernel : it->second) launches.push_back({kernel.launch, false});
+      auto it = graph_execs.find(p.hGraph);
+      if (it != graph_execs.end()) {
+        graph = &it->second;
+        for (const auto& node : graph->nodes)
+          if (node.kernel) launches.push_back({*node.kernel, false});
+      }
       break;
     }
   }
@@ -191,23 +153,35 @@ void Collector::Impl::on_launch_enter(CUpti_CallbackId cbid, const CUpti_Callbac
   yield_if_others_wait(*profiler);  // after a fair turn, another process's
   if (profiler->paused && !resume(*profiler, selected)) return;  // a new region, or a new turn
   ++times.launches;
+  for (auto& pending : launches) {
+    pending.launch.stream_id = stream_id;
+    pending.launch.context_id = context_id;
+    pending.launch.device = static_cast<int>(profiler->device);
+  }
+  if (graph && profiler->user_replay) {
+    // Graph kernels get no auto range under user replay: profiled node by node, or as one
+    // range; a graph launch with nothing selected runs at full speed.
+    if (selected > 0) {
+      const bool per_thread = cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz;
+      profile_graph_launch(*profiler, *graph, stream, per_thread, launches);
+    }
+    detail::launch_call_start = Clock::now();
+    return;  // EXIT finishes the launch and releases the lock
+  }
+  if (profiler->user_range) leave_graph_mode(*profiler);  // an eager launch: auto range again
   if (profiler->user_replay && !profiler->pending.empty()) {
     // A full batch, or one whose first launch completed long ago: decoded before this launch.
     const bool full = profiler->pending.size() + launches.size() > profiler->ranges_per_image;
     if (full || Clock::now() - profiler->oldest_pending >= detail::kMaxBatchAge) flush_batch(*profiler);
   }
   if (profiler->pending.empty()) profiler->oldest_pending = Clock::now();
-  for (auto& pending : launches) {
-    pending.launch.stream_id = stream_id;
-    pending.launch.context_id = context_id;
-    pending.launch.device = static_cast<int>(profiler->device);
-    profiler->pending.push_back(std::move(pending));
-  }
+  for (auto& pending : launches) profiler->pending.push_back(std::move(pending));
   detail::launch_call_start = Clock::now();
 }
 
 void Collector::Impl::on_launch_exit(const CUpti_CallbackData& data) {
-  if (!detail::holds_launch_lock) return;
+  if (!detail::holds_launch_lock || detail::inside_graph_replay) return;
+  finish_graph_launch();  // nodes enabled again, a whole-graph range closed
   times.launch_call_s += seconds_since(detail::launch_call_start);
   auto it = contexts.find(data.context);
   if (it != contexts.end() && !it->second->retired && !it->second->paused) {

@@ -23,8 +23,8 @@ ReasonText text_of(detail::MissReason reason) {
     case detail::MissReason::set_up_failed:
       return {"profiling could not start in this context", "the error in the reason names the fix"};
     case detail::MissReason::not_ranged:
-      return {"CUPTI gave these launches no range (graph kernels under user replay, or failed launches)",
-              "profile with --replay kernel"};
+      return {"CUPTI gave these launches no range (failed launches, or graph kernels CUPTI did not range)",
+              "profile with --replay kernel, and report this with LIMITER_DEBUG=1 output"};
     case detail::MissReason::dropped:
       return {"CUPTI dropped their ranges: the counter-data image was full",
               "lower LIMITER_RANGES_PER_IMAGE, or report this with LIMITER_DEBUG=1 output"};

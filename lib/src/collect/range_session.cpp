@@ -26,13 +26,14 @@ thread_local bool inside_flush = false;  // set while flush_batch synchronises a
 // The replay mode follows the pass count. One pass needs no save/restore: user replay runs
 // each kernel once and decodes batches at Stop (1.3-1.6 ms per launch on an H200, against ~52 ms
 // with kernel replay; bench/results/). Several passes need kernel replay: CUPTI saves device
-// memory and replays each kernel once per pass, decoding after every launch. So do contexts
-// that build CUDA graphs: under user replay CUPTI does not range graph kernels.
+// memory and replays each kernel once per pass, decoding after every launch. Graph launches
+// keep user replay: their kernels are ranged node by node (graph_replay.cpp).
 // False when the process's turn on the counters did not come: the context stays paused.
 bool Collector::Impl::start_profiler(ContextProfiler& p, std::size_t launches) {
   p.paused = true;
   if (!take_turn(p, launches)) return false;
-  p.user_replay = options.replay == "auto" && p.passes == 1 && graph_contexts.count(p.context) == 0;
+  p.user_replay = options.replay == "auto" && p.passes == 1;
+  p.user_range = false;
   try {
     enable_profiler(p);
     configure_and_start(p);
@@ -106,7 +107,7 @@ void Collector::Impl::configure_and_start(ContextProfiler& p) {
   config.pConfig = p.config.data();
   config.counterDataImageSize = p.image.size();
   config.pCounterDataImage = p.image.data();
-  config.range = CUPTI_AutoRange;
+  config.range = p.user_range ? CUPTI_UserRange : CUPTI_AutoRange;
   config.replayMode = p.user_replay ? CUPTI_UserReplay : CUPTI_KernelReplay;
   config.maxRangesPerPass = p.ranges_per_image;
   config.numNestingLevels = 1;
@@ -114,8 +115,8 @@ void Collector::Impl::configure_and_start(ContextProfiler& p) {
   config.passIndex = 0;
   config.targetNestingLevel = 1;
   LIMITER_CUPTI_CHECK(cuptiRangeProfilerSetConfig(&config));
-  LIMITER_TRACE("config %zu bytes, %zu passes, image %zu bytes, %s replay", p.config.size(), p.passes, p.image.size(),
-                p.user_replay ? "user" : "kernel");
+  LIMITER_TRACE("config %zu bytes, %zu passes, image %zu bytes, %s replay, %s range", p.config.size(), p.passes,
+                p.image.size(), p.user_replay ? "user" : "kernel", p.user_range ? "user" : "auto");
   CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
   start.pRangeProfilerObject = p.profiler;
   LIMITER_CUPTI_CHECK(cuptiRangeProfilerStart(&start));
@@ -207,7 +208,7 @@ void Collector::Impl::decode(ContextProfiler& p) {
   const std::size_t total = ProfilerHost::range_count(p.image);
   for (std::size_t range = p.ranges_consumed; range < total; ++range) {
     if (p.pending.empty()) {
-      // A kernel we saw no launch for (a graph created before us): no metadata, not recorded.
+      // A kernel we saw no launch for (a graph instantiated before us): no metadata, not recorded.
       LIMITER_TRACE("range %zu has no launch", range);
       continue;
     }
@@ -217,7 +218,7 @@ void Collector::Impl::decode(ContextProfiler& p) {
   }
   p.ranges_consumed = total;
   times.evaluate_s += seconds_since(started);
-  // A graph whose kernels CUPTI did not range (or a launch that failed) leaves pending
+  // A launch CUPTI did not range (a failed launch, a graph kernel) leaves pending
   // entries behind: they have no counters, so they are not launches of the record, but the
   // record says how many there were.
   std::uint64_t unranged = 0;

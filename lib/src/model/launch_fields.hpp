@@ -7,7 +7,7 @@ namespace limiter::detail {
 
 enum class LaunchField {
   sequence, name, mangled_name, grid, block, registers, static_shared, dynamic_shared, local_bytes,
-  stream_id, context_id, device, counters, ignored
+  stream_id, context_id, device, graph_id, graph_node, counters, ignored
 };
 
 inline LaunchField launch_field(std::string_view key) {
@@ -18,6 +18,7 @@ inline LaunchField launch_field(std::string_view key) {
       {"static_shared_bytes", LaunchField::static_shared}, {"dynamic_shared_bytes", LaunchField::dynamic_shared},
       {"local_bytes_per_thread", LaunchField::local_bytes}, {"stream_id", LaunchField::stream_id},
       {"context_id", LaunchField::context_id}, {"device", LaunchField::device},
+      {"graph_id", LaunchField::graph_id}, {"graph_node", LaunchField::graph_node},
       {"counters", LaunchField::counters}};
   for (const auto& [name, field] : fields)
     if (key == name) return field;

@@ -103,6 +103,8 @@ ordered_json launch_json(const KernelLaunch& k) {
   put_optional(out, "stream_id", k.stream_id);
   put_optional(out, "context_id", k.context_id);
   put_optional(out, "device", k.device);
+  put_optional(out, "graph_id", k.graph_id);
+  put_optional(out, "graph_node", k.graph_node);
   ordered_json counters = ordered_json::object();
   for (const auto& [metric, value] : k.counters) counters[metric] = value;
   out["counters"] = std::move(counters);
@@ -123,6 +125,8 @@ KernelLaunch launch_from(const json& in) {
   k.stream_id = get_optional<std::uint64_t>(in, "stream_id");
   k.context_id = get_optional<std::uint64_t>(in, "context_id");
   k.device = get_optional<int>(in, "device");
+  k.graph_id = get_optional<std::uint64_t>(in, "graph_id");
+  k.graph_node = get_optional<std::uint64_t>(in, "graph_node");
   for (const auto& [metric, value] : in.at("counters").items()) {
     // NaN is written as null by nlohmann-json: a counter the hardware could not provide.
     if (!value.is_null()) k.counters[metric] = value.get<double>();

@@ -158,6 +158,8 @@ class LaunchParser {
         case LaunchField::local_bytes: set_u64(launch.local_bytes_per_thread, value, "local_bytes_per_thread"); break;
         case LaunchField::stream_id: set_u64(launch.stream_id, value, "stream_id"); break;
         case LaunchField::context_id: set_u64(launch.context_id, value, "context_id"); break;
+        case LaunchField::graph_id: set_u64(launch.graph_id, value, "graph_id"); break;
+        case LaunchField::graph_node: set_u64(launch.graph_node, value, "graph_node"); break;
         case LaunchField::device:
           if (auto n = number_of(value, "\"device\" must be a number or null")) launch.device = static_cast<int>(n->as_double);
           break;

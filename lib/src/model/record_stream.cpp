@@ -185,6 +185,8 @@ class RunSaxHandler final : public nlohmann::json_sax<json> {
       case LaunchField::local_bytes: set_u64(launch_.local_bytes_per_thread, optional_number("local_bytes_per_thread"), value); break;
       case LaunchField::stream_id: set_u64(launch_.stream_id, optional_number("stream_id"), value); break;
       case LaunchField::context_id: set_u64(launch_.context_id, optional_number("context_id"), value); break;
+      case LaunchField::graph_id: set_u64(launch_.graph_id, optional_number("graph_id"), value); break;
+      case LaunchField::graph_node: set_u64(launch_.graph_node, optional_number("graph_node"), value); break;
       case LaunchField::device:
         if (auto v = optional_number("device")) launch_.device = static_cast<int>(*v);
         break;

@@ -1,0 +1,336 @@
+// CUDA graphs at user-replay cost. Under user replay CUPTI gives graph kernels no auto range,
+// and a user range around a graph launch measures the whole graph as one workload (CUPTI.md
+// §2). So a selected graph launch is run node by node before the app's own launch: each
+// runnable node (kernel, memset, memcpy) alone enabled in the exec, the exec launched on the
+// app's stream, each selected kernel node inside its own user range. The nodes are then left
+// disabled, so the app's launch that follows runs none of them twice, and enabled again at
+// EXIT (changes apply to later launches only). Graphs with nodes that cannot be disabled
+// (host, event, child graph, memory, conditional nodes) are measured as one range instead.
+#include <cupti_range_profiler.h>
+
+#include <algorithm>
+
+#include "collect/collector_impl.hpp"
+#include "collect/cupti_check.hpp"
+#include "collect/driver_api.hpp"
+
+namespace limiter {
+
+using detail::driver_api;
+
+namespace detail {
+
+thread_local bool inside_graph_replay = false;  // our own graph launches: their callbacks are ignored
+thread_local bool graph_bookkeeping = false;     // our own clones made or destroyed: callbacks ignored
+
+namespace {
+struct Bookkeeping {
+  Bookkeeping() { graph_bookkeeping = true; }
+  ~Bookkeeping() { graph_bookkeeping = false; }
+};
+}  // namespace
+
+namespace {
+
+// The node types cuGraphNodeSetEnabled accepts, and empty nodes, which do nothing.
+bool runnable_alone(CUgraphNodeType type) {
+  return type == CU_GRAPH_NODE_TYPE_KERNEL || type == CU_GRAPH_NODE_TYPE_MEMSET || type == CU_GRAPH_NODE_TYPE_MEMCPY;
+}
+
+const char* node_type_name(CUgraphNodeType type) {
+  switch (type) {
+    case CU_GRAPH_NODE_TYPE_HOST: return "host";
+    case CU_GRAPH_NODE_TYPE_GRAPH: return "child graph";
+    case CU_GRAPH_NODE_TYPE_WAIT_EVENT: return "event wait";
+    case CU_GRAPH_NODE_TYPE_EVENT_RECORD: return "event record";
+    case CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL: return "semaphore signal";
+    case CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT: return "semaphore wait";
+    case CU_GRAPH_NODE_TYPE_MEM_ALLOC: return "memory allocation";
+    case CU_GRAPH_NODE_TYPE_MEM_FREE: return "memory free";
+    case CU_GRAPH_NODE_TYPE_BATCH_MEM_OP: return "batch memory operation";
+    case CU_GRAPH_NODE_TYPE_CONDITIONAL: return "conditional";
+    default: return "unsupported";
+  }
+}
+
+// The graph's nodes in a topological order: Kahn's algorithm, ties broken by the driver's
+// node order (creation order, which is already topological for captured graphs).
+std::vector<CUgraphNode> topological_order(CUgraph graph) {
+  const auto& cu = driver_api();
+  std::size_t count = 0;
+  if (cu.graph_get_nodes(graph, nullptr, &count) != CUDA_SUCCESS) return {};
+  std::vector<CUgraphNode> nodes(count);
+  if (cu.graph_get_nodes(graph, nodes.data(), &count) != CUDA_SUCCESS) return {};
+  nodes.resize(count);
+  std::size_t edges = 0;
+  if (cu.graph_get_edges(graph, nullptr, nullptr, nullptr, &edges) != CUDA_SUCCESS) return {};
+  std::vector<CUgraphNode> from(edges), to(edges);
+  if (edges && cu.graph_get_edges(graph, from.data(), to.data(), nullptr, &edges) != CUDA_SUCCESS) return {};
+  auto position = [&](CUgraphNode node) {
+    return static_cast<std::size_t>(std::find(nodes.begin(), nodes.end(), node) - nodes.begin());
+  };
+  std::vector<std::size_t> waiting(count, 0);
+  std::vector<std::vector<std::size_t>> successors(count);
+  for (std::size_t e = 0; e < edges; ++e) {
+    const std::size_t a = position(from[e]), b = position(to[e]);
+    if (a >= count || b >= count) return {};
+    successors[a].push_back(b);
+    ++waiting[b];
+  }
+  std::vector<CUgraphNode> order;
+  std::vector<bool> done(count, false);
+  while (order.size() < count) {
+    std::size_t next = count;
+    for (std::size_t i = 0; i < count && next == count; ++i)
+      if (!done[i] && waiting[i] == 0) next = i;
+    if (next == count) return {};  // a cycle: not a graph the driver would instantiate
+    done[next] = true;
+    order.push_back(nodes[next]);
+    for (std::size_t s : successors[next]) --waiting[s];
+  }
+  return order;
+}
+
+void push_range(ContextProfiler& p, const char* name) {
+  CUpti_RangeProfiler_PushRange_Params push{CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
+  push.pRangeProfilerObject = p.profiler;
+  push.pRangeName = name;
+  LIMITER_CUPTI_CHECK(cuptiRangeProfilerPushRange(&push));
+}
+
+void pop_range(ContextProfiler& p) {
+  CUpti_RangeProfiler_PopRange_Params pop{CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
+  pop.pRangeProfilerObject = p.profiler;
+  LIMITER_CUPTI_CHECK(cuptiRangeProfilerPopRange(&pop));
+}
+
+}  // namespace
+}  // namespace detail
+
+// At the exec's creation, while the app's graph still exists: PyTorch destroys it right after
+// instantiation, and the exec's nodes are only reachable through the graph's node handles. So
+// the graph is cloned, and the clone's handles are used when the exec accepts them.
+void Collector::Impl::record_graph(const CUpti_GraphData& data) {
+  const detail::Bookkeeping bookkeeping;
+  const auto& cu = driver_api();
+  detail::GraphExec graph;
+  std::uint32_t id = 0;
+  if (cuptiGetGraphExecId(data.graphExec, &id) == CUPTI_SUCCESS) graph.graph_id = id;
+  graph.source = data.graph;
+  const std::vector<CUgraphNode> order = detail::topological_order(data.graph);
+  CUdevice device = 0;
+  cu.ctx_get_device(&device);
+  std::string unsupported;
+  for (CUgraphNode node : order) {
+    detail::GraphNode entry;
+    entry.handle = node;
+    entry.index = graph.nodes.size();
+    cu.graph_node_get_type(node, &entry.type);
+    if (!detail::runnable_alone(entry.type) && entry.type != CU_GRAPH_NODE_TYPE_EMPTY && unsupported.empty())
+      unsupported = detail::node_type_name(entry.type);
+    if (entry.type == CU_GRAPH_NODE_TYPE_KERNEL) {
+      KernelLaunch launch;
+      CUDA_KERNEL_NODE_PARAMS params{};
+      if (cu.graph_kernel_node_get_params(node, &params) == CUDA_SUCCESS) {
+        const char* name = nullptr;
+        if (params.func && cu.func_get_name(&name, params.func) == CUDA_SUCCESS) launch.mangled_name = name;
+        else if (params.kern && cu.kernel_get_name(&name, params.kern) == CUDA_SUCCESS) launch.mangled_name = name;
+        launch.grid = {params.gridDimX, params.gridDimY, params.gridDimZ};
+        launch.block = {params.blockDimX, params.blockDimY, params.blockDimZ};
+        launch.dynamic_shared_bytes = params.sharedMemBytes;
+        CUfunction function = params.func ? params.func : reinterpret_cast<CUfunction>(params.kern);
+        if (function) {
+          const auto resources = attributes_of(function, device);
+          launch.registers_per_thread = resources.registers;
+          launch.static_shared_bytes = static_cast<std::uint64_t>(resources.static_shared);
+          launch.local_bytes_per_thread = static_cast<std::uint64_t>(resources.local);
+        }
+      }
+      launch.name = detail::demangle(launch.mangled_name.empty() ? nullptr : launch.mangled_name.c_str());
+      launch.graph_id = graph.graph_id;
+      launch.graph_node = entry.index;
+      entry.kernel = std::move(launch);
+      ++graph.kernel_count;
+    }
+    graph.nodes.push_back(std::move(entry));
+  }
+  const char* handles = "none";
+  if (order.empty()) {
+    graph.whole_reason = "its nodes could not be listed";
+  } else if (!unsupported.empty()) {
+    graph.whole_reason = std::string("it has a ") + unsupported + " node, which cannot run on its own";
+  } else {
+    // The exec must know the handles: asked of the first node that can be disabled.
+    const auto probe = std::find_if(graph.nodes.begin(), graph.nodes.end(),
+                                    [](const detail::GraphNode& n) { return detail::runnable_alone(n.type); });
+    auto accepted = [&](CUgraphNode handle) {
+      unsigned enabled = 0;
+      return cu.graph_node_get_enabled(data.graphExec, handle, &enabled) == CUDA_SUCCESS;
+    };
+    CUgraph clone = nullptr;
+    if (probe == graph.nodes.end()) {
+      handles = "not needed";
+      graph.per_node = true;
+    } else if (cu.graph_clone(&clone, data.graph) == CUDA_SUCCESS) {
+      std::vector<CUgraphNode> cloned(graph.nodes.size());
+      bool found = true;
+      for (std::size_t i = 0; i < graph.nodes.size() && found; ++i)
+        found = cu.graph_node_find_in_clone(&cloned[i], graph.nodes[i].handle, clone) == CUDA_SUCCESS;
+      const std::size_t probe_index = static_cast<std::size_t>(probe - graph.nodes.begin());
+      if (found && accepted(cloned[probe_index])) {
+        handles = "clone";
+      } else if (found) {
+        // Re-pairs the exec's nodes with the clone's (same topology and parameters).
+        CUgraphExecUpdateResultInfo info{};
+        if (cu.graph_exec_update(data.graphExec, clone, &info) == CUDA_SUCCESS && accepted(cloned[probe_index]))
+          handles = "clone after update";
+      }
+      if (std::string(handles) != "none") {
+        for (std::size_t i = 0; i < graph.nodes.size(); ++i) graph.nodes[i].handle = cloned[i];
+        graph.clone = clone;
+        graph.per_node = true;
+      } else {
+        cu.graph_destroy(clone);
+      }
+    }
+    if (!graph.per_node && accepted(probe->handle)) {
+      handles = "source";  // until the app destroys its graph (forget_source_graph)
+      graph.per_node = true;
+    }
+    if (!graph.per_node) graph.whole_reason = "the driver refused its node handles";
+  }
+  LIMITER_TRACE("graph exec %u: %zu nodes, %zu kernels, %s (handles: %s)", id, graph.nodes.size(), graph.kernel_count,
+                graph.per_node ? "per node" : ("one range: " + graph.whole_reason).c_str(), handles);
+  forget_graph_exec(data.graphExec);
+  graph_execs[data.graphExec] = std::move(graph);
+}
+
+void Collector::Impl::forget_graph_exec(CUgraphExec exec) {
+  auto it = graph_execs.find(exec);
+  if (it == graph_execs.end()) return;
+  const detail::Bookkeeping bookkeeping;
+  if (it->second.clone) driver_api().graph_destroy(it->second.clone);
+  graph_execs.erase(it);
+}
+
+// The app destroys a graph: execs that use its node handles fall back to one range per launch.
+void Collector::Impl::forget_source_graph(CUgraph graph) {
+  for (auto& [exec, known] : graph_execs) {
+    if (known.source != graph) continue;
+    known.source = nullptr;
+    if (known.per_node && !known.clone && known.nodes.size() > 0 &&
+        std::any_of(known.nodes.begin(), known.nodes.end(),
+                    [](const detail::GraphNode& n) { return detail::runnable_alone(n.type); })) {
+      known.per_node = false;
+      known.whole_reason = "the app destroyed the graph it was instantiated from, and with it the node handles";
+    }
+  }
+}
+
+// Ranges are pushed per graph node: the session goes to user range (a Stop and a Start, ~60 ms
+// with the batch's decode), and stays there while graph launches follow each other.
+void Collector::Impl::enter_graph_mode(ContextProfiler& p) {
+  if (p.user_range || !p.user_replay) return;
+  LIMITER_TRACE("graph mode: user range");
+  flush_batch(p, /*restart=*/false);
+  p.user_range = true;
+  configure_and_start(p);
+}
+
+void Collector::Impl::leave_graph_mode(ContextProfiler& p) {
+  if (!p.user_range) return;
+  LIMITER_TRACE("graph mode ends: auto range");
+  flush_batch(p, /*restart=*/false);
+  p.user_range = false;
+  configure_and_start(p);
+}
+
+void Collector::Impl::profile_graph_launch(ContextProfiler& p, detail::GraphExec& graph, CUstream stream,
+                                           bool per_thread_stream, std::vector<detail::PendingLaunch>& launches) {
+  const auto& cu = driver_api();
+  enter_graph_mode(p);
+  auto& exec_entry = *std::find_if(graph_execs.begin(), graph_execs.end(),
+                                   [&](const auto& entry) { return &entry.second == &graph; });
+  const CUgraphExec exec = exec_entry.first;
+  const auto launch_graph = per_thread_stream ? cu.graph_launch_ptsz : cu.graph_launch;
+  const auto synchronize = per_thread_stream ? cu.stream_synchronize_ptsz : cu.stream_synchronize;
+  graph_in_flight = {&graph, &p, stream, per_thread_stream, false, false};
+
+  if (graph.per_node) {
+    struct ReplayFlag {  // cleared however this ends (a CUPTI error throws)
+      ReplayFlag() { detail::inside_graph_replay = true; }
+      ~ReplayFlag() { detail::inside_graph_replay = false; }
+    } replaying;
+    graph_in_flight.nodes_disabled = true;  // EXIT turns every runnable node on again, whatever happens here
+    bool all_off = true;
+    for (const auto& node : graph.nodes)
+      if (detail::runnable_alone(node.type)) all_off = all_off && cu.graph_node_set_enabled(exec, node.handle, 0) == CUDA_SUCCESS;
+    if (all_off) {
+      std::size_t kernel = 0;
+      for (const auto& node : graph.nodes) {
+        if (!detail::runnable_alone(node.type)) continue;
+        const bool ranged = node.kernel && launches[kernel].keep;
+        if (ranged && p.pending.size() >= p.ranges_per_image) flush_batch(p);  // the image holds a batch
+        if (cu.graph_node_set_enabled(exec, node.handle, 1) != CUDA_SUCCESS) {
+          miss(detail::MissReason::error, ranged ? 1 : 0, "cuGraphNodeSetEnabled refused a node");
+          continue;
+        }
+        const std::string name = "graph " + std::to_string(graph.graph_id) + " node " + std::to_string(node.index);
+        if (ranged) detail::push_range(p, name.c_str());
+        const CUresult launched = launch_graph(exec, stream);
+        if (ranged) {
+          synchronize(stream);  // the node's kernel ends inside its range
+          detail::pop_range(p);
+          if (launched == CUDA_SUCCESS) p.pending.push_back(std::move(launches[kernel]));
+          else miss(detail::MissReason::error, 1, "launching one node of the graph failed: " + detail::driver_error_name(launched));
+        }
+        cu.graph_node_set_enabled(exec, node.handle, 0);
+        if (node.kernel) ++kernel;
+      }
+      return;
+    }
+    // A node refused to be disabled: all back on, and this launch is one range.
+    for (const auto& node : graph.nodes)
+      if (detail::runnable_alone(node.type)) cu.graph_node_set_enabled(exec, node.handle, 1);
+    graph_in_flight.nodes_disabled = false;
+    graph.per_node = false;
+    graph.whole_reason = "cuGraphNodeSetEnabled refused one of its nodes";
+  }
+
+  // One range around the app's own launch, closed at EXIT: the graph's kernels together.
+  std::size_t selected = 0;
+  for (const auto& pending : launches) selected += pending.keep ? 1 : 0;
+  if (selected == 0) return;
+  detail::PendingLaunch whole;
+  whole.keep = true;
+  whole.launch.name = "graph " + std::to_string(graph.graph_id) + " (one range: " + std::to_string(graph.kernel_count) +
+                      " kernels; " + graph.whole_reason + ")";
+  whole.launch.graph_id = graph.graph_id;
+  whole.launch.stream_id = launches.front().launch.stream_id;
+  whole.launch.context_id = launches.front().launch.context_id;
+  whole.launch.device = launches.front().launch.device;
+  if (p.pending.size() >= p.ranges_per_image) flush_batch(p);
+  detail::push_range(p, whole.launch.name.c_str());
+  graph_in_flight.range_open = true;
+  p.pending.push_back(std::move(whole));
+}
+
+void Collector::Impl::finish_graph_launch() {
+  auto in_flight = graph_in_flight;
+  graph_in_flight = {};
+  if (!in_flight.graph) return;
+  const auto& cu = driver_api();
+  if (in_flight.nodes_disabled) {
+    auto it = std::find_if(graph_execs.begin(), graph_execs.end(),
+                           [&](const auto& entry) { return &entry.second == in_flight.graph; });
+    if (it != graph_execs.end())
+      for (const auto& node : it->second.nodes)
+        if (detail::runnable_alone(node.type)) cu.graph_node_set_enabled(it->first, node.handle, 1);
+  }
+  if (in_flight.range_open) {
+    (in_flight.per_thread_stream ? cu.stream_synchronize_ptsz : cu.stream_synchronize)(in_flight.stream);
+    detail::pop_range(*in_flight.profiler);
+  }
+}
+
+}  // namespace limiter
