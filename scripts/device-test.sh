@@ -57,6 +57,25 @@ if command -v python3 > /dev/null && python3 -c "import torch" 2> /dev/null; the
   timeout "$bin/limiter" run -q -o "$out/pytorch_limiter.json" -- python3 "$workload" > "$out/pytorch_run.txt" 2>&1 || status=1
   [ "$quick" = 1 ] || timeout ncu --clock-control none --section SpeedOfLight --metrics "$metrics" --csv --page raw --print-units base \
     python3 "$workload" > "$out/pytorch_ncu.csv" 2> "$out/pytorch_ncu.log" || status=1
+
+  step "CUDA graphs: a PyTorch graph profiled node by node gives the bare program's outputs"
+  graphs=$(dirname "$0")/../bench/workloads/graph_replay.py
+  PHASE_ITERATIONS=5 timeout python3 "$graphs" > "$out/graphs_bare.txt" 2>&1 || status=1
+  PHASE_ITERATIONS=5 timeout "$bin/limiter" run -q -o "$out/graphs_limiter.json" -- python3 "$graphs" \
+    > "$out/graphs_run.txt" 2>&1 || status=1
+  python3 - "$out" << 'PY' || status=1
+import json, sys
+def result(name):
+    return json.loads(next(l for l in open(f"{sys.argv[1]}/{name}") if l.startswith("graph_replay "))[13:])
+bare, run = result("graphs_bare.txt"), result("graphs_run.txt")
+record = json.load(open(f"{sys.argv[1]}/graphs_limiter.json"))
+nodes = [l["graph_node"] for l in record["launches"] if l.get("graph_node") is not None]
+digests = [k for k in bare if k.endswith("_digest")]
+ok = all(bare[k] == run[k] for k in digests) and nodes == list(range(10)) * 5 and not record.get("missed")
+print(f"graphs: outputs equal bare {all(bare[k] == run[k] for k in digests)}, {len(nodes)} nodes profiled one by one, "
+      f"missed {record.get('missed')}: {'ok' if ok else 'FAILED'}")
+sys.exit(0 if ok else 1)
+PY
 fi
 
 if [ "$quick" != 1 ] && "$bin/limiter" kernels --help > /dev/null 2>&1; then

@@ -211,6 +211,7 @@ struct Collector::Impl {
   void profile_graph_launch(ContextProfiler& profiler, detail::GraphExec& graph, CUstream stream,
                             bool per_thread_stream, std::vector<detail::PendingLaunch>& launches);
   void finish_graph_launch();  // at EXIT
+  void switch_range_mode(ContextProfiler& profiler, bool user_range);
   void enter_graph_mode(ContextProfiler& profiler);
   void leave_graph_mode(ContextProfiler& profiler);
 

@@ -13,6 +13,7 @@
 #include "collect/collector_impl.hpp"
 #include "collect/cupti_check.hpp"
 #include "collect/driver_api.hpp"
+#include "limiter/error.hpp"
 
 namespace limiter {
 
@@ -155,7 +156,10 @@ void Collector::Impl::record_graph(const CUpti_GraphData& data) {
     graph.nodes.push_back(std::move(entry));
   }
   const char* handles = "none";
-  if (order.empty()) {
+  std::size_t count = 0;
+  if (cu.graph_get_nodes(data.graph, nullptr, &count) == CUDA_SUCCESS && count == 0) {
+    graph.per_node = true;  // an empty graph: nothing to profile
+  } else if (order.empty()) {
     graph.whole_reason = "its nodes could not be listed";
   } else if (!unsupported.empty()) {
     graph.whole_reason = std::string("it has a ") + unsupported + " node, which cannot run on its own";
@@ -217,6 +221,7 @@ void Collector::Impl::forget_graph_exec(CUgraphExec exec) {
 void Collector::Impl::forget_source_graph(CUgraph graph) {
   for (auto& [exec, known] : graph_execs) {
     if (known.source != graph) continue;
+    LIMITER_TRACE("graph exec %llu: the app destroys its graph", static_cast<unsigned long long>(known.graph_id));
     known.source = nullptr;
     if (known.per_node && !known.clone && known.nodes.size() > 0 &&
         std::any_of(known.nodes.begin(), known.nodes.end(),
@@ -227,22 +232,24 @@ void Collector::Impl::forget_source_graph(CUgraph graph) {
   }
 }
 
-// Ranges are pushed per graph node: the session goes to user range (a Stop and a Start, ~60 ms
-// with the batch's decode), and stays there while graph launches follow each other.
-void Collector::Impl::enter_graph_mode(ContextProfiler& p) {
-  if (p.user_range || !p.user_replay) return;
-  LIMITER_TRACE("graph mode: user range");
-  flush_batch(p, /*restart=*/false);
-  p.user_range = true;
+// Ranges are pushed per graph node: the session goes to user range, and stays there while
+// graph launches follow each other. A new profiler object for each switch: SetConfig on the
+// same object after a Stop kept auto range on an H100 (PushRange then failed with
+// CUPTI_ERROR_INVALID_PARAMETER). A switch costs a Stop, a Disable, an Enable and a Start.
+void Collector::Impl::switch_range_mode(ContextProfiler& p, bool user_range) {
+  LIMITER_TRACE("graph mode %s", user_range ? "begins: user range" : "ends: auto range");
+  disable_profiler(p);  // decodes the batch first
+  enable_profiler(p);
+  p.user_range = user_range;
   configure_and_start(p);
 }
 
+void Collector::Impl::enter_graph_mode(ContextProfiler& p) {
+  if (!p.user_range && p.user_replay) switch_range_mode(p, true);
+}
+
 void Collector::Impl::leave_graph_mode(ContextProfiler& p) {
-  if (!p.user_range) return;
-  LIMITER_TRACE("graph mode ends: auto range");
-  flush_batch(p, /*restart=*/false);
-  p.user_range = false;
-  configure_and_start(p);
+  if (p.user_range) switch_range_mode(p, false);
 }
 
 void Collector::Impl::profile_graph_launch(ContextProfiler& p, detail::GraphExec& graph, CUstream stream,
@@ -266,26 +273,42 @@ void Collector::Impl::profile_graph_launch(ContextProfiler& p, detail::GraphExec
     for (const auto& node : graph.nodes)
       if (detail::runnable_alone(node.type)) all_off = all_off && cu.graph_node_set_enabled(exec, node.handle, 0) == CUDA_SUCCESS;
     if (all_off) {
-      std::size_t kernel = 0;
-      for (const auto& node : graph.nodes) {
-        if (!detail::runnable_alone(node.type)) continue;
-        const bool ranged = node.kernel && launches[kernel].keep;
-        if (ranged && p.pending.size() >= p.ranges_per_image) flush_batch(p);  // the image holds a batch
-        if (cu.graph_node_set_enabled(exec, node.handle, 1) != CUDA_SUCCESS) {
-          miss(detail::MissReason::error, ranged ? 1 : 0, "cuGraphNodeSetEnabled refused a node");
-          continue;
+      std::size_t kernel = 0, next = 0;  // the nodes before `next` have run
+      try {
+        for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+          const auto& node = graph.nodes[i];
+          next = i;
+          if (!detail::runnable_alone(node.type)) continue;
+          const bool ranged = node.kernel && launches[kernel].keep;
+          if (ranged && p.pending.size() >= p.ranges_per_image) flush_batch(p);  // the image holds a batch
+          if (cu.graph_node_set_enabled(exec, node.handle, 1) != CUDA_SUCCESS)
+            throw SystemError("cuGraphNodeSetEnabled refused node " + std::to_string(node.index));
+          const std::string name = "graph " + std::to_string(graph.graph_id) + " node " + std::to_string(node.index);
+          if (ranged) detail::push_range(p, name.c_str());
+          const CUresult launched = launch_graph(exec, stream);
+          if (launched != CUDA_SUCCESS && ranged) detail::pop_range(p);
+          if (launched != CUDA_SUCCESS)
+            throw SystemError("launching node " + std::to_string(node.index) + " of a graph failed: " +
+                              detail::driver_error_name(launched));
+          next = i + 1;  // it ran: whatever fails below, the app's launch must not run it again
+          if (ranged) {
+            synchronize(stream);  // the node's kernel ends inside its range
+            detail::pop_range(p);
+            p.pending.push_back(std::move(launches[kernel]));
+          }
+          cu.graph_node_set_enabled(exec, node.handle, 0);
+          if (node.kernel) ++kernel;
         }
-        const std::string name = "graph " + std::to_string(graph.graph_id) + " node " + std::to_string(node.index);
-        if (ranged) detail::push_range(p, name.c_str());
-        const CUresult launched = launch_graph(exec, stream);
-        if (ranged) {
-          synchronize(stream);  // the node's kernel ends inside its range
-          detail::pop_range(p);
-          if (launched == CUDA_SUCCESS) p.pending.push_back(std::move(launches[kernel]));
-          else miss(detail::MissReason::error, 1, "launching one node of the graph failed: " + detail::driver_error_name(launched));
+      } catch (const std::exception& e) {
+        // The nodes that have not run are turned on, so the app's own launch runs them: each
+        // node still runs once, in order. Their kernels are counted as missed, with the error.
+        std::uint64_t unprofiled = 0;
+        for (std::size_t i = 0, k = 0; i < graph.nodes.size(); ++i) {
+          if (!detail::runnable_alone(graph.nodes[i].type)) continue;
+          cu.graph_node_set_enabled(exec, graph.nodes[i].handle, i >= next ? 1 : 0);
+          if (graph.nodes[i].kernel && k++ >= kernel && launches[k - 1].keep) ++unprofiled;
         }
-        cu.graph_node_set_enabled(exec, node.handle, 0);
-        if (node.kernel) ++kernel;
+        miss(detail::MissReason::error, unprofiled, std::string("profiling a graph node by node: ") + e.what());
       }
       return;
     }
