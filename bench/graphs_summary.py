@@ -25,9 +25,13 @@ def load(name):
 
 
 bare, full, budget = (line(label, "graph_replay") for label in ("graph_bare", "graph_full", "graph_budget3"))
-if bare and full:
+keep_bare, keep_full = (line(label, "graph_replay") for label in ("graph_keep_bare", "graph_keep_full"))
+for bare, runs in ((bare, (("all profiled", full), ("--per-kernel-count 3", budget))),
+                   (keep_bare, (("keep_graph=True, all profiled", keep_full),))):
+    if not bare:
+        continue
     launches = bare["iterations"] * bare["kernels_per_iteration"]
-    for label, run in (("all profiled", full), ("--per-kernel-count 3", budget)):
+    for label, run in runs:
         if not run:
             print(f"graph_replay {label}: no result")
             continue
@@ -38,13 +42,15 @@ if bare and full:
         same = all(run[k] == bare[k] for k in ("eager_before_digest", "graph_digest", "eager_after_digest"))
         print(f"graph_replay {label}: outputs equal bare: {same}; graph equals eager: {run['graph_equals_eager']}")
 
-record = load("graph_full.json")
-report = load("graph_full.report.json")
-if record:
+for label in ("graph_full", "graph_keep_full", "graph_trace"):
+    record, report = load(label + ".json"), load(label + ".report.json")
+    if not record:
+        continue
+    print(f"== {label}")
     in_graph = [l for l in record["launches"] if l.get("graph_id") is not None]
     eager = [l for l in record["launches"] if l.get("graph_id") is None]
     per_node = [l for l in in_graph if l.get("graph_node") is not None]
-    print(f"graph_full record: {len(record['launches'])} launches, {len(in_graph)} from graphs "
+    print(f"{label} record: {len(record['launches'])} launches, {len(in_graph)} from graphs "
           f"({len(per_node)} per node), {len(eager)} eager; launches seen {record.get('launches_seen')}; "
           f"missed {record.get('missed')}")
     verdicts = {k["sequence"]: k.get("verdict") for k in (report or {}).get("kernels", [])}

@@ -23,13 +23,15 @@ compiled=$root/bench/workloads/compile_reduce_overhead.py
 run graph_bare python3 "$graph"
 run graph_full "$bin/limiter" run -q --timing -o "$out/graph_full.json" -- python3 "$graph"
 run graph_budget3 "$bin/limiter" run -q --timing --per-kernel-count 3 -o "$out/graph_budget3.json" -- python3 "$graph"
-PHASE_ITERATIONS=2 LIMITER_DEBUG=1 run graph_trace "$bin/limiter" run -q -o "$out/graph_trace.json" -- python3 "$graph"
+KEEP_GRAPH=1 run graph_keep_bare python3 "$graph"
+KEEP_GRAPH=1 run graph_keep_full "$bin/limiter" run -q --timing -o "$out/graph_keep_full.json" -- python3 "$graph"
+KEEP_GRAPH=1 PHASE_ITERATIONS=2 LIMITER_DEBUG=1 run graph_trace "$bin/limiter" run -q -o "$out/graph_trace.json" -- python3 "$graph"
 grep -h -E "graph exec|graph mode" "$out/graph_trace.log" | sort | uniq -c | head -20
 run compile_bare python3 "$compiled"
 run compile_full "$bin/limiter" run -q --timing -o "$out/compile_full.json" -- python3 "$compiled"
 PHASE_ITERATIONS=2 LIMITER_DEBUG=1 STEPS=2 run compile_trace "$bin/limiter" run -q -o "$out/compile_trace.json" -- python3 "$compiled"
 grep -h -E "graph exec|graph mode" "$out/compile_trace.log" | sort | uniq -c | head -20
-for record in graph_full graph_budget3 compile_full; do
+for record in graph_full graph_budget3 graph_keep_full graph_trace compile_full; do
   [ -f "$out/$record.json" ] && "$bin/limiter" report "$out/$record.json" --format json -o "$out/$record.report.json" 2> "$out/$record.report.err"
 done
 python3 "$root/bench/graphs_summary.py" "$out"

@@ -2,7 +2,9 @@
 captured with torch.cuda.graph and replayed 50 times, with the same 10 kernels run eagerly 50
 times before the capture and 50 times after it. Prints each phase's time (synchronised) and
 a digest of every phase's output, so a profiled run can be checked against a bare one
-(bench/run-graphs.sh compares them). PHASE_ITERATIONS changes the 50."""
+(bench/run-graphs.sh compares them). PHASE_ITERATIONS changes the 50. KEEP_GRAPH=1 keeps the
+captured graph alive (torch.cuda.CUDAGraph(keep_graph=True)); by default PyTorch destroys it
+right after instantiation."""
 import hashlib
 import json
 import os
@@ -44,7 +46,7 @@ def phase(run):
     return time.perf_counter() - start, out
 
 
-result = {"iterations": iterations, "kernels_per_iteration": 10}
+result = {"iterations": iterations, "kernels_per_iteration": 10, "keep_graph": os.environ.get("KEEP_GRAPH") == "1"}
 result["eager_before_s"], out = phase(lambda: ten_kernels(static_in))
 result["eager_before_digest"] = digest(out)
 
@@ -54,10 +56,13 @@ with torch.cuda.stream(side):
     for _ in range(3):
         ten_kernels(static_in)
 torch.cuda.current_stream().wait_stream(side)
-graph = torch.cuda.CUDAGraph()
+keep_graph = os.environ.get("KEEP_GRAPH") == "1"
+graph = torch.cuda.CUDAGraph(keep_graph=True) if keep_graph else torch.cuda.CUDAGraph()
 with torch.cuda.graph(graph):
     static_out = ten_kernels(static_in)
 
+if keep_graph:
+    graph.instantiate()
 static_out.zero_()  # the replays must compute it again (its memory held the warm-up's result)
 result["graph_s"], _ = phase(lambda: graph.replay())
 result["graph_digest"] = digest(static_out)

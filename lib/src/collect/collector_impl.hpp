@@ -121,6 +121,9 @@ struct GraphLaunchInFlight {
 
 std::string demangle(const char* mangled);
 
+// In user-range mode: the place in the batch of the launch a range was pushed for (its name).
+std::optional<std::size_t> user_range_index(const std::vector<std::uint8_t>& image, std::size_t range);
+
 // Why launches could not be profiled, with the fix: the reasons a record's "missed" list names.
 enum class MissReason { counters_busy, lock_timeout, set_up_failed, not_ranged, dropped, error, process_ended };
 

@@ -9,6 +9,7 @@
 #include <cupti_range_profiler.h>
 
 #include <algorithm>
+#include <charconv>
 
 #include "collect/collector_impl.hpp"
 #include "collect/cupti_check.hpp"
@@ -99,6 +100,11 @@ void push_range(ContextProfiler& p, const char* name) {
   LIMITER_CUPTI_CHECK(cuptiRangeProfilerPushRange(&push));
 }
 
+// A user range's name: its launch's place in the batch. CUPTI keeps one range per distinct
+// name (two pushes of one name were summed into one range on an H100), so the names differ
+// within a batch, and decode() matches ranges to launches by name.
+std::string range_name(const ContextProfiler& p) { return std::to_string(p.pending.size()); }
+
 void pop_range(ContextProfiler& p) {
   CUpti_RangeProfiler_PopRange_Params pop{CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
   pop.pRangeProfilerObject = p.profiler;
@@ -106,6 +112,21 @@ void pop_range(ContextProfiler& p) {
 }
 
 }  // namespace
+
+std::optional<std::size_t> user_range_index(const std::vector<std::uint8_t>& image, std::size_t range) {
+  CUpti_RangeProfiler_CounterData_GetRangeInfo_Params info{CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE};
+  info.pCounterDataImage = image.data();
+  info.counterDataImageSize = image.size();
+  info.rangeIndex = range;
+  info.rangeDelimiter = "/";
+  if (cuptiRangeProfilerCounterDataGetRangeInfo(&info) != CUPTI_SUCCESS || !info.rangeName) return std::nullopt;
+  const std::string_view name = info.rangeName;
+  std::size_t index = 0;
+  const auto [end, error] = std::from_chars(name.data(), name.data() + name.size(), index);
+  if (error != std::errc() || end != name.data() + name.size()) return std::nullopt;
+  return index;
+}
+
 }  // namespace detail
 
 // At the exec's creation, while the app's graph still exists: PyTorch destroys it right after
@@ -283,8 +304,7 @@ void Collector::Impl::profile_graph_launch(ContextProfiler& p, detail::GraphExec
           if (ranged && p.pending.size() >= p.ranges_per_image) flush_batch(p);  // the image holds a batch
           if (cu.graph_node_set_enabled(exec, node.handle, 1) != CUDA_SUCCESS)
             throw SystemError("cuGraphNodeSetEnabled refused node " + std::to_string(node.index));
-          const std::string name = "graph " + std::to_string(graph.graph_id) + " node " + std::to_string(node.index);
-          if (ranged) detail::push_range(p, name.c_str());
+          if (ranged) detail::push_range(p, detail::range_name(p).c_str());
           const CUresult launched = launch_graph(exec, stream);
           if (launched != CUDA_SUCCESS && ranged) detail::pop_range(p);
           if (launched != CUDA_SUCCESS)
@@ -333,7 +353,7 @@ void Collector::Impl::profile_graph_launch(ContextProfiler& p, detail::GraphExec
   whole.launch.context_id = launches.front().launch.context_id;
   whole.launch.device = launches.front().launch.device;
   if (p.pending.size() >= p.ranges_per_image) flush_batch(p);
-  detail::push_range(p, whole.launch.name.c_str());
+  detail::push_range(p, detail::range_name(p).c_str());
   graph_in_flight.range_open = true;
   p.pending.push_back(std::move(whole));
 }

@@ -206,15 +206,30 @@ void Collector::Impl::decode(ContextProfiler& p) {
                  decode_params.numOfRangeDropped);
   }
   const std::size_t total = ProfilerHost::range_count(p.image);
-  for (std::size_t range = p.ranges_consumed; range < total; ++range) {
-    if (p.pending.empty()) {
-      // A kernel we saw no launch for (a graph instantiated before us): no metadata, not recorded.
-      LIMITER_TRACE("range %zu has no launch", range);
-      continue;
+  if (p.user_range) {
+    // Graph mode (graph_replay.cpp): ranges named by their launch's place in the batch, and
+    // matched by name; ranges of names this batch did not push are left alone.
+    std::vector<std::optional<std::size_t>> range_of(p.pending.size());
+    for (std::size_t range = 0; range < total; ++range)
+      if (const auto index = detail::user_range_index(p.image, range); index && *index < range_of.size())
+        range_of[*index] = range;
+    std::deque<detail::PendingLaunch> unranged;
+    for (std::size_t index = 0; index < range_of.size(); ++index) {
+      if (range_of[index]) complete(p, std::move(p.pending[index]), *range_of[index]);
+      else unranged.push_back(std::move(p.pending[index]));
     }
-    detail::PendingLaunch pending = std::move(p.pending.front());
-    p.pending.pop_front();
-    complete(p, std::move(pending), range);
+    p.pending = std::move(unranged);
+  } else {
+    for (std::size_t range = p.ranges_consumed; range < total; ++range) {
+      if (p.pending.empty()) {
+        // A kernel we saw no launch for (a graph instantiated before us): no metadata, not recorded.
+        LIMITER_TRACE("range %zu has no launch", range);
+        continue;
+      }
+      detail::PendingLaunch pending = std::move(p.pending.front());
+      p.pending.pop_front();
+      complete(p, std::move(pending), range);
+    }
   }
   p.ranges_consumed = total;
   times.evaluate_s += seconds_since(started);
