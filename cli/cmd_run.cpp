@@ -139,7 +139,7 @@ int run_run(const Args& args) {
       ("plan", po::value(&plan)->default_value("default"), "metric plan (`limiter metrics` lists them)")
       ("metrics", po::value(&metrics), "comma-separated metrics instead of a plan")
       ("save-raw", po::value(&raw_dir), "keep raw counter images in DIR for `limiter analyze DIR`")
-      ("replay", po::value(&replay)->default_value("auto"), "auto: user replay when the plan needs one pass (~1.7 ms per launch; CUDA graph launches profiled node by node, each kernel node in its own range, eager launches keep user replay), kernel replay otherwise; kernel: kernel replay always (~50 ms per launch)")
+      ("replay", po::value(&replay)->default_value("auto"), "auto: user replay when the plan needs one pass (~1.5 ms per launch), kernel replay otherwise and once a context captures or instantiates a CUDA graph; graphs (experimental): as auto, but graph launches keep user replay, their kernel nodes profiled one by one in user ranges, and eager launches stay at user-replay cost after a capture; kernel: kernel replay always (~50 ms per launch)")
       ("timing", po::bool_switch(&timing), "print where the collector's time went, per launch")
       ("capture-range", po::value(&capture_range)->default_value("none"),
        "none: profile from the start; cudaProfilerApi: only between cudaProfilerStart and cudaProfilerStop "
@@ -155,7 +155,8 @@ int run_run(const Args& args) {
   if (app.empty()) throw InputError("no application given: limiter run [options] -- ./app args");
   if (metrics.empty()) metric_plan(plan);  // unknown plan: fail before the app runs
   if (sample_every == 0) throw InputError("--sample-every must be at least 1");
-  if (replay != "auto" && replay != "kernel") throw InputError("--replay must be auto or kernel");
+  if (replay != "auto" && replay != "graphs" && replay != "kernel")
+    throw InputError("--replay must be auto, graphs or kernel");
   if (capture_range != "none" && capture_range != "cudaProfilerApi")
     throw InputError("--capture-range must be none or cudaProfilerApi (NVTX ranges are not supported yet)");
 

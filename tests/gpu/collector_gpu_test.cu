@@ -201,6 +201,35 @@ TEST(LimiterRunGpu, StreamsThreadsAndGraphsAllProfiledAppUnchanged) {
   ASSERT_EQ(status, 0) << command;  // the app checks its own results and exits non-zero if wrong
   const auto run = limiter::read_run_file(output);
   // copy + local + loop + <<<>>> + LaunchKernelEx + 2 threads x 3 + graph 3 nodes x 2 launches
+  // + graph (memset, 2 kernels) x 2 launches + 1 eager launch after the graphs. --replay auto:
+  // kernel replay from the first capture on, which ranges every kernel node.
+  ASSERT_EQ(run.launches.size(), 22u);
+  int increments = 0;
+  for (std::size_t i = 0; i < run.launches.size(); ++i) {
+    EXPECT_EQ(run.launches[i].sequence, i);
+    if (run.launches[i].name.find("increment") != std::string::npos) ++increments;
+    EXPECT_TRUE(run.launches[i].counter("gpu__time_duration.sum").has_value()) << run.launches[i].name;
+  }
+  EXPECT_EQ(increments, 19);
+  EXPECT_TRUE(run.missed.empty());
+  std::vector<std::uint64_t> nodes;
+  for (std::size_t i = 11; i < 21; ++i) {
+    ASSERT_TRUE(run.launches[i].graph_node.has_value()) << i;
+    nodes.push_back(*run.launches[i].graph_node);
+  }
+  EXPECT_EQ(nodes, (std::vector<std::uint64_t>{0, 1, 2, 0, 1, 2, 1, 2, 1, 2}));
+}
+
+// --replay graphs: graph launches keep user replay, their kernel nodes profiled one by one.
+TEST(LimiterRunGpu, GraphsReplayProfilesNodesOneByOneAppUnchanged) {
+  REQUIRE_GPU();
+  const auto output = (std::filesystem::temp_directory_path() / "limiter_gpu_test_graphs.json").string();
+  std::filesystem::remove(output);
+  const std::string command = limiter_cli() + " run -q --replay graphs -o " + output + " -- " + collector_app();
+  const int status = std::system(command.c_str());
+  ASSERT_EQ(status, 0) << command;  // the app checks its own results and exits non-zero if wrong
+  const auto run = limiter::read_run_file(output);
+  // copy + local + loop + <<<>>> + LaunchKernelEx + 2 threads x 3 + graph 3 nodes x 2 launches
   // + graph (memset, 2 kernels; destroyed after instantiation: one range each) x 2 launches
   // + 1 eager launch after the graphs
   ASSERT_EQ(run.launches.size(), 20u);
@@ -238,7 +267,7 @@ TEST(LimiterRunGpu, StreamsThreadsAndGraphsAllProfiledAppUnchanged) {
     EXPECT_NEAR(counter(run.launches[i], "lts__t_sectors_srcunit_tex_op_read.sum"), 2 * eager_reads, 0.01 * eager_reads);
 }
 
-// The default (user replay, graph launches node by node in user ranges) and kernel
+// The default (user replay, kernel replay once the app builds a graph) and kernel
 // replay must count the same local instructions and L2 sectors for every launch of the same app.
 TEST(LimiterRunGpu, UserAndKernelReplayCountTheSame) {
   REQUIRE_GPU();
@@ -247,15 +276,15 @@ TEST(LimiterRunGpu, UserAndKernelReplayCountTheSame) {
   ASSERT_EQ(std::system((limiter_cli() + " run -q -o " + user + " -- " + collector_app()).c_str()), 0);
   ASSERT_EQ(std::system((limiter_cli() + " run -q --replay kernel -o " + kernel + " -- " + collector_app()).c_str()), 0);
   auto a = limiter::read_run_file(user), b = limiter::read_run_file(kernel);
-  // Kernel replay ranges every kernel node; user replay makes the graph the app destroyed one
-  // range per launch: that graph's launches are left out of the comparison.
+  // Kernel replay ranges every kernel node; a graph profiled as one range per launch (none under
+  // --replay auto) would be left out of the comparison.
   std::set<std::uint64_t> one_range;
   for (const auto& launch : a.launches)
     if (launch.graph_id && !launch.graph_node) one_range.insert(*launch.graph_id);
   for (auto* run : {&a, &b})
     std::erase_if(run->launches, [&](const limiter::KernelLaunch& l) { return l.graph_id && one_range.count(*l.graph_id); });
-  ASSERT_EQ(a.launches.size(), 18u);
-  ASSERT_EQ(b.launches.size(), 18u);
+  ASSERT_EQ(a.launches.size(), 22u);
+  ASSERT_EQ(b.launches.size(), 22u);
   for (std::size_t i = 0; i < a.launches.size(); ++i) {
     EXPECT_EQ(a.launches[i].name, b.launches[i].name);
     for (const char* metric : {"smsp__inst_executed_op_local_st.sum", "lts__t_sectors_srcunit_tex_op_write.sum"}) {

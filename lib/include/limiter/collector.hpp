@@ -35,8 +35,9 @@ struct CollectorOptions {
   std::uint64_t per_kernel_count = std::numeric_limits<std::uint64_t>::max();  // then profile this many of each
   std::string raw_dir;                 // keep raw counter images here, for `limiter analyze`
   std::vector<std::string> command_line;  // recorded in the run
-  std::string replay = "auto";         // auto: user replay for one-pass plans (graph launches node by
-                                       // node, graph_replay.cpp); kernel: kernel replay always
+  std::string replay = "auto";         // auto: user replay for one-pass plans (kernel replay once a
+                                       // context builds a CUDA graph); graphs: user replay, graph launches
+                                       // node by node (graph_replay.cpp); kernel: kernel replay always
   std::size_t ranges_per_image = 0;    // ranges per counter-data image (and user-replay batch); 0 = 128
   bool always_active = false;          // profile from the first launch (limiter run), no start() needed
   bool profiler_api_regions = false;   // cudaProfilerStart/Stop open and close profiled regions, as

@@ -98,8 +98,7 @@ struct GraphExec {
   std::uint64_t graph_id = 0;  // CUPTI's graph-exec ID
   std::vector<GraphNode> nodes;  // topological order
   std::size_t kernel_count = 0;
-  CUgraph source = nullptr;  // the app's graph (handles taken from it when a clone's are refused)
-  CUgraph clone = nullptr;   // ours, kept alive for its node handles; destroyed with the exec
+  CUgraph source = nullptr;  // the app's graph, whose node handles identify the exec's nodes
   // Every node can run on its own (kernel, memset, memcpy, empty nodes; usable handles): a
   // selected launch runs node by node, each kernel in its own range. Otherwise the launch is
   // one range, and this says why.
@@ -137,7 +136,7 @@ struct ContextProfiler {
   std::unique_ptr<ProfilerHost> host;
   CUpti_RangeProfiler_Object* profiler = nullptr;
   std::size_t passes = 1;
-  bool user_replay = false;         // one pass: ranges are decoded in batches, at Stop
+  bool user_replay = false;         // one pass (and no graph, or --replay graphs): ranges decoded in batches, at Stop
   bool user_range = false;          // user replay in graph mode: ranges pushed per graph node, not per launch
   std::size_t ranges_per_image = kDefaultRangesPerImage;
   std::size_t ranges_consumed = 0;  // ranges of `image` already evaluated
@@ -169,6 +168,7 @@ struct Collector::Impl {
   std::map<CUcontext, std::unique_ptr<ContextProfiler>> contexts;
   std::map<CUcontext, detail::FailedContext> failed_contexts;
   std::map<void*, detail::KernelAttributes> attributes;
+  std::set<CUcontext> graph_contexts;  // --replay auto: contexts that build CUDA graphs, kernel replay from then on
   std::map<CUgraphExec, detail::GraphExec> graph_execs;
   detail::GraphLaunchInFlight graph_in_flight;  // set from a graph launch's ENTER to its EXIT (lock held)
   std::map<std::string, std::unique_ptr<detail::CounterLock>> counter_locks;  // by device UUID
@@ -205,6 +205,12 @@ struct Collector::Impl {
   void on_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData& data);
   void on_launch_exit(const CUpti_CallbackData& data);
   detail::KernelAttributes attributes_of(CUfunction function, CUdevice device);
+  void on_graph_work(CUcontext context);
+  // User replay for this context: one pass, and (--replay auto) no graph built in it yet.
+  bool wants_user_replay(const ContextProfiler& profiler) const {
+    if (profiler.passes != 1) return false;
+    return options.replay == "graphs" || (options.replay == "auto" && graph_contexts.count(profiler.context) == 0);
+  }
 
   // graph_replay.cpp
   void record_graph(const CUpti_GraphData& graph);

@@ -151,7 +151,7 @@ void Collector::Impl::set_up(ContextProfiler& p) {
 
   p.ranges_per_image = options.ranges_per_image ? options.ranges_per_image : detail::kDefaultRangesPerImage;
   // Started by the launch (resume): that is where a turn that does not come is counted.
-  p.user_replay = options.replay == "auto" && p.passes == 1;
+  p.user_replay = wants_user_replay(p);
   if (!raw_dir.empty()) {
     detail::write_raw_context(raw_dir, p.description, metrics, p.passes, p.user_replay ? "user" : "kernel",
                               p.availability, p.config);

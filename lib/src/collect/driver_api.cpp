@@ -51,12 +51,8 @@ DriverApi load() {
   LIMITER_RESOLVE(func_get_name, cuFuncGetName);
   LIMITER_RESOLVE(kernel_get_name, cuKernelGetName);
   LIMITER_RESOLVE(graph_get_edges, cuGraphGetEdges);
-  LIMITER_RESOLVE(graph_clone, cuGraphClone);
-  LIMITER_RESOLVE(graph_destroy, cuGraphDestroy);
-  LIMITER_RESOLVE(graph_node_find_in_clone, cuGraphNodeFindInClone);
   LIMITER_RESOLVE(graph_node_get_enabled, cuGraphNodeGetEnabled);
   LIMITER_RESOLVE(graph_node_set_enabled, cuGraphNodeSetEnabled);
-  LIMITER_RESOLVE(graph_exec_update, cuGraphExecUpdate);
   resolve(library, "cuGraphLaunch", api.graph_launch);
   resolve(library, "cuGraphLaunch_ptsz", api.graph_launch_ptsz);
   resolve(library, "cuStreamSynchronize", api.stream_synchronize);

@@ -30,12 +30,8 @@ struct DriverApi {
   decltype(&::cuKernelGetName) kernel_get_name = nullptr;
   // Graph launches profiled node by node (graph_replay.cpp).
   decltype(&::cuGraphGetEdges) graph_get_edges = nullptr;
-  decltype(&::cuGraphClone) graph_clone = nullptr;
-  decltype(&::cuGraphDestroy) graph_destroy = nullptr;
-  decltype(&::cuGraphNodeFindInClone) graph_node_find_in_clone = nullptr;
   decltype(&::cuGraphNodeGetEnabled) graph_node_get_enabled = nullptr;
   decltype(&::cuGraphNodeSetEnabled) graph_node_set_enabled = nullptr;
-  decltype(&::cuGraphExecUpdate) graph_exec_update = nullptr;
   decltype(&::cuGraphLaunch) graph_launch = nullptr;
   decltype(&::cuGraphLaunch) graph_launch_ptsz = nullptr;  // the app's launch used the per-thread default stream
   decltype(&::cuStreamSynchronize) stream_synchronize = nullptr;

@@ -14,7 +14,6 @@ namespace limiter {
 namespace detail {
 extern thread_local bool holds_launch_lock;
 extern thread_local bool inside_flush;
-extern thread_local bool graph_bookkeeping;
 }  // namespace detail
 
 namespace {
@@ -24,6 +23,14 @@ namespace {
 // Start per poll.
 constexpr auto kQueryFlushAge = std::chrono::milliseconds(100);
 
+constexpr CUpti_CallbackId kGraphCallbacks[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate,           CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags,  CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz, CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz,    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz, CUPTI_DRIVER_TRACE_CBID_cuGraphCreate,
+};
+
 constexpr CUpti_CallbackId kLaunchCallbacks[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,           CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,         CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
@@ -31,7 +38,7 @@ constexpr CUpti_CallbackId kLaunchCallbacks[] = {
     CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,            CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
 };
 
-enum class CallKind : std::uint8_t { other, launch, wait, query, profiler_start, profiler_stop };
+enum class CallKind : std::uint8_t { other, launch, graph_work, wait, query, profiler_start, profiler_stop };
 
 // The kind of every driver callback id, from its name, once.
 const std::vector<CallKind>& call_kinds() {
@@ -49,6 +56,7 @@ const std::vector<CallKind>& call_kinds() {
       }
     }
     for (CUpti_CallbackId id : kLaunchCallbacks) out[id] = CallKind::launch;
+    for (CUpti_CallbackId id : kGraphCallbacks) out[id] = CallKind::graph_work;
     out[CUPTI_DRIVER_TRACE_CBID_cuProfilerStart] = CallKind::profiler_start;
     out[CUPTI_DRIVER_TRACE_CBID_cuProfilerStop] = CallKind::profiler_stop;
     return out;
@@ -66,6 +74,9 @@ void on_driver_call(Collector::Impl& impl, CUpti_CallbackId cbid, const CUpti_Ca
     case CallKind::launch:
       if (call.callbackSite == CUPTI_API_ENTER) impl.on_launch_enter(cbid, call);
       else impl.on_launch_exit(call);
+      return;
+    case CallKind::graph_work:
+      if (call.callbackSite == CUPTI_API_ENTER) impl.on_graph_work(call.context);
       return;
     case CallKind::wait:
     case CallKind::query: {
@@ -102,7 +113,7 @@ void CUPTIAPI on_callback(void* user, CUpti_CallbackDomain domain, CUpti_Callbac
         std::lock_guard lock(impl->mutex);
         auto it = impl->contexts.find(resource.context);
         if (it != impl->contexts.end()) impl->finish(*it->second);
-      } else if (!detail::graph_bookkeeping) {  // not our own clones being made or destroyed
+      } else {
         const auto& graph = *static_cast<const CUpti_GraphData*>(resource.resourceDescriptor);
         std::lock_guard lock(impl->mutex);
         if (cbid == CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED) impl->record_graph(graph);

@@ -23,14 +23,6 @@ using detail::driver_api;
 namespace detail {
 
 thread_local bool inside_graph_replay = false;  // our own graph launches: their callbacks are ignored
-thread_local bool graph_bookkeeping = false;     // our own clones made or destroyed: callbacks ignored
-
-namespace {
-struct Bookkeeping {
-  Bookkeeping() { graph_bookkeeping = true; }
-  ~Bookkeeping() { graph_bookkeeping = false; }
-};
-}  // namespace
 
 namespace {
 
@@ -129,11 +121,10 @@ std::optional<std::size_t> user_range_index(const std::vector<std::uint8_t>& ima
 
 }  // namespace detail
 
-// At the exec's creation, while the app's graph still exists: PyTorch destroys it right after
-// instantiation, and the exec's nodes are only reachable through the graph's node handles. So
-// the graph is cloned, and the clone's handles are used when the exec accepts them.
+// At the exec's creation, while the app's graph still exists: the exec's nodes are reachable
+// only through that graph's node handles, so an exec whose graph the app destroys (PyTorch does,
+// right after instantiation, unless keep_graph=True) is measured as one range per launch.
 void Collector::Impl::record_graph(const CUpti_GraphData& data) {
-  const detail::Bookkeeping bookkeeping;
   const auto& cu = driver_api();
   detail::GraphExec graph;
   std::uint32_t id = 0;
@@ -184,45 +175,18 @@ void Collector::Impl::record_graph(const CUpti_GraphData& data) {
     graph.whole_reason = "its nodes could not be listed";
   } else if (!unsupported.empty()) {
     graph.whole_reason = std::string("it has a ") + unsupported + " node, which cannot run on its own";
-  } else {
-    // The exec must know the handles: asked of the first node that can be disabled.
+  } else if (options.replay == "graphs") {
+    // The exec knows its nodes only by the app's graph's node handles: a clone's handles were
+    // refused by cuGraphNodeGetEnabled on an H100, also after cuGraphExecUpdate with the clone.
     const auto probe = std::find_if(graph.nodes.begin(), graph.nodes.end(),
                                     [](const detail::GraphNode& n) { return detail::runnable_alone(n.type); });
-    auto accepted = [&](CUgraphNode handle) {
-      unsigned enabled = 0;
-      return cu.graph_node_get_enabled(data.graphExec, handle, &enabled) == CUDA_SUCCESS;
-    };
-    CUgraph clone = nullptr;
-    if (probe == graph.nodes.end()) {
-      handles = "not needed";
+    unsigned enabled = 0;
+    if (probe == graph.nodes.end() || cu.graph_node_get_enabled(data.graphExec, probe->handle, &enabled) == CUDA_SUCCESS) {
+      handles = "the app's graph";  // until the app destroys it (forget_source_graph)
       graph.per_node = true;
-    } else if (cu.graph_clone(&clone, data.graph) == CUDA_SUCCESS) {
-      std::vector<CUgraphNode> cloned(graph.nodes.size());
-      bool found = true;
-      for (std::size_t i = 0; i < graph.nodes.size() && found; ++i)
-        found = cu.graph_node_find_in_clone(&cloned[i], graph.nodes[i].handle, clone) == CUDA_SUCCESS;
-      const std::size_t probe_index = static_cast<std::size_t>(probe - graph.nodes.begin());
-      if (found && accepted(cloned[probe_index])) {
-        handles = "clone";
-      } else if (found) {
-        // Re-pairs the exec's nodes with the clone's (same topology and parameters).
-        CUgraphExecUpdateResultInfo info{};
-        if (cu.graph_exec_update(data.graphExec, clone, &info) == CUDA_SUCCESS && accepted(cloned[probe_index]))
-          handles = "clone after update";
-      }
-      if (std::string(handles) != "none") {
-        for (std::size_t i = 0; i < graph.nodes.size(); ++i) graph.nodes[i].handle = cloned[i];
-        graph.clone = clone;
-        graph.per_node = true;
-      } else {
-        cu.graph_destroy(clone);
-      }
+    } else {
+      graph.whole_reason = "the driver refused its node handles";
     }
-    if (!graph.per_node && accepted(probe->handle)) {
-      handles = "source";  // until the app destroys its graph (forget_source_graph)
-      graph.per_node = true;
-    }
-    if (!graph.per_node) graph.whole_reason = "the driver refused its node handles";
   }
   LIMITER_TRACE("graph exec %u: %zu nodes, %zu kernels, %s (handles: %s)", id, graph.nodes.size(), graph.kernel_count,
                 graph.per_node ? "per node" : ("one range: " + graph.whole_reason).c_str(), handles);
@@ -232,10 +196,7 @@ void Collector::Impl::record_graph(const CUpti_GraphData& data) {
 
 void Collector::Impl::forget_graph_exec(CUgraphExec exec) {
   auto it = graph_execs.find(exec);
-  if (it == graph_execs.end()) return;
-  const detail::Bookkeeping bookkeeping;
-  if (it->second.clone) driver_api().graph_destroy(it->second.clone);
-  graph_execs.erase(it);
+  if (it != graph_execs.end()) graph_execs.erase(it);
 }
 
 // The app destroys a graph: execs that use its node handles fall back to one range per launch.
@@ -244,7 +205,7 @@ void Collector::Impl::forget_source_graph(CUgraph graph) {
     if (known.source != graph) continue;
     LIMITER_TRACE("graph exec %llu: the app destroys its graph", static_cast<unsigned long long>(known.graph_id));
     known.source = nullptr;
-    if (known.per_node && !known.clone && known.nodes.size() > 0 &&
+    if (known.per_node && known.nodes.size() > 0 &&
         std::any_of(known.nodes.begin(), known.nodes.end(),
                     [](const detail::GraphNode& n) { return detail::runnable_alone(n.type); })) {
       known.per_node = false;
