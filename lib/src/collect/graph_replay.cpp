@@ -1,4 +1,5 @@
-// CUDA graphs at user-replay cost. Under user replay CUPTI gives graph kernels no auto range,
+// CUDA graphs at user-replay cost (--replay graphs, experimental; --replay auto switches a
+// context that builds graphs to kernel replay instead). Under user replay CUPTI gives graph kernels no auto range,
 // and a user range around a graph launch measures the whole graph as one workload (CUPTI.md
 // §2). So a selected graph launch is run node by node before the app's own launch: each
 // runnable node (kernel, memset, memcpy) alone enabled in the exec, the exec launched on the
