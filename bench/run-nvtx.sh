@@ -2,7 +2,8 @@
 # NVTX capture ranges on a real training loop (issue 12): bench/workloads/nvtx_training.py
 # (WARMUP steps outside any range, then STEPS steps in "train_step" holding forward, backward and
 # optimizer) run bare, under `limiter run` profiling every launch, with --nvtx-include
-# train_step/, with a per-kernel budget per range, with an exclude, and with a start/end range.
+# train_step/, with a per-kernel budget per range, without backward (an exclude), and with a
+# start/end range.
 # Prints wall times, the warm-up's time (outside the selection) against the bare run's, launches
 # profiled per range, and writes the reports of the budget run in every format. On the GPU
 # machine, after stage-device.sh:   bench/run-nvtx.sh build-device $OUT
@@ -26,7 +27,7 @@ wall bare2 python3 "$workload"
 run full
 run include --nvtx-include train_step/
 run budget --nvtx-include train_step/ --per-kernel-count 1 --budget-by-range
-run exclude --nvtx-exclude train_step/backward/
+run exclude --nvtx-include train_step/ --nvtx-exclude train_step/backward/
 START_END=1 run startend --nvtx-include epoch -c 100
 grep -h -E "time per launch|pauses after" "$out"/*.log
 for format in text md csv json html; do

@@ -225,7 +225,10 @@ int run_run(const Args& args) {
     if (!nvtx_exclude.empty()) set("LIMITER_NVTX_EXCLUDE", json_text(nlohmann::json(nvtx_exclude)));
     if (budget_by_range) set("LIMITER_BUDGET_BY_RANGE", "1");
     const std::string cupti = cupti_library();
-    if (!cupti.empty() && !std::getenv("NVTX_INJECTION64_PATH")) set("NVTX_INJECTION64_PATH", cupti);
+    if (!cupti.empty() && !std::getenv("NVTX_INJECTION64_PATH")) {
+      set("NVTX_INJECTION64_PATH", cupti);
+      set("LIMITER_NVTX_INJECTION", cupti);  // ours: the injection may point it at the libcupti the app loaded
+    }
   }
   // Live progress from inside the application, on a terminal only (logs stay clean).
   if (!quiet && isatty(STDERR_FILENO)) set("LIMITER_PROGRESS", "1");

@@ -60,21 +60,34 @@ std::vector<std::string> env_list(const char* name) {  // a JSON array of string
   return text.empty() ? std::vector<std::string>{} : nlohmann::json::parse(text).get<std::vector<std::string>>();
 }
 
-// NVTX reaches CUPTI's callbacks only when the app's NVTX loads this process's libcupti
-// (NVTX_INJECTION64_PATH). limiter run sets it before the app starts (an NVTX call before cuInit
-// counts too); otherwise it is set here, for NVTX calls after cuInit.
+// NVTX reaches CUPTI's callbacks only when the app's NVTX loads the libcupti this library uses
+// (NVTX_INJECTION64_PATH). limiter run sets it to its own libcupti before the app starts, so that
+// NVTX calls before cuInit find it; but an app that loaded another libcupti first (PyTorch ships
+// one) binds this library to that one: then it is set here, at cuInit, to the one in use.
 void check_nvtx_injection() {
   Dl_info info{};
   if (!dladdr(reinterpret_cast<void*>(&cuptiSubscribe), &info) || !info.dli_fname) return;
   std::error_code error;
   const auto ours = std::filesystem::canonical(info.dli_fname, error);
+  if (error) return;
   const std::string set = env("NVTX_INJECTION64_PATH");
-  if (set.empty()) {
-    setenv("NVTX_INJECTION64_PATH", ours.c_str(), 0);
-  } else if (!error && std::filesystem::canonical(set, error) != ours) {
+  const bool set_by_limiter = !set.empty() && set == env("LIMITER_NVTX_INJECTION");
+  if (!set.empty() && std::filesystem::canonical(set, error) == ours) return;
+  if (!set.empty() && !set_by_limiter) {
     std::fprintf(stderr, "limiter: NVTX_INJECTION64_PATH is '%s', not the libcupti limiter uses (%s): NVTX ranges "
                  "are not recorded; unset it\n", set.c_str(), ours.c_str());
+    return;
   }
+  if (set_by_limiter) {
+    // An NVTX call before cuInit loaded the other libcupti already: NVTX stays with it.
+    if (void* loaded = dlopen(set.c_str(), RTLD_NOW | RTLD_NOLOAD)) {
+      dlclose(loaded);
+      std::fprintf(stderr, "limiter: the app's NVTX started before CUDA with %s while limiter's collector uses %s: "
+                   "NVTX ranges are not recorded (make a CUDA call before the first NVTX call)\n", set.c_str(),
+                   ours.c_str());
+    }
+  }
+  setenv("NVTX_INJECTION64_PATH", ours.c_str(), 1);
 }
 
 // At exit, or on a fatal signal (fatal_signals.hpp): the pending batch is decoded (CUDA calls:
