@@ -194,7 +194,7 @@ RunRecord by_sax(const std::string& text) {
 TEST(NvtxRecord, TheThreeReadersReadTheRangesAlike) {
   const RunRecord run = probe_with_ranges();
   const auto json = to_json(run);
-  EXPECT_EQ(json["launches"][1]["nvtx"], nlohmann::json({"train_step/backward/", "lib@phase"}));
+  EXPECT_EQ(json["launches"][1]["nvtx"], nlohmann::ordered_json({"train_step/backward/", "lib@phase"}));
   EXPECT_FALSE(json["launches"][2].contains("nvtx"));  // none: records stay as they were
   EXPECT_EQ(run_from_json(nlohmann::json::parse(json.dump())), run);
   EXPECT_EQ(by_sax(json.dump()), run);  // one line: the SAX reader
@@ -239,7 +239,9 @@ TEST(NvtxRollup, LaunchesRollUpByTheirRangesMostTimeFirst) {
     share += r.time_share.value_or(0);
     EXPECT_FALSE(r.top_kernels.empty());
     EXPECT_LE(r.top_kernels.size(), kNvtxTopKernels);
-    if (i > 0) EXPECT_GE(summary.nvtx_ranges[i - 1].durations.total_ns, r.durations.total_ns);
+    if (i > 0) {
+      EXPECT_GE(summary.nvtx_ranges[i - 1].durations.total_ns, r.durations.total_ns);
+    }
   }
   EXPECT_EQ(launches, run.launches.size());
   EXPECT_NEAR(share, 1.0, 1e-9);
