@@ -167,7 +167,7 @@ int run_run(const Args& args) {
        "(a kernel used in forward and backward gets a budget in each)")
       ("no-nvtx", po::bool_switch(&no_nvtx),
        "do not record NVTX ranges (by default each launch records its enclosing ranges and reports roll up by range)")
-      ("sample-every", po::value(&sample_every)->default_value(1), "record every Nth launch of each kernel (a smaller record; while a profiler runs CUPTI still ranges every launch)")
+      ("sample-every", po::value(&sample_every)->default_value(1), "profile every Nth launch of each kernel; a paused profiler resumes only for a new kernel or once half the kernels are due (a round), since each resume costs ~0.3 s")
       ("plan", po::value(&plan)->default_value("default"), "metric plan (`limiter metrics` lists them)")
       ("metrics", po::value(&metrics), "comma-separated metrics instead of a plan")
       ("save-raw", po::value(&raw_dir), "keep raw counter images in DIR for `limiter analyze DIR`")

@@ -125,11 +125,11 @@ TEST(LaunchSelectorNvtx, OnlyLaunchesInsideTheIncludedRangesCountTowardsSkipAndC
   EXPECT_TRUE(selector.filters_nvtx());
   const auto in_step = stack({"train_step", "forward"});
   EXPECT_FALSE(selector.select("gemm"));  // outside every range (warm-up)
-  EXPECT_FALSE(selector.select("gemm", "", &in_step));  // skipped
-  EXPECT_TRUE(selector.select("gemm", "", &in_step));
+  EXPECT_FALSE(selector.select("gemm", "", true, &in_step));  // skipped
+  EXPECT_TRUE(selector.select("gemm", "", true, &in_step));
   const auto elsewhere = stack({"eval"});
-  EXPECT_FALSE(selector.select("gemm", "", &elsewhere));
-  EXPECT_TRUE(selector.select("gemm", "", &in_step));
+  EXPECT_FALSE(selector.select("gemm", "", true, &elsewhere));
+  EXPECT_TRUE(selector.select("gemm", "", true, &in_step));
   EXPECT_TRUE(selector.exhausted());
 }
 
@@ -138,14 +138,14 @@ TEST(LaunchSelectorNvtx, BudgetByRangeGivesEachRangeItsOwnPerKernelBudget) {
   options.per_kernel_count = 1;
   const auto forward = stack({"train_step", "forward"}), backward = stack({"train_step", "backward"});
   detail::LaunchSelector by_kernel(options);
-  EXPECT_TRUE(by_kernel.select("gemm", "g", &forward));
-  EXPECT_FALSE(by_kernel.select("gemm", "g", &backward));
+  EXPECT_TRUE(by_kernel.select("gemm", "g", true, &forward));
+  EXPECT_FALSE(by_kernel.select("gemm", "g", true, &backward));
   options.budget_by_range = true;
   detail::LaunchSelector by_range(options);
-  EXPECT_TRUE(by_range.select("gemm", "g", &forward));
-  EXPECT_TRUE(by_range.select("gemm", "g", &backward));
-  EXPECT_FALSE(by_range.select("gemm", "g", &forward));
-  EXPECT_FALSE(by_range.select("gemm", "g", &backward));
+  EXPECT_TRUE(by_range.select("gemm", "g", true, &forward));
+  EXPECT_TRUE(by_range.select("gemm", "g", true, &backward));
+  EXPECT_FALSE(by_range.select("gemm", "g", true, &forward));
+  EXPECT_FALSE(by_range.select("gemm", "g", true, &backward));
   EXPECT_TRUE(by_range.select("gemm", "g"));  // outside every range: a budget of its own
 }
 
