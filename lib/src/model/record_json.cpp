@@ -103,6 +103,7 @@ ordered_json launch_json(const KernelLaunch& k) {
   put_optional(out, "stream_id", k.stream_id);
   put_optional(out, "context_id", k.context_id);
   put_optional(out, "device", k.device);
+  if (!k.nvtx.empty()) out["nvtx"] = k.nvtx;  // records without NVTX ranges stay as they were
   ordered_json counters = ordered_json::object();
   for (const auto& [metric, value] : k.counters) counters[metric] = value;
   out["counters"] = std::move(counters);
@@ -123,6 +124,13 @@ KernelLaunch launch_from(const json& in) {
   k.stream_id = get_optional<std::uint64_t>(in, "stream_id");
   k.context_id = get_optional<std::uint64_t>(in, "context_id");
   k.device = get_optional<int>(in, "device");
+  if (const auto nvtx = in.find("nvtx"); nvtx != in.end() && !nvtx->is_null()) {
+    if (!nvtx->is_array()) throw InputError("\"nvtx\" must be an array of strings");
+    for (const auto& path : *nvtx) {
+      if (!path.is_string()) throw InputError("\"nvtx\" must be an array of strings");
+      k.nvtx.push_back(path.get<std::string>());
+    }
+  }
   for (const auto& [metric, value] : in.at("counters").items()) {
     // NaN is written as null by nlohmann-json: a counter the hardware could not provide.
     if (!value.is_null()) k.counters[metric] = value.get<double>();

@@ -161,6 +161,7 @@ class LaunchParser {
         case LaunchField::device:
           if (auto n = number_of(value, "\"device\" must be a number or null")) launch.device = static_cast<int>(n->as_double);
           break;
+        case LaunchField::nvtx: read_nvtx(value, launch); break;
         case LaunchField::counters: read_counters(value, launch); has_counters = true; break;
         case LaunchField::ignored: break;  // skipped by the next step of the iteration
       }
@@ -240,6 +241,25 @@ class LaunchParser {
     if (count != 3) fail("expected [x, y, z] for \"" + std::string(name) + "\"");
     return Dim3{static_cast<std::uint32_t>(dims[0]), static_cast<std::uint32_t>(dims[1]),
                 static_cast<std::uint32_t>(dims[2])};
+  }
+
+  // The launch's NVTX range paths: an array of strings; null as none (as the DOM reader).
+  void read_nvtx(od::value& value, KernelLaunch& launch) {
+    launch.nvtx.clear();
+    od::json_type type;
+    check(value.type().get(type));
+    if (type == od::json_type::null) {
+      check(value.is_null().error());
+      return;
+    }
+    if (type != od::json_type::array) fail("\"nvtx\" must be an array of strings");
+    od::array array;
+    check(value.get_array().get(array));
+    for (auto element_result : array) {
+      od::value element;
+      check(std::move(element_result).get(element));
+      launch.nvtx.emplace_back(string_of(element, "\"nvtx\" must be an array of strings"));
+    }
   }
 
   void read_counters(od::value& value, KernelLaunch& launch) {
