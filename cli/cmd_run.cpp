@@ -138,7 +138,7 @@ int run_run(const Args& args) {
     }
   }
   po::options_description visible("options");
-  std::string output, kernel_regex, plan, metrics, raw_dir, replay, capture_range = "none";
+  std::string output, kernel_regex, plan, metrics, raw_dir, replay, capture_range = "none", push_pop_scope;
   std::uint64_t skip = 0, count = 0, sample_every = 1, per_kernel_skip = 0, per_kernel_count = 0;
   bool quiet = false, timing = false, fail_on_missed = false, no_nvtx = false, budget_by_range = false;
   std::vector<std::string> nvtx_include, nvtx_exclude;
@@ -165,6 +165,10 @@ int run_run(const Args& args) {
       ("budget-by-range", po::bool_switch(&budget_by_range),
        "--per-kernel-count/--per-kernel-skip count per kernel, launch configuration AND enclosing NVTX ranges "
        "(a kernel used in forward and backward gets a budget in each)")
+      ("nvtx-push-pop-scope", po::value(&push_pop_scope)->default_value("thread"),
+       "thread: push/pop ranges belong to the thread that pushed them (Nsight Compute's default); process: one "
+       "stack for all threads, so kernels that PyTorch's autograd thread launches fall inside the main thread's "
+       "\"backward\" range")
       ("no-nvtx", po::bool_switch(&no_nvtx),
        "do not record NVTX ranges (by default each launch records its enclosing ranges and reports roll up by range)")
       ("sample-every", po::value(&sample_every)->default_value(1), "profile every Nth launch of each kernel; a paused profiler resumes only for a new kernel or once half the kernels are due (a round), since each resume costs ~0.3 s")
@@ -192,6 +196,8 @@ int run_run(const Args& args) {
     throw InputError("--capture-range must be none or cudaProfilerApi (for NVTX ranges: --nvtx-include)");
   if (no_nvtx && (!nvtx_include.empty() || !nvtx_exclude.empty() || budget_by_range))
     throw InputError("--no-nvtx cannot go with --nvtx-include, --nvtx-exclude or --budget-by-range");
+  if (push_pop_scope != "thread" && push_pop_scope != "process")
+    throw InputError("--nvtx-push-pop-scope must be thread or process");
   if (budget_by_range && !vm.count("per-kernel-count") && per_kernel_skip == 0)
     throw InputError("--budget-by-range needs --per-kernel-count N (or --per-kernel-skip N)");
   [[maybe_unused]] const NvtxFilter checked(nvtx_include, nvtx_exclude);  // a bad expression fails before the app runs
@@ -224,6 +230,7 @@ int run_run(const Args& args) {
     if (!nvtx_include.empty()) set("LIMITER_NVTX_INCLUDE", json_text(nlohmann::json(nvtx_include)));
     if (!nvtx_exclude.empty()) set("LIMITER_NVTX_EXCLUDE", json_text(nlohmann::json(nvtx_exclude)));
     if (budget_by_range) set("LIMITER_BUDGET_BY_RANGE", "1");
+    if (push_pop_scope == "process") set("LIMITER_NVTX_PUSH_POP_SCOPE", "process");
     const std::string cupti = cupti_library();
     if (!cupti.empty() && !std::getenv("NVTX_INJECTION64_PATH")) {
       set("NVTX_INJECTION64_PATH", cupti);

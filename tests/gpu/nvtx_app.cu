@@ -6,6 +6,7 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include <cstdio>
+#include <thread>
 
 __global__ void in_outer(int* counter) { atomicAdd(counter, 1); }
 __global__ void in_inner(int* counter) { atomicAdd(counter, 1); }
@@ -13,6 +14,7 @@ __global__ void in_domain(int* counter) { atomicAdd(counter, 1); }
 __global__ void in_registered(int* counter) { atomicAdd(counter, 1); }
 __global__ void in_phase(int* counter) { atomicAdd(counter, 1); }
 __global__ void outside(int* counter) { atomicAdd(counter, 1); }
+__global__ void from_thread(int* counter) { atomicAdd(counter, 1); }
 
 nvtxEventAttributes_t attributes() {
   nvtxEventAttributes_t a{};
@@ -52,13 +54,22 @@ int main() {
   nvtxRangeEnd(phase);
   outside<<<1, 32>>>(counter);
 
+  // Pushed here, launched by another thread (as PyTorch's backward): inside "waiting" only
+  // with --nvtx-push-pop-scope process.
+  nvtxRangePushA("waiting");
+  std::thread([counter] {
+    from_thread<<<1, 32>>>(counter);
+    cudaDeviceSynchronize();
+  }).join();
+  nvtxRangePop();
+
   int total = 0;
   cudaMemcpy(&total, counter, sizeof(int), cudaMemcpyDeviceToHost);
   cudaFree(counter);
-  if (total != 6 * 32) {
-    std::fprintf(stderr, "nvtx_app: counter %d, expected %d\n", total, 6 * 32);
+  if (total != 7 * 32) {
+    std::fprintf(stderr, "nvtx_app: counter %d, expected %d\n", total, 7 * 32);
     return 1;
   }
-  std::printf("nvtx_app: 6 kernels in NVTX ranges, counter %d\n", total);
+  std::printf("nvtx_app: 7 kernels in NVTX ranges, counter %d\n", total);
   return 0;
 }

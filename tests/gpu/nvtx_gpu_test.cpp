@@ -42,6 +42,7 @@ TEST(LimiterRunGpu, NvtxRangesRecordedAndSelected) {
   EXPECT_EQ(ranges.at("in_registered(int*)"), Paths{"lib@registered/"});
   EXPECT_EQ(ranges.at("in_phase(int*)"), Paths{"phase"});
   EXPECT_EQ(ranges.at("outside(int*)"), Paths{});
+  EXPECT_EQ(ranges.at("from_thread(int*)"), Paths{});  // pushed by another thread
 
   const std::string filters = "--nvtx-include outer/ --nvtx-include lib@work/ --nvtx-include phase "
                               "--nvtx-exclude outer/inner/ ";
@@ -50,6 +51,13 @@ TEST(LimiterRunGpu, NvtxRangesRecordedAndSelected) {
   std::vector<std::string> names;
   for (const auto& [name, paths] : selected) names.push_back(name);
   EXPECT_EQ(names, (std::vector<std::string>{"in_domain(int*)", "in_outer(int*)", "in_phase(int*)"}));
+
+  // One stack for all threads: the other thread's kernel is inside the main thread's range.
+  std::filesystem::remove(all);
+  ASSERT_EQ(std::system((run + "--nvtx-push-pop-scope process -o " + all + " -- " + app).c_str()), 0);
+  const auto process = ranges_by_kernel(all);
+  EXPECT_EQ(process.at("from_thread(int*)"), Paths{"waiting/"});
+  EXPECT_EQ(process.at("in_inner(int*)"), Paths{"outer/inner/"});
 }
 
 }  // namespace

@@ -37,6 +37,8 @@ struct CollectorOptions {
                                        // NVTX must find CUPTI: NVTX_INJECTION64_PATH, set by limiter run)
   std::vector<std::string> nvtx_include;  // profile only launches inside these ranges (ncu's syntax,
   std::vector<std::string> nvtx_exclude;  // nvtx_ranges.hpp), and none inside these
+  bool nvtx_process_scope = false;      // push/pop ranges on one stack for all threads (ncu's
+                                        // --nvtx-push-pop-scope process; PyTorch's backward)
   bool budget_by_range = false;        // per-kernel budgets count per kernel, configuration and NVTX ranges
   std::string raw_dir;                 // keep raw counter images here, for `limiter analyze`
   std::vector<std::string> command_line;  // recorded in the run

@@ -157,7 +157,9 @@ struct Collector::Impl {
   detail::LaunchSink sink;  // injection: each completed launch goes to disk at once
   CollectorTimings times;
 
-  explicit Impl(const CollectorOptions& opts) : options(opts), selector(opts) {}
+  explicit Impl(const CollectorOptions& opts) : options(opts), selector(opts) {
+    nvtx.set_process_scope(opts.nvtx_process_scope);
+  }
 
   bool active() const { return options.always_active || active_depth > 0; }
   // Profiled regions (Collector::start/stop, cudaProfilerStart/Stop); the caller holds the lock.

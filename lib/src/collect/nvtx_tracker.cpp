@@ -48,11 +48,16 @@ void NvtxTracker::on_call(CUpti_CallbackId cbid, const CUpti_NvtxData& data) noe
     const void* returned = data.functionReturnValue;
     auto push = [&](const void* domain, std::string name) {
       seen_.store(true, std::memory_order_relaxed);
-      thread_stacks[domain].push_back(std::move(name));
+      if (!process_scope_) return thread_stacks[domain].push_back(std::move(name));
+      std::lock_guard lock(mutex_);
+      process_stacks_[domain].push_back(std::move(name));
     };
     auto pop = [&](const void* domain) {
-      auto found = thread_stacks.find(domain);
-      if (found != thread_stacks.end() && !found->second.empty()) found->second.pop_back();
+      std::unique_lock lock(mutex_, std::defer_lock);
+      if (process_scope_) lock.lock();
+      auto& stacks = process_scope_ ? process_stacks_ : thread_stacks;
+      auto found = stacks.find(domain);
+      if (found != stacks.end() && !found->second.empty()) found->second.pop_back();
     };
     // Start/end ranges are process-wide: NVTX gives the id back, End names it.
     auto start = [&](const void* domain, std::string name) {
@@ -133,7 +138,7 @@ NvtxRanges NvtxTracker::current() const {
   NvtxRanges ranges;
   if (!seen()) return ranges;
   std::lock_guard lock(mutex_);
-  for (const auto& [domain, stack] : thread_stacks)
+  for (const auto& [domain, stack] : process_scope_ ? process_stacks_ : thread_stacks)
     if (!stack.empty()) ranges.push_pop.push_back({domain_name(domain), stack});
   for (const auto& [id, range] : start_end_) ranges.start_end.push_back(range);
   return ranges;

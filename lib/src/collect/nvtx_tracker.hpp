@@ -9,6 +9,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "limiter/nvtx_ranges.hpp"
 
@@ -16,6 +17,10 @@ namespace limiter::detail {
 
 class NvtxTracker {
  public:
+  // Push/pop ranges on one stack per domain for all threads, not one per thread (Nsight
+  // Compute's --nvtx-push-pop-scope process): PyTorch pushes "backward" on the main thread while
+  // its autograd thread launches the kernels. Set before the first NVTX call.
+  void set_process_scope(bool process) { process_scope_ = process; }
   // One NVTX call (CUPTI's callback id and data); never throws into the app.
   void on_call(CUpti_CallbackId cbid, const CUpti_NvtxData& data) noexcept;
   // The ranges around a launch made now on this thread.
@@ -33,6 +38,8 @@ class NvtxTracker {
   std::map<const void*, std::string> domains_;
   std::map<const void*, std::string> strings_;  // registered strings
   std::map<std::uint64_t, NvtxStartEnd> start_end_;  // by range id, in start order (ids grow)
+  bool process_scope_ = false;
+  std::map<const void*, std::vector<std::string>> process_stacks_;  // push/pop, process scope
   std::atomic<bool> seen_{false};
   std::atomic<std::uint64_t> unmatched_{0};
 };

@@ -168,6 +168,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     options.nvtx = env("LIMITER_NVTX") == "1";
     options.nvtx_include = env_list("LIMITER_NVTX_INCLUDE");
     options.nvtx_exclude = env_list("LIMITER_NVTX_EXCLUDE");
+    options.nvtx_process_scope = env("LIMITER_NVTX_PUSH_POP_SCOPE") == "process";
     options.budget_by_range = env("LIMITER_BUDGET_BY_RANGE") == "1";
     if (options.nvtx) check_nvtx_injection();
     if (const std::string timeout = env("LIMITER_LOCK_TIMEOUT"); !timeout.empty()) options.lock_timeout_s = std::stod(timeout);
