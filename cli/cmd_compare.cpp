@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <iostream>
+#include <map>
 #include <regex>
 #include <sstream>
 
@@ -12,7 +13,10 @@
 #include "limiter/format.hpp"
 #include "limiter/kernel_names.hpp"
 #include "limiter/reports.hpp"
+#include "limiter/json_text.hpp"
+#include "limiter/record_stream.hpp"
 #include "options.hpp"
+#include "record_sets.hpp"
 #include "run_input.hpp"
 #include "selection_options.hpp"
 
@@ -24,7 +28,27 @@ const char* const kUsage =
     "BEFORE and AFTER are run records or Nsight Compute CSV exports. Launches are matched by kernel\n"
     "name and launch configuration (grid, block), and by order among equal ones. Exit code 4 when\n"
     "--fail-if-slower is given and a matched kernel or the total is slower by more than PCT percent\n"
-    "(a kernel whose change lies within the spread of its repeated launches is noise and does not count).";
+    "(a kernel whose change lies within the spread of its repeated launches is noise and does not count).\n"
+    "BEFORE and AFTER may each be several records (a glob or a directory: the ranks of a job): rank N\n"
+    "before is compared with rank N after, each rank in turn (text, md, json), and the gate counts every\n"
+    "rank; --rank N compares one rank alone, in any format.";
+
+// The records of BEFORE or AFTER by rank (a directory or glob of a job's ranks).
+std::map<int, std::string> records_by_rank(const std::vector<std::string>& paths, const std::string& side) {
+  std::map<int, std::string> by_rank;
+  for (const auto& path : paths) {
+    if (!is_run_record(path)) throw InputError("'" + path + "' is not a run record: several inputs must be run records");
+    const RunRecord header = read_run_header(path);
+    // A launcher's own process (torchrun's agent) leaves a record without a rank or a launch.
+    if (!header.rank && header.launches_seen == std::uint64_t{0}) continue;
+    if (!header.rank)
+      throw InputError(side + ": '" + path + "' names no rank; several records are compared rank by rank");
+    if (!by_rank.emplace(header.rank->rank, path).second)
+      throw InputError(side + ": '" + by_rank[header.rank->rank] + "' and '" + path + "' are both rank " +
+                       std::to_string(header.rank->rank));
+  }
+  return by_rank;
+}
 
 // "local_array_2k [5] +25.0%, the total +5.9%" for the message on standard error.
 std::string slowdown_summary(const RunComparison& comparison) {
@@ -50,7 +74,8 @@ int run_compare(const Args& args) {
       ("output,o", po::value(&output), "write to FILE instead of standard output")
       ("fail-if-slower", po::value<double>(), "exit with code 4 when a matched kernel or the total is slower by more "
                                               "than PCT percent (e.g. 10)")
-      ("peaks", po::value(&peaks)->default_value("theoretical"), "theoretical or calibrated, for both runs");
+      ("peaks", po::value(&peaks)->default_value("theoretical"), "theoretical or calibrated, for both runs")
+      ("rank", po::value<int>(), "of several records a side (a job's ranks), compare only rank N");
   SelectionArgs selection;
   add_selection_options(visible, selection, "matched kernels listed, most changed first; 0 for all (the totals and "
                                             "the gate count every selected launch)");
@@ -87,28 +112,81 @@ int run_compare(const Args& args) {
       if (!launch.mangled_name.empty()) mangled.emplace(launch.name, launch.mangled_name);
     return analyze_run(run, analysis_options);
   };
-  const RunAnalysis before = load(before_path);
-  const RunAnalysis after = load(after_path);
-  const RunComparison comparison = compare_runs(before, after, options);
+  const std::vector<std::string> before_paths = expand_record_arguments({before_path});
+  const std::vector<std::string> after_paths = expand_record_arguments({after_path});
+  std::vector<std::pair<int, RunComparison>> comparisons;  // rank (-1: not by rank), comparison
+  const auto compare_pair = [&](const std::string& before_record, const std::string& after_record, int rank) {
+    CompareOptions pair_options = options;
+    pair_options.before_label = before_record;
+    pair_options.after_label = after_record;
+    comparisons.emplace_back(rank, compare_runs(load(before_record), load(after_record), pair_options));
+  };
+  std::vector<std::string> unmatched;
+  if (vm.count("rank")) {
+    const int rank = vm["rank"].as<int>();
+    compare_pair(record_of_rank(before_paths, rank), record_of_rank(after_paths, rank), rank);
+  } else if (before_paths.size() == 1 && after_paths.size() == 1) {
+    compare_pair(before_paths.front(), after_paths.front(), -1);
+  } else {
+    if (report_format == ReportFormat::csv || report_format == ReportFormat::html)
+      throw InputError("several ranks are compared in text, md or json; for csv or html add --rank N");
+    const auto before_ranks = records_by_rank(before_paths, "BEFORE");
+    const auto after_ranks = records_by_rank(after_paths, "AFTER");
+    for (const auto& [rank, path] : before_ranks) {
+      if (auto after = after_ranks.find(rank); after != after_ranks.end()) compare_pair(path, after->second, rank);
+      else unmatched.push_back("rank " + std::to_string(rank) + " is only in BEFORE");
+    }
+    for (const auto& [rank, path] : after_ranks)
+      if (!before_ranks.count(rank)) unmatched.push_back("rank " + std::to_string(rank) + " is only in AFTER");
+    if (comparisons.empty()) throw InputError("BEFORE and AFTER have no rank in common");
+  }
 
   ComparisonOptions comparison_options;
   comparison_options.color = output.empty() && isatty(STDOUT_FILENO);
   comparison_options.top = top_for(selection, vm, report_format);
-  if (names == NameStyle::demangled)
-    for (const auto& k : comparison.matched) comparison_options.names[k.before.name] = k.before.name;
-  if (names != NameStyle::short_form) {
-    for (const auto* side : {&comparison.only_before, &comparison.only_after})
-      for (const auto& k : *side) comparison_options.names[k.name] = k.name;
-    for (const auto& k : comparison.matched) comparison_options.names[k.before.name] = k.before.name;
-  }
-  if (names == NameStyle::mangled)
-    for (const auto& [name, mangled_name] : mangled) comparison_options.names[name] = mangled_name;
   std::ostringstream text;
-  write_comparison(comparison, report_format, text, comparison_options);
+  nlohmann::ordered_json ranks_json = nlohmann::ordered_json::array();
+  bool failed = false;
+  std::string failures;
+  for (const auto& [rank, comparison] : comparisons) {
+    ComparisonOptions shown = comparison_options;
+    if (names == NameStyle::demangled)
+      for (const auto& k : comparison.matched) shown.names[k.before.name] = k.before.name;
+    if (names != NameStyle::short_form) {
+      for (const auto* side : {&comparison.only_before, &comparison.only_after})
+        for (const auto& k : *side) shown.names[k.name] = k.name;
+      for (const auto& k : comparison.matched) shown.names[k.before.name] = k.before.name;
+    }
+    if (names == NameStyle::mangled)
+      for (const auto& [name, mangled_name] : mangled) shown.names[name] = mangled_name;
+    const bool by_rank = comparisons.size() > 1;
+    if (by_rank && report_format == ReportFormat::json) {
+      ranks_json.push_back({{"rank", rank}, {"comparison", comparison_json(comparison, shown)}});
+    } else {
+      if (by_rank && report_format == ReportFormat::text) text << (text.tellp() > 0 ? "\n" : "") << "=== rank " << rank << " ===\n";
+      if (by_rank && report_format == ReportFormat::md) text << "## Rank " << rank << "\n\n";
+      write_comparison(comparison, report_format, text, shown);
+    }
+    if (comparison.failed()) {
+      failed = true;
+      failures += (failures.empty() ? "" : "; ") + (rank >= 0 && by_rank ? "rank " + std::to_string(rank) + ": " : "") +
+                  slowdown_summary(comparison);
+    }
+  }
+  if (comparisons.size() > 1 && report_format == ReportFormat::json) {
+    nlohmann::ordered_json document;
+    document["schema_version"] = kComparisonSchemaVersion;
+    document["kind"] = "limiter-rank-comparison";
+    document["ranks"] = std::move(ranks_json);
+    document["unmatched"] = unmatched;
+    text << json_text(document, 2) << "\n";
+  } else if (!unmatched.empty()) {
+    for (const auto& note : unmatched) text << (report_format == ReportFormat::md ? "> **Warning:** " : "WARNING: ") << note << "\n";
+  }
   write_output(output, text.str());
-  if (comparison.failed()) {
+  if (failed) {
     std::cerr << "limiter: compare: slower than --fail-if-slower " << format_fixed(*options.max_slowdown * 100.0, 1)
-              << "%: " << slowdown_summary(comparison) << "\n";
+              << "%: " << failures << "\n";
     return kExitSlower;
   }
   return kExitOk;

@@ -1,4 +1,4 @@
-// limiter report RUN: the limiter of every kernel of a run.
+// limiter report RUN...: the limiter of every kernel of a run, or of a job's ranks together.
 #include <unistd.h>
 
 #include <fstream>
@@ -11,7 +11,9 @@
 #include "limiter/import.hpp"
 #include "limiter/record_json.hpp"
 #include "limiter/reports.hpp"
+#include "limiter/rank_summary.hpp"
 #include "options.hpp"
+#include "record_sets.hpp"
 #include "run_input.hpp"
 #include "selection_options.hpp"
 
@@ -21,8 +23,10 @@ constexpr std::size_t kKeptLaunchesForAutomaticView = 10000;
 
 int run_report(const Args& args) {
   po::options_description visible("options");
+  std::vector<std::string> inputs;
   std::string run_path, format, output, peaks;
   double high = 80, latency = 60, gap = 10;
+  int rank = -1;
   SelectionArgs selection;
   visible.add_options()
       ("format,f", po::value(&format)->default_value("text"),
@@ -33,21 +37,28 @@ int run_report(const Args& args) {
        "theoretical (datasheet / ncu peak_sustained) or calibrated (measured on this GPU model)")
       ("high", po::value(&high)->default_value(80), "percent of peak at which a unit limits the kernel")
       ("latency", po::value(&latency)->default_value(60), "below this percent on both sides: latency-limited")
-      ("gap", po::value(&gap)->default_value(10), "points by which one side must lead between the two");
+      ("gap", po::value(&gap)->default_value(10), "points by which one side must lead between the two")
+      ("rank", po::value(&rank), "of several records (a job's ranks), report only the one of rank N");
   add_selection_options(visible, selection,
                         "rows: kernels (grouped view) or launches (--launches), most time first; 0 for all. "
                         "csv and json: launches, all unless given");
   po::options_description hidden;
-  hidden.add_options()("run", po::value(&run_path)->required(), "run file");
+  hidden.add_options()("run", po::value(&inputs)->required(), "run files");
   po::positional_options_description positional;
-  positional.add("run", 1);
+  positional.add("run", -1);
   po::variables_map vm;
-  if (!parse_options(args, "limiter report RUN [options]\n\n"
+  if (!parse_options(args, "limiter report RUN... [options]\n\n"
                            "RUN is a run record (.json from `limiter run`, `limiter kernels` or `limiter import`)\n"
                            "or an Nsight Compute CSV export (imported on the fly). When the run repeats kernels the\n"
-                           "text, md and html reports are grouped by kernel and launch configuration, most time first.",
+                           "text, md and html reports are grouped by kernel and launch configuration, most time first.\n"
+                           "Several records (files, globs or a directory: the ranks of a torchrun, mpirun or srun job)\n"
+                           "give one report of the ranks together: per kernel the time of each rank, the spread\n"
+                           "between them and the slowest rank; --rank N reports one of them alone.",
                      visible, positional, vm, &hidden))
     return kExitOk;
+  const std::vector<std::string> paths = expand_record_arguments(inputs);
+  if (vm.count("rank")) run_path = record_of_rank(paths, rank);
+  else if (paths.size() == 1) run_path = paths.front();
   const ReportFormat report_format = report_format_from_string(format);
   if (!(latency > 0 && latency <= high && high <= 100 && gap >= 0))
     throw InputError("thresholds must satisfy 0 < --latency <= --high <= 100 and --gap >= 0");
@@ -64,6 +75,14 @@ int run_report(const Args& args) {
   SummaryOptions summary_options;
   summary_options.kernel_regex = selection.kernel_regex;
   summary_options.names = name_style_from_string(selection.names);
+  if (run_path.empty()) {  // the ranks of a job, together
+    if (selection.launches) throw InputError("--launches lists one rank's launches: add --rank N");
+    for (const auto& path : paths)
+      if (!is_run_record(path)) throw InputError("'" + path + "' is not a run record: several inputs must be run records");
+    const RankSummary ranks = summarize_ranks(paths, analysis_options, summary_options);
+    write_output(output, [&](std::ostream& out) { write_report(ranks, report_format, out, report_options); });
+    return kExitOk;
+  }
   // Every launch is kept where rows per launch are asked for; else only for a small run, whose
   // automatic view may be one row per launch (a run of distinct kernels). csv and json of a
   // record keep none: their rows come from a second pass over it, so memory stays flat.

@@ -125,7 +125,8 @@ int run_run(const Args& args) {
   double lock_timeout = 60;
   visible.add_options()
       ("output,o", po::value(&output)->default_value("limiter_%p.json"),
-       "run record per process; %p = pid, %h = host, %q{ENV} = an environment value")
+       "run record per process; %p = pid, %h = host, %r = rank in a job, %q{ENV} = an environment value. "
+       "By default a rank of a job (torchrun, mpirun, srun) writes limiter_rank<N>.json")
       ("kernel-regex,k", po::value(&kernel_regex), "profile only kernels whose (demangled) name matches")
       ("launch-skip,s", po::value(&skip)->default_value(0), "matching launches to skip first")
       ("launch-count,c", po::value(&count), "then profile at most this many (the app then runs unprofiled)")
@@ -165,6 +166,7 @@ int run_run(const Args& args) {
   auto set = [&](const std::string& name, const std::string& value) { environment.push_back(name + "=" + value); };
   set("CUDA_INJECTION64_PATH", inject_library().string());
   set("LIMITER_OUTPUT", fs::absolute(output).string());
+  set("LIMITER_OUTPUT_IS_DEFAULT", vm["output"].defaulted() ? "1" : "0");  // ranks then name theirs by rank
   set("LIMITER_SESSION_DIR", session.string());
   set("LIMITER_PLAN", plan);
   set("LIMITER_REPLAY", replay);

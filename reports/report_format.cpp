@@ -41,6 +41,16 @@ void write_report(const RunSummary& summary, ReportFormat format, std::ostream& 
   }
 }
 
+void write_report(const RankSummary& summary, ReportFormat format, std::ostream& out, const ReportOptions& options) {
+  switch (format) {
+    case ReportFormat::text: write_rank_text_report(summary, out, options); return;
+    case ReportFormat::md: write_rank_markdown_report(summary, out, options); return;
+    case ReportFormat::csv: write_rank_csv_report(summary, out, options); return;
+    case ReportFormat::json: write_rank_json_report(summary, out, options); return;
+    case ReportFormat::html: write_rank_html_report(summary, out, options); return;
+  }
+}
+
 void write_text_report(const RunAnalysis& analysis, std::ostream& out, const ReportOptions& options) {
   write_text_report(summarize(analysis), out, options);
 }

@@ -10,6 +10,9 @@ mkdir -p "$stage/bin" "$stage/lib"
 copy() { [ -f "$1" ] && strip -o "$2" "$1" 2>/dev/null || { [ -f "$1" ] && cp "$1" "$2"; } || true; }
 copy "$build/cli/limiter" "$stage/bin/limiter"
 copy "$build/lib/liblimiter_inject.so" "$stage/lib/liblimiter_inject.so"
+# Debian's libsimdjson (the record reader) is not on the GPU machine: carried, found via $ORIGIN/../lib.
+simdjson_so=$(ldd "$build/cli/limiter" | awk '/libsimdjson/ {print $3}')
+[ -n "$simdjson_so" ] && cp -L "$simdjson_so" "$stage/lib/$(basename "$simdjson_so")"
 cp "$build/tests/gpu/limiter_gpu_tests" "$stage/bin/limiter_gpu_tests"  # unstripped: crash backtraces
 copy "$build/tests/gpu/limiter_collector_app" "$stage/bin/limiter_collector_app"
 copy "$build/tests/gpu/limiter_lost_launches_app" "$stage/bin/limiter_lost_launches_app"

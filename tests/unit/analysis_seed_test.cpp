@@ -87,7 +87,7 @@ TEST(SeedCaseStudy, LegacyIssueUtilizationNeedsElapsedCycles) {
 // with L1 write-through: the measured share is exact, not a bound.
 TEST(SeedCaseStudy, HopperUnitsRegressionFixture) {
   RunRecord run;
-  run.device = {"NVIDIA H200", "sm_90", "GH100", 132, {}, {}, {}, {}, {}};
+  run.device = {"NVIDIA H200", "sm_90", "GH100", 132, {}, {}, {}, {}, {}, ""};
   KernelLaunch k;
   k.name = "case_study_in_sectors";
   k.counters = {{"l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_miss.sum", 36117248},

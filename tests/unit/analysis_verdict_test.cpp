@@ -35,7 +35,7 @@ KernelLaunch launch_with(double issue, double l2, double dram) {
 
 KernelAnalysis analyze_one(const KernelLaunch& k, const AnalysisOptions& options = {}) {
   RunRecord run;
-  run.device = {"NVIDIA H200", "sm_90", "GH100", 132, {}, {}, {}, {}, {}};
+  run.device = {"NVIDIA H200", "sm_90", "GH100", 132, {}, {}, {}, {}, {}, ""};
   run.launches = {k};
   return analyze_run(run, options).kernels.at(0);
 }

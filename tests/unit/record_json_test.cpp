@@ -17,7 +17,8 @@ RunRecord sample_run() {
   run.source = "cupti";
   run.created_at = "2026-11-22T01:00:00Z";
   run.command_line = {"./app", "--size", "1024"};
-  run.device = {"NVIDIA H200", "sm_90", "GH100", 132, 1.98e9, 3.2e9, 6144, 62914560, 150011559936};
+  run.device = {"NVIDIA H200", "sm_90", "GH100", 132, 1.98e9, 3.2e9, 6144, 62914560, 150011559936,
+                "GPU-00000000-0000-0000-0000-000000000001"};
   KernelLaunch copy;
   copy.sequence = 0;
   copy.name = "copy(const float*, float*, int)";
@@ -49,7 +50,7 @@ TEST(RecordJson, RoundTripKeepsEveryField) {
 
 TEST(RecordJson, HasSchemaVersionAndLaunchOrder) {
   const auto json = to_json(sample_run());
-  EXPECT_EQ(json["schema_version"], kRunSchemaVersion);
+  EXPECT_EQ(json["schema_version"], kExactRunSchemaVersion);  // sampled records alone are kRunSchemaVersion
   EXPECT_EQ(json["launches"][0]["sequence"], 0);
   EXPECT_EQ(json["launches"][1]["name"], "chase");
   EXPECT_TRUE(json["launches"][1]["registers_per_thread"].is_null());

@@ -34,11 +34,16 @@ struct Thresholds {
   std::uint64_t min_samples = 20;   // samples that overlap its launches
   double min_purity = 0.5;          // its share of the busy time in those samples
   double max_overlap = 0.5;         // share of its time another kernel ran concurrently
+  double min_separability = 0.3;    // or, when less pure: how well the least-squares fit separates it
 };
 
 struct AnalysisOptions {
   Thresholds thresholds;
   PeakKind peaks = PeakKind::theoretical;
+  // Word the verdict: reason, evidence, advice, coverage note and sub-unit sources. Off, only
+  // the numbers and the verdict are computed (a fifth of the time): a summary of millions of
+  // launches explains each group's longest launch again, with it on (SummaryBuilder).
+  bool explain = true;
 };
 
 // One number the verdict used, with how it was obtained.
@@ -137,6 +142,8 @@ struct RunAnalysis {
   std::vector<MissedLaunches> missed;   // from the record: launches seen but not profiled
   std::string ended;                    // from the record: how the profiled process ended
   std::optional<std::uint64_t> launches_seen;  // from the record: launches seen, profiled or not
+  std::string host;                     // from the record: where the process ran
+  std::optional<RankInfo> rank;         // from the record: its rank in a job
   std::vector<KernelAnalysis> kernels;  // launch order
 };
 

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace limiter {
@@ -40,6 +41,7 @@ struct DeviceDescription {
   std::optional<int> memory_bus_width_bits;
   std::optional<std::uint64_t> l2_bytes;
   std::optional<std::uint64_t> global_memory_bytes;
+  std::string uuid;  // "GPU-5a3c9f0e-...", as nvidia-smi -L spells it; tells ranks' GPUs apart
   friend bool operator==(const DeviceDescription&, const DeviceDescription&) = default;
 };
 
@@ -51,6 +53,9 @@ struct SampleSupport {
   std::uint64_t samples = 0;      // samples that overlap at least one of them
   double purity = 0;              // share of the busy time in those samples that was this kernel's (0..1)
   double overlap_share = 0;       // share of its time another kernel ran concurrently (0..1)
+  // Set where its activity counters come from the least-squares fit across samples: the share of
+  // its sample signal no other kernel's can explain (0..1; sampling.hpp).
+  std::optional<double> separability;
   friend bool operator==(const SampleSupport&, const SampleSupport&) = default;
 };
 
@@ -79,10 +84,12 @@ struct KernelLaunch {
   std::optional<std::uint64_t> stream_id;
   std::optional<std::uint64_t> context_id;
   std::optional<int> device;
-  std::map<std::string, double> counters;  // metric name -> value in base units
+  // metric name -> value in base units; looked up by string_view (std::less<>): the analysis
+  // asks for dozens of counters per launch, without building a string for each.
+  std::map<std::string, double, std::less<>> counters;
   std::optional<SampleSupport> sampled;    // PM-sampling mode: an aggregate over launches, not one launch
 
-  std::optional<double> counter(const std::string& metric) const {
+  std::optional<double> counter(std::string_view metric) const {
     auto it = counters.find(metric);
     if (it == counters.end()) return std::nullopt;
     return it->second;
@@ -101,12 +108,25 @@ struct MissedLaunches {
   friend bool operator==(const MissedLaunches&, const MissedLaunches&) = default;
 };
 
+// Where a process stood in a distributed job (torchrun, mpirun, srun), from its launcher's
+// environment (rank_detection.hpp). The rank names the record, and a merged report lines
+// the ranks' records up by it.
+struct RankInfo {
+  int rank = 0;
+  int world_size = 1;
+  std::optional<int> local_rank;  // among the ranks of its host
+  std::string launcher;           // which environment said so: "torchrun", "open-mpi", "pmi", "slurm"
+  friend bool operator==(const RankInfo&, const RankInfo&) = default;
+};
+
 struct RunRecord {
   int schema_version = kExactRunSchemaVersion;  // kRunSchemaVersion when `sampling` is set
   std::string tool_version;                 // limiter version that wrote it
   std::string source;                       // "cupti", "ncu-csv", "plain-csv"
   std::string created_at;                   // ISO 8601 UTC
   std::vector<std::string> command_line;    // the profiled (or importing) command
+  std::string host;                         // host name of the profiled process; empty: unknown
+  std::optional<RankInfo> rank;             // set when the process was one rank of a job
   CounterModel counter_model = CounterModel::perfworks;
   DeviceDescription device;
   std::vector<MissedLaunches> missed;       // launches seen but not profiled (empty: none)

@@ -20,6 +20,8 @@ void write_run_json(const RunRecord& run, std::ostream& out);
 // The parts, for files written one launch at a time (limiter run, raw data sets).
 nlohmann::ordered_json device_json(const DeviceDescription& device);
 DeviceDescription device_from(const nlohmann::json& json);
+nlohmann::ordered_json rank_json(const RankInfo& rank);
+RankInfo rank_from(const nlohmann::json& json);  // throws InputError on a rank outside its world
 nlohmann::ordered_json launch_json(const KernelLaunch& launch);
 nlohmann::ordered_json missed_json(const std::vector<MissedLaunches>& missed);
 std::vector<MissedLaunches> missed_from(const nlohmann::json& json);

@@ -1,5 +1,6 @@
 #pragma once
-// Reading a run record one launch at a time (nlohmann-json's SAX interface), so records of
+// Reading a run record one launch at a time (simdjson a line at a time, else nlohmann-json's SAX
+// interface: record_stream.cpp), so records of
 // millions of launches are read in flat memory: no DOM of the whole file is ever built.
 // Gives the same RunRecord as read_run_file (record_json.hpp), with the same checks and messages.
 //
@@ -25,6 +26,9 @@ void read_run_stream(const std::string& path, const RunHeaderSink& on_header, co
                      std::vector<KernelLaunch>* spare = nullptr);
 void read_run_stream(std::istream& in, const std::string& origin, const RunHeaderSink& on_header,
                      const LaunchSink& on_launch, std::vector<KernelLaunch>* spare = nullptr);
+
+// The record's fields but its launches, read up to its first launch: cheap for any size.
+RunRecord read_run_header(const std::string& path);
 
 // The whole record through the stream reader (for small records and tests).
 RunRecord read_run_streamed(const std::string& path);

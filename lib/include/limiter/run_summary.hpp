@@ -95,7 +95,14 @@ class SummaryBuilder {
   SummaryBuilder& operator=(const SummaryBuilder&) = delete;
   // The analysis fields of the run (device, peaks, thresholds); its kernels are ignored.
   void start(const RunAnalysis& run);
-  void add(KernelAnalysis&& launch, const std::string& mangled_name = "");
+  // LAUNCH analysed; RAW, when given, is what it was analysed from: kept while it is its group's
+  // longest launch, so that finish() can explain it (see explain_longest_with).
+  void add(KernelAnalysis&& launch, const std::string& mangled_name = "", const KernelLaunch* raw = nullptr);
+  // Launches analysed without words (AnalysisOptions::explain off) are explained again by
+  // EXPLAIN at finish() where they are a group's longest: its reason, evidence and advice.
+  void explain_longest_with(std::function<KernelAnalysis(const KernelLaunch&)> explain);
+  // Whether added launches are still kept (they must then be explained as they come).
+  bool keeps_launches() const { return options_.keep_launches && !summary_.launches_dropped; }
   RunSummary finish();
 
  private:
@@ -108,6 +115,7 @@ class SummaryBuilder {
   RunSummary summary_;
   struct Accumulator;
   std::vector<Accumulator> accumulators_;
+  std::function<KernelAnalysis(const KernelLaunch&)> explain_;
   using Noted = std::pair<double, std::uint64_t>;  // duration, sequence
   std::vector<Noted> longest_;
 };

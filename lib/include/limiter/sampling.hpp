@@ -10,15 +10,23 @@
 // gets none); its clock-like metrics (elapsed cycles, peaks, clock rates) by their share of
 // its wall time. Per kernel, extensive counters are scaled from the sampled time to the
 // kernel's whole time (Activity API), intensive ones (percentages, rates, peaks) are averaged.
+// Kernels too short to own a sample: the activity counters are also fitted by least squares
+// over all samples (model/rate_fit.hpp); where the fit can tell a kernel from its neighbours
+// (separability), its rates replace the busy-time split.
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "limiter/record.hpp"
 
 namespace limiter {
+
+namespace detail {
+class RateFit;
+}
 
 struct PmSample {
   std::uint64_t start_ns = 0, end_ns = 0;
@@ -38,6 +46,9 @@ const std::vector<std::string>& sampling_plan_metrics();
 class SampleAttributor {
  public:
   SampleAttributor(std::vector<std::string> metrics, std::uint64_t interval_ns);
+  ~SampleAttributor();
+  SampleAttributor(const SampleAttributor&) = delete;
+  SampleAttributor& operator=(const SampleAttributor&) = delete;
 
   void add_kernel(KernelSpan span);  // any order
   void add_sample(PmSample sample);  // any order
@@ -56,6 +67,7 @@ class SampleAttributor {
  private:
   struct Group {
     KernelLaunch meta;
+    std::size_t index = 0;  // its column in the least-squares fit
     std::uint64_t first_start = 0;
     std::uint64_t launches = 0;
     double kernel_time = 0;   // Activity API, all launches
@@ -80,6 +92,7 @@ class SampleAttributor {
   std::vector<OpenKernel> kernels_;  // not yet past the watermark
   std::vector<PmSample> samples_;    // not yet attributed
   std::uint64_t attributed_ = 0, lost_ = 0, sample_index_ = 0;
+  std::unique_ptr<detail::RateFit> fit_;
 };
 
 }  // namespace limiter

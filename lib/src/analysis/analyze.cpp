@@ -85,12 +85,14 @@ void note_missing_units(KernelAnalysis& out, const Thresholds& t, const std::str
                               "; `limiter run --plan sol`, or ncu with --section SpeedOfLight, collects them"});
 }
 
-void decide(const KernelLaunch& k, const Thresholds& t, const std::string& source, KernelAnalysis& out) {
+// The verdict, and in words why (when EXPLAIN).
+void decide(const KernelLaunch& k, const Thresholds& t, const std::string& source, bool explain, KernelAnalysis& out) {
   const auto compute = out.utilization.compute();
   const auto memory = out.utilization.memory();
   if (!compute && !memory) {
-    out.verdict_reason = "the counters allow no utilisation (need cycles or a duration with the instruction, "
-                         "L2 or DRAM counters), so no verdict";
+    if (explain)
+      out.verdict_reason = "the counters allow no utilisation (need cycles or a duration with the instruction, "
+                           "L2 or DRAM counters), so no verdict";
     return;
   }
   const double compute_value = compute.value_or(0.0), memory_value = memory.value_or(0.0);
@@ -100,46 +102,47 @@ void decide(const KernelLaunch& k, const Thresholds& t, const std::string& sourc
     out.limiting_unit = busiest->label;
     out.limiting_group = busiest->group;
   }
-  const std::string top_text = out.limiting_unit + " " + format_percent(top);
-  note_missing_units(out, t, source);
+  const std::string top_text = explain ? out.limiting_unit + " " + format_percent(top) : std::string();
+  if (explain) note_missing_units(out, t, source);
 
   if (top >= t.high_utilization) {
     out.verdict = memory_leads ? Verdict::bandwidth : Verdict::instruction;
-    out.verdict_reason = top_text + " of peak, at or above " + format_percent(t.high_utilization, 0);
+    if (explain) out.verdict_reason = top_text + " of peak, at or above " + format_percent(t.high_utilization, 0);
     return;
   }
   if (compute_value < t.latency && memory_value < t.latency) {
     out.verdict = Verdict::latency;
-    out.verdict_reason = "busiest unit " + top_text + " of peak; compute " + format_percent(compute_value) +
+    if (explain) out.verdict_reason = "busiest unit " + top_text + " of peak; compute " + format_percent(compute_value) +
                          " and memory " + format_percent(memory_value) + " are both below " +
                          format_percent(t.latency, 0);
     const auto waves = waves_of(k, out);
     if (waves && *waves < t.small_grid_waves) {
       out.latency_causes.push_back(LatencyCause::small_grid);
-      out.verdict_reason += "; the grid fills only " + format_fixed(*waves, 2) + " of one wave";
+      if (explain) out.verdict_reason += "; the grid fills only " + format_fixed(*waves, 2) + " of one wave";
     }
     if (out.occupancy.theoretical && out.occupancy.theoretical->blocks_per_sm > 0 &&
         out.occupancy.theoretical->occupancy < t.low_occupancy) {
       out.latency_causes.push_back(LatencyCause::low_occupancy);
-      out.verdict_reason += "; theoretical occupancy " + format_percent(out.occupancy.theoretical->occupancy) +
+      if (explain) out.verdict_reason += "; theoretical occupancy " + format_percent(out.occupancy.theoretical->occupancy) +
                             " (limited by " + to_string(out.occupancy.theoretical->limited_by) + ")";
     }
     if (out.occupancy.waves && out.occupancy.waves->full_waves >= 1 &&
         out.occupancy.waves->tail_idle_fraction >= t.tail_idle) {
       out.latency_causes.push_back(LatencyCause::tail_effect);
-      out.verdict_reason += "; the last wave leaves " + format_percent(out.occupancy.waves->tail_idle_fraction) +
+      if (explain) out.verdict_reason += "; the last wave leaves " + format_percent(out.occupancy.waves->tail_idle_fraction) +
                             " of SM time idle";
     }
     return;
   }
   const double gap = std::fabs(compute_value - memory_value);
   out.verdict = memory_leads ? Verdict::bandwidth : Verdict::instruction;
-  if (gap >= t.balance_gap) {
+  out.balanced = gap < t.balance_gap;
+  if (!explain) return;
+  if (!out.balanced) {
     out.verdict_reason = top_text + " of peak (between " + format_percent(t.latency, 0) + " and " +
                          format_percent(t.high_utilization, 0) + "), leading the other side by " +
                          format_fixed(gap * 100.0, 1) + " points";
   } else {
-    out.balanced = true;
     out.verdict_reason = "balanced: compute " + format_percent(compute_value) + " and memory " +
                          format_percent(memory_value) + " are within " + format_fixed(t.balance_gap * 100.0, 0) +
                          " points; " + top_text + " is the larger";
@@ -151,13 +154,17 @@ void decide(const KernelLaunch& k, const Thresholds& t, const std::string& sourc
 void judge_sample_support(const Thresholds& t, KernelAnalysis& out) {
   if (!out.sampled) return;
   const SampleSupport& s = *out.sampled;
-  const std::string support = std::to_string(s.samples) + " samples over " + std::to_string(s.launches) +
-                              " launches, " + format_percent(s.purity) + " of their busy time this kernel's, " +
-                              format_percent(s.overlap_share) + " of its time beside another kernel";
+  std::string support = std::to_string(s.samples) + " samples over " + std::to_string(s.launches) +
+                        " launches, " + format_percent(s.purity) + " of their busy time this kernel's, " +
+                        format_percent(s.overlap_share) + " of its time beside another kernel";
+  if (s.separability) support += ", least-squares separability " + format_percent(*s.separability);
   out.evidence.push_back({"sampling", static_cast<double>(s.samples), "PM-sampling aggregate: " + support});
   std::string lacking;
   if (s.samples < t.min_samples) lacking = "fewer than " + std::to_string(t.min_samples) + " samples";
-  else if (s.purity < t.min_purity) lacking = "its samples are mostly other kernels' work (purity below " + format_percent(t.min_purity, 0) + ")";
+  else if (s.purity < t.min_purity && !(s.separability && *s.separability >= t.min_separability))
+    lacking = "its samples are mostly other kernels' work (purity below " + format_percent(t.min_purity, 0) +
+              ") and the least-squares fit cannot tell it from its neighbours (separability below " +
+              format_percent(t.min_separability, 0) + ")";
   else if (s.overlap_share > t.max_overlap) lacking = "it ran beside other kernels more than " + format_percent(t.max_overlap, 0) + " of its time";
   if (lacking.empty()) {
     out.verdict_reason += " [sampled: " + support + "]";
@@ -194,6 +201,8 @@ RunAnalysis analyze_run(const RunRecord& run, const AnalysisOptions& options) {
   result.missed = run.missed;
   result.ended = run.ended;
   result.launches_seen = run.launches_seen;
+  result.host = run.host;
+  result.rank = run.rank;
   result.source = run.source;
   result.counter_model = run.counter_model;
   result.peaks = options.peaks;
@@ -201,6 +210,7 @@ RunAnalysis analyze_run(const RunRecord& run, const AnalysisOptions& options) {
   const PeakSet peaks = detail::choose_peaks(run, options.peaks);
   result.peaks_origin = peaks.origin;
 
+  result.kernels.reserve(run.launches.size());
   for (const auto& launch : run.launches) {
     KernelAnalysis kernel;
     kernel.sequence = launch.sequence;
@@ -209,10 +219,11 @@ RunAnalysis analyze_run(const RunRecord& run, const AnalysisOptions& options) {
     kernel.block = launch.block;
     kernel.registers_per_thread = launch.registers_per_thread;
     kernel.duration_ns = launch.counter(c::duration_ns);
-    kernel.utilization = detail::compute_utilization(launch, run.device, run.counter_model, peaks, kernel.evidence);
+    kernel.utilization = detail::compute_utilization(launch, run.device, run.counter_model, peaks,
+                                                     options.explain ? &kernel.evidence : nullptr);
     kernel.lmem = detail::compute_lmem(launch, run.device, run.counter_model);
     add_occupancy(launch, run.device, kernel);
-    decide(launch, options.thresholds, run.source, kernel);
+    decide(launch, options.thresholds, run.source, options.explain, kernel);
     kernel.sampled = launch.sampled;
     judge_sample_support(options.thresholds, kernel);
     judge_lmem(options.thresholds, kernel);
@@ -222,7 +233,7 @@ RunAnalysis analyze_run(const RunRecord& run, const AnalysisOptions& options) {
       kernel.ncu_verdict = ncu_sol_verdict(*kernel.ncu_sm_throughput, *kernel.ncu_memory_throughput,
                                            launch.counter(c::ncu_waves_per_sm).value_or(1.0));
     }
-    kernel.advice = detail::advise(kernel, options.thresholds);
+    if (options.explain) kernel.advice = detail::advise(kernel, options.thresholds);
     result.kernels.push_back(std::move(kernel));
   }
   return result;

@@ -114,6 +114,7 @@ void Collector::Impl::set_up(ContextProfiler& p) {
     return value;
   };
   p.description.name = name;
+  if (p.device_uuid.starts_with("GPU-")) p.description.uuid = p.device_uuid;
   p.description.arch = "sm_" + std::to_string(attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)) +
                        std::to_string(attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));
   p.description.sm_count = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);

@@ -2,7 +2,9 @@
 // CUDA_INJECTION64_PATH (set by `limiter run`). Profiles every kernel launch with the
 // collector, streams each completed launch to a partial file (flushed: a crash loses no
 // decoded launch), and at exit or on a fatal signal writes the run record atomically. Options come from
-// LIMITER_* environment variables; names accept %p (pid), %h (host) and %q{ENV}.
+// LIMITER_* environment variables; names accept %p (pid), %h (host), %r (rank) and %q{ENV}.
+// A rank of a job (torchrun, mpirun, srun) records its rank, world size and host, and is
+// named by its rank when the output name is the default.
 #include <unistd.h>
 
 #include <atomic>
@@ -12,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -20,6 +23,7 @@
 #include "inject/fatal_signals.hpp"
 #include "inject/launch_progress.hpp"
 #include "inject/output_names.hpp"
+#include "inject/rank_detection.hpp"
 #include "limiter/collector.hpp"
 #include "limiter/json_text.hpp"
 #include "limiter/record_json.hpp"
@@ -123,11 +127,22 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     options.replay = env("LIMITER_REPLAY", "auto");
     options.ranges_per_image = env_number("LIMITER_RANGES_PER_IMAGE", 0);
     if (const std::string timeout = env("LIMITER_LOCK_TIMEOUT"); !timeout.empty()) options.lock_timeout_s = std::stod(timeout);
+    const std::optional<limiter::RankInfo> rank = limiter::detail::detect_rank();
     const std::string raw = env("LIMITER_SAVE_RAW");
-    if (!raw.empty()) options.raw_dir = limiter::detail::expand_output_name(raw) + "/" + std::to_string(getpid());
+    if (!raw.empty()) options.raw_dir = limiter::detail::expand_output_name(raw, rank) + "/" + std::to_string(getpid());
 
     injection = new Injection;
-    injection->output = limiter::detail::expand_output_name(env("LIMITER_OUTPUT", "limiter_%p.json"));
+    const std::string given = env("LIMITER_OUTPUT", limiter::detail::kDefaultOutput);
+    const bool default_name = env("LIMITER_OUTPUT").empty() || env("LIMITER_OUTPUT_IS_DEFAULT") == "1";
+    const std::string pattern = limiter::detail::output_pattern_for(given, default_name, rank);
+    if (rank && rank->world_size > 1 && !limiter::detail::names_each_process(pattern)) {
+      std::fprintf(stderr, "limiter: rank %d of %d writes to '%s', as every rank does: they overwrite each other; "
+                   "put %%r in the name (-o 'run_rank%%r.json')\n", rank->rank, rank->world_size, pattern.c_str());
+    }
+    injection->output = limiter::detail::expand_output_name(pattern, rank);
+    injection->header.rank = rank;
+    char host[256] = {};
+    if (gethostname(host, sizeof host - 1) == 0) injection->header.host = host;
     injection->partial = injection->output + ".partial";
     const std::string command = env("LIMITER_COMMAND");
     if (!command.empty()) injection->header.command_line = nlohmann::json::parse(command).get<std::vector<std::string>>();

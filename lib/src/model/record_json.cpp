@@ -9,7 +9,6 @@
 #include "limiter/error.hpp"
 #include "limiter/file_io.hpp"
 #include "limiter/json_text.hpp"
-#include "limiter/record_stream.hpp"
 
 namespace limiter {
 namespace {
@@ -49,6 +48,7 @@ ordered_json device_json(const DeviceDescription& d) {
   put_optional(out, "memory_bus_width_bits", d.memory_bus_width_bits);
   put_optional(out, "l2_bytes", d.l2_bytes);
   put_optional(out, "global_memory_bytes", d.global_memory_bytes);
+  if (!d.uuid.empty()) out["uuid"] = d.uuid;  // absent in records of sources that have none
   return out;
 }
 
@@ -63,7 +63,30 @@ DeviceDescription device_from(const json& in) {
   d.memory_bus_width_bits = get_optional<int>(in, "memory_bus_width_bits");
   d.l2_bytes = get_optional<std::uint64_t>(in, "l2_bytes");
   d.global_memory_bytes = get_optional<std::uint64_t>(in, "global_memory_bytes");
+  d.uuid = in.value("uuid", "");
   return d;
+}
+
+ordered_json rank_json(const RankInfo& rank) {
+  ordered_json out;
+  out["rank"] = rank.rank;
+  out["world_size"] = rank.world_size;
+  put_optional(out, "local_rank", rank.local_rank);
+  out["launcher"] = rank.launcher;
+  return out;
+}
+
+RankInfo rank_from(const json& in) {
+  if (!in.is_object()) throw InputError("\"rank\" must be an object");
+  RankInfo rank;
+  rank.rank = in.at("rank").get<int>();
+  rank.world_size = in.at("world_size").get<int>();
+  rank.local_rank = get_optional<int>(in, "local_rank");
+  rank.launcher = in.value("launcher", "");
+  if (rank.rank < 0 || rank.world_size < 1 || rank.rank >= rank.world_size)
+    throw InputError("\"rank\" " + std::to_string(rank.rank) + " of world size " + std::to_string(rank.world_size) +
+                     " is out of range");
+  return rank;
 }
 
 ordered_json launch_json(const KernelLaunch& k) {
@@ -84,6 +107,7 @@ ordered_json launch_json(const KernelLaunch& k) {
     const auto& s = *k.sampled;
     out["sampled"] = {{"launches", s.launches},   {"kernel_time_ns", s.kernel_time_ns}, {"samples", s.samples},
                       {"purity", s.purity},       {"overlap_share", s.overlap_share}};
+    if (s.separability) out["sampled"]["separability"] = *s.separability;
   }
   ordered_json counters = ordered_json::object();
   for (const auto& [metric, value] : k.counters) counters[metric] = value;
@@ -128,6 +152,7 @@ KernelLaunch launch_from(const json& in) {
     s.samples = sampled->at("samples").get<std::uint64_t>();
     s.purity = sampled->value("purity", 0.0);
     s.overlap_share = sampled->value("overlap_share", 0.0);
+    if (auto fit = sampled->find("separability"); fit != sampled->end() && fit->is_number()) s.separability = fit->get<double>();
     k.sampled = s;
   }
   for (const auto& [metric, value] : in.at("counters").items()) {
@@ -164,6 +189,9 @@ ordered_json to_json(const RunRecord& run) {
   out["source"] = run.source;
   out["created_at"] = run.created_at;
   out["command_line"] = run.command_line;
+  // Only where known, so records of single processes read as before.
+  if (!run.host.empty()) out["host"] = run.host;
+  if (run.rank) out["rank"] = rank_json(*run.rank);
   out["counter_model"] = to_string(run.counter_model);
   if (run.sampling) out["sampling"] = sampling_json(*run.sampling);
   out["device"] = device_json(run.device);
@@ -194,6 +222,8 @@ RunRecord run_from_json(const json& in, const std::string& origin) {
     run.source = in.value("source", "");
     run.created_at = in.value("created_at", "");
     run.command_line = in.value("command_line", std::vector<std::string>{});
+    run.host = in.value("host", "");
+    if (auto rank = in.find("rank"); rank != in.end() && !rank->is_null()) run.rank = rank_from(*rank);
     run.counter_model = counter_model_from_string(in.value("counter_model", "perfworks"));
     if (auto sampling = in.find("sampling"); sampling != in.end()) run.sampling = sampling_from(*sampling);
     run.device = device_from(in.at("device"));
@@ -321,11 +351,6 @@ std::size_t finish_partial_run(const std::string& partial, const std::string& ou
     out << "\n ]\n}\n";
   });
   return count;
-}
-
-RunRecord read_run_file(const std::string& path) {
-  // Streamed (record_stream.hpp): a DOM of a large record costs several times the file's size.
-  return read_run_streamed(path);
 }
 
 void write_run_json(const RunRecord& run, std::ostream& out) { out << json_text(to_json(run), 1) << "\n"; }

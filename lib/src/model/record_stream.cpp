@@ -1,6 +1,7 @@
-// The run record read through nlohmann-json's SAX interface: launches are built field by field
-// and handed on one at a time; the run's other fields are collected into a small JSON object
-// and checked by run_from_json, so both readers accept and reject the same files.
+// The run record read a launch at a time: a line at a time with simdjson where it is in the
+// layout limiter writes (record_lines.cpp), else through nlohmann-json's SAX interface, where
+// launches are built field by field; the run's other fields are collected into a small JSON
+// object and checked by run_from_json, so every reader accepts and rejects the same files.
 #include "limiter/record_stream.hpp"
 
 #include <fstream>
@@ -13,37 +14,22 @@
 #include "limiter/error.hpp"
 #include "limiter/record_json.hpp"
 #include "model/gzip_input.hpp"
+#include "model/launch_fields.hpp"
+#include "model/record_lines.hpp"
 
 namespace limiter {
 namespace {
 
 using json = nlohmann::json;
 
-// Where a value of a launch goes, by the key it comes under.
-enum class LaunchField {
-  sequence, name, mangled_name, grid, block, registers, static_shared, dynamic_shared, local_bytes,
-  stream_id, context_id, device, counters, ignored
-};
-
-LaunchField launch_field(const std::string& key) {
-  static const std::pair<const char*, LaunchField> fields[] = {
-      {"sequence", LaunchField::sequence}, {"name", LaunchField::name},
-      {"mangled_name", LaunchField::mangled_name}, {"grid", LaunchField::grid},
-      {"block", LaunchField::block}, {"registers_per_thread", LaunchField::registers},
-      {"static_shared_bytes", LaunchField::static_shared}, {"dynamic_shared_bytes", LaunchField::dynamic_shared},
-      {"local_bytes_per_thread", LaunchField::local_bytes}, {"stream_id", LaunchField::stream_id},
-      {"context_id", LaunchField::context_id}, {"device", LaunchField::device},
-      {"counters", LaunchField::counters}};
-  for (const auto& [name, field] : fields)
-    if (key == name) return field;
-  return LaunchField::ignored;
-}
+using detail::LaunchField;
+using detail::launch_field;
 
 class RunSaxHandler final : public nlohmann::json_sax<json> {
  public:
   RunSaxHandler(std::string origin, const RunHeaderSink& on_header, const LaunchSink& on_launch,
                 std::vector<KernelLaunch>* spare)
-      : origin_(std::move(origin)), on_header_(on_header), on_launch_(on_launch), spare_(spare) {}
+      : origin_(std::move(origin)), on_header_(on_header), on_launch_(on_launch), recycler_(spare) {}
 
   // After the parse: a record without "launches", or whose launches came before its device.
   void finish() {
@@ -86,12 +72,16 @@ class RunSaxHandler final : public nlohmann::json_sax<json> {
       has_counters_ = true;
       return true;
     }
+    if (in_launch_ && depth_ == kLaunchDepth + 1 && field_ == LaunchField::sampled) {
+      launch_.sampled = SampleSupport{};
+      return true;
+    }
     return open_captured(json::object());
   }
 
   bool end_object() override {
     if (in_launch_ && depth_ == kLaunchDepth) finish_launch();
-    else if (!(in_launch_ && depth_ == kLaunchDepth + 1 && field_ == LaunchField::counters)) close_captured();
+    else if (!(in_launch_ && depth_ == kLaunchDepth + 1 && in_own_object())) close_captured();
     --depth_;
     return true;
   }
@@ -132,7 +122,7 @@ class RunSaxHandler final : public nlohmann::json_sax<json> {
       top_key_ = key;
     } else if (in_launch_ && depth_ == kLaunchDepth) {
       field_ = launch_field(key);
-    } else if (in_launch_ && depth_ == kLaunchDepth + 1 && field_ == LaunchField::counters) {
+    } else if (in_launch_ && depth_ == kLaunchDepth + 1 && in_own_object()) {
       metric_.assign(key);
     } else {
       captured_key_ = std::move(key);
@@ -147,6 +137,9 @@ class RunSaxHandler final : public nlohmann::json_sax<json> {
  private:
   static constexpr int kLaunchDepth = 3;  // record { launches [ launch { ... } ] }
 
+  // The launch's objects this handler reads key by key: its counters and its sample support.
+  bool in_own_object() const { return field_ == LaunchField::counters || field_ == LaunchField::sampled; }
+
   // A scalar: a launch field, a counter, or part of the run's other fields.
   bool scalar(json value, std::optional<double> number) {
     if (depth_ == 0) throw InputError(not_a_run());
@@ -155,6 +148,11 @@ class RunSaxHandler final : public nlohmann::json_sax<json> {
         // null: a counter the hardware could not provide (NaN is written as null).
         if (number) add_counter(*number);
         else if (!value.is_null()) fail_launch("counter \"" + metric_ + "\" is not a number");
+        return true;
+      }
+      if (depth_ == kLaunchDepth + 1 && field_ == LaunchField::sampled) {
+        if (!number) fail_launch("\"sampled\": \"" + metric_ + "\" is not a number");
+        detail::set_sample_support(*launch_.sampled, metric_, *number);
         return true;
       }
       if (depth_ == kLaunchDepth + 1 && (field_ == LaunchField::grid || field_ == LaunchField::block)) {
@@ -174,35 +172,8 @@ class RunSaxHandler final : public nlohmann::json_sax<json> {
     return true;
   }
 
-  // A fresh launch, built in the storage of a spare one where there is one: its strings and
-  // counter nodes are filled again rather than allocated (millions of launches).
-  void start_launch() {
-    if (!spare_ || spare_->empty()) {
-      launch_ = KernelLaunch{};
-      return;
-    }
-    launch_ = std::move(spare_->back());
-    spare_->pop_back();
-    std::string name = std::move(launch_.name), mangled = std::move(launch_.mangled_name);
-    while (!launch_.counters.empty()) spare_nodes_.push_back(launch_.counters.extract(launch_.counters.begin()));
-    launch_ = KernelLaunch{};
-    launch_.name = std::move(name);
-    launch_.mangled_name = std::move(mangled);
-    launch_.name.clear();
-    launch_.mangled_name.clear();
-  }
-
-  void add_counter(double value) {
-    if (spare_nodes_.empty()) {
-      launch_.counters.emplace_hint(launch_.counters.end(), metric_, value);
-      return;
-    }
-    auto node = std::move(spare_nodes_.back());
-    spare_nodes_.pop_back();
-    node.key().assign(metric_);
-    node.mapped() = value;
-    launch_.counters.insert(launch_.counters.end(), std::move(node));
-  }
+  void start_launch() { recycler_.renew(launch_); }
+  void add_counter(double value) { recycler_.add_counter(launch_, metric_, value); }
 
   void launch_scalar(const json& value, std::optional<double> number) {
     const auto optional_number = [&](const char* name) -> std::optional<double> {
@@ -213,7 +184,7 @@ class RunSaxHandler final : public nlohmann::json_sax<json> {
     switch (field_) {
       case LaunchField::sequence:
         if (!number) fail_launch("\"sequence\" must be a number");
-        launch_.sequence = value.is_number_unsigned() ? value.get<std::uint64_t>() : static_cast<std::uint64_t>(*number);
+        launch_.sequence = value.is_number_unsigned() ? value.get<std::uint64_t>() : detail::u64_from_double(*number);
         has_sequence_ = true;
         break;
       case LaunchField::name: fail_launch("\"name\" must be a string");
@@ -231,13 +202,14 @@ class RunSaxHandler final : public nlohmann::json_sax<json> {
         break;
       case LaunchField::grid: case LaunchField::block: fail_launch("expected [x, y, z]");
       case LaunchField::counters: fail_launch("\"counters\" must be an object");
+      case LaunchField::sampled: fail_launch("\"sampled\" must be an object");
       case LaunchField::ignored: break;
     }
   }
 
   static void set_u64(std::optional<std::uint64_t>& out, std::optional<double> number, const json& value) {
     if (!number) return;
-    out = value.is_number_unsigned() ? value.get<std::uint64_t>() : static_cast<std::uint64_t>(*number);
+    out = value.is_number_unsigned() ? value.get<std::uint64_t>() : detail::u64_from_double(*number);
   }
 
   void finish_launch() {
@@ -321,16 +293,42 @@ class RunSaxHandler final : public nlohmann::json_sax<json> {
   std::vector<double> dims_;
   bool has_sequence_ = false, has_name_ = false, has_grid_ = false, has_block_ = false, has_counters_ = false;
   std::vector<KernelLaunch> held_;
-  std::vector<KernelLaunch>* spare_ = nullptr;
-  std::vector<std::map<std::string, double>::node_type> spare_nodes_;
+  detail::LaunchRecycler recycler_;
+};
+
+// PREFIX (what the line reader read before it gave up), then the rest of IN.
+class PrefixedStreambuf final : public std::streambuf {
+ public:
+  PrefixedStreambuf(std::string prefix, std::streambuf& in) : prefix_(std::move(prefix)), in_(in) {
+    setg(prefix_.data(), prefix_.data(), prefix_.data() + prefix_.size());
+  }
+
+ protected:
+  int_type underflow() override {
+    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+    const std::streamsize got = in_.sgetn(chunk_, sizeof chunk_);
+    if (got <= 0) return traits_type::eof();
+    setg(chunk_, chunk_, chunk_ + got);
+    return traits_type::to_int_type(*gptr());
+  }
+
+ private:
+  std::string prefix_;
+  std::streambuf& in_;
+  char chunk_[1 << 16];
 };
 
 }  // namespace
 
 void read_run_stream(std::istream& in, const std::string& origin, const RunHeaderSink& on_header,
                      const LaunchSink& on_launch, std::vector<KernelLaunch>* spare) {
+  std::string prefix;
+  if (detail::read_run_lines(*in.rdbuf(), origin, on_header, on_launch, spare, prefix)) return;
+  // Not in the layout limiter writes: the SAX parser, on what was read and the rest.
+  PrefixedStreambuf joined(std::move(prefix), *in.rdbuf());
+  std::istream rest(&joined);
   RunSaxHandler handler(origin, on_header, on_launch, spare);
-  nlohmann::json::sax_parse(in, &handler);
+  nlohmann::json::sax_parse(rest, &handler);
   handler.finish();
 }
 
@@ -342,13 +340,25 @@ void read_run_stream(const std::string& path, const RunHeaderSink& on_header, co
     read_run_stream(in, "'" + path + "'", on_header, on_launch, spare);
     return;
   }
-  // A larger buffer than the default (set before opening): the parser reads a character at a time.
-  std::vector<char> buffer(1 << 20);
-  std::ifstream in;
-  in.rdbuf()->pubsetbuf(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-  in.open(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError("cannot open run file '" + path + "': check the path");
   read_run_stream(in, "'" + path + "'", on_header, on_launch, spare);
+}
+
+RunRecord read_run_header(const std::string& path) {
+  struct HeaderRead {};  // stops the parse at the header: the launches are never read
+  RunRecord header;
+  try {
+    read_run_stream(
+        path,
+        [&](const RunRecord& run) {
+          header = run;
+          throw HeaderRead{};
+        },
+        [](KernelLaunch&&) {});
+  } catch (const HeaderRead&) {
+  }
+  return header;
 }
 
 RunRecord read_run_streamed(const std::string& path) {
@@ -359,6 +369,12 @@ RunRecord read_run_streamed(const std::string& path) {
       [&](KernelLaunch&& launch) { launches.push_back(std::move(launch)); });
   run.launches = std::move(launches);
   return run;
+}
+
+// Here, not in record_json.cpp: the writers (linked into liblimiter_inject.so) need no reader.
+RunRecord read_run_file(const std::string& path) {
+  // Streamed: a DOM of a large record costs several times the file's size.
+  return read_run_streamed(path);
 }
 
 }  // namespace limiter

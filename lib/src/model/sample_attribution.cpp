@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "limiter/sampling.hpp"
+#include "model/rate_fit.hpp"
 
 namespace limiter {
 
@@ -47,8 +48,15 @@ std::string group_key(const KernelLaunch& k) {
 
 }  // namespace
 
+// The least-squares rates replace the busy-time split where the fit separates the kernel at
+// least this well (the rest of its signal is shared with neighbours that always come with it).
+constexpr double kMinSeparability = 0.3;
+constexpr double kMaxPurityForFit = 0.5;
+
+SampleAttributor::~SampleAttributor() = default;
+
 SampleAttributor::SampleAttributor(std::vector<std::string> metrics, std::uint64_t interval_ns)
-    : metrics_(std::move(metrics)), interval_ns_(interval_ns) {
+    : metrics_(std::move(metrics)), interval_ns_(interval_ns), fit_(std::make_unique<detail::RateFit>(metrics_.size())) {
   for (const auto& metric : metrics_) {
     intensive_.push_back(is_intensive(metric));
     clock_like_.push_back(is_clock_like(metric));
@@ -61,6 +69,7 @@ SampleAttributor::Group& SampleAttributor::group_of(const KernelLaunch& launch, 
   if (inserted) {
     group.meta = launch;
     group.meta.counters.clear();
+    group.index = groups_.size() - 1;
     group.first_start = start_ns;
     group.sums.assign(metrics_.size(), 0.0);
   }
@@ -117,6 +126,19 @@ void SampleAttributor::attribute(const PmSample& sample) {
       }
     }
   }
+  // The fit's row: each kernel's time in the sample, and the activity counters (clock-like
+  // metrics are the same whichever kernel runs: not fitted).
+  std::vector<std::pair<std::size_t, double>> fit_times;
+  for (const auto& p : pieces) {
+    const double time = static_cast<double>(p.end - p.start);
+    auto it = std::find_if(fit_times.begin(), fit_times.end(), [&](const auto& e) { return e.first == p.group->index; });
+    if (it == fit_times.end()) fit_times.emplace_back(p.group->index, time);
+    else it->second += time;
+  }
+  std::vector<double> fit_values(metrics_.size());
+  for (std::size_t m = 0; m < metrics_.size(); ++m)
+    fit_values[m] = clock_like_[m] ? NAN : sample.values[m] * (intensive_[m] ? wall : 1.0);
+  fit_->add(fit_times, fit_values);
   for (std::size_t i = 0; i < pieces.size(); ++i) {
     const auto& p = pieces[i];
     const double time = static_cast<double>(p.end - p.start);
@@ -167,6 +189,7 @@ std::vector<KernelLaunch> SampleAttributor::aggregates() {
   std::vector<const Group*> order;
   for (const auto& [key, group] : groups_) order.push_back(&group);
   std::sort(order.begin(), order.end(), [](const Group* a, const Group* b) { return a->first_start < b->first_start; });
+  const detail::RateFit::Solution fit = fit_->solve();
   std::vector<KernelLaunch> out;
   for (const Group* g : order) {
     KernelLaunch k = g->meta;
@@ -184,6 +207,20 @@ std::vector<KernelLaunch> SampleAttributor::aggregates() {
       for (std::size_t m = 0; m < metrics_.size(); ++m)
         k.counters[metrics_[m]] = intensive_[m] ? g->sums[m] / g->sampled_time : g->sums[m] * scale;
       k.counters["gpu__time_duration.sum"] = g->kernel_time;
+      // Kernels whose samples are mostly their own keep the busy-time split (robust, no fit
+      // needed); the fit speaks for the others, where it can tell them from their neighbours.
+      if (support.purity < kMaxPurityForFit && g->index < fit.separability.size() &&
+          fit.separability[g->index] >= kMinSeparability) {
+        // Rates per ns of the kernel's own time: intensive metrics were fitted as value x wall time.
+        k.sampled->separability = fit.separability[g->index];
+        for (std::size_t m = 0; m < metrics_.size(); ++m) {
+          if (clock_like_[m]) continue;
+          const double rate = fit.rates[g->index][m];
+          k.counters[metrics_[m]] = intensive_[m] ? rate : rate * g->kernel_time;
+        }
+      } else if (g->index < fit.separability.size()) {
+        k.sampled->separability = fit.separability[g->index];
+      }
     }
     out.push_back(std::move(k));
   }

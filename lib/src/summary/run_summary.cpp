@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "limiter/error.hpp"
@@ -59,6 +60,7 @@ struct SummaryBuilder::Accumulator {
   WeightedMean issue, l2, dram, memory, compute, lmem_l2, lmem_instructions, occupancy;
   std::array<Tally, 4> verdict_time;
   std::map<std::string, Tally> unit_time;
+  std::optional<KernelLaunch> longest_raw;  // to explain at finish(), when analysed without words
 };
 
 std::regex kernel_name_regex(const std::string& pattern) {
@@ -111,6 +113,8 @@ void SummaryBuilder::start(const RunAnalysis& run) {
   summary_.run.missed = run.missed;
   summary_.run.ended = run.ended;
   summary_.run.launches_seen = run.launches_seen;
+  summary_.run.host = run.host;
+  summary_.run.rank = run.rank;
 }
 
 bool SummaryBuilder::selected(const std::string& name) {
@@ -121,14 +125,20 @@ bool SummaryBuilder::selected(const std::string& name) {
   return entry->second;
 }
 
-void SummaryBuilder::add(KernelAnalysis&& launch, const std::string& mangled_name) {
-  ++summary_.launches;
+void SummaryBuilder::explain_longest_with(std::function<KernelAnalysis(const KernelLaunch&)> explain) {
+  explain_ = std::move(explain);
+}
+
+void SummaryBuilder::add(KernelAnalysis&& launch, const std::string& mangled_name, const KernelLaunch* raw) {
+  // A sampled entry (PM-sampling mode) stands for all the launches of its kernel and configuration.
+  const std::uint64_t launches = launch.sampled ? std::max<std::uint64_t>(launch.sampled->launches, 1) : 1;
+  summary_.launches += launches;
   if (launch.duration_ns) {
-    ++summary_.timed_launches;
+    summary_.timed_launches += launches;
     summary_.total_ns += *launch.duration_ns;
   }
   if (!selected(launch.name)) return;
-  ++summary_.selected_launches;
+  summary_.selected_launches += launches;
 
   const std::string key = RunSummary::group_key(launch.name, launch.grid, launch.block);
   auto [slot, inserted] = summary_.group_index.try_emplace(key, accumulators_.size());
@@ -144,12 +154,13 @@ void SummaryBuilder::add(KernelAnalysis&& launch, const std::string& mangled_nam
   Accumulator& a = accumulators_[slot->second];
   KernelSummary& group = a.group;
   const auto& duration = launch.duration_ns;
-  ++group.launches;
-  group.durations.add(duration);
-  group.verdicts.add(launch.verdict);
+  group.launches += launches;
+  if (launch.sampled) group.durations.add_aggregate(duration, launches);
+  else group.durations.add(duration);
+  for (std::uint64_t i = 0; i < launches; ++i) group.verdicts.add(launch.verdict);  // one verdict for them all
   Tally& verdict = a.verdict_time[verdict_slot(launch.verdict)];
   verdict.time += duration.value_or(0);
-  ++verdict.count;
+  verdict.count += launches;
   Tally& unit = a.unit_time[launch.limiting_unit];
   unit.time += duration.value_or(0);
   ++unit.count;
@@ -165,6 +176,10 @@ void SummaryBuilder::add(KernelAnalysis&& launch, const std::string& mangled_nam
 
   note_if_longest(launch);
   const bool longest = group.launches == 1 || launch.duration_ns.value_or(-1) > group.longest.duration_ns.value_or(-1);
+  if (longest) {  // a copy of the launch, rarely: a group's longest changes O(log n) times in n launches
+    if (raw && explain_) a.longest_raw = *raw;
+    else a.longest_raw.reset();
+  }
   if (options_.keep_launches && !summary_.launches_dropped &&
       summary_.selected_launches > options_.keep_launches_up_to) {
     summary_.launches_dropped = true;
@@ -194,6 +209,7 @@ RunSummary SummaryBuilder::finish() {
   for (const auto& [duration, sequence] : longest_) summary_.longest_sequences.insert(sequence);
   for (auto& a : accumulators_) {
     KernelSummary& group = a.group;
+    if (a.longest_raw) group.longest = explain_(*a.longest_raw);
     const bool timed = group.durations.timed_launches > 0;
     if (group.durations.total_ns) group.time_share = summary_.share_of_run(group.durations.total_ns);
     std::size_t best = 0;

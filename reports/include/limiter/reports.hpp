@@ -10,6 +10,7 @@
 
 #include "limiter/analysis.hpp"
 #include "limiter/compare.hpp"
+#include "limiter/rank_summary.hpp"
 #include "limiter/run_summary.hpp"
 
 namespace limiter {
@@ -67,6 +68,21 @@ void write_report(const RunSummary& summary, ReportFormat format, std::ostream& 
 // The same for an analysis in memory: summarised with every launch kept and short names.
 void write_text_report(const RunAnalysis& analysis, std::ostream& out, const ReportOptions& options = {});
 void write_report(const RunAnalysis& analysis, ReportFormat format, std::ostream& out, const ReportOptions& options = {});
+
+// ---- the ranks of a job (rank_summary.hpp): `limiter report RECORDS...` ----
+// Every format: the ranks side by side (host, GPU, kernel time, the slowest), then the kernels
+// over all ranks, most time first (OPTIONS.top of them; 0: all), with the time each rank spent
+// in them, the spread between the fastest and the slowest rank, and the slowest rank's verdict.
+inline constexpr int kRankReportSchemaVersion = 1;
+void write_rank_text_report(const RankSummary& summary, std::ostream& out, const ReportOptions& options = {});
+void write_rank_markdown_report(const RankSummary& summary, std::ostream& out, const ReportOptions& options = {});
+// One row per kernel and rank; columns in kCsvRankReportColumns.
+extern const std::vector<std::string> kCsvRankReportColumns;
+void write_rank_csv_report(const RankSummary& summary, std::ostream& out, const ReportOptions& options = {});
+nlohmann::ordered_json rank_report_json(const RankSummary& summary, const ReportOptions& options = {});
+void write_rank_json_report(const RankSummary& summary, std::ostream& out, const ReportOptions& options = {});
+void write_rank_html_report(const RankSummary& summary, std::ostream& out, const ReportOptions& options = {});
+void write_report(const RankSummary& summary, ReportFormat format, std::ostream& out, const ReportOptions& options = {});
 
 // How comparisons are shown.
 struct ComparisonOptions {

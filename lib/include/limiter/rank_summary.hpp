@@ -1,0 +1,75 @@
+#pragma once
+// The records of a job's ranks (torchrun, mpirun, srun: one record per rank) summarised
+// together. Each record is streamed and summarised on its own (run_summary.hpp: flat memory
+// however many launches), then the ranks' groups of the same kernel and launch configuration
+// are lined up: the time each rank spent in the kernel, the spread between the fastest and
+// the slowest rank, which rank is slowest and what the ranks' verdicts say. The ranks' own
+// summaries stay available for per-rank views.
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "limiter/analysis.hpp"
+#include "limiter/rollup.hpp"
+#include "limiter/run_summary.hpp"
+
+namespace limiter {
+
+// One rank's record and its summary.
+struct RankRun {
+  std::string path;               // the record
+  std::string label;              // "0"; the file name for a record that names no rank
+  std::optional<RankInfo> rank;
+  std::string host;
+  RunSummary summary;             // this rank alone; no launch kept
+  double kernel_ns = 0;           // time of its selected launches (-k), summed over its groups
+};
+
+// One kernel and launch configuration over the ranks.
+struct RankKernel {
+  std::string name;               // demangled, in full
+  std::string mangled_name;
+  std::string display_name;       // as reports show it (--names), the same for every rank
+  Dim3 grid, block;
+  // Per rank (index into RankSummary::ranks): its group in that rank's summary, if it ran it.
+  std::vector<std::optional<std::size_t>> groups;
+  std::size_t ranks_with_kernel = 0;
+  std::size_t launches = 0;       // over all ranks
+  std::size_t min_rank_launches = 0, max_rank_launches = 0;
+  double total_ns = 0;            // over all ranks
+  std::optional<double> time_share;  // of all ranks' kernel time
+  // The time each rank spent in the kernel, over the ranks that ran it (timed ones).
+  std::optional<double> min_rank_ns, max_rank_ns, mean_rank_ns;
+  // How much longer the slowest rank took than the fastest: max / min - 1 (0.25 = 25 %);
+  // empty unless two ranks or more timed it.
+  std::optional<double> spread;
+  std::size_t slowest = 0, fastest = 0;  // indices into RankSummary::ranks
+  VerdictCounts rank_verdicts;           // each rank's main verdict for the kernel
+  std::optional<Verdict> slowest_verdict;  // the slowest rank's main verdict
+  std::string limiting_unit;               // and its limiting unit
+  bool verdicts_differ() const { return rank_verdicts.of(slowest_verdict) != ranks_with_kernel; }
+};
+
+struct RankSummary {
+  std::vector<RankRun> ranks;      // by rank; records without a rank last, by path
+  std::vector<RankKernel> kernels; // most time over all ranks first
+  double total_ns = 0;             // kernel time over all ranks (selected launches)
+  std::size_t slowest_rank = 0;    // index of the rank with the most kernel time
+  std::string kernel_regex;
+  NameStyle names = NameStyle::short_form;
+  // What a reader must know about the set: ranks without a record, world sizes that differ,
+  // GPUs of different models, ranks sharing one GPU, launches not profiled.
+  std::vector<std::string> notes;
+  std::optional<double> share_of_all(const std::optional<double>& duration_ns) const;
+};
+
+// Summarises each record at PATHS (run records, .json or .json.gz) and lines the ranks up.
+// Throws InputError naming both files when two records claim the same rank.
+RankSummary summarize_ranks(const std::vector<std::string>& paths, const AnalysisOptions& analysis_options,
+                            const SummaryOptions& options = {});
+
+// Lines up ranks already summarised (RANKS in any order; sorted here).
+RankSummary merge_ranks(std::vector<RankRun> ranks, const SummaryOptions& options = {});
+
+}  // namespace limiter

@@ -1,0 +1,69 @@
+// The HTML report of a job's ranks: one self-contained page (no script, no network) with the
+// ranks' kernel time as bars, each rank's time split by verdict, and the two tables of the
+// terminal report.
+#include <ostream>
+
+#include "html_parts.hpp"
+#include "limiter/format.hpp"
+#include "limiter/reports.hpp"
+#include "rank_cells.hpp"
+#include "render_helpers.hpp"
+
+namespace limiter {
+namespace {
+
+using render::html_escape;
+
+void write_table(const std::vector<std::string>& titles, const std::vector<render::Row>& rows, const char* id,
+                 std::ostream& out) {
+  out << "<table id=\"" << id << "\"><thead><tr>";
+  for (std::size_t c = 0; c < titles.size(); ++c)
+    out << (!rows.empty() && rows.front()[c].left ? "<th class=\"text\">" : "<th>") << html_escape(titles[c]) << "</th>";
+  out << "</tr></thead><tbody>\n";
+  for (const auto& row : rows) {
+    out << "<tr>";
+    for (const auto& cell : row) out << (cell.left ? "<td class=\"text\">" : "<td>") << html_escape(cell.text) << "</td>";
+    out << "</tr>\n";
+  }
+  out << "</tbody></table>\n";
+}
+
+}  // namespace
+
+void write_rank_html_report(const RankSummary& summary, std::ostream& out, const ReportOptions& options) {
+  html::write_page_start(out, "limiter report — " + render::rank_job_text(summary));
+  out << "<h1>limiter report</h1>\n<p>" << html_escape(render::rank_job_text(summary)) << "</p>\n<p><strong>"
+      << html_escape(render::slowest_rank_text(summary)) << "</strong></p>\n";
+  for (const auto& note : summary.notes) out << "<p class=\"warning\">Warning: " << html_escape(note) << "</p>\n";
+  const double slowest_ns = summary.ranks.empty() ? 0 : summary.ranks[summary.slowest_rank].kernel_ns;
+  std::vector<html::Bar> bars;
+  for (const auto& r : summary.ranks) {
+    html::Bar bar;
+    bar.label = "rank " + r.label;
+    if (slowest_ns > 0) bar.value = r.kernel_ns / slowest_ns;
+    bar.fill = &r == &summary.ranks[summary.slowest_rank] ? html::kSlowerFill : html::kNeutralFill;
+    bar.value_text = format_duration_ns(r.kernel_ns);
+    bar.tooltip = "rank " + r.label + ": " + format_duration_ns(r.kernel_ns) + " of kernel time";
+    bars.push_back(std::move(bar));
+  }
+  out << "<h2>Kernel time by rank</h2>\n";
+  html::write_bar_chart(out, "rank-time", bars, 1.0, false, {}, "kernel time of each rank against the slowest");
+  out << "<h2>Ranks</h2>\n";
+  write_table(render::rank_table_titles(), render::rank_table_rows(summary), "ranks", out);
+  for (const auto& r : summary.ranks) {
+    out << "<h3>rank " << html_escape(r.label) << ": time by verdict</h3>\n";
+    html::write_verdict_bar(out, r.summary.time_by_verdict);
+  }
+  const std::size_t shown = render::shown_rank_kernel_count(summary, options.top);
+  out << "<h2>Kernels over all ranks by time</h2>\n";
+  if (shown < summary.kernels.size())
+    out << "<p>top " << shown << " of " << summary.kernels.size() << "</p>\n";
+  write_table(render::rank_kernel_titles(), render::rank_kernel_rows(summary, options.top), "rank-kernels", out);
+  if (const auto rest = render::rank_kernels_left_out_text(summary, options.top); !rest.empty())
+    out << "<p>" << html_escape(rest) << "</p>\n";
+  out << "<p class=\"muted\">" << html_escape(render::kRankKernelLegend) << ". One rank alone: <code>limiter report "
+      << "RECORDS --rank N</code>.</p>\n";
+  html::write_page_end(out);
+}
+
+}  // namespace limiter

@@ -1,0 +1,49 @@
+// The Markdown report of a job's ranks (a pull-request comment): the same two tables as the
+// terminal report.
+#include <ostream>
+
+#include "limiter/reports.hpp"
+#include "rank_cells.hpp"
+#include "render_helpers.hpp"
+
+namespace limiter {
+namespace {
+
+void write_table(const std::vector<std::string>& titles, const std::vector<render::Row>& rows, std::ostream& out,
+                 std::size_t code_column) {
+  out << "|";
+  for (const auto& title : titles) out << " " << render::markdown_escape(title) << " |";
+  out << "\n|";
+  for (std::size_t c = 0; c < titles.size(); ++c) out << (!rows.empty() && rows.front()[c].left ? ":--|" : "--:|");
+  out << "\n";
+  for (const auto& row : rows) {
+    out << "|";
+    for (std::size_t c = 0; c < row.size(); ++c)
+      out << " " << (c == code_column ? render::markdown_code(row[c].text) : render::markdown_escape(row[c].text)) << " |";
+    out << "\n";
+  }
+  out << "\n";
+}
+
+}  // namespace
+
+void write_rank_markdown_report(const RankSummary& summary, std::ostream& out, const ReportOptions& options) {
+  out << "## limiter report — " << render::markdown_escape(render::rank_job_text(summary)) << "\n\n**"
+      << render::markdown_escape(render::slowest_rank_text(summary)) << "**\n\n";
+  for (const auto& note : summary.notes) out << "> **Warning:** " << render::markdown_escape(note) << "\n>\n";
+  if (!summary.notes.empty()) out << "\n";
+  out << "### Ranks\n\n";
+  const auto rank_titles = render::rank_table_titles();
+  write_table(rank_titles, render::rank_table_rows(summary), out, rank_titles.size() - 1);
+  const std::size_t shown = render::shown_rank_kernel_count(summary, options.top);
+  out << "### Kernels over all ranks by time, grouped by name and launch configuration";
+  if (shown < summary.kernels.size()) out << " (top " << shown << " of " << summary.kernels.size() << ")";
+  out << "\n\n";
+  const auto kernel_titles = render::rank_kernel_titles();
+  write_table(kernel_titles, render::rank_kernel_rows(summary, options.top), out, kernel_titles.size() - 1);
+  if (const auto rest = render::rank_kernels_left_out_text(summary, options.top); !rest.empty())
+    out << render::markdown_escape(rest) << "\n\n";
+  out << "<sub>" << render::markdown_escape(render::kRankKernelLegend) << ". One rank alone: `limiter report RECORDS --rank N`.</sub>\n";
+}
+
+}  // namespace limiter

@@ -1,0 +1,47 @@
+// The terminal report of a job's ranks: the ranks side by side (which one is slowest), then
+// the kernels over all ranks with the spread between the ranks and the slowest rank.
+#include <ostream>
+
+#include "limiter/reports.hpp"
+#include "rank_cells.hpp"
+#include "text_table.hpp"
+
+namespace limiter {
+namespace {
+
+using render::TextTable;
+
+TextTable table_of(const std::vector<std::string>& titles, const std::vector<render::Row>& rows) {
+  std::vector<TextTable::Column> columns;
+  for (std::size_t c = 0; c < titles.size(); ++c) {
+    const bool left = !rows.empty() && rows.front()[c].left;
+    columns.push_back({titles[c], left ? TextTable::Align::left : TextTable::Align::right});
+  }
+  TextTable table(std::move(columns));
+  for (const auto& row : rows) {
+    std::vector<std::string> cells;
+    for (const auto& cell : row) cells.push_back(cell.text);
+    table.add_row(std::move(cells));
+  }
+  return table;
+}
+
+}  // namespace
+
+void write_rank_text_report(const RankSummary& summary, std::ostream& out, const ReportOptions& options) {
+  out << "limiter report — " << render::rank_job_text(summary) << "\n" << render::slowest_rank_text(summary) << "\n";
+  for (const auto& note : summary.notes) out << "WARNING: " << note << "\n";
+  out << "\nranks:\n";
+  table_of(render::rank_table_titles(), render::rank_table_rows(summary)).write(out);
+  const std::size_t shown = render::shown_rank_kernel_count(summary, options.top);
+  out << "\nkernels over all ranks by time, grouped by name and launch configuration";
+  if (shown < summary.kernels.size())
+    out << " (top " << shown << " of " << summary.kernels.size() << "; --top N for more)";
+  out << ":\n";
+  table_of(render::rank_kernel_titles(), render::rank_kernel_rows(summary, options.top)).write(out);
+  if (const auto rest = render::rank_kernels_left_out_text(summary, options.top); !rest.empty()) out << rest << "\n";
+  out << render::kRankKernelLegend << "\n"
+      << "one rank alone, with its advice: limiter report RECORDS --rank N\n";
+}
+
+}  // namespace limiter
