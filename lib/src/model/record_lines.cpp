@@ -163,6 +163,7 @@ class LaunchParser {
           break;
         case LaunchField::nvtx: read_nvtx(value, launch); break;
         case LaunchField::counters: read_counters(value, launch); has_counters = true; break;
+        case LaunchField::sampled: read_sampled(value, launch); break;
         case LaunchField::ignored: break;  // skipped by the next step of the iteration
       }
     }
@@ -285,6 +286,29 @@ class LaunchParser {
       check(counter.get_double().get(d));
       recycler_.add_counter(launch, metric, d);
     }
+  }
+
+  void read_sampled(od::value& value, KernelLaunch& launch) {
+    od::json_type type;
+    check(value.type().get(type));
+    if (type != od::json_type::object) fail("\"sampled\" must be an object");
+    od::object object;
+    check(value.get_object().get(object));
+    SampleSupport support;
+    for (auto field_result : object) {
+      od::field field;
+      check(std::move(field_result).get(field));
+      std::string_view key;
+      check(field.unescaped_key().get(key));
+      od::value number = field.value();
+      od::json_type number_type;
+      check(number.type().get(number_type));
+      if (number_type != od::json_type::number) fail("\"sampled\": \"" + std::string(key) + "\" is not a number");
+      double d = 0;
+      check(number.get_double().get(d));
+      set_sample_support(support, key, d);
+    }
+    launch.sampled = support;
   }
 
   void check(simdjson::error_code error) const {

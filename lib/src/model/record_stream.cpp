@@ -77,12 +77,16 @@ class RunSaxHandler final : public nlohmann::json_sax<json> {
       return true;
     }
     if (in_launch_ && depth_ > kLaunchDepth && field_ == LaunchField::nvtx) fail_launch(kNvtxType);
+    if (in_launch_ && depth_ == kLaunchDepth + 1 && field_ == LaunchField::sampled) {
+      launch_.sampled = SampleSupport{};
+      return true;
+    }
     return open_captured(json::object());
   }
 
   bool end_object() override {
     if (in_launch_ && depth_ == kLaunchDepth) finish_launch();
-    else if (!(in_launch_ && depth_ == kLaunchDepth + 1 && field_ == LaunchField::counters)) close_captured();
+    else if (!(in_launch_ && depth_ == kLaunchDepth + 1 && in_own_object())) close_captured();
     --depth_;
     return true;
   }
@@ -130,7 +134,7 @@ class RunSaxHandler final : public nlohmann::json_sax<json> {
       top_key_ = key;
     } else if (in_launch_ && depth_ == kLaunchDepth) {
       field_ = launch_field(key);
-    } else if (in_launch_ && depth_ == kLaunchDepth + 1 && field_ == LaunchField::counters) {
+    } else if (in_launch_ && depth_ == kLaunchDepth + 1 && in_own_object()) {
       metric_.assign(key);
     } else {
       captured_key_ = std::move(key);
@@ -146,6 +150,9 @@ class RunSaxHandler final : public nlohmann::json_sax<json> {
   static constexpr int kLaunchDepth = 3;  // record { launches [ launch { ... } ] }
   static constexpr const char* kNvtxType = "\"nvtx\" must be an array of strings";
 
+  // The launch's objects this handler reads key by key: its counters and its sample support.
+  bool in_own_object() const { return field_ == LaunchField::counters || field_ == LaunchField::sampled; }
+
   // A scalar: a launch field, a counter, or part of the run's other fields.
   bool scalar(json value, std::optional<double> number) {
     if (depth_ == 0) throw InputError(not_a_run());
@@ -157,6 +164,11 @@ class RunSaxHandler final : public nlohmann::json_sax<json> {
         return true;
       }
       if (depth_ == kLaunchDepth + 1 && field_ == LaunchField::nvtx) fail_launch(kNvtxType);
+      if (depth_ == kLaunchDepth + 1 && field_ == LaunchField::sampled) {
+        if (!number) fail_launch("\"sampled\": \"" + metric_ + "\" is not a number");
+        detail::set_sample_support(*launch_.sampled, metric_, *number);
+        return true;
+      }
       if (depth_ == kLaunchDepth + 1 && (field_ == LaunchField::grid || field_ == LaunchField::block)) {
         if (!number) fail_launch("expected [x, y, z] of numbers");
         dims_.push_back(*number);
@@ -208,6 +220,7 @@ class RunSaxHandler final : public nlohmann::json_sax<json> {
         break;
       case LaunchField::grid: case LaunchField::block: fail_launch("expected [x, y, z]");
       case LaunchField::counters: fail_launch("\"counters\" must be an object");
+      case LaunchField::sampled: fail_launch("\"sampled\" must be an object");
       case LaunchField::ignored: break;
     }
   }

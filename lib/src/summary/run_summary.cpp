@@ -136,13 +136,15 @@ void SummaryBuilder::explain_longest_with(std::function<KernelAnalysis(const Ker
 }
 
 void SummaryBuilder::add(KernelAnalysis&& launch, const std::string& mangled_name, const KernelLaunch* raw) {
-  ++summary_.launches;
+  // A sampled entry (PM-sampling mode) stands for all the launches of its kernel and configuration.
+  const std::uint64_t launches = launch.sampled ? std::max<std::uint64_t>(launch.sampled->launches, 1) : 1;
+  summary_.launches += launches;
   if (launch.duration_ns) {
-    ++summary_.timed_launches;
+    summary_.timed_launches += launches;
     summary_.total_ns += *launch.duration_ns;
   }
   if (!selected(launch.name)) return;
-  ++summary_.selected_launches;
+  summary_.selected_launches += launches;
 
   const std::string key = RunSummary::group_key(launch.name, launch.grid, launch.block);
   auto [slot, inserted] = summary_.group_index.try_emplace(key, accumulators_.size());
@@ -159,12 +161,13 @@ void SummaryBuilder::add(KernelAnalysis&& launch, const std::string& mangled_nam
   Accumulator& a = accumulators_[slot->second];
   KernelSummary& group = a.group;
   const auto& duration = launch.duration_ns;
-  ++group.launches;
-  group.durations.add(duration);
-  group.verdicts.add(launch.verdict);
+  group.launches += launches;
+  if (launch.sampled) group.durations.add_aggregate(duration, launches);
+  else group.durations.add(duration);
+  for (std::uint64_t i = 0; i < launches; ++i) group.verdicts.add(launch.verdict);  // one verdict for them all
   Tally& verdict = a.verdict_time[verdict_slot(launch.verdict)];
   verdict.time += duration.value_or(0);
-  ++verdict.count;
+  verdict.count += launches;
   Tally& unit = a.unit_time[launch.limiting_unit];
   unit.time += duration.value_or(0);
   ++unit.count;
