@@ -13,6 +13,7 @@
 #include "limiter/record_stream.hpp"
 #include "limiter/run_summary.hpp"
 #include "model/record_lines.hpp"
+#include "record_layout.hpp"
 
 namespace limiter {
 namespace {
@@ -159,17 +160,7 @@ RunRecord probe_with_ranges() {
   return run;
 }
 
-std::string as_lines(const RunRecord& run) {
-  nlohmann::json header = to_json(run);
-  header.erase("launches");
-  std::string text = header.dump(1);
-  text.resize(text.rfind('}'));
-  while (text.back() == '\n') text.pop_back();
-  text += ",\n \"launches\": [";
-  const auto launches = to_json(run)["launches"];
-  for (std::size_t i = 0; i < launches.size(); ++i) text += (i ? ",\n  " : "\n  ") + launches[i].dump();
-  return text + "\n ]\n}\n";
-}
+std::string as_lines(const RunRecord& run) { return testing::as_written_lines(run); }
 
 std::optional<RunRecord> by_lines(const std::string& text) {
   std::istringstream in(text);
