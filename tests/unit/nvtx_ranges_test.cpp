@@ -162,25 +162,9 @@ RunRecord probe_with_ranges() {
 
 std::string as_lines(const RunRecord& run) { return testing::as_written_lines(run); }
 
-std::optional<RunRecord> by_lines(const std::string& text) {
-  std::istringstream in(text);
-  RunRecord run;
-  std::string prefix;
-  if (!detail::read_run_lines(
-          *in.rdbuf(), "<text>", [&](const RunRecord& header) { run = header; },
-          [&](KernelLaunch&& launch) { run.launches.push_back(std::move(launch)); }, nullptr, prefix))
-    return std::nullopt;
-  return run;
-}
+std::optional<RunRecord> by_lines(const std::string& text) { return testing::read_by_lines(text); }
 
-RunRecord by_sax(const std::string& text) {
-  std::istringstream in(text);
-  RunRecord run;
-  read_run_stream(
-      in, "<text>", [&](const RunRecord& header) { run = header; },
-      [&](KernelLaunch&& launch) { run.launches.push_back(std::move(launch)); });
-  return run;
-}
+RunRecord by_sax(const std::string& text) { return testing::read_streamed(text); }
 
 TEST(NvtxRecord, TheThreeReadersReadTheRangesAlike) {
   const RunRecord run = probe_with_ranges();

@@ -21,15 +21,10 @@ const std::string kData = LIMITER_TEST_DATA_DIR;
 
 // The record in TEXT through the line reader alone; empty when it left the text to the SAX reader.
 std::optional<RunRecord> by_lines(const std::string& text) {
-  std::istringstream in(text);
-  RunRecord run;
   std::string prefix;
-  const bool read = detail::read_run_lines(
-      *in.rdbuf(), "<text>", [&](const RunRecord& header) { run = header; },
-      [&](KernelLaunch&& launch) { run.launches.push_back(std::move(launch)); }, nullptr, prefix);
-  if (!read) {
+  auto run = testing::read_by_lines(text, &prefix);
+  if (!run) {
     EXPECT_EQ(prefix, text.substr(0, prefix.size())) << "what was read must go to the SAX reader";
-    return std::nullopt;
   }
   return run;
 }

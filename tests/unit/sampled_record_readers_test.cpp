@@ -52,13 +52,7 @@ RunRecord sampled_record() {
 // The record in the layout of `limiter run`'s merged records: the fields, then a launch per line.
 std::string as_lines(const RunRecord& run) { return testing::as_written_lines(run); }
 
-RunRecord by_stream(const std::string& text) {
-  std::istringstream in(text);
-  RunRecord run;
-  read_run_stream(in, "<text>", [&](const RunRecord& header) { run = header; },
-                  [&](KernelLaunch&& launch) { run.launches.push_back(std::move(launch)); });
-  return run;
-}
+RunRecord by_stream(const std::string& text) { return testing::read_streamed(text); }
 
 TEST(SampledRecordReaders, SupportSurvivesEveryReader) {
   const RunRecord written = sampled_record();
