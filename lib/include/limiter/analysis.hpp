@@ -30,6 +30,11 @@ struct Thresholds {
   double tail_idle = 0.10;          // share of SM time idle in the last wave: "tail effect"
   double lmem_significant = 0.10;   // LMEM share worth fixing (ncu LocalMemoryUsage: 10 %)
   double lmem_negligible = 0.05;    // LMEM instruction share not worth fixing (seed 001)
+  // PM-sampling mode: a kernel's aggregate gets a verdict only with this much support.
+  std::uint64_t min_samples = 20;   // samples that overlap its launches
+  double min_purity = 0.5;          // its share of the busy time in those samples
+  double max_overlap = 0.5;         // share of its time another kernel ran concurrently
+  double min_separability = 0.3;    // or, when less pure: how well the least-squares fit separates it
 };
 
 struct AnalysisOptions {
@@ -106,6 +111,7 @@ struct KernelAnalysis {
   Dim3 grid, block;
   std::optional<int> registers_per_thread;
   std::optional<double> duration_ns;
+  std::vector<std::string> nvtx;  // the launch's NVTX ranges (KernelLaunch::nvtx)
   Utilization utilization;
   LmemAnalysis lmem;
   OccupancyFigures occupancy;
@@ -116,6 +122,8 @@ struct KernelAnalysis {
   std::vector<LatencyCause> latency_causes;
   std::string verdict_reason;
   std::string coverage_note;       // SOL sub-units the record lacks, and whether they could matter
+  std::optional<SampleSupport> sampled;  // PM-sampling mode: the samples behind this aggregate
+  bool too_few_samples = false;    // sampled, and the support is below the thresholds: no verdict
   std::vector<Evidence> evidence;
   std::vector<std::string> advice;
   // Nsight Compute's own SOL percentages and the verdict its SOLBottleneck rule implies,

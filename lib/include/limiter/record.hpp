@@ -12,7 +12,11 @@
 
 namespace limiter {
 
-inline constexpr int kRunSchemaVersion = 1;
+// 1: exact mode (one range per launch). 2: adds "sampling" (PM-sampling mode: each entry of
+// "launches" is one kernel's aggregate over its launches); written only by sampled records,
+// so exact-mode records stay version 1 and older readers refuse sampled ones.
+inline constexpr int kRunSchemaVersion = 2;
+inline constexpr int kExactRunSchemaVersion = 1;
 
 struct Dim3 {
   std::uint32_t x = 1, y = 1, z = 1;
@@ -41,6 +45,31 @@ struct DeviceDescription {
   friend bool operator==(const DeviceDescription&, const DeviceDescription&) = default;
 };
 
+// How a sampled entry's counters were obtained (PM-sampling mode): GPU-wide samples attributed
+// to the kernel by time over all its launches.
+struct SampleSupport {
+  std::uint64_t launches = 0;     // launches of this kernel and configuration aggregated
+  double kernel_time_ns = 0;      // their summed duration (Activity API)
+  std::uint64_t samples = 0;      // samples that overlap at least one of them
+  double purity = 0;              // share of the busy time in those samples that was this kernel's (0..1)
+  double overlap_share = 0;       // share of its time another kernel ran concurrently (0..1)
+  // Set where its activity counters come from the least-squares fit across samples: the share of
+  // its sample signal no other kernel's can explain (0..1; sampling.hpp).
+  std::optional<double> separability;
+  friend bool operator==(const SampleSupport&, const SampleSupport&) = default;
+};
+
+// A sampled run: how the samples were taken.
+struct SamplingInfo {
+  std::string mode = "pm-sampling";
+  std::uint64_t interval_ns = 0;
+  std::uint64_t samples = 0;        // samples decoded
+  std::uint64_t samples_lost = 0;   // hardware-buffer overflows: samples that never arrived (estimate)
+  std::string attribution = "busy-time share";  // how a sample's counters are split among kernels
+  std::vector<std::string> metrics;  // what each sample holds
+  friend bool operator==(const SamplingInfo&, const SamplingInfo&) = default;
+};
+
 // One kernel launch, in launch order, with its configuration, resources and counters.
 struct KernelLaunch {
   std::uint64_t sequence = 0;        // 0-based launch order within the run
@@ -60,9 +89,14 @@ struct KernelLaunch {
   // A graph launch profiled as one range (nodes that cannot run one at a time) has no node.
   std::optional<std::uint64_t> graph_id;
   std::optional<std::uint64_t> graph_node;
+  // The NVTX ranges around the launch, each as `--nvtx-include` writes it: a push/pop stack of
+  // the launching thread "outer/inner/" (per domain, "domain@outer/inner/"), an open start/end
+  // range "name" ("domain@name"). Empty: no range, or NVTX not recorded (records before it).
+  std::vector<std::string> nvtx;
   // metric name -> value in base units; looked up by string_view (std::less<>): the analysis
   // asks for dozens of counters per launch, without building a string for each.
   std::map<std::string, double, std::less<>> counters;
+  std::optional<SampleSupport> sampled;    // PM-sampling mode: an aggregate over launches, not one launch
 
   std::optional<double> counter(std::string_view metric) const {
     auto it = counters.find(metric);
@@ -95,7 +129,7 @@ struct RankInfo {
 };
 
 struct RunRecord {
-  int schema_version = kRunSchemaVersion;
+  int schema_version = kExactRunSchemaVersion;  // kRunSchemaVersion when `sampling` is set
   std::string tool_version;                 // limiter version that wrote it
   std::string source;                       // "cupti", "ncu-csv", "plain-csv"
   std::string created_at;                   // ISO 8601 UTC
@@ -108,6 +142,7 @@ struct RunRecord {
   std::optional<std::uint64_t> launches_seen;  // all launches the collector saw, selected or not
   std::string ended;                        // how the profiled process ended: "exit", "signal SIGTERM",
                                             // "killed" (recovered from its partial file); empty: unknown
+  std::optional<SamplingInfo> sampling;     // set: a PM-sampling run (launches are per-kernel aggregates)
   std::vector<KernelLaunch> launches;
   friend bool operator==(const RunRecord&, const RunRecord&) = default;
   std::uint64_t missed_launches() const {

@@ -26,6 +26,8 @@ nlohmann::ordered_json launch_json(const KernelLaunch& launch);
 nlohmann::ordered_json missed_json(const std::vector<MissedLaunches>& missed);
 std::vector<MissedLaunches> missed_from(const nlohmann::json& json);
 KernelLaunch launch_from(const nlohmann::json& json);
+nlohmann::ordered_json sampling_json(const SamplingInfo& sampling);
+SamplingInfo sampling_from(const nlohmann::json& json);
 
 // A run being written by a profiled process, one line per completed launch, flushed as it
 // goes: a header line (device, command line), then launch_json lines, with status lines

@@ -30,6 +30,9 @@ struct DurationStats {
   std::size_t timed_launches = 0;
   std::optional<double> total_ns, mean_ns, min_ns, max_ns;
   void add(const std::optional<double>& duration_ns);
+  // A sampled aggregate (PM-sampling mode): LAUNCHES launches of TOTAL_NS together; their
+  // single durations are unknown, so each counts as their mean (min and max included).
+  void add_aggregate(const std::optional<double>& total_ns, std::uint64_t launches);
 };
 
 struct KernelGroup {

@@ -149,6 +149,35 @@ void decide(const KernelLaunch& k, const Thresholds& t, const std::string& sourc
   }
 }
 
+// PM-sampling mode: the counters are GPU-wide samples split among the kernels that ran in them.
+// A verdict needs enough samples, mostly this kernel's, and little concurrency.
+void judge_sample_support(const Thresholds& t, KernelAnalysis& out) {
+  if (!out.sampled) return;
+  const SampleSupport& s = *out.sampled;
+  std::string support = std::to_string(s.samples) + " samples over " + std::to_string(s.launches) +
+                        " launches, " + format_percent(s.purity) + " of their busy time this kernel's, " +
+                        format_percent(s.overlap_share) + " of its time beside another kernel";
+  if (s.separability) support += ", least-squares separability " + format_percent(*s.separability);
+  out.evidence.push_back({"sampling", static_cast<double>(s.samples), "PM-sampling aggregate: " + support});
+  std::string lacking;
+  if (s.samples < t.min_samples) lacking = "fewer than " + std::to_string(t.min_samples) + " samples";
+  else if (s.purity < t.min_purity && !(s.separability && *s.separability >= t.min_separability))
+    lacking = "its samples are mostly other kernels' work (purity below " + format_percent(t.min_purity, 0) +
+              ") and the least-squares fit cannot tell it from its neighbours (separability below " +
+              format_percent(t.min_separability, 0) + ")";
+  else if (s.overlap_share > t.max_overlap) lacking = "it ran beside other kernels more than " + format_percent(t.max_overlap, 0) + " of its time";
+  if (lacking.empty()) {
+    out.verdict_reason += " [sampled: " + support + "]";
+    return;
+  }
+  out.too_few_samples = true;
+  out.verdict.reset();
+  out.balanced = false;
+  out.latency_causes.clear();
+  out.verdict_reason = "no verdict from sampling: " + lacking + " (" + support +
+                       "); a smaller --sampling-interval or the exact mode (limiter run without --sampling) gives one";
+}
+
 void judge_lmem(const Thresholds& t, KernelAnalysis& out) {
   auto& lmem = out.lmem;
   const auto l2 = lmem.l2_share.value_or(0.0);
@@ -190,11 +219,14 @@ RunAnalysis analyze_run(const RunRecord& run, const AnalysisOptions& options) {
     kernel.block = launch.block;
     kernel.registers_per_thread = launch.registers_per_thread;
     kernel.duration_ns = launch.counter(c::duration_ns);
+    kernel.nvtx = launch.nvtx;
     kernel.utilization = detail::compute_utilization(launch, run.device, run.counter_model, peaks,
                                                      options.explain ? &kernel.evidence : nullptr);
     kernel.lmem = detail::compute_lmem(launch, run.device, run.counter_model);
     add_occupancy(launch, run.device, kernel);
     decide(launch, options.thresholds, run.source, options.explain, kernel);
+    kernel.sampled = launch.sampled;
+    judge_sample_support(options.thresholds, kernel);
     judge_lmem(options.thresholds, kernel);
     kernel.ncu_sm_throughput = launch.counter(c::ncu_sm_throughput_pct);
     kernel.ncu_memory_throughput = launch.counter(c::ncu_memory_throughput_pct);

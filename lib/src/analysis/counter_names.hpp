@@ -23,6 +23,7 @@ inline constexpr const char* l2_tex_read_sectors = "lts__t_sectors_srcunit_tex_o
 inline constexpr const char* l2_tex_write_sectors = "lts__t_sectors_srcunit_tex_op_write.sum";
 inline constexpr const char* l2_tex_atom_sectors = "lts__t_sectors_srcunit_tex_op_atom.sum";
 inline constexpr const char* l2_tex_red_sectors = "lts__t_sectors_srcunit_tex_op_red.sum";
+inline constexpr const char* l2_all_sectors = "lts__t_sectors.sum";
 inline constexpr const char* l2_tag_peak_per_cycle = "lts__t_sectors.sum.peak_sustained";
 inline constexpr const char* l2_cycles_elapsed = "lts__cycles_elapsed.avg";
 inline constexpr const char* l2_return_path_pct = "lts__lts2xbar_cycles_active.avg.pct_of_peak_sustained_elapsed";

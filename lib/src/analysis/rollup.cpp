@@ -37,6 +37,16 @@ void DurationStats::add(const std::optional<double>& duration_ns) {
   mean_ns = *total_ns / static_cast<double>(timed_launches);
 }
 
+void DurationStats::add_aggregate(const std::optional<double>& total, std::uint64_t launches) {
+  if (!total || launches == 0) return;
+  const double mean = *total / static_cast<double>(launches);
+  timed_launches += launches;
+  total_ns = total_ns.value_or(0) + *total;
+  min_ns = min_ns ? std::min(*min_ns, mean) : mean;
+  max_ns = max_ns ? std::max(*max_ns, mean) : mean;
+  mean_ns = *total_ns / static_cast<double>(timed_launches);
+}
+
 bool same_kernel_and_configuration(const KernelAnalysis& a, const KernelAnalysis& b) {
   return a.name == b.name && a.grid == b.grid && a.block == b.block;
 }

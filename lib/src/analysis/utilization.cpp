@@ -173,6 +173,8 @@ void l2_utilization(const KernelLaunch& k, const PeakSet& peaks, Utilization& u,
   };
   // Tag-stage lookups against the tag peak (fabric duplicates included, as the peak counts them).
   auto sectors = sum_of(k, {c::l2_read_sectors, c::l2_write_sectors, c::l2_atom_sectors, c::l2_red_sectors}, false);
+  // PM sampling cannot take the per-op sector counters: all L2 sectors are the same lookups.
+  if (!sectors) sectors = k.counter(c::l2_all_sectors);
   if (sectors && peaks.kind == PeakKind::theoretical) {
     std::optional<double> per_cycle = k.counter(c::l2_tag_peak_per_cycle);
     if (!per_cycle) per_cycle = peaks.l2_tag_sectors_per_cycle;

@@ -128,11 +128,21 @@ void Collector::Impl::on_launch_enter(CUpti_CallbackId cbid, const CUpti_Callbac
   CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
   if (cu.stream_is_capturing(stream, &capture) == CUDA_SUCCESS && capture != CU_STREAM_CAPTURE_STATUS_NONE) return;
 
+  // The NVTX ranges around the launch, on its own thread, before the lock.
+  std::optional<NvtxRanges> ranges;
+  if (options.nvtx && nvtx.seen()) {
+    ranges = nvtx.current();
+    const auto paths = nvtx_paths(*ranges);
+    for (auto& pending : launches) pending.launch.nvtx = paths;
+  }
+
   LIMITER_TRACE("metadata done, %zu kernels", launches.size());
   mutex.lock();
   detail::holds_launch_lock = true;
   detail::launch_call_start = Clock::now();  // replaced below once our work is done
   std::size_t selected = 0;
+  const auto existing = contexts.find(data.context);
+  const bool running = existing != contexts.end() && !existing->second->paused && !existing->second->retired;
   for (auto& pending : launches) {
     // The configuration string only for per-kernel budgets: this runs for every launch.
     std::string configuration;
@@ -141,15 +151,13 @@ void Collector::Impl::on_launch_enter(CUpti_CallbackId cbid, const CUpti_Callbac
       configuration = std::to_string(g.x) + "," + std::to_string(g.y) + "," + std::to_string(g.z) + "/" +
                       std::to_string(b.x) + "," + std::to_string(b.y) + "," + std::to_string(b.z);
     }
-    pending.keep = selector.select(pending.launch.name, configuration);
+    pending.keep = selector.select(pending.launch.name, configuration, running, ranges ? &*ranges : nullptr);
     selected += pending.keep ? 1 : 0;
   }
   launches_seen += launches.size();
   // No profiler running in the context and nothing selected (skipped by -s, not matching -k):
   // the launch runs unranged, at full speed. Once a profiler runs, every launch is a range,
   // until a long run of unselected launches pauses it.
-  const auto existing = contexts.find(data.context);
-  const bool running = existing != contexts.end() && !existing->second->paused && !existing->second->retired;
   if (selected > 0) {
     unselected_in_a_row = 0;
   } else if (running && selector.filters() && ++unselected_in_a_row >= detail::kPauseAfterUnselected) {

@@ -42,9 +42,10 @@ std::vector<std::string> close_matches(const std::string& name, const std::vecto
   return best;
 }
 
-ProfilerHost::ProfilerHost(const std::string& chip, const std::vector<std::uint8_t>& availability) : chip_(chip) {
+ProfilerHost::ProfilerHost(const std::string& chip, const std::vector<std::uint8_t>& availability, bool pm_sampling)
+    : chip_(chip), pm_sampling_(pm_sampling) {
   CUpti_Profiler_Host_Initialize_Params params{CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
-  params.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+  params.profilerType = pm_sampling ? CUPTI_PROFILER_TYPE_PM_SAMPLING : CUPTI_PROFILER_TYPE_RANGE_PROFILER;
   params.pChipName = chip_.c_str();
   params.pCounterAvailabilityImage = availability.empty() ? nullptr : availability.data();
   const CUptiResult status = cuptiProfilerHostInitialize(&params);
@@ -86,7 +87,7 @@ std::vector<std::uint8_t> ProfilerHost::config_image(const std::vector<std::stri
     // Find the culprit: each metric alone, in a fresh host object.
     const auto known = base_metrics();
     for (const auto& metric : metrics) {
-      ProfilerHost probe(chip_);
+      ProfilerHost probe(chip_, {}, pm_sampling_);
       const char* one = metric.c_str();
       CUpti_Profiler_Host_ConfigAddMetrics_Params single{CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
       single.pHostObject = probe.host_;

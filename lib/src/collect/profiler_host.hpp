@@ -15,7 +15,9 @@ class ProfilerHost {
  public:
   // chip: "GH100" (case-sensitive); availability: the device's counter-availability image,
   // or empty offline.
-  explicit ProfilerHost(const std::string& chip, const std::vector<std::uint8_t>& availability = {});
+  // pm_sampling: for the PM Sampling API (its own counter limits; evaluates its samples).
+  explicit ProfilerHost(const std::string& chip, const std::vector<std::uint8_t>& availability = {},
+                        bool pm_sampling = false);
   ~ProfilerHost();
   ProfilerHost(const ProfilerHost&) = delete;
   ProfilerHost& operator=(const ProfilerHost&) = delete;
@@ -36,6 +38,7 @@ class ProfilerHost {
 
  private:
   std::string chip_;
+  bool pm_sampling_ = false;
   CUpti_Profiler_Host_Object* host_ = nullptr;
 };
 

@@ -1,4 +1,5 @@
 #include "collect/raw_store.hpp"
+#include "collect/pm_raw_store.hpp"
 
 #include <cmath>
 #include <filesystem>
@@ -162,6 +163,7 @@ void append_raw_launch(std::ofstream& launches, const KernelLaunch& launch, std:
 
 RunRecord evaluate_raw_dir(const std::string& dir) {
   if (!fs::is_directory(dir)) throw InputError("raw folder '" + dir + "' does not exist");
+  if (is_pm_raw_dir(dir)) return evaluate_pm_raw_dir(dir);
   if (fs::exists(fs::path(dir) / "meta.json")) return evaluate_process_dir(dir);
   // A --save-raw folder of several processes: one sub-folder each, taken in name order.
   std::vector<fs::path> processes;

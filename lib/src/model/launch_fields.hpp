@@ -3,11 +3,13 @@
 #include <cstdint>
 #include <string_view>
 
+#include "limiter/record.hpp"
+
 namespace limiter::detail {
 
 enum class LaunchField {
   sequence, name, mangled_name, grid, block, registers, static_shared, dynamic_shared, local_bytes,
-  stream_id, context_id, device, graph_id, graph_node, counters, ignored
+  stream_id, context_id, device, graph_id, graph_node, nvtx, counters, sampled, ignored
 };
 
 inline LaunchField launch_field(std::string_view key) {
@@ -19,11 +21,17 @@ inline LaunchField launch_field(std::string_view key) {
       {"local_bytes_per_thread", LaunchField::local_bytes}, {"stream_id", LaunchField::stream_id},
       {"context_id", LaunchField::context_id}, {"device", LaunchField::device},
       {"graph_id", LaunchField::graph_id}, {"graph_node", LaunchField::graph_node},
-      {"counters", LaunchField::counters}};
+      {"nvtx", LaunchField::nvtx}, {"counters", LaunchField::counters},
+      {"sampled", LaunchField::sampled}};
   for (const auto& [name, field] : fields)
     if (key == name) return field;
   return LaunchField::ignored;
 }
+
+// One number of a sampled entry's support ("sampled": {...}, PM-sampling mode); other keys are
+// ignored, as the DOM reader ignores them. Both streaming readers use it, so a sampled record keeps
+// its support (the analysis's sample gate) whichever reader reads it.
+inline void set_sample_support(SampleSupport& support, std::string_view key, double value);
 
 // A count written as a non-integer or a negative number: cut to the range of a count (a plain
 // cast is undefined there).
@@ -31,6 +39,15 @@ inline std::uint64_t u64_from_double(double value) {
   if (!(value > 0)) return 0;
   if (value >= 18446744073709551615.0) return UINT64_MAX;
   return static_cast<std::uint64_t>(value);
+}
+
+inline void set_sample_support(SampleSupport& support, std::string_view key, double value) {
+  if (key == "launches") support.launches = u64_from_double(value);
+  else if (key == "kernel_time_ns") support.kernel_time_ns = value;
+  else if (key == "samples") support.samples = u64_from_double(value);
+  else if (key == "purity") support.purity = value;
+  else if (key == "overlap_share") support.overlap_share = value;
+  else if (key == "separability") support.separability = value;
 }
 
 }  // namespace limiter::detail

@@ -105,10 +105,33 @@ ordered_json launch_json(const KernelLaunch& k) {
   put_optional(out, "device", k.device);
   put_optional(out, "graph_id", k.graph_id);
   put_optional(out, "graph_node", k.graph_node);
+  if (!k.nvtx.empty()) out["nvtx"] = k.nvtx;  // records without NVTX ranges stay as they were
+  if (k.sampled) {
+    const auto& s = *k.sampled;
+    out["sampled"] = {{"launches", s.launches},   {"kernel_time_ns", s.kernel_time_ns}, {"samples", s.samples},
+                      {"purity", s.purity},       {"overlap_share", s.overlap_share}};
+    if (s.separability) out["sampled"]["separability"] = *s.separability;
+  }
   ordered_json counters = ordered_json::object();
   for (const auto& [metric, value] : k.counters) counters[metric] = value;
   out["counters"] = std::move(counters);
   return out;
+}
+
+ordered_json sampling_json(const SamplingInfo& s) {
+  return {{"mode", s.mode},       {"interval_ns", s.interval_ns}, {"samples", s.samples},
+          {"samples_lost", s.samples_lost}, {"attribution", s.attribution}, {"metrics", s.metrics}};
+}
+
+SamplingInfo sampling_from(const json& in) {
+  SamplingInfo s;
+  s.mode = in.value("mode", "pm-sampling");
+  s.interval_ns = in.at("interval_ns").get<std::uint64_t>();
+  s.samples = in.value("samples", std::uint64_t{0});
+  s.samples_lost = in.value("samples_lost", std::uint64_t{0});
+  s.attribution = in.value("attribution", "");
+  s.metrics = in.value("metrics", std::vector<std::string>{});
+  return s;
 }
 
 KernelLaunch launch_from(const json& in) {
@@ -127,6 +150,23 @@ KernelLaunch launch_from(const json& in) {
   k.device = get_optional<int>(in, "device");
   k.graph_id = get_optional<std::uint64_t>(in, "graph_id");
   k.graph_node = get_optional<std::uint64_t>(in, "graph_node");
+  if (const auto nvtx = in.find("nvtx"); nvtx != in.end() && !nvtx->is_null()) {
+    if (!nvtx->is_array()) throw InputError("\"nvtx\" must be an array of strings");
+    for (const auto& path : *nvtx) {
+      if (!path.is_string()) throw InputError("\"nvtx\" must be an array of strings");
+      k.nvtx.push_back(path.get<std::string>());
+    }
+  }
+  if (auto sampled = in.find("sampled"); sampled != in.end()) {
+    SampleSupport s;
+    s.launches = sampled->at("launches").get<std::uint64_t>();
+    s.kernel_time_ns = sampled->at("kernel_time_ns").get<double>();
+    s.samples = sampled->at("samples").get<std::uint64_t>();
+    s.purity = sampled->value("purity", 0.0);
+    s.overlap_share = sampled->value("overlap_share", 0.0);
+    if (auto fit = sampled->find("separability"); fit != sampled->end() && fit->is_number()) s.separability = fit->get<double>();
+    k.sampled = s;
+  }
   for (const auto& [metric, value] : in.at("counters").items()) {
     // NaN is written as null by nlohmann-json: a counter the hardware could not provide.
     if (!value.is_null()) k.counters[metric] = value.get<double>();
@@ -155,7 +195,7 @@ std::vector<MissedLaunches> missed_from(const json& in) {
 
 ordered_json to_json(const RunRecord& run) {
   ordered_json out;
-  out["schema_version"] = run.schema_version;
+  out["schema_version"] = run.sampling ? kRunSchemaVersion : run.schema_version;
   out["kind"] = "limiter-run";
   out["tool_version"] = run.tool_version;
   out["source"] = run.source;
@@ -165,6 +205,7 @@ ordered_json to_json(const RunRecord& run) {
   if (!run.host.empty()) out["host"] = run.host;
   if (run.rank) out["rank"] = rank_json(*run.rank);
   out["counter_model"] = to_string(run.counter_model);
+  if (run.sampling) out["sampling"] = sampling_json(*run.sampling);
   out["device"] = device_json(run.device);
   if (!run.ended.empty()) out["ended"] = run.ended;
   if (!run.missed.empty()) out["missed"] = missed_json(run.missed);
@@ -196,6 +237,7 @@ RunRecord run_from_json(const json& in, const std::string& origin) {
     run.host = in.value("host", "");
     if (auto rank = in.find("rank"); rank != in.end() && !rank->is_null()) run.rank = rank_from(*rank);
     run.counter_model = counter_model_from_string(in.value("counter_model", "perfworks"));
+    if (auto sampling = in.find("sampling"); sampling != in.end()) run.sampling = sampling_from(*sampling);
     run.device = device_from(in.at("device"));
     run.ended = in.value("ended", "");
     if (auto missed = in.find("missed"); missed != in.end()) run.missed = missed_from(*missed);

@@ -56,6 +56,10 @@ class RunSaxHandler final : public nlohmann::json_sax<json> {
         return true;
       }
     }
+    if (in_launch_ && depth_ == kLaunchDepth + 1 && field_ == LaunchField::nvtx) {
+      launch_.nvtx.push_back(std::move(value));
+      return true;
+    }
     return scalar(json(std::move(value)), std::nullopt);
   }
 
@@ -72,12 +76,17 @@ class RunSaxHandler final : public nlohmann::json_sax<json> {
       has_counters_ = true;
       return true;
     }
+    if (in_launch_ && depth_ > kLaunchDepth && field_ == LaunchField::nvtx) fail_launch(kNvtxType);
+    if (in_launch_ && depth_ == kLaunchDepth + 1 && field_ == LaunchField::sampled) {
+      launch_.sampled = SampleSupport{};
+      return true;
+    }
     return open_captured(json::object());
   }
 
   bool end_object() override {
     if (in_launch_ && depth_ == kLaunchDepth) finish_launch();
-    else if (!(in_launch_ && depth_ == kLaunchDepth + 1 && field_ == LaunchField::counters)) close_captured();
+    else if (!(in_launch_ && depth_ == kLaunchDepth + 1 && in_own_object())) close_captured();
     --depth_;
     return true;
   }
@@ -94,12 +103,19 @@ class RunSaxHandler final : public nlohmann::json_sax<json> {
       dims_.clear();
       return true;
     }
+    if (in_launch_ && depth_ == kLaunchDepth + 1 && field_ == LaunchField::nvtx) {
+      launch_.nvtx.clear();  // a repeated key: the last one counts, as in the DOM reader
+      return true;
+    }
+    if (in_launch_ && depth_ > kLaunchDepth + 1 && field_ == LaunchField::nvtx) fail_launch(kNvtxType);
     return open_captured(json::array());
   }
 
   bool end_array() override {
     if (in_launches_ && depth_ == 2) {
       in_launches_ = false;
+    } else if (in_launch_ && depth_ == kLaunchDepth + 1 && field_ == LaunchField::nvtx) {
+      // the paths are in launch_.nvtx already
     } else if (in_launch_ && depth_ == kLaunchDepth + 1 && (field_ == LaunchField::grid || field_ == LaunchField::block)) {
       if (dims_.size() != 3) fail_launch("expected [x, y, z] for \"" + std::string(field_ == LaunchField::grid ? "grid" : "block") + "\"");
       const Dim3 dim{static_cast<std::uint32_t>(dims_[0]), static_cast<std::uint32_t>(dims_[1]),
@@ -118,7 +134,7 @@ class RunSaxHandler final : public nlohmann::json_sax<json> {
       top_key_ = key;
     } else if (in_launch_ && depth_ == kLaunchDepth) {
       field_ = launch_field(key);
-    } else if (in_launch_ && depth_ == kLaunchDepth + 1 && field_ == LaunchField::counters) {
+    } else if (in_launch_ && depth_ == kLaunchDepth + 1 && in_own_object()) {
       metric_.assign(key);
     } else {
       captured_key_ = std::move(key);
@@ -132,6 +148,10 @@ class RunSaxHandler final : public nlohmann::json_sax<json> {
 
  private:
   static constexpr int kLaunchDepth = 3;  // record { launches [ launch { ... } ] }
+  static constexpr const char* kNvtxType = "\"nvtx\" must be an array of strings";
+
+  // The launch's objects this handler reads key by key: its counters and its sample support.
+  bool in_own_object() const { return field_ == LaunchField::counters || field_ == LaunchField::sampled; }
 
   // A scalar: a launch field, a counter, or part of the run's other fields.
   bool scalar(json value, std::optional<double> number) {
@@ -141,6 +161,12 @@ class RunSaxHandler final : public nlohmann::json_sax<json> {
         // null: a counter the hardware could not provide (NaN is written as null).
         if (number) add_counter(*number);
         else if (!value.is_null()) fail_launch("counter \"" + metric_ + "\" is not a number");
+        return true;
+      }
+      if (depth_ == kLaunchDepth + 1 && field_ == LaunchField::nvtx) fail_launch(kNvtxType);
+      if (depth_ == kLaunchDepth + 1 && field_ == LaunchField::sampled) {
+        if (!number) fail_launch("\"sampled\": \"" + metric_ + "\" is not a number");
+        detail::set_sample_support(*launch_.sampled, metric_, *number);
         return true;
       }
       if (depth_ == kLaunchDepth + 1 && (field_ == LaunchField::grid || field_ == LaunchField::block)) {
@@ -190,8 +216,13 @@ class RunSaxHandler final : public nlohmann::json_sax<json> {
       case LaunchField::device:
         if (auto v = optional_number("device")) launch_.device = static_cast<int>(*v);
         break;
+      case LaunchField::nvtx:
+        if (!value.is_null()) fail_launch(kNvtxType);
+        launch_.nvtx.clear();
+        break;
       case LaunchField::grid: case LaunchField::block: fail_launch("expected [x, y, z]");
       case LaunchField::counters: fail_launch("\"counters\" must be an object");
+      case LaunchField::sampled: fail_launch("\"sampled\" must be an object");
       case LaunchField::ignored: break;
     }
   }

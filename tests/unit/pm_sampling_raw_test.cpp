@@ -1,0 +1,63 @@
+// A PM-sampling recording from an H100 (bench/pm_probe on mlp_training.py, 50 us interval,
+// 1,000 samples = 50 ms) re-evaluated here without a GPU through the CUPTI host API and
+// attributed to its kernels again: the offline values must be the ones the GPU machine
+// evaluated, and the record must say it is sampled.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include <iterator>
+
+#include "collect/profiler_host.hpp"
+#include "collect/raw_store.hpp"
+#include "model/gzip_input.hpp"
+#include "limiter/analysis.hpp"
+
+namespace limiter {
+namespace {
+
+const std::string kRecording = std::string(LIMITER_TEST_DATA_DIR) + "/pm_sampling";
+
+TEST(PmSamplingRaw, OfflineReanalysisOfTheH100Recording) {
+  const RunRecord run = detail::evaluate_raw_dir(kRecording);
+  ASSERT_TRUE(run.sampling);
+  EXPECT_EQ(run.sampling->interval_ns, 50000u);
+  EXPECT_EQ(run.sampling->samples, 1000u);
+  EXPECT_EQ(run.device.chip, "GH100");
+  ASSERT_FALSE(run.launches.empty());
+  double instructions = 0;
+  std::uint64_t launches = 0;
+  for (const auto& k : run.launches) {
+    ASSERT_TRUE(k.sampled);
+    launches += k.sampled->launches;
+    const double inst = k.counter("smsp__inst_issued.sum").value_or(0);
+    EXPECT_TRUE(std::isfinite(inst));
+    instructions += inst;
+  }
+  EXPECT_EQ(launches, 7u);
+  EXPECT_GT(instructions, 0);
+  const auto analysis = analyze_run(run);
+  for (const auto& k : analysis.kernels) {
+    EXPECT_TRUE(k.sampled);
+    if (!k.verdict) {
+      EXPECT_NE(k.verdict_reason.find("no verdict from sampling"), std::string::npos);
+    }
+  }
+}
+
+TEST(PmSamplingRaw, OfflineValuesAreTheGpuMachines) {
+  detail::GzipInputBuffer buffer(kRecording + "/pm_image_0.bin.gz");
+  std::istream in(&buffer);
+  const std::vector<std::uint8_t> image{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  detail::ProfilerHost host("GH100", {}, /*pm_sampling=*/true);
+  const std::vector<std::string> metrics = {"smsp__inst_issued.sum", "sm__cycles_elapsed.avg", "dram__bytes_read.sum",
+                                            "dram__bytes_write.sum", "lts__t_sectors.sum",
+                                            "lts__t_sectors_srcunit_tex.sum"};
+  // Sample 5 as the probe evaluated it on the H100 (its samples.bin).
+  const auto values = host.evaluate(image, 5, metrics);
+  const std::vector<double> on_gpu = {0.0, 99741.40909090909, 7168.0, 2304.0, 774.0, 0.0};
+  for (std::size_t i = 0; i < metrics.size(); ++i) EXPECT_DOUBLE_EQ(values[i], on_gpu[i]) << metrics[i];
+}
+
+}  // namespace
+}  // namespace limiter

@@ -1,0 +1,113 @@
+// A sampled record (PM-sampling mode) keeps each kernel's sample support in every reader (DOM,
+// simdjson lines, nlohmann SAX), so `limiter report` applies the analysis's sample gate; and
+// the report counts the launches behind each aggregate, not one per aggregate.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "limiter/record_json.hpp"
+#include "limiter/record_stream.hpp"
+#include "limiter/run_summary.hpp"
+#include "model/record_lines.hpp"
+#include "record_layout.hpp"
+
+namespace limiter {
+namespace {
+
+RunRecord sampled_record() {
+  RunRecord run;
+  run.tool_version = "test";
+  run.source = "cupti-pm-sampling";
+  run.device.name = "NVIDIA H100 80GB HBM3";
+  run.device.chip = "GH100";
+  run.device.arch = "sm_90";
+  run.device.sm_count = 132;
+  SamplingInfo info;
+  info.interval_ns = 100000;
+  info.samples = 5000;
+  info.metrics = {"smsp__inst_issued.sum"};
+  run.sampling = info;
+  for (int i = 0; i < 2; ++i) {
+    KernelLaunch k;
+    k.sequence = static_cast<std::uint64_t>(i);
+    k.name = i == 0 ? "gemm" : "tiny";
+    k.grid = {132, 1, 1};
+    k.block = {256, 1, 1};
+    k.counters["gpu__time_duration.sum"] = 1e6;
+    SampleSupport s;
+    s.launches = i == 0 ? 200 : 300;
+    s.kernel_time_ns = 1e6;
+    s.samples = i == 0 ? 400 : 5;  // the second too few for a verdict
+    s.purity = 0.8;
+    s.overlap_share = 0.1;
+    if (i == 0) s.separability = 0.75;
+    k.sampled = s;
+    run.launches.push_back(k);
+  }
+  return run;
+}
+
+// The record in the layout of `limiter run`'s merged records: the fields, then a launch per line.
+std::string as_lines(const RunRecord& run) { return testing::as_written_lines(run); }
+
+RunRecord by_stream(const std::string& text) { return testing::read_streamed(text); }
+
+TEST(SampledRecordReaders, SupportSurvivesEveryReader) {
+  const RunRecord written = sampled_record();
+  const auto path = (std::filesystem::temp_directory_path() / "limiter_sampled_readers.json").string();
+  write_run_file(written, path);
+  // DOM reader.
+  const RunRecord dom = read_run_file(path);
+  ASSERT_EQ(dom.launches.size(), 2u);
+  EXPECT_EQ(dom.launches[0].sampled, written.launches[0].sampled);
+  EXPECT_EQ(dom.launches[1].sampled, written.launches[1].sampled);
+  // A launch per line: the simdjson reader.
+  std::istringstream lines_in(as_lines(written));
+  RunRecord lines;
+  std::string prefix;
+  ASSERT_TRUE(detail::read_run_lines(*lines_in.rdbuf(), "<text>", [&](const RunRecord& h) { lines = h; },
+                                     [&](KernelLaunch&& l) { lines.launches.push_back(std::move(l)); }, nullptr, prefix));
+  ASSERT_EQ(lines.launches.size(), 2u);
+  EXPECT_EQ(lines.launches[0].sampled, written.launches[0].sampled);
+  EXPECT_EQ(lines.launches[1].sampled, written.launches[1].sampled);
+  ASSERT_TRUE(lines.sampling);
+  // As written by write_run_file and indented: the line reader gives both to the SAX reader.
+  std::stringstream text;
+  text << std::ifstream(path).rdbuf();
+  const RunRecord streamed = by_stream(text.str());
+  ASSERT_EQ(streamed.launches.size(), 2u);
+  EXPECT_EQ(streamed.launches[0].sampled, written.launches[0].sampled);
+  const RunRecord sax = by_stream(to_json(written).dump(2));
+  ASSERT_EQ(sax.launches.size(), 2u);
+  EXPECT_EQ(sax.launches[0].sampled, written.launches[0].sampled);
+  EXPECT_EQ(sax.launches[1].sampled, written.launches[1].sampled);
+  ASSERT_TRUE(sax.sampling);
+  EXPECT_EQ(sax.sampling->interval_ns, 100000u);
+  std::filesystem::remove(path);
+}
+
+TEST(SampledRecordReaders, ReportCountsLaunchesAndGatesVerdicts) {
+  const auto path = (std::filesystem::temp_directory_path() / "limiter_sampled_report.json").string();
+  write_run_file(sampled_record(), path);
+  const RunSummary summary = summarize_run_file(path, {}, {});
+  EXPECT_EQ(summary.launches, 500u);  // the launches behind the two aggregates
+  ASSERT_EQ(summary.groups.size(), 2u);
+  for (const auto& group : summary.groups) {
+    if (group.name == "tiny") {
+      EXPECT_EQ(group.launches, 300u);
+      EXPECT_FALSE(group.main_verdict.has_value());
+      EXPECT_TRUE(group.longest.too_few_samples);
+      EXPECT_NE(group.longest.verdict_reason.find("no verdict from sampling"), std::string::npos);
+    } else {
+      EXPECT_EQ(group.launches, 200u);
+      EXPECT_FALSE(group.longest.too_few_samples);
+      EXPECT_NE(group.longest.verdict_reason.find("separability 75"), std::string::npos) << group.longest.verdict_reason;
+    }
+  }
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace limiter
