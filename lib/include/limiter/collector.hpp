@@ -68,13 +68,23 @@ struct CollectorTimings {
   double decode_s = 0;         // cuptiRangeProfilerDecodeData
   double evaluate_s = 0;       // host evaluation of the ranges (Profiler Host API) and the sinks
   double image_init_s = 0;     // counter-data image (re-)initialisation
-  double start_s = 0;          // SetConfig and Start: per context, per batch, after a pause
+  double set_config_s = 0;     // SetConfig: per context, per batch, after a pause
+  double start_s = 0;          // Start: likewise
   double enable_s = 0;         // Enable, counter-data size and first image init: per context and turn
   double turn_wait_s = 0;      // waiting for the GPU's counters while another process had its turn
   double yield_s = 0;          // handing the counters over: the batch decoded, Stop, Disable
   std::uint64_t turns_yielded = 0;  // turns handed to a waiting process
   std::uint64_t busy_retries = 0;   // Starts refused with CUPTI_ERROR_HARDWARE_BUSY, tried again
   std::uint64_t filter_pauses = 0;  // pauses after long runs of unselected launches
+  // User ranges (--replay graphs): graph kernel nodes run one at a time, and every launch's range
+  // once the context has launched a graph.
+  std::uint64_t range_mode_switches = 0;  // a context's profiler re-created in user-range mode
+  std::uint64_t user_ranges = 0;          // ranges pushed
+  double push_pop_s = 0;                  // PushRange and PopRange
+  double range_sync_s = 0;                // stream synchronise before a PopRange
+  std::uint64_t graph_nodes = 0;          // runnable graph nodes launched one at a time
+  double graph_toggle_s = 0;              // cuGraphNodeSetEnabled
+  double graph_node_launch_s = 0;         // our launches of the graph with one node enabled
   std::string to_text() const;  // a few lines: per-launch microseconds of each part
 };
 
