@@ -6,6 +6,7 @@
 #include <cupti.h>
 #include <cupti_range_profiler.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -26,19 +27,25 @@
 #include "collect/launch_selector.hpp"
 #include "collect/nvtx_tracker.hpp"
 #include "collect/profiler_host.hpp"
+#include "collect/range_gate.hpp"
 #include "limiter/collector.hpp"
 
 namespace limiter {
 
-// LIMITER_DEBUG=1 traces the collector's steps on stderr (for reports from new platforms).
+// LIMITER_DEBUG=1 traces the collector's steps on stderr (for reports from new platforms),
+// each line with the milliseconds since the collector was loaded.
 inline const bool kCollectorTrace = std::getenv("LIMITER_DEBUG") != nullptr;
-#define LIMITER_TRACE(...)                   \
-  do {                                       \
-    if (::limiter::kCollectorTrace) {        \
-      std::fprintf(stderr, "limiter: ");     \
-      std::fprintf(stderr, __VA_ARGS__);     \
-      std::fprintf(stderr, "\n");            \
-    }                                        \
+inline const auto kTraceEpoch = std::chrono::steady_clock::now();
+#define LIMITER_TRACE(...)                                                                      \
+  do {                                                                                          \
+    if (::limiter::kCollectorTrace) {                                                           \
+      std::fprintf(stderr, "limiter: [%.3f] ",                                                  \
+                   std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - \
+                                                             ::limiter::kTraceEpoch)            \
+                       .count());                                                               \
+      std::fprintf(stderr, __VA_ARGS__);                                                        \
+      std::fprintf(stderr, "\n");                                                               \
+    }                                                                                           \
   } while (0)
 
 namespace detail {
@@ -109,17 +116,28 @@ struct GraphExec {
 
 struct ContextProfiler;
 
-// A graph launch between its ENTER and EXIT callbacks, for EXIT to finish.
-struct GraphLaunchInFlight {
-  GraphExec* graph = nullptr;
+// A launch between its ENTER and EXIT callbacks, for EXIT to finish (user ranges, graphs).
+struct LaunchInFlight {
   ContextProfiler* profiler = nullptr;
   CUstream stream = nullptr;
   bool per_thread_stream = false;
+  GraphExec* graph = nullptr;
   bool nodes_disabled = false;  // per node: the app's own launch ran with them off; EXIT turns them on
-  bool range_open = false;      // whole launch: EXIT waits for it and closes the range
+  bool range_open = false;      // a user range around the app's launch: EXIT closes it
+  bool sync_before_pop = false;  // and waits for the launch's stream first
+  bool gated = false;            // the stream waits at the context's range gate until then
+  std::size_t pending_index = 0;  // the range's launch in the batch (dropped if the launch fails)
 };
 
+// When a user range is closed (user_ranges.cpp): at once, PopRange being ordered after the
+// launch's work on the GPU, or after a stream synchronise (for graph ranges, or all ranges).
+enum class RangeSync { none, graph, all };
+RangeSync range_sync();  // LIMITER_RANGE_SYNC=none (default)|graph|all
+
 std::string demangle(const char* mangled);
+
+// A graph node cuGraphNodeSetEnabled accepts (kernel, memset, memcpy): it can run on its own.
+bool runnable_alone(CUgraphNodeType type);
 
 // In user-range mode: the place in the batch of the launch a range was pushed for (its name).
 std::optional<std::size_t> user_range_index(const std::vector<std::uint8_t>& image, std::size_t range);
@@ -138,7 +156,9 @@ struct ContextProfiler {
   CUpti_RangeProfiler_Object* profiler = nullptr;
   std::size_t passes = 1;
   bool user_replay = false;         // one pass (and no graph, or --replay graphs): ranges decoded in batches, at Stop
-  bool user_range = false;          // user replay in graph mode: ranges pushed per graph node, not per launch
+  bool user_range = false;          // user replay in user-range mode: a range pushed per launch and per graph node
+  bool graphs_launched = false;     // --replay graphs: a graph launch was profiled; user range from then on
+  RangeGate gate;                   // LIMITER_RANGE_GATE=1: user ranges' streams held back (range_gate.hpp)
   std::size_t ranges_per_image = kDefaultRangesPerImage;
   std::size_t ranges_consumed = 0;  // ranges of `image` already evaluated
   std::size_t images_written = 0;
@@ -172,7 +192,7 @@ struct Collector::Impl {
   std::map<void*, detail::KernelAttributes> attributes;
   std::set<CUcontext> graph_contexts;  // --replay auto: contexts that build CUDA graphs, kernel replay from then on
   std::map<CUgraphExec, detail::GraphExec> graph_execs;
-  detail::GraphLaunchInFlight graph_in_flight;  // set from a graph launch's ENTER to its EXIT (lock held)
+  detail::LaunchInFlight in_flight;  // set from a launch's ENTER to its EXIT (lock held)
   std::map<std::string, std::unique_ptr<detail::CounterLock>> counter_locks;  // by device UUID
   std::chrono::milliseconds lock_timeout{60'000};  // LIMITER_LOCK_TIMEOUT (seconds)
   bool lock_starved = false;  // a turn did not come in lock_timeout: later launches only try
@@ -223,10 +243,18 @@ struct Collector::Impl {
   // User replay: the selected graph launch's kernels profiled (node by node, or as one range).
   void profile_graph_launch(ContextProfiler& profiler, detail::GraphExec& graph, CUstream stream,
                             bool per_thread_stream, std::vector<detail::PendingLaunch>& launches);
-  void finish_graph_launch();  // at EXIT
-  void switch_range_mode(ContextProfiler& profiler, bool user_range);
-  void enter_graph_mode(ContextProfiler& profiler);
-  void leave_graph_mode(ContextProfiler& profiler);
+  // The first profiled graph launch of a context: its profiler re-created in user-range mode.
+  void enter_user_range_mode(ContextProfiler& profiler);
+
+  // user_ranges.cpp
+  // User-range mode: a selected eager launch in its own range, closed at EXIT.
+  void open_launch_range(ContextProfiler& profiler, CUstream stream, bool per_thread_stream,
+                         detail::PendingLaunch&& launch);
+  void push_range(ContextProfiler& profiler);  // named by the next launch's place in the batch
+  // GATED: the stream waits at the context's gate, opened here (before a synchronise).
+  void pop_range(ContextProfiler& profiler, CUstream stream, bool per_thread_stream, bool synchronize, bool gated);
+  // At EXIT: a graph's nodes enabled again, an open range closed (a failed launch's dropped).
+  void finish_launch(const CUpti_CallbackData& data);
 
   // range_session.cpp
   bool start_profiler(ContextProfiler& profiler, std::size_t launches);
@@ -234,6 +262,8 @@ struct Collector::Impl {
   void enable_profiler(ContextProfiler& profiler);
   void configure_and_start(ContextProfiler& profiler);
   void flush_batch(ContextProfiler& profiler, bool restart = true);
+  void stop_and_decode(ContextProfiler& profiler);  // user replay: the batch's pass submitted, decoded
+  void start_next_batch(ContextProfiler& profiler);
   void disable_profiler(ContextProfiler& profiler);
   void reinitialize_image(ContextProfiler& profiler);
   void decode(ContextProfiler& profiler);
@@ -241,6 +271,7 @@ struct Collector::Impl {
   void keep_raw_image(ContextProfiler& profiler);
   void finish(ContextProfiler& profiler);
   void pause(ContextProfiler& profiler);
+  void stop_for_now(ContextProfiler& profiler);  // pause and finish: disabled, turn ended
   // Decodes every context's batch whose first launch is at least MIN_AGE old (sync points).
   void flush_all(detail::Clock::duration min_age = detail::Clock::duration::zero());
   void yield_if_others_wait(ContextProfiler& profiler);

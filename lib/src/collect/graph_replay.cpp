@@ -1,16 +1,18 @@
 // CUDA graphs at user-replay cost (--replay graphs, experimental; --replay auto switches a
-// context that builds graphs to kernel replay instead). Under user replay CUPTI gives graph kernels no auto range,
-// and a user range around a graph launch measures the whole graph as one workload (CUPTI.md
-// §2). So a selected graph launch is run node by node before the app's own launch: each
-// runnable node (kernel, memset, memcpy) alone enabled in the exec, the exec launched on the
-// app's stream, each selected kernel node inside its own user range. The nodes are then left
-// disabled, so the app's launch that follows runs none of them twice, and enabled again at
-// EXIT (changes apply to later launches only). Graphs with nodes that cannot be disabled
-// (host, event, child graph, memory, conditional nodes) are measured as one range instead.
+// context that builds graphs to kernel replay instead). Under user replay CUPTI gives graph
+// kernels no auto range, and a user range around a graph launch measures the whole graph as one
+// workload (CUPTI.md §2). So a selected graph launch is run node by node before the app's own
+// launch: each runnable node (kernel, memset, memcpy) alone enabled in the exec, the exec
+// launched on the app's stream, each selected kernel node inside its own user range
+// (user_ranges.cpp: the context is in user-range mode from its first graph launch on). The nodes
+// are then left disabled, so the app's launch that follows runs none of them twice, and enabled
+// again at EXIT (changes apply to later launches only). Graphs with nodes that cannot be
+// disabled (host, event, child graph, memory, conditional nodes), and graphs the app destroyed,
+// are measured as one range per launch instead.
 #include <cupti_range_profiler.h>
 
 #include <algorithm>
-#include <charconv>
+#include <utility>
 
 #include "collect/collector_impl.hpp"
 #include "collect/cupti_check.hpp"
@@ -25,12 +27,12 @@ namespace detail {
 
 thread_local bool inside_graph_replay = false;  // our own graph launches: their callbacks are ignored
 
-namespace {
-
-// The node types cuGraphNodeSetEnabled accepts, and empty nodes, which do nothing.
+// The node types cuGraphNodeSetEnabled accepts.
 bool runnable_alone(CUgraphNodeType type) {
   return type == CU_GRAPH_NODE_TYPE_KERNEL || type == CU_GRAPH_NODE_TYPE_MEMSET || type == CU_GRAPH_NODE_TYPE_MEMCPY;
 }
+
+namespace {
 
 const char* node_type_name(CUgraphNodeType type) {
   switch (type) {
@@ -86,39 +88,7 @@ std::vector<CUgraphNode> topological_order(CUgraph graph) {
   return order;
 }
 
-void push_range(ContextProfiler& p, const char* name) {
-  CUpti_RangeProfiler_PushRange_Params push{CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
-  push.pRangeProfilerObject = p.profiler;
-  push.pRangeName = name;
-  LIMITER_CUPTI_CHECK(cuptiRangeProfilerPushRange(&push));
-}
-
-// A user range's name: its launch's place in the batch. CUPTI keeps one range per distinct
-// name (two pushes of one name were summed into one range on an H100), so the names differ
-// within a batch, and decode() matches ranges to launches by name.
-std::string range_name(const ContextProfiler& p) { return std::to_string(p.pending.size()); }
-
-void pop_range(ContextProfiler& p) {
-  CUpti_RangeProfiler_PopRange_Params pop{CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
-  pop.pRangeProfilerObject = p.profiler;
-  LIMITER_CUPTI_CHECK(cuptiRangeProfilerPopRange(&pop));
-}
-
 }  // namespace
-
-std::optional<std::size_t> user_range_index(const std::vector<std::uint8_t>& image, std::size_t range) {
-  CUpti_RangeProfiler_CounterData_GetRangeInfo_Params info{CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE};
-  info.pCounterDataImage = image.data();
-  info.counterDataImageSize = image.size();
-  info.rangeIndex = range;
-  info.rangeDelimiter = "/";
-  if (cuptiRangeProfilerCounterDataGetRangeInfo(&info) != CUPTI_SUCCESS || !info.rangeName) return std::nullopt;
-  const std::string_view name = info.rangeName;
-  std::size_t index = 0;
-  const auto [end, error] = std::from_chars(name.data(), name.data() + name.size(), index);
-  if (error != std::errc() || end != name.data() + name.size()) return std::nullopt;
-  return index;
-}
 
 }  // namespace detail
 
@@ -215,46 +185,57 @@ void Collector::Impl::forget_source_graph(CUgraph graph) {
   }
 }
 
-// Ranges are pushed per graph node: the session goes to user range, and stays there while
-// graph launches follow each other. A new profiler object for each switch: SetConfig on the
-// same object after a Stop kept auto range on an H100 (PushRange then failed with
-// CUPTI_ERROR_INVALID_PARAMETER). A switch costs a Stop, a Disable, an Enable and a Start.
-void Collector::Impl::switch_range_mode(ContextProfiler& p, bool user_range) {
-  LIMITER_TRACE("graph mode %s", user_range ? "begins: user range" : "ends: auto range");
-  disable_profiler(p);  // decodes the batch first
-  enable_profiler(p);
-  p.user_range = user_range;
-  configure_and_start(p);
-}
-
-void Collector::Impl::enter_graph_mode(ContextProfiler& p) {
-  if (!p.user_range && p.user_replay) switch_range_mode(p, true);
-}
-
-void Collector::Impl::leave_graph_mode(ContextProfiler& p) {
-  if (p.user_range) switch_range_mode(p, false);
+// Ranges are pushed per graph node: the context's profiler goes to user-range mode at its first
+// profiled graph launch and stays there (user_ranges.cpp). A new profiler object: SetConfig on
+// the same object after a Stop kept auto range on an H100 (PushRange then failed with
+// CUPTI_ERROR_INVALID_PARAMETER). The switch costs a Stop, a Disable, an Enable and a Start, once.
+void Collector::Impl::enter_user_range_mode(ContextProfiler& p) {
+  if (p.user_range || !p.user_replay) return;
+  LIMITER_TRACE("context %p: user-range mode from its first graph launch on", static_cast<void*>(p.context));
+  p.graphs_launched = true;  // so does a profiler started again after a pause
+  ++times.range_mode_switches;
+  try {
+    disable_profiler(p);  // decodes the batch first
+  } catch (...) {
+    p.paused = true;  // the next selected launch starts a new one
+    end_turn(p);
+    throw;
+  }
+  start_profiler(p, 0);  // the process keeps its turn on the counters
 }
 
 void Collector::Impl::profile_graph_launch(ContextProfiler& p, detail::GraphExec& graph, CUstream stream,
                                            bool per_thread_stream, std::vector<detail::PendingLaunch>& launches) {
+  using detail::Clock;
+  using detail::seconds_since;
   const auto& cu = driver_api();
-  enter_graph_mode(p);
+  enter_user_range_mode(p);
   auto& exec_entry = *std::find_if(graph_execs.begin(), graph_execs.end(),
                                    [&](const auto& entry) { return &entry.second == &graph; });
   const CUgraphExec exec = exec_entry.first;
   const auto launch_graph = per_thread_stream ? cu.graph_launch_ptsz : cu.graph_launch;
-  const auto synchronize = per_thread_stream ? cu.stream_synchronize_ptsz : cu.stream_synchronize;
-  graph_in_flight = {&graph, &p, stream, per_thread_stream, false, false};
+  const bool sync_before_pop = detail::range_sync() != detail::RangeSync::none;
+  in_flight = {};
+  in_flight.profiler = &p;
+  in_flight.stream = stream;
+  in_flight.per_thread_stream = per_thread_stream;
+  in_flight.graph = &graph;
+  const auto set_enabled = [&](CUgraphNode node, unsigned on) {
+    const auto started = Clock::now();
+    const CUresult status = cu.graph_node_set_enabled(exec, node, on);
+    times.graph_toggle_s += seconds_since(started);
+    return status;
+  };
 
   if (graph.per_node) {
     struct ReplayFlag {  // cleared however this ends (a CUPTI error throws)
       ReplayFlag() { detail::inside_graph_replay = true; }
       ~ReplayFlag() { detail::inside_graph_replay = false; }
     } replaying;
-    graph_in_flight.nodes_disabled = true;  // EXIT turns every runnable node on again, whatever happens here
+    in_flight.nodes_disabled = true;  // EXIT turns every runnable node on again, whatever happens here
     bool all_off = true;
     for (const auto& node : graph.nodes)
-      if (detail::runnable_alone(node.type)) all_off = all_off && cu.graph_node_set_enabled(exec, node.handle, 0) == CUDA_SUCCESS;
+      if (detail::runnable_alone(node.type)) all_off = all_off && set_enabled(node.handle, 0) == CUDA_SUCCESS;
     if (all_off) {
       std::size_t kernel = 0, next = 0;  // the nodes before `next` have run
       try {
@@ -264,21 +245,36 @@ void Collector::Impl::profile_graph_launch(ContextProfiler& p, detail::GraphExec
           if (!detail::runnable_alone(node.type)) continue;
           const bool ranged = node.kernel && launches[kernel].keep;
           if (ranged && p.pending.size() >= p.ranges_per_image) flush_batch(p);  // the image holds a batch
-          if (cu.graph_node_set_enabled(exec, node.handle, 1) != CUDA_SUCCESS)
+          if (set_enabled(node.handle, 1) != CUDA_SUCCESS)
             throw SystemError("cuGraphNodeSetEnabled refused node " + std::to_string(node.index));
-          if (ranged) detail::push_range(p, detail::range_name(p).c_str());
+          bool gated = false;
+          struct Opener {  // a gate closed for this node is opened, however this ends
+            ContextProfiler& p;
+            bool& gated;
+            ~Opener() {
+              if (gated) p.gate.open();
+            }
+          } opener{p, gated};
+          if (ranged) {
+            if (p.pending.empty()) p.oldest_pending = Clock::now();
+            gated = p.gate.close(stream, per_thread_stream);
+            push_range(p);
+          }
+          const auto launched_at = Clock::now();
           const CUresult launched = launch_graph(exec, stream);
-          if (launched != CUDA_SUCCESS && ranged) detail::pop_range(p);
+          times.graph_node_launch_s += seconds_since(launched_at);
+          ++times.graph_nodes;
+          if (launched != CUDA_SUCCESS && ranged) pop_range(p, stream, per_thread_stream, false, std::exchange(gated, false));
           if (launched != CUDA_SUCCESS)
             throw SystemError("launching node " + std::to_string(node.index) + " of a graph failed: " +
                               detail::driver_error_name(launched));
           next = i + 1;  // it ran: whatever fails below, the app's launch must not run it again
           if (ranged) {
-            synchronize(stream);  // the node's kernel ends inside its range
-            detail::pop_range(p);
+            // the node's kernel ends inside its range
+            pop_range(p, stream, per_thread_stream, sync_before_pop, std::exchange(gated, false));
             p.pending.push_back(std::move(launches[kernel]));
           }
-          cu.graph_node_set_enabled(exec, node.handle, 0);
+          set_enabled(node.handle, 0);
           if (node.kernel) ++kernel;
         }
       } catch (const std::exception& e) {
@@ -297,7 +293,7 @@ void Collector::Impl::profile_graph_launch(ContextProfiler& p, detail::GraphExec
     // A node refused to be disabled: all back on, and this launch is one range.
     for (const auto& node : graph.nodes)
       if (detail::runnable_alone(node.type)) cu.graph_node_set_enabled(exec, node.handle, 1);
-    graph_in_flight.nodes_disabled = false;
+    in_flight.nodes_disabled = false;
     graph.per_node = false;
     graph.whole_reason = "cuGraphNodeSetEnabled refused one of its nodes";
   }
@@ -314,28 +310,21 @@ void Collector::Impl::profile_graph_launch(ContextProfiler& p, detail::GraphExec
   whole.launch.stream_id = launches.front().launch.stream_id;
   whole.launch.context_id = launches.front().launch.context_id;
   whole.launch.device = launches.front().launch.device;
+  whole.launch.nvtx = launches.front().launch.nvtx;
   if (p.pending.size() >= p.ranges_per_image) flush_batch(p);
-  detail::push_range(p, detail::range_name(p).c_str());
-  graph_in_flight.range_open = true;
+  if (p.pending.empty()) p.oldest_pending = Clock::now();
+  in_flight.gated = p.gate.close(stream, per_thread_stream);
+  try {
+    push_range(p);
+  } catch (...) {
+    p.gate.open();
+    in_flight.gated = false;
+    throw;
+  }
+  in_flight.range_open = true;
+  in_flight.sync_before_pop = sync_before_pop;
+  in_flight.pending_index = p.pending.size();
   p.pending.push_back(std::move(whole));
-}
-
-void Collector::Impl::finish_graph_launch() {
-  auto in_flight = graph_in_flight;
-  graph_in_flight = {};
-  if (!in_flight.graph) return;
-  const auto& cu = driver_api();
-  if (in_flight.nodes_disabled) {
-    auto it = std::find_if(graph_execs.begin(), graph_execs.end(),
-                           [&](const auto& entry) { return &entry.second == in_flight.graph; });
-    if (it != graph_execs.end())
-      for (const auto& node : it->second.nodes)
-        if (detail::runnable_alone(node.type)) cu.graph_node_set_enabled(it->first, node.handle, 1);
-  }
-  if (in_flight.range_open) {
-    (in_flight.per_thread_stream ? cu.stream_synchronize_ptsz : cu.stream_synchronize)(in_flight.stream);
-    detail::pop_range(*in_flight.profiler);
-  }
 }
 
 }  // namespace limiter

@@ -195,11 +195,22 @@ void Collector::Impl::on_launch_enter(CUpti_CallbackId cbid, const CUpti_Callbac
     detail::launch_call_start = Clock::now();
     return;  // EXIT finishes the launch and releases the lock
   }
-  if (profiler->user_range) leave_graph_mode(*profiler);  // an eager launch: auto range again
   if (profiler->user_replay && !profiler->pending.empty()) {
     // A full batch, or one whose first launch completed long ago: decoded before this launch.
     const bool full = profiler->pending.size() + launches.size() > profiler->ranges_per_image;
     if (full || Clock::now() - profiler->oldest_pending >= detail::kMaxBatchAge) flush_batch(*profiler);
+  }
+  if (profiler->user_range) {
+    // User-range mode (--replay graphs, from the context's first graph launch on): a selected
+    // launch in its own range, closed at EXIT; an unselected one runs unranged.
+    if (selected > 0) {
+      const bool per_thread = cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
+                              cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz ||
+                              cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz;
+      open_launch_range(*profiler, stream, per_thread, std::move(launches.front()));
+    }
+    detail::launch_call_start = Clock::now();
+    return;  // EXIT closes the range and releases the lock
   }
   if (profiler->pending.empty()) profiler->oldest_pending = Clock::now();
   for (auto& pending : launches) profiler->pending.push_back(std::move(pending));
@@ -208,8 +219,8 @@ void Collector::Impl::on_launch_enter(CUpti_CallbackId cbid, const CUpti_Callbac
 
 void Collector::Impl::on_launch_exit(const CUpti_CallbackData& data) {
   if (!detail::holds_launch_lock || detail::inside_graph_replay) return;
-  finish_graph_launch();  // nodes enabled again, a whole-graph range closed
   times.launch_call_s += seconds_since(detail::launch_call_start);
+  finish_launch(data);  // a graph's nodes enabled again, a user range closed
   auto it = contexts.find(data.context);
   if (it != contexts.end() && !it->second->retired && !it->second->paused) {
     if (!it->second->user_replay) decode(*it->second);

@@ -34,7 +34,7 @@ bool Collector::Impl::start_profiler(ContextProfiler& p, std::size_t launches) {
   p.paused = true;
   if (!take_turn(p, launches)) return false;
   p.user_replay = wants_user_replay(p);
-  p.user_range = false;
+  p.user_range = p.user_replay && p.graphs_launched;  // --replay graphs: user_ranges.cpp
   try {
     enable_profiler(p);
     configure_and_start(p);
@@ -116,18 +116,40 @@ void Collector::Impl::configure_and_start(ContextProfiler& p) {
   config.passIndex = 0;
   config.targetNestingLevel = 1;
   LIMITER_CUPTI_CHECK(cuptiRangeProfilerSetConfig(&config));
-  LIMITER_TRACE("config %zu bytes, %zu passes, image %zu bytes, %s replay, %s range", p.config.size(), p.passes,
-                p.image.size(), p.user_replay ? "user" : "kernel", p.user_range ? "user" : "auto");
+  const double set_config_s = seconds_since(started);
+  times.set_config_s += set_config_s;
+  const auto starting = Clock::now();
   CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
   start.pRangeProfilerObject = p.profiler;
   LIMITER_CUPTI_CHECK(cuptiRangeProfilerStart(&start));
-  times.start_s += seconds_since(started);
+  const double start_s = seconds_since(starting);
+  times.start_s += start_s;
+  LIMITER_TRACE("config %zu bytes, %zu passes, image %zu bytes, %s replay, %s range: SetConfig %.1f ms, Start %.1f ms",
+                p.config.size(), p.passes, p.image.size(), p.user_replay ? "user" : "kernel",
+                p.user_range ? "user" : "auto", set_config_s * 1e3, start_s * 1e3);
 }
 
 // User replay: the ranges of a batch become readable once its pass is submitted by Stop.
-// Waits for the context first, so no kernel of the batch is still running at Stop.
+// A batch that cannot be stopped or started again pauses the context (its launches counted as
+// missed, with the error): its next selected launch starts a new profiler object, where the
+// old one would fail at every launch (--per-kernel-count 3 lost 487 launches so on an H200).
 void Collector::Impl::flush_batch(ContextProfiler& p, bool restart) {
   if (p.retired || p.paused || !p.user_replay || (p.pending.empty() && restart)) return;
+  if (!restart) return stop_and_decode(p);
+  try {
+    stop_and_decode(p);
+    start_next_batch(p);
+  } catch (...) {
+    try {
+      stop_for_now(p);
+    } catch (const std::exception&) {  // the same error, reported once by the caller
+    }
+    throw;
+  }
+}
+
+// Waits for the context first, so no kernel of the batch is still running at Stop.
+void Collector::Impl::stop_and_decode(ContextProfiler& p) {
   LIMITER_TRACE("flush batch of %zu", p.pending.size());
   if (!p.pending.empty()) {
     const auto started = Clock::now();
@@ -154,26 +176,42 @@ void Collector::Impl::flush_batch(ContextProfiler& p, bool restart) {
     reinitialize_image(p);
   }
   report_status(false);
-  if (restart) configure_and_start(p);
 }
+
+// The next batch: SetConfig (~0 ms on an H100) and Start (~45 ms with PyTorch loaded; the first
+// Start of a profiler object ~300 ms).
+void Collector::Impl::start_next_batch(ContextProfiler& p) { configure_and_start(p); }
 
 // Stops the context's profiler, decodes what it holds and disables it: the context's launches
 // run unprofiled (and at full speed) until enable_profiler.
+// A failed Stop loses the batch (its launches are counted as missed, with the error), and the
+// object is disabled all the same: the context starts again with a new one at its next
+// selected launch instead of failing at every launch.
 void Collector::Impl::disable_profiler(ContextProfiler& p) {
-  if (p.user_replay) {
-    flush_batch(p, /*restart=*/false);
-  } else {
-    CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-    stop.pRangeProfilerObject = p.profiler;
-    if (cuptiRangeProfilerStop(&stop) == CUPTI_SUCCESS) decode(p);
-    keep_raw_image(p);
-    if (p.ranges_consumed > 0) ++p.images_written;
+  std::exception_ptr failure;
+  try {
+    if (p.user_replay) {
+      flush_batch(p, /*restart=*/false);
+    } else {
+      CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+      stop.pRangeProfilerObject = p.profiler;
+      if (cuptiRangeProfilerStop(&stop) == CUPTI_SUCCESS) decode(p);
+      keep_raw_image(p);
+      if (p.ranges_consumed > 0) ++p.images_written;
+    }
+  } catch (const std::exception& e) {
+    std::uint64_t kept = 0;
+    for (const auto& pending : p.pending) kept += pending.keep ? 1 : 0;
+    p.pending.clear();
+    if (kept) miss(detail::MissReason::error, kept, e.what());
+    failure = std::current_exception();
   }
   CUpti_RangeProfiler_Disable_Params disable{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
   disable.pRangeProfilerObject = p.profiler;
   const CUptiResult status = cuptiRangeProfilerDisable(&disable);
   p.profiler = nullptr;
   if (status != CUPTI_SUCCESS) LIMITER_TRACE("Disable: %s", detail::cupti_error_text(status).c_str());
+  if (failure) std::rethrow_exception(failure);
 }
 
 void Collector::Impl::reinitialize_image(ContextProfiler& p) {
@@ -208,7 +246,7 @@ void Collector::Impl::decode(ContextProfiler& p) {
   }
   const std::size_t total = ProfilerHost::range_count(p.image);
   if (p.user_range) {
-    // Graph mode (graph_replay.cpp): ranges named by their launch's place in the batch, and
+    // User-range mode (user_ranges.cpp): ranges named by their launch's place in the batch, and
     // matched by name; ranges of names this batch did not push are left alone.
     std::vector<std::optional<std::size_t>> range_of(p.pending.size());
     for (std::size_t range = 0; range < total; ++range)
@@ -263,15 +301,31 @@ void Collector::Impl::complete(ContextProfiler& p, detail::PendingLaunch&& pendi
 void Collector::Impl::finish(ContextProfiler& p) {
   if (p.retired) return;
   const bool running = !p.paused;
-  if (running) disable_profiler(p);
+  try {
+    if (running) stop_for_now(p);
+  } catch (...) {
+    p.retired = true;
+    throw;
+  }
   p.retired = true;
-  if (running) end_turn(p);
 }
 
 void Collector::Impl::pause(ContextProfiler& p) {
   if (p.retired || p.paused) return;
   LIMITER_TRACE("pause context %p", static_cast<void*>(p.context));
-  disable_profiler(p);
+  stop_for_now(p);
+}
+
+// Decodes and disables a running profiler, and ends the turn: the context is paused, also when
+// its last batch failed (disable_profiler disabled the object all the same).
+void Collector::Impl::stop_for_now(ContextProfiler& p) {
+  try {
+    disable_profiler(p);
+  } catch (...) {
+    p.paused = true;
+    end_turn(p);
+    throw;
+  }
   p.paused = true;
   end_turn(p);
 }

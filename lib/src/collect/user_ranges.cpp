@@ -1,0 +1,127 @@
+// User ranges (--replay graphs). Under user replay CUPTI gives graph kernels no auto range, so a
+// context that launches a graph goes to user-range mode once, with a new profiler object
+// (SetConfig after a Stop kept auto range on an H100), and stays there: a range is pushed around
+// every selected launch, eager or graph node (graph_replay.cpp). Switching back to auto range
+// for eager launches cost a new profiler object each way (~200 ms each under torch.compile on an
+// H200: 763 ms per step). Ranges are named by their launch's place in the batch, because CUPTI
+// summed two pushes of one name into one range (H100), and decode() matches them by name.
+#include <cupti_range_profiler.h>
+
+#include <charconv>
+#include <cstring>
+
+#include "collect/collector_impl.hpp"
+#include "collect/cupti_check.hpp"
+#include "collect/driver_api.hpp"
+
+namespace limiter {
+
+using detail::Clock;
+using detail::driver_api;
+using detail::seconds_since;
+
+namespace detail {
+
+RangeSync range_sync() {
+  static const RangeSync mode = [] {
+    const char* text = std::getenv("LIMITER_RANGE_SYNC");
+    if (text && std::strcmp(text, "graph") == 0) return RangeSync::graph;
+    if (text && std::strcmp(text, "all") == 0) return RangeSync::all;
+    return RangeSync::none;
+  }();
+  return mode;
+}
+
+std::optional<std::size_t> user_range_index(const std::vector<std::uint8_t>& image, std::size_t range) {
+  CUpti_RangeProfiler_CounterData_GetRangeInfo_Params info{CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE};
+  info.pCounterDataImage = image.data();
+  info.counterDataImageSize = image.size();
+  info.rangeIndex = range;
+  info.rangeDelimiter = "/";
+  if (cuptiRangeProfilerCounterDataGetRangeInfo(&info) != CUPTI_SUCCESS || !info.rangeName) return std::nullopt;
+  const std::string_view name = info.rangeName;
+  std::size_t index = 0;
+  const auto [end, error] = std::from_chars(name.data(), name.data() + name.size(), index);
+  if (error != std::errc() || end != name.data() + name.size()) return std::nullopt;
+  return index;
+}
+
+}  // namespace detail
+
+void Collector::Impl::push_range(ContextProfiler& p) {
+  const auto started = Clock::now();
+  const std::string name = std::to_string(p.pending.size());
+  CUpti_RangeProfiler_PushRange_Params push{CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
+  push.pRangeProfilerObject = p.profiler;
+  push.pRangeName = name.c_str();
+  LIMITER_CUPTI_CHECK(cuptiRangeProfilerPushRange(&push));
+  ++times.user_ranges;
+  times.push_pop_s += seconds_since(started);
+}
+
+void Collector::Impl::pop_range(ContextProfiler& p, CUstream stream, bool per_thread_stream, bool synchronize,
+                                bool gated) {
+  struct Opener {  // however this ends
+    ContextProfiler& p;
+    bool gated;
+    ~Opener() {
+      if (gated) p.gate.open();
+    }
+  } opener{p, gated};
+  if (synchronize) {
+    if (gated) p.gate.open();
+    const auto started = Clock::now();
+    const auto& cu = driver_api();
+    (per_thread_stream ? cu.stream_synchronize_ptsz : cu.stream_synchronize)(stream);
+    times.range_sync_s += seconds_since(started);
+  }
+  const auto started = Clock::now();
+  CUpti_RangeProfiler_PopRange_Params pop{CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
+  pop.pRangeProfilerObject = p.profiler;
+  LIMITER_CUPTI_CHECK(cuptiRangeProfilerPopRange(&pop));
+  times.push_pop_s += seconds_since(started);
+}
+
+void Collector::Impl::open_launch_range(ContextProfiler& p, CUstream stream, bool per_thread_stream,
+                                        detail::PendingLaunch&& launch) {
+  if (p.pending.empty()) p.oldest_pending = Clock::now();
+  in_flight = {};
+  in_flight.gated = p.gate.close(stream, per_thread_stream);
+  try {
+    push_range(p);
+  } catch (...) {
+    p.gate.open();
+    in_flight.gated = false;
+    throw;
+  }
+  in_flight.profiler = &p;
+  in_flight.stream = stream;
+  in_flight.per_thread_stream = per_thread_stream;
+  in_flight.range_open = true;
+  in_flight.sync_before_pop = detail::range_sync() == detail::RangeSync::all;
+  in_flight.pending_index = p.pending.size();
+  p.pending.push_back(std::move(launch));
+}
+
+void Collector::Impl::finish_launch(const CUpti_CallbackData& data) {
+  const auto done = in_flight;
+  in_flight = {};
+  const auto& cu = driver_api();
+  if (done.nodes_disabled) {
+    const auto toggled = Clock::now();
+    auto it = std::find_if(graph_execs.begin(), graph_execs.end(),
+                           [&](const auto& entry) { return &entry.second == done.graph; });
+    if (it != graph_execs.end())
+      for (const auto& node : it->second.nodes)
+        if (detail::runnable_alone(node.type)) cu.graph_node_set_enabled(it->first, node.handle, 1);
+    times.graph_toggle_s += seconds_since(toggled);
+  }
+  if (!done.range_open) return;
+  ContextProfiler& p = *done.profiler;
+  pop_range(p, done.stream, done.per_thread_stream, done.sync_before_pop, done.gated);
+  // A launch that failed ran nothing: its range is decoded, and dropped.
+  const bool failed = data.functionReturnValue && *static_cast<const CUresult*>(data.functionReturnValue) != CUDA_SUCCESS;
+  if (failed && done.pending_index < p.pending.size()) p.pending[done.pending_index].keep = false;
+}
+
+}  // namespace limiter
