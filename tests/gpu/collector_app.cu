@@ -1,14 +1,18 @@
 // A CUDA application with known answers for the collector's GPU tests and the ncu
 // comparison: plain launches, cudaLaunchKernelEx, two threads on their own streams, and a
 // captured 3-kernel graph launched twice, a memset + 2-kernel graph destroyed after its
-// instantiation (as PyTorch does) launched twice, an eager launch after them. Every `increment` adds 1 to one buffer, so the
-// app's own result (printed, and its exit code) shows whether profiling disturbed it.
+// instantiation (as PyTorch does) launched twice, an eager launch after them; with
+// COLLECTOR_APP_THREADS_AFTER_GRAPHS=1, the two threads once more after that (user ranges
+// under --replay graphs). Every `increment` adds 1 to one buffer, so the app's own result
+// (printed, and its exit code) shows whether profiling disturbed it.
 //   copy_floats       reads and writes exactly 64 MiB: 2,097,152 L1 sectors each way
 //   local_store_only  stores 16 words per thread to a local array: 16 x 4 sectors per warp
 //   fixed_loop        a loop of known length (instruction counts compared with ncu)
 #include <cuda_runtime.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <thread>
 #include <vector>
 
@@ -48,6 +52,22 @@ __global__ void fixed_loop(float* out, int iterations) {
   out[blockIdx.x * blockDim.x + threadIdx.x] = a;
 }
 
+// Two threads, three launches each, on their own streams (serialised on one buffer by events
+// would cost the test its concurrency; separate halves keep it race-free).
+void two_threads(float* counter, int n, int blocks) {
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([=] {
+      cudaStream_t stream;
+      cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+      for (int k = 0; k < 3; ++k) increment<<<blocks / 2, kThreads, 0, stream>>>(counter + t * (n / 2), n / 2);
+      cudaStreamSynchronize(stream);
+      cudaStreamDestroy(stream);
+    });
+  }
+  for (auto& thread : threads) thread.join();
+}
+
 int main() {
   const int n = 1 << 20, blocks = n / kThreads;
   float *counter, *in, *out;
@@ -73,19 +93,7 @@ int main() {
   ++expected;
   CHECK(cudaDeviceSynchronize());
 
-  // 3-8: two threads, three launches each, on their own streams (serialised on one buffer
-  // by events would cost the test its concurrency; separate halves keep it race-free).
-  std::vector<std::thread> threads;
-  for (int t = 0; t < 2; ++t) {
-    threads.emplace_back([=] {
-      cudaStream_t stream;
-      cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
-      for (int k = 0; k < 3; ++k) increment<<<blocks / 2, kThreads, 0, stream>>>(counter + t * (n / 2), n / 2);
-      cudaStreamSynchronize(stream);
-      cudaStreamDestroy(stream);
-    });
-  }
-  for (auto& thread : threads) thread.join();
+  two_threads(counter, n, blocks);  // 3-8
   expected += 3;
 
   // A graph of three increments, captured (nothing may run during capture) and launched twice.
@@ -119,6 +127,11 @@ int main() {
   increment<<<blocks, kThreads>>>(counter, n);
   CHECK(cudaDeviceSynchronize());
   expected += 1;
+  const char* again = std::getenv("COLLECTOR_APP_THREADS_AFTER_GRAPHS");
+  if (again && std::strcmp(again, "1") == 0) {
+    two_threads(counter, n, blocks);
+    expected += 3;
+  }
 
   std::vector<float> host(n);
   CHECK(cudaMemcpy(host.data(), counter, n * sizeof(float), cudaMemcpyDeviceToHost));

@@ -80,6 +80,22 @@ limiter::Collector& collector() {
   return *instance;
 }
 
+// Launch by launch, the same kernels and counts: local stores and L1-sourced L2 writes exactly,
+// issued instructions within the run-to-run spread of re-issues.
+void expect_same_counts(const limiter::RunRecord& a, const limiter::RunRecord& b) {
+  ASSERT_EQ(a.launches.size(), b.launches.size());
+  for (std::size_t i = 0; i < a.launches.size(); ++i) {
+    EXPECT_EQ(a.launches[i].name, b.launches[i].name);
+    for (const char* metric : {"smsp__inst_executed_op_local_st.sum", "lts__t_sectors_srcunit_tex_op_write.sum"}) {
+      EXPECT_EQ(counter(a.launches[i], metric), counter(b.launches[i], metric)) << i << " " << a.launches[i].name << " " << metric;
+    }
+    // Issued instructions include re-issues, which vary from run to run: up to 3.3 % on the
+    // small kernels the app's two threads launch side by side (H200), ~0.01 % on the others.
+    const double issued = counter(b.launches[i], "smsp__inst_issued.sum");
+    EXPECT_NEAR(counter(a.launches[i], "smsp__inst_issued.sum"), issued, 0.05 * issued) << i << " " << a.launches[i].name;
+  }
+}
+
 TEST(CollectorGpu, CopyMovesExactlyItsBytes) {
   REQUIRE_GPU();
   const int n = 16 << 20;  // 64 MiB each way
@@ -285,16 +301,29 @@ TEST(LimiterRunGpu, UserAndKernelReplayCountTheSame) {
     std::erase_if(run->launches, [&](const limiter::KernelLaunch& l) { return l.graph_id && one_range.count(*l.graph_id); });
   ASSERT_EQ(a.launches.size(), 22u);
   ASSERT_EQ(b.launches.size(), 22u);
-  for (std::size_t i = 0; i < a.launches.size(); ++i) {
-    EXPECT_EQ(a.launches[i].name, b.launches[i].name);
-    for (const char* metric : {"smsp__inst_executed_op_local_st.sum", "lts__t_sectors_srcunit_tex_op_write.sum"}) {
-      EXPECT_EQ(counter(a.launches[i], metric), counter(b.launches[i], metric)) << a.launches[i].name << " " << metric;
-    }
-    // Issued instructions include re-issues, which vary from run to run: up to 3.3 % on the
-    // small kernels the app's two threads launch side by side (H200), ~0.01 % on the others.
-    const double issued = counter(b.launches[i], "smsp__inst_issued.sum");
-    EXPECT_NEAR(counter(a.launches[i], "smsp__inst_issued.sum"), issued, 0.05 * issued) << a.launches[i].name;
-  }
+  expect_same_counts(a, b);
+}
+
+// --replay graphs: after the first graph launch every launch is a user range (user_ranges.cpp),
+// the two threads' launches on their own streams too; each must count what kernel replay counts.
+TEST(LimiterRunGpu, GraphsReplayCountsAsKernelReplay) {
+  REQUIRE_GPU();
+  const auto dir = std::filesystem::temp_directory_path();
+  const auto graphs = (dir / "limiter_gpu_graphs_ranges.json").string(), kernel = (dir / "limiter_gpu_kernel2.json").string();
+  const std::string app = "COLLECTOR_APP_THREADS_AFTER_GRAPHS=1 ";
+  ASSERT_EQ(std::system((app + limiter_cli() + " run -q --replay graphs -o " + graphs + " -- " + collector_app()).c_str()), 0);
+  ASSERT_EQ(std::system((app + limiter_cli() + " run -q --replay kernel -o " + kernel + " -- " + collector_app()).c_str()), 0);
+  auto a = limiter::read_run_file(graphs), b = limiter::read_run_file(kernel);
+  std::set<std::uint64_t> one_range;  // the graph the app destroyed: one range per launch
+  for (const auto& launch : a.launches)
+    if (launch.graph_id && !launch.graph_node) one_range.insert(*launch.graph_id);
+  ASSERT_EQ(one_range.size(), 1u);
+  for (auto* run : {&a, &b})
+    std::erase_if(run->launches, [&](const limiter::KernelLaunch& l) { return l.graph_id && one_range.count(*l.graph_id); });
+  ASSERT_EQ(a.launches.size(), 24u);  // 11 eager, 6 graph nodes, 1 + 6 eager after the graphs
+  ASSERT_EQ(b.launches.size(), 24u);
+  EXPECT_TRUE(a.missed.empty());
+  expect_same_counts(a, b);
 }
 
 TEST(LimiterRunGpu, AppExitCodeAndFiltersPassThrough) {
