@@ -1,12 +1,14 @@
-"""Summary of bench/run-graphs.sh: cost per graph kernel node and per eager launch after the
-capture, outputs against the bare run, graph nodes' counters and verdicts against the same
-kernels launched eagerly. Usage: graphs_summary.py OUT_DIR"""
+"""Summary of bench/run-graphs.sh: cost per graph kernel node and per eager launch before and
+after the capture, outputs against the bare run, and counters: graph nodes, and eager launches
+in user ranges (after the context's first graph launch), against the same kernels launched
+eagerly in auto range (before it). Usage: graphs_summary.py OUT_DIR"""
 import json
 import os
 import statistics
 import sys
 
 out = sys.argv[1]
+METRICS = ("gpu__time_duration.sum", "lts__t_sectors_srcunit_tex_op_read.sum", "smsp__inst_issued.sum")
 
 
 def line(label, prefix):
@@ -24,54 +26,103 @@ def load(name):
     return json.load(open(path)) if os.path.exists(path) else None
 
 
-bare, full, budget = (line(label, "graph_replay") for label in ("graph_bare", "graph_full", "graph_budget3"))
-keep_bare, keep_full = (line(label, "graph_replay") for label in ("graph_keep_bare", "graph_keep_full"))
-for bare, runs in ((bare, (("all profiled", full), ("--per-kernel-count 3", budget))),
-                   (keep_bare, (("keep_graph=True, all profiled", keep_full),))):
-    if not bare:
+def short(metric):
+    return metric.split("__")[1].split(".")[0]
+
+
+def medians_ratio(a, b):
+    """Per metric: median over launches A / median over launches B."""
+    cells = []
+    for metric in METRICS:
+        x = [l["counters"][metric] for l in a if metric in l["counters"]]
+        y = [l["counters"][metric] for l in b if metric in l["counters"]]
+        if x and y and statistics.median(y):
+            cells.append(f"{short(metric)} {statistics.median(x) / statistics.median(y):.3f}")
+    return ", ".join(cells)
+
+
+# --- time per kernel, each phase, against the bare run ---------------------------------------
+bare, keep_bare = line("graph_bare", "graph_replay"), line("graph_keep_bare", "graph_replay")
+variants = ((bare, (("all profiled", "graph_full"), ("--per-kernel-count 3", "graph_budget3"),
+                    ("512 ranges per batch", "graph_full512"), ("range gate", "graph_full_gate"))),
+            (keep_bare, (("keep_graph=True, all profiled", "graph_keep_full"),
+                         ("keep_graph=True, range gate", "graph_keep_gate"),
+                         ("keep_graph=True, synchronise before a graph range's PopRange", "graph_keep_sync"),
+                         ("keep_graph=True, Start without SetConfig", "graph_keep_restart"))))
+for base, runs in variants:
+    if not base:
         continue
-    launches = bare["iterations"] * bare["kernels_per_iteration"]
-    for label, run in runs:
+    launches = base["iterations"] * base["kernels_per_iteration"]
+    for label, log in runs:
+        run = line(log, "graph_replay")
         if not run:
-            print(f"graph_replay {label}: no result")
             continue
         for phase in ("eager_before", "graph", "eager_after"):
-            cost = (run[phase + "_s"] - bare[phase + "_s"]) / launches * 1e3
-            print(f"graph_replay {label}: {phase}: {run[phase + '_s'] * 1e3:.1f} ms vs bare {bare[phase + '_s'] * 1e3:.1f} ms "
+            cost = (run[phase + "_s"] - base[phase + "_s"]) / launches * 1e3
+            print(f"graph_replay {label}: {phase}: {run[phase + '_s'] * 1e3:.1f} ms vs bare {base[phase + '_s'] * 1e3:.1f} ms "
                   f"= {cost:+.3f} ms per kernel ({launches} kernels)")
-        same = all(run[k] == bare[k] for k in ("eager_before_digest", "graph_digest", "eager_after_digest"))
+        if "graph_first_s" in run:
+            print(f"graph_replay {label}: first replay alone: {run['graph_first_s'] * 1e3:.1f} ms vs bare "
+                  f"{base['graph_first_s'] * 1e3:.1f} ms")
+        same = all(run[k] == base[k] for k in ("eager_before_digest", "graph_digest", "eager_after_digest"))
         print(f"graph_replay {label}: outputs equal bare: {same}; graph equals eager: {run['graph_equals_eager']}")
 
-for label in ("graph_full", "graph_keep_full", "graph_trace"):
+# --- counters: graph nodes and user-ranged eager launches against auto-ranged eager ones ------
+reference = None
+for label in ("graph_full", "graph_keep_full", "graph_keep_sync", "graph_keep_restart", "graph_full512", "graph_full_gate",
+              "graph_keep_gate", "graph_trace"):
     record, report = load(label + ".json"), load(label + ".report.json")
     if not record:
         continue
     print(f"== {label}")
-    in_graph = [l for l in record["launches"] if l.get("graph_id") is not None]
-    eager = [l for l in record["launches"] if l.get("graph_id") is None]
+    launches = sorted(record["launches"], key=lambda l: l["sequence"])
+    in_graph = [l for l in launches if l.get("graph_id") is not None]
+    first_graph = in_graph[0]["sequence"] if in_graph else None
+    eager = [l for l in launches if l.get("graph_id") is None]
+    auto = [l for l in eager if first_graph is None or l["sequence"] < first_graph]
+    user = [l for l in eager if first_graph is not None and l["sequence"] > first_graph]
     per_node = [l for l in in_graph if l.get("graph_node") is not None]
-    print(f"{label} record: {len(record['launches'])} launches, {len(in_graph)} from graphs "
-          f"({len(per_node)} per node), {len(eager)} eager; launches seen {record.get('launches_seen')}; "
-          f"missed {record.get('missed')}")
+    print(f"{label} record: {len(launches)} launches, {len(in_graph)} from graphs ({len(per_node)} per node), "
+          f"{len(auto)} eager before the first graph launch (auto range), {len(user)} after it (user ranges); "
+          f"launches seen {record.get('launches_seen')}; missed {record.get('missed')}")
+    whole = [l for l in in_graph if l.get("graph_node") is None]
+    for kind, group in (("auto-ranged eager", auto), ("user-ranged eager", user), ("graph node", per_node),
+                        ("whole graph", whole)):
+        times = sorted(l["counters"].get("gpu__time_duration.sum", 0) / 1e3 for l in group)
+        if times:
+            at = lambda q: times[min(len(times) - 1, int(q * len(times)))]
+            print(f"  gpu__time_duration of {kind} ranges: p10 {at(0.1):.1f}, p50 {at(0.5):.1f}, p90 {at(0.9):.1f}, "
+                  f"max {times[-1]:.1f} us ({len(times)})")
     verdicts = {k["sequence"]: k.get("verdict") for k in (report or {}).get("kernels", [])}
-    names = sorted({l["name"] for l in per_node})
-    for name in names:
-        nodes = [l for l in per_node if l["name"] == name]
-        alone = [l for l in eager if l["name"] == name and l["grid"] == nodes[0]["grid"]]
+    for name in sorted({l["name"] for l in per_node + user}):
+        alone = [l for l in auto if l["name"] == name]
         if not alone:
             continue
+        grid = alone[0]["grid"]
+        nodes = [l for l in per_node if l["name"] == name and l["grid"] == grid]
+        after = [l for l in user if l["name"] == name and l["grid"] == grid]
         cells = []
-        for metric in ("gpu__time_duration.sum", "dram__bytes_read.sum", "lts__t_sectors_srcunit_tex_op_read.sum",
-                       "smsp__inst_issued.sum"):
-            a = [l["counters"][metric] for l in nodes if metric in l["counters"]]
-            b = [l["counters"][metric] for l in alone if metric in l["counters"]]
-            if a and b and statistics.median(b):
-                cells.append(f"{metric.split('__')[1].split('.')[0]} {statistics.median(a) / statistics.median(b):.3f}")
-        node_verdicts = {verdicts.get(l["sequence"]) for l in nodes}
-        eager_verdicts = {verdicts.get(l["sequence"]) for l in alone}
-        print(f"  {name[:60]:60s} node/eager medians: {', '.join(cells)}; verdicts node {sorted(map(str, node_verdicts))} "
-              f"eager {sorted(map(str, eager_verdicts))}")
+        if nodes:
+            cells.append(f"node/auto: {medians_ratio(nodes, alone)}")
+        if after:
+            cells.append(f"user/auto: {medians_ratio(after, alone)}")
+        kinds = {str(verdicts.get(l["sequence"])) for l in nodes + after + alone} if verdicts else set()
+        print(f"  {name[:48]:48s} {'; '.join(cells)}; verdicts {sorted(kinds)}")
+    if label == "graph_keep_full":
+        reference = launches
+    elif reference and label in ("graph_keep_sync", "graph_keep_restart", "graph_keep_gate"):
+        for kind, pick in (("graph nodes", lambda l: l.get("graph_node") is not None),
+                           ("eager", lambda l: l.get("graph_id") is None)):
+            names = sorted({l["name"] for l in launches if pick(l)})
+            worst = []
+            for name in names:
+                a = [l for l in launches if pick(l) and l["name"] == name]
+                b = [l for l in reference if pick(l) and l["name"] == name]
+                if a and b:
+                    worst.append((medians_ratio(a, b), name[:40]))
+            print(f"  {kind} against graph_keep_full, per kernel medians: " + " | ".join(f"{n}: {r}" for r, n in worst[:12]))
 
+# --- torch.compile(mode="reduce-overhead") ---------------------------------------------------
 cb, cf = line("compile_bare", "compile_reduce_overhead"), line("compile_full", "compile_reduce_overhead")
 if cb and cf:
     print(f"compile reduce-overhead: step {cf['step_s'] * 1e3:.2f} ms profiled vs {cb['step_s'] * 1e3:.3f} ms bare; "
@@ -85,5 +136,3 @@ if record:
     print(f"compile_full record: {len(record['launches'])} launches, {len(in_graph)} from graphs "
           f"({sum(l.get('graph_node') is not None for l in in_graph)} per node), {len(with_verdict)} of them with a verdict; "
           f"missed {record.get('missed')}")
-    for name in sorted({l["name"] for l in in_graph})[:12]:
-        print(f"  graph kernel {name[:70]}: verdicts {sorted({str(verdicts.get(l['sequence'])) for l in in_graph if l['name'] == name})}")

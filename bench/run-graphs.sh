@@ -2,11 +2,15 @@
 # CUDA graphs at eager cost (issue 12), on the GPU machine after scripts/stage-device.sh:
 #   bench/run-graphs.sh build-device $OUT
 # bench/workloads/graph_replay.py (a 10-kernel graph replayed 50 times between 50 eager
-# iterations before and after the capture) bare, under `limiter run --replay graphs` profiling
-# everything (also with keep_graph=True), and
-# with --per-kernel-count 3; torch.compile(mode="reduce-overhead") bare and profiled. Prints
-# each phase's cost per kernel, checks the programs' outputs equal the bare ones, and compares
-# the graph nodes' counters with the same kernels launched eagerly.
+# iterations before and after the capture) bare and under `limiter run --replay graphs`: the
+# graph PyTorch destroyed (one range per replay), the graph kept (node by node), and
+# --per-kernel-count 3; the first two again with the range gate (LIMITER_RANGE_GATE=1), and a
+# LIMITER_DEBUG trace with timestamps; torch.compile(mode="reduce-overhead") bare and profiled.
+# GRAPHS_EXTRA=1 adds the measurements behind the design choices (a
+# synchronise before a graph range's PopRange, 512 ranges per batch, --per-kernel-count 3
+# under --replay auto, traced).
+# Prints each phase's cost per kernel, checks the programs' outputs equal the bare ones, and
+# compares counters: graph nodes and user-ranged launches against auto-ranged eager launches.
 set -uo pipefail
 stage=$(cd "${1:-build-device}" && pwd)
 out=${2:-${OUT:-device-out}}/graphs
@@ -21,19 +25,25 @@ run() {  # label, command...: output in $out/label.log, wall time in $out/label.
 export TORCHINDUCTOR_CACHE_DIR=$out/inductor-cache  # the profiled run reuses the bare run's compilation
 graph=$root/bench/workloads/graph_replay.py
 compiled=$root/bench/workloads/compile_reduce_overhead.py
+limiter=("$bin/limiter" run -q --timing --replay graphs)
 run graph_bare python3 "$graph"
-run graph_full "$bin/limiter" run -q --timing --replay graphs -o "$out/graph_full.json" -- python3 "$graph"
-run graph_budget3 "$bin/limiter" run -q --timing --replay graphs --per-kernel-count 3 -o "$out/graph_budget3.json" -- python3 "$graph"
+run graph_full "${limiter[@]}" -o "$out/graph_full.json" -- python3 "$graph"
 KEEP_GRAPH=1 run graph_keep_bare python3 "$graph"
-KEEP_GRAPH=1 run graph_keep_full "$bin/limiter" run -q --timing --replay graphs -o "$out/graph_keep_full.json" -- python3 "$graph"
-KEEP_GRAPH=1 PHASE_ITERATIONS=2 LIMITER_DEBUG=1 run graph_trace "$bin/limiter" run -q --replay graphs -o "$out/graph_trace.json" -- python3 "$graph"
-grep -h -E "graph exec|graph mode" "$out/graph_trace.log" | sort | uniq -c | head -20
+KEEP_GRAPH=1 run graph_keep_full "${limiter[@]}" -o "$out/graph_keep_full.json" -- python3 "$graph"
+run graph_budget3 "${limiter[@]}" --per-kernel-count 3 -o "$out/graph_budget3.json" -- python3 "$graph"
+# The range gate (lib/src/collect/range_gate.hpp): user ranges' times without the host's work.
+LIMITER_RANGE_GATE=1 run graph_full_gate "${limiter[@]}" -o "$out/graph_full_gate.json" -- python3 "$graph"
+KEEP_GRAPH=1 LIMITER_RANGE_GATE=1 run graph_keep_gate "${limiter[@]}" -o "$out/graph_keep_gate.json" -- python3 "$graph"
+KEEP_GRAPH=1 LIMITER_RANGE_GATE=1 PHASE_ITERATIONS=10 LIMITER_DEBUG=1 run graph_trace "${limiter[@]}" -o "$out/graph_trace.json" -- python3 "$graph"
+grep -h -E "graph exec|user-range mode|range gate" "$out/graph_trace.log" | sed 's/\[[0-9.]*\] //' | sort | uniq -c | head -20
+if [ "${GRAPHS_EXTRA:-0}" = 1 ]; then  # measured on 2026-11-23, not needed again
+  KEEP_GRAPH=1 LIMITER_RANGE_SYNC=graph run graph_keep_sync "${limiter[@]}" -o "$out/graph_keep_sync.json" -- python3 "$graph"
+  LIMITER_RANGES_PER_IMAGE=512 run graph_full512 "${limiter[@]}" -o "$out/graph_full512.json" -- python3 "$graph"
+  PHASE_ITERATIONS=20 LIMITER_DEBUG=1 run graph_budget3_auto "$bin/limiter" run -q --timing --per-kernel-count 3 -o "$out/graph_budget3_auto.json" -- python3 "$graph"
+fi
 run compile_bare python3 "$compiled"
-run compile_full "$bin/limiter" run -q --timing --replay graphs -o "$out/compile_full.json" -- python3 "$compiled"
-# compile_trace: LIMITER_DEBUG run, only when diagnosing
-[ "${GRAPHS_TRACE_COMPILE:-0}" = 1 ] && PHASE_ITERATIONS=2 LIMITER_DEBUG=1 STEPS=2 run compile_trace "$bin/limiter" run -q --replay graphs -o "$out/compile_trace.json" -- python3 "$compiled"
-[ -f "$out/compile_trace.log" ] && grep -h -E "graph exec|graph mode" "$out/compile_trace.log" | sort | uniq -c | head -20
-for record in graph_full graph_budget3 graph_keep_full graph_trace compile_full; do
+run compile_full "${limiter[@]}" -o "$out/compile_full.json" -- python3 "$compiled"
+for record in graph_full graph_budget3 graph_keep_full graph_full_gate graph_keep_gate graph_trace compile_full; do
   [ -f "$out/$record.json" ] && "$bin/limiter" report "$out/$record.json" --format json -o "$out/$record.report.json" 2> "$out/$record.report.err"
 done
 python3 "$root/bench/graphs_summary.py" "$out"
