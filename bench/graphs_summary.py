@@ -44,9 +44,8 @@ def medians_ratio(a, b):
 # --- time per kernel, each phase, against the bare run ---------------------------------------
 bare, keep_bare = line("graph_bare", "graph_replay"), line("graph_keep_bare", "graph_replay")
 variants = ((bare, (("all profiled", "graph_full"), ("--per-kernel-count 3", "graph_budget3"),
-                    ("512 ranges per batch", "graph_full512"), ("range gate", "graph_full_gate"))),
+                    ("512 ranges per batch", "graph_full512"))),
             (keep_bare, (("keep_graph=True, all profiled", "graph_keep_full"),
-                         ("keep_graph=True, range gate", "graph_keep_gate"),
                          ("keep_graph=True, synchronise before a graph range's PopRange", "graph_keep_sync"),
                          ("keep_graph=True, Start without SetConfig", "graph_keep_restart"))))
 for base, runs in variants:
@@ -69,8 +68,7 @@ for base, runs in variants:
 
 # --- counters: graph nodes and user-ranged eager launches against auto-ranged eager ones ------
 reference = None
-for label in ("graph_full", "graph_keep_full", "graph_keep_sync", "graph_keep_restart", "graph_full512", "graph_full_gate",
-              "graph_keep_gate", "graph_trace"):
+for label in ("graph_full", "graph_keep_full", "graph_keep_sync", "graph_keep_restart", "graph_full512", "graph_trace"):
     record, report = load(label + ".json"), load(label + ".report.json")
     if not record:
         continue
@@ -110,7 +108,7 @@ for label in ("graph_full", "graph_keep_full", "graph_keep_sync", "graph_keep_re
         print(f"  {name[:48]:48s} {'; '.join(cells)}; verdicts {sorted(kinds)}")
     if label == "graph_keep_full":
         reference = launches
-    elif reference and label in ("graph_keep_sync", "graph_keep_restart", "graph_keep_gate"):
+    elif reference and label in ("graph_keep_sync", "graph_keep_restart"):
         for kind, pick in (("graph nodes", lambda l: l.get("graph_node") is not None),
                            ("eager", lambda l: l.get("graph_id") is None)):
             names = sorted({l["name"] for l in launches if pick(l)})

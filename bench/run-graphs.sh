@@ -4,8 +4,8 @@
 # bench/workloads/graph_replay.py (a 10-kernel graph replayed 50 times between 50 eager
 # iterations before and after the capture) bare and under `limiter run --replay graphs`: the
 # graph PyTorch destroyed (one range per replay), the graph kept (node by node), and
-# --per-kernel-count 3; the first two again with the range gate (LIMITER_RANGE_GATE=1), and a
-# LIMITER_DEBUG trace with timestamps; torch.compile(mode="reduce-overhead") bare and profiled.
+# --per-kernel-count 3, and a LIMITER_DEBUG trace with timestamps; torch.compile(mode=
+# "reduce-overhead") bare and profiled.
 # GRAPHS_EXTRA=1 adds the measurements behind the design choices (a
 # synchronise before a graph range's PopRange, 512 ranges per batch, --per-kernel-count 3
 # under --replay auto, traced).
@@ -31,11 +31,8 @@ run graph_full "${limiter[@]}" -o "$out/graph_full.json" -- python3 "$graph"
 KEEP_GRAPH=1 run graph_keep_bare python3 "$graph"
 KEEP_GRAPH=1 run graph_keep_full "${limiter[@]}" -o "$out/graph_keep_full.json" -- python3 "$graph"
 run graph_budget3 "${limiter[@]}" --per-kernel-count 3 -o "$out/graph_budget3.json" -- python3 "$graph"
-# The range gate (lib/src/collect/range_gate.hpp): user ranges' times without the host's work.
-LIMITER_RANGE_GATE=1 run graph_full_gate "${limiter[@]}" -o "$out/graph_full_gate.json" -- python3 "$graph"
-KEEP_GRAPH=1 LIMITER_RANGE_GATE=1 run graph_keep_gate "${limiter[@]}" -o "$out/graph_keep_gate.json" -- python3 "$graph"
-KEEP_GRAPH=1 LIMITER_RANGE_GATE=1 PHASE_ITERATIONS=10 LIMITER_DEBUG=1 run graph_trace "${limiter[@]}" -o "$out/graph_trace.json" -- python3 "$graph"
-grep -h -E "graph exec|user-range mode|range gate" "$out/graph_trace.log" | sed 's/\[[0-9.]*\] //' | sort | uniq -c | head -20
+KEEP_GRAPH=1 PHASE_ITERATIONS=10 LIMITER_DEBUG=1 run graph_trace "${limiter[@]}" -o "$out/graph_trace.json" -- python3 "$graph"
+grep -h -E "graph exec|user-range mode" "$out/graph_trace.log" | sed 's/\[[0-9.]*\] //' | sort | uniq -c | head -20
 if [ "${GRAPHS_EXTRA:-0}" = 1 ]; then  # measured on 2026-11-23, not needed again
   KEEP_GRAPH=1 LIMITER_RANGE_SYNC=graph run graph_keep_sync "${limiter[@]}" -o "$out/graph_keep_sync.json" -- python3 "$graph"
   LIMITER_RANGES_PER_IMAGE=512 run graph_full512 "${limiter[@]}" -o "$out/graph_full512.json" -- python3 "$graph"
@@ -43,7 +40,7 @@ if [ "${GRAPHS_EXTRA:-0}" = 1 ]; then  # measured on 2026-11-23, not needed agai
 fi
 run compile_bare python3 "$compiled"
 run compile_full "${limiter[@]}" -o "$out/compile_full.json" -- python3 "$compiled"
-for record in graph_full graph_budget3 graph_keep_full graph_full_gate graph_keep_gate graph_trace compile_full; do
+for record in graph_full graph_budget3 graph_keep_full graph_trace compile_full; do
   [ -f "$out/$record.json" ] && "$bin/limiter" report "$out/$record.json" --format json -o "$out/$record.report.json" 2> "$out/$record.report.err"
 done
 python3 "$root/bench/graphs_summary.py" "$out"

@@ -27,7 +27,6 @@
 #include "collect/launch_selector.hpp"
 #include "collect/nvtx_tracker.hpp"
 #include "collect/profiler_host.hpp"
-#include "collect/range_gate.hpp"
 #include "limiter/collector.hpp"
 
 namespace limiter {
@@ -125,7 +124,6 @@ struct LaunchInFlight {
   bool nodes_disabled = false;  // per node: the app's own launch ran with them off; EXIT turns them on
   bool range_open = false;      // a user range around the app's launch: EXIT closes it
   bool sync_before_pop = false;  // and waits for the launch's stream first
-  bool gated = false;            // the stream waits at the context's range gate until then
   std::size_t pending_index = 0;  // the range's launch in the batch (dropped if the launch fails)
 };
 
@@ -158,7 +156,6 @@ struct ContextProfiler {
   bool user_replay = false;         // one pass (and no graph, or --replay graphs): ranges decoded in batches, at Stop
   bool user_range = false;          // user replay in user-range mode: a range pushed per launch and per graph node
   bool graphs_launched = false;     // --replay graphs: a graph launch was profiled; user range from then on
-  RangeGate gate;                   // LIMITER_RANGE_GATE=1: user ranges' streams held back (range_gate.hpp)
   std::size_t ranges_per_image = kDefaultRangesPerImage;
   std::size_t ranges_consumed = 0;  // ranges of `image` already evaluated
   std::size_t images_written = 0;
@@ -251,8 +248,7 @@ struct Collector::Impl {
   void open_launch_range(ContextProfiler& profiler, CUstream stream, bool per_thread_stream,
                          detail::PendingLaunch&& launch);
   void push_range(ContextProfiler& profiler);  // named by the next launch's place in the batch
-  // GATED: the stream waits at the context's gate, opened here (before a synchronise).
-  void pop_range(ContextProfiler& profiler, CUstream stream, bool per_thread_stream, bool synchronize, bool gated);
+  void pop_range(ContextProfiler& profiler, CUstream stream, bool per_thread_stream, bool synchronize);
   // At EXIT: a graph's nodes enabled again, an open range closed (a failed launch's dropped).
   void finish_launch(const CUpti_CallbackData& data);
 

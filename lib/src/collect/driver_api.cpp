@@ -57,10 +57,6 @@ DriverApi load() {
   resolve(library, "cuGraphLaunch_ptsz", api.graph_launch_ptsz);
   resolve(library, "cuStreamSynchronize", api.stream_synchronize);
   resolve(library, "cuStreamSynchronize_ptsz", api.stream_synchronize_ptsz);
-  LIMITER_RESOLVE(mem_host_alloc, cuMemHostAlloc);
-  LIMITER_RESOLVE(mem_host_get_device_pointer, cuMemHostGetDevicePointer);
-  resolve(library, "cuStreamWaitValue32_v2", api.stream_wait_value32);
-  resolve(library, "cuStreamWaitValue32_v2_ptsz", api.stream_wait_value32_ptsz);
   return api;
 }
 

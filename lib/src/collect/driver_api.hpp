@@ -36,11 +36,6 @@ struct DriverApi {
   decltype(&::cuGraphLaunch) graph_launch_ptsz = nullptr;  // the app's launch used the per-thread default stream
   decltype(&::cuStreamSynchronize) stream_synchronize = nullptr;
   decltype(&::cuStreamSynchronize) stream_synchronize_ptsz = nullptr;
-  // The gate that holds a user range's stream back (range_gate.cpp).
-  decltype(&::cuMemHostAlloc) mem_host_alloc = nullptr;
-  decltype(&::cuMemHostGetDevicePointer) mem_host_get_device_pointer = nullptr;
-  decltype(&::cuStreamWaitValue32) stream_wait_value32 = nullptr;
-  decltype(&::cuStreamWaitValue32) stream_wait_value32_ptsz = nullptr;
 };
 
 // Loads the driver once. Throws SystemError naming the fix when there is no NVIDIA driver.

@@ -12,7 +12,6 @@
 #include <cupti_range_profiler.h>
 
 #include <algorithm>
-#include <utility>
 
 #include "collect/collector_impl.hpp"
 #include "collect/cupti_check.hpp"
@@ -247,31 +246,21 @@ void Collector::Impl::profile_graph_launch(ContextProfiler& p, detail::GraphExec
           if (ranged && p.pending.size() >= p.ranges_per_image) flush_batch(p);  // the image holds a batch
           if (set_enabled(node.handle, 1) != CUDA_SUCCESS)
             throw SystemError("cuGraphNodeSetEnabled refused node " + std::to_string(node.index));
-          bool gated = false;
-          struct Opener {  // a gate closed for this node is opened, however this ends
-            ContextProfiler& p;
-            bool& gated;
-            ~Opener() {
-              if (gated) p.gate.open();
-            }
-          } opener{p, gated};
           if (ranged) {
             if (p.pending.empty()) p.oldest_pending = Clock::now();
-            gated = p.gate.close(stream, per_thread_stream);
             push_range(p);
           }
           const auto launched_at = Clock::now();
           const CUresult launched = launch_graph(exec, stream);
           times.graph_node_launch_s += seconds_since(launched_at);
           ++times.graph_nodes;
-          if (launched != CUDA_SUCCESS && ranged) pop_range(p, stream, per_thread_stream, false, std::exchange(gated, false));
+          if (launched != CUDA_SUCCESS && ranged) pop_range(p, stream, per_thread_stream, false);
           if (launched != CUDA_SUCCESS)
             throw SystemError("launching node " + std::to_string(node.index) + " of a graph failed: " +
                               detail::driver_error_name(launched));
           next = i + 1;  // it ran: whatever fails below, the app's launch must not run it again
           if (ranged) {
-            // the node's kernel ends inside its range
-            pop_range(p, stream, per_thread_stream, sync_before_pop, std::exchange(gated, false));
+            pop_range(p, stream, per_thread_stream, sync_before_pop);
             p.pending.push_back(std::move(launches[kernel]));
           }
           set_enabled(node.handle, 0);
@@ -313,14 +302,7 @@ void Collector::Impl::profile_graph_launch(ContextProfiler& p, detail::GraphExec
   whole.launch.nvtx = launches.front().launch.nvtx;
   if (p.pending.size() >= p.ranges_per_image) flush_batch(p);
   if (p.pending.empty()) p.oldest_pending = Clock::now();
-  in_flight.gated = p.gate.close(stream, per_thread_stream);
-  try {
-    push_range(p);
-  } catch (...) {
-    p.gate.open();
-    in_flight.gated = false;
-    throw;
-  }
+  push_range(p);
   in_flight.range_open = true;
   in_flight.sync_before_pop = sync_before_pop;
   in_flight.pending_index = p.pending.size();

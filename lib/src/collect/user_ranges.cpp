@@ -3,8 +3,18 @@
 // (SetConfig after a Stop kept auto range on an H100), and stays there: a range is pushed around
 // every selected launch, eager or graph node (graph_replay.cpp). Switching back to auto range
 // for eager launches cost a new profiler object each way (~200 ms each under torch.compile on an
-// H200: 763 ms per step). Ranges are named by their launch's place in the batch, because CUPTI
-// summed two pushes of one name into one range (H100), and decode() matches them by name.
+// H200: 763 ms per step; 6 ms staying). Ranges are named by their launch's place in the batch,
+// because CUPTI summed two pushes of one name into one range (H100), and decode() matches them
+// by name.
+//
+// Measured on an H100 (bench/results/2026-11-23-graphs.md): counts (instructions, sectors) equal
+// auto range and kernel replay exactly; times do not. A user range lasts from PushRange to
+// PopRange on the GPU, so it includes the host's work in between: +9 to +25 us on a 3.6 us
+// kernel, milliseconds when the launch loads a module (a kernel's first launch). PushRange and
+// PopRange cost ~0.9 ms together, and the work between them waits for the GPU: a stream held
+// back on a host flag until after PopRange stalled until a watchdog let it go, so the host's
+// share cannot be taken out that way. No synchronise is needed before PopRange
+// (LIMITER_RANGE_SYNC=graph|all adds one; the counts were the same).
 #include <cupti_range_profiler.h>
 
 #include <charconv>
@@ -59,17 +69,8 @@ void Collector::Impl::push_range(ContextProfiler& p) {
   times.push_pop_s += seconds_since(started);
 }
 
-void Collector::Impl::pop_range(ContextProfiler& p, CUstream stream, bool per_thread_stream, bool synchronize,
-                                bool gated) {
-  struct Opener {  // however this ends
-    ContextProfiler& p;
-    bool gated;
-    ~Opener() {
-      if (gated) p.gate.open();
-    }
-  } opener{p, gated};
+void Collector::Impl::pop_range(ContextProfiler& p, CUstream stream, bool per_thread_stream, bool synchronize) {
   if (synchronize) {
-    if (gated) p.gate.open();
     const auto started = Clock::now();
     const auto& cu = driver_api();
     (per_thread_stream ? cu.stream_synchronize_ptsz : cu.stream_synchronize)(stream);
@@ -85,15 +86,8 @@ void Collector::Impl::pop_range(ContextProfiler& p, CUstream stream, bool per_th
 void Collector::Impl::open_launch_range(ContextProfiler& p, CUstream stream, bool per_thread_stream,
                                         detail::PendingLaunch&& launch) {
   if (p.pending.empty()) p.oldest_pending = Clock::now();
+  push_range(p);
   in_flight = {};
-  in_flight.gated = p.gate.close(stream, per_thread_stream);
-  try {
-    push_range(p);
-  } catch (...) {
-    p.gate.open();
-    in_flight.gated = false;
-    throw;
-  }
   in_flight.profiler = &p;
   in_flight.stream = stream;
   in_flight.per_thread_stream = per_thread_stream;
@@ -118,7 +112,7 @@ void Collector::Impl::finish_launch(const CUpti_CallbackData& data) {
   }
   if (!done.range_open) return;
   ContextProfiler& p = *done.profiler;
-  pop_range(p, done.stream, done.per_thread_stream, done.sync_before_pop, done.gated);
+  pop_range(p, done.stream, done.per_thread_stream, done.sync_before_pop);
   // A launch that failed ran nothing: its range is decoded, and dropped.
   const bool failed = data.functionReturnValue && *static_cast<const CUresult*>(data.functionReturnValue) != CUDA_SUCCESS;
   if (failed && done.pending_index < p.pending.size()) p.pending[done.pending_index].keep = false;
