@@ -188,15 +188,18 @@ std::vector<std::string> recorded_ranks() {
   return {kData + "/ranks/h100_gloo_rank0.json.gz", kData + "/ranks/h100_gloo_rank1.json.gz"};
 }
 
-std::string render_recorded(ReportFormat format, std::size_t top = 20) {
-  RankSummary summary = summarize_ranks(recorded_ranks(), {});
-  for (auto& r : summary.ranks) r.path = fs::path(r.path).filename().string();  // no machine's path in goldens
+// The merged report of the records at PATHS, with file names only (no machine's path in goldens).
+std::string render_ranks(const std::vector<std::string>& paths, ReportFormat format, std::size_t top) {
+  RankSummary summary = summarize_ranks(paths, {});
+  for (auto& r : summary.ranks) r.path = fs::path(r.path).filename().string();
   ReportOptions options;
   options.top = top;
   std::ostringstream out;
   write_report(summary, format, out, options);
   return out.str();
 }
+
+std::string render_recorded(ReportFormat format, std::size_t top = 20) { return render_ranks(recorded_ranks(), format, top); }
 
 TEST(RankReportRecorded, TheRecordsCarryRankHostAndGpu) {
   const RankSummary summary = summarize_ranks(recorded_ranks(), {});
@@ -235,15 +238,7 @@ std::vector<std::string> nccl_ranks() {
   return {folder + "h200x2_nccl_rank0.json.gz", folder + "h200x2_nccl_rank1.json.gz"};
 }
 
-std::string render_nccl(ReportFormat format, std::size_t top = 20) {
-  RankSummary summary = summarize_ranks(nccl_ranks(), {});
-  for (auto& r : summary.ranks) r.path = fs::path(r.path).filename().string();
-  ReportOptions options;
-  options.top = top;
-  std::ostringstream out;
-  write_report(summary, format, out, options);
-  return out.str();
-}
+std::string render_nccl(ReportFormat format, std::size_t top = 20) { return render_ranks(nccl_ranks(), format, top); }
 
 TEST(RankReportNccl, OneGpuEachAndNcclKernelsJudged) {
   const RankSummary summary = summarize_ranks(nccl_ranks(), {});
