@@ -53,6 +53,10 @@ TEST(LimiterRunGpu, PerKernelBudgetProfilesTheFirstKOfEachKernel) {
   }
   EXPECT_EQ(run.launches_seen, std::uint64_t{201});
   EXPECT_TRUE(run.missed.empty());
+  ASSERT_EQ(run.kernels_seen.size(), 1u);  // every launch of the one kernel, for the time estimate
+  EXPECT_EQ(run.kernels_seen[0].launches, 201u);
+  EXPECT_EQ(run.kernels_seen[0].name, run.launches[0].name);
+  EXPECT_EQ(run.kernels_seen[0].grid, run.launches[0].grid);
 }
 
 // The same budget through the in-process API, over two kernels and two configurations of one:
@@ -83,6 +87,8 @@ TEST(CollectorBudgetGpu, EachKernelAndConfigurationHasItsOwnBudget) {
   }
   EXPECT_EQ(profiled, (std::map<std::string, int>{{"add_one/128", 2}, {"add_one/256", 2}, {"scale_half/256", 2}}));
   EXPECT_EQ(collector.launches_seen(), 60u);  // all seen, 6 ranged
+  ASSERT_EQ(run.kernels_seen.size(), 3u);
+  for (const auto& k : run.kernels_seen) EXPECT_EQ(k.launches, 20u) << k.name << " " << k.block.x;
   cudaFree(data);
 }
 

@@ -103,6 +103,8 @@ class Collector {
   std::vector<MissedLaunches> missed() const;
   // Launches seen in profiled regions, selected or not (also in take_run()).
   std::uint64_t launches_seen() const;
+  // With per-kernel budgets: the launches seen of each kernel and configuration (empty otherwise).
+  std::vector<KernelSeen> kernels_seen() const;
 
   // Writes the raw counter images not yet on disk (--save-raw). Makes no CUDA call, so it is
   // safe in an exit handler.

@@ -130,6 +130,11 @@ std::uint64_t Collector::launches_seen() const {
   return lock.owns_lock() ? impl_->launches_seen : 0;
 }
 
+std::vector<KernelSeen> Collector::kernels_seen() const {
+  const auto lock = lock_within(impl_->mutex, kReadWait);  // may be called from a signal handler
+  return lock.owns_lock() ? impl_->selector.kernels_seen() : std::vector<KernelSeen>{};
+}
+
 CollectorTimings Collector::timings() const {
   std::lock_guard lock(impl_->mutex);
   return impl_->times;
@@ -167,6 +172,7 @@ RunRecord Collector::take_run() {
   run.device = impl_->last_device;
   run.missed = impl_->missed;
   run.launches_seen = impl_->launches_seen;
+  run.kernels_seen = impl_->selector.kernels_seen();
   run.launches = std::move(impl_->completed);
   impl_->completed.clear();
   return run;
