@@ -3,6 +3,8 @@
 // range that CUPTI gives it. The ENTER callback takes the collector's lock and EXIT gives it
 // back, so a launch and its range are never split by another thread's.
 #include <cxxabi.h>
+#include <sys/resource.h>
+#include <time.h>
 
 #include "collect/collector_impl.hpp"
 #include "collect/driver_api.hpp"
@@ -19,6 +21,28 @@ thread_local bool holds_launch_lock = false;
 extern thread_local bool inside_flush;
 extern thread_local bool inside_graph_replay;
 thread_local Clock::time_point launch_call_start;  // when our ENTER callback handed back to the driver
+// The launching thread's CPU time and voluntary switches then: is CUPTI's range work busy, or waiting?
+thread_local double launch_call_cpu_start = 0;
+thread_local long launch_call_switches_start = 0;
+
+double thread_cpu_seconds() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+}
+
+long thread_voluntary_switches() {
+  rusage usage{};
+  getrusage(RUSAGE_THREAD, &usage);
+  return usage.ru_nvcsw;
+}
+
+// Our ENTER work is done: the driver's launch (with CUPTI's range work) starts, timed to EXIT.
+void hand_over_launch() {
+  launch_call_cpu_start = thread_cpu_seconds();
+  launch_call_switches_start = thread_voluntary_switches();
+  launch_call_start = Clock::now();
+}
 
 std::string demangle(const char* mangled) {
   if (!mangled) return "(unknown kernel)";
@@ -192,7 +216,7 @@ void Collector::Impl::on_launch_enter(CUpti_CallbackId cbid, const CUpti_Callbac
       const bool per_thread = cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz;
       profile_graph_launch(*profiler, *graph, stream, per_thread, launches);
     }
-    detail::launch_call_start = Clock::now();
+    detail::hand_over_launch();
     return;  // EXIT finishes the launch and releases the lock
   }
   if (profiler->user_replay && !profiler->pending.empty()) {
@@ -209,17 +233,23 @@ void Collector::Impl::on_launch_enter(CUpti_CallbackId cbid, const CUpti_Callbac
                               cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz;
       open_launch_range(*profiler, stream, per_thread, std::move(launches.front()));
     }
-    detail::launch_call_start = Clock::now();
+    detail::hand_over_launch();
     return;  // EXIT closes the range and releases the lock
   }
   if (profiler->pending.empty()) profiler->oldest_pending = Clock::now();
   for (auto& pending : launches) profiler->pending.push_back(std::move(pending));
-  detail::launch_call_start = Clock::now();
+  detail::hand_over_launch();
 }
 
 void Collector::Impl::on_launch_exit(const CUpti_CallbackData& data) {
   if (!detail::holds_launch_lock || detail::inside_graph_replay) return;
   times.launch_call_s += seconds_since(detail::launch_call_start);
+  if (detail::launch_call_cpu_start > 0) {  // set only where the launch was handed to a profiler
+    times.launch_call_cpu_s += detail::thread_cpu_seconds() - detail::launch_call_cpu_start;
+    times.launch_call_switches +=
+        static_cast<std::uint64_t>(detail::thread_voluntary_switches() - detail::launch_call_switches_start);
+    detail::launch_call_cpu_start = 0;
+  }
   finish_launch(data);  // a graph's nodes enabled again, a user range closed
   auto it = contexts.find(data.context);
   if (it != contexts.end() && !it->second->retired && !it->second->paused) {
