@@ -121,7 +121,8 @@ int run_run(const Args& args) {
   po::options_description visible("options");
   std::string output, kernel_regex, plan, metrics, raw_dir, replay, capture_range = "none";
   std::uint64_t skip = 0, count = 0, sample_every = 1, per_kernel_skip = 0, per_kernel_count = 0;
-  bool quiet = false, timing = false, fail_on_missed = false;
+  bool quiet = false, timing = false, fail_on_missed = false, sampling = false;
+  std::uint64_t sampling_interval_us = 100;
   double lock_timeout = 60;
   visible.add_options()
       ("output,o", po::value(&output)->default_value("limiter_%p.json"),
@@ -140,6 +141,12 @@ int run_run(const Args& args) {
       ("metrics", po::value(&metrics), "comma-separated metrics instead of a plan")
       ("save-raw", po::value(&raw_dir), "keep raw counter images in DIR for `limiter analyze DIR`")
       ("replay", po::value(&replay)->default_value("auto"), "auto: user replay when the plan needs one pass (~1.7 ms per launch), kernel replay otherwise and once a context launches a CUDA graph; kernel: kernel replay always (~50 ms per launch)")
+      ("sampling", po::bool_switch(&sampling),
+       "PM-sampling mode: GPU-wide counters sampled at a fixed interval, no replay and no serialisation (the app "
+       "runs at about full speed); samples attributed to kernels by time and aggregated per kernel and "
+       "configuration; a verdict only where enough samples support it; no LMEM shares")
+      ("sampling-interval", po::value(&sampling_interval_us)->default_value(100),
+       "with --sampling: microseconds between samples (under ~100 us the GPU's sample buffer can overflow)")
       ("timing", po::bool_switch(&timing), "print where the collector's time went, per launch")
       ("capture-range", po::value(&capture_range)->default_value("none"),
        "none: profile from the start; cudaProfilerApi: only between cudaProfilerStart and cudaProfilerStop "
@@ -156,6 +163,13 @@ int run_run(const Args& args) {
   if (metrics.empty()) metric_plan(plan);  // unknown plan: fail before the app runs
   if (sample_every == 0) throw InputError("--sample-every must be at least 1");
   if (replay != "auto" && replay != "kernel") throw InputError("--replay must be auto or kernel");
+  if (sampling_interval_us == 0) throw InputError("--sampling-interval must be at least 1 (microseconds)");
+  if (sampling && (vm.count("per-kernel-count") || vm.count("launch-count") || skip || sample_every > 1 ||
+                   per_kernel_skip || capture_range != "none" || !kernel_regex.empty())) {
+    throw InputError("--sampling samples the whole GPU from the first launch: the launch filters (-k, -s, -c, "
+                     "--per-kernel-*, --sample-every, --capture-range) belong to the exact mode; filter the "
+                     "report instead (limiter report -k)");
+  }
   if (capture_range != "none" && capture_range != "cudaProfilerApi")
     throw InputError("--capture-range must be none or cudaProfilerApi (NVTX ranges are not supported yet)");
 
@@ -180,6 +194,10 @@ int run_run(const Args& args) {
   if (per_kernel_skip) set("LIMITER_PER_KERNEL_SKIP", std::to_string(per_kernel_skip));
   if (!raw_dir.empty()) set("LIMITER_SAVE_RAW", fs::absolute(raw_dir).string());
   if (timing) set("LIMITER_TIMING", "1");
+  if (sampling) {
+    set("LIMITER_SAMPLING", "1");
+    set("LIMITER_SAMPLING_INTERVAL_US", std::to_string(sampling_interval_us));
+  }
   if (capture_range != "none") set("LIMITER_CAPTURE_RANGE", capture_range);
   set("LIMITER_LOCK_TIMEOUT", std::to_string(lock_timeout));
   // Live progress from inside the application, on a terminal only (logs stay clean).

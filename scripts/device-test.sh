@@ -22,6 +22,10 @@ for suite in CollectorGpu LimiterRunGpu; do
   tail -3 "$out/gpu_tests_$suite.txt"
 done
 
+step "PM-sampling mode: in-process API and limiter run --sampling"
+timeout "$bin/limiter_sampling_gpu_tests" > "$out/gpu_tests_sampling.txt" 2>&1 || status=1
+tail -3 "$out/gpu_tests_sampling.txt"
+
 step "nothing lost: kills, crashes, signals, 2 and 4 processes on one GPU (record checked launch by launch)"
 LIMITER_LOST_APP=$bin/limiter_lost_launches_app STEP_TIMEOUT=300 timeout "$bin/limiter_nothing_lost_gpu_tests" \
   > "$out/gpu_tests_nothing_lost.txt" 2>&1 || status=1

@@ -59,6 +59,15 @@ void write_final_record(const std::string& ended) {
   if (!injection || !injection->collector || written.exchange(true)) return;
   if (injection->progress) injection->progress->finish();
   try {
+    if (injection->collector->sampling()) {  // a few aggregates: written whole, not streamed
+      limiter::RunRecord run = injection->collector->take_run();
+      if (!env("LIMITER_TIMING").empty()) std::fputs(("limiter: " + injection->collector->timings().to_text()).c_str(), stderr);
+      run.rank = injection->header.rank;
+      run.host = injection->header.host;
+      run.ended = ended;
+      limiter::write_run_file(run, injection->output);
+      return;
+    }
     injection->collector->flush_before_exit(std::chrono::seconds(2));
     injection->collector->write_raw_files();
     if (!env("LIMITER_TIMING").empty()) std::fputs(("limiter: " + injection->collector->timings().to_text()).c_str(), stderr);
@@ -125,11 +134,15 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     options.per_kernel_skip = env_number("LIMITER_PER_KERNEL_SKIP", 0);
     options.per_kernel_count = env_number("LIMITER_PER_KERNEL_COUNT", options.per_kernel_count);
     options.replay = env("LIMITER_REPLAY", "auto");
+    // --sampling: the PM-sampling mode (no range profiler); the interval in microseconds.
+    options.sampling = !env("LIMITER_SAMPLING").empty();
+    options.sampling_interval_ns = env_number("LIMITER_SAMPLING_INTERVAL_US", 100) * 1000;
     options.ranges_per_image = env_number("LIMITER_RANGES_PER_IMAGE", 0);
     if (const std::string timeout = env("LIMITER_LOCK_TIMEOUT"); !timeout.empty()) options.lock_timeout_s = std::stod(timeout);
     const std::optional<limiter::RankInfo> rank = limiter::detail::detect_rank();
     const std::string raw = env("LIMITER_SAVE_RAW");
     if (!raw.empty()) options.raw_dir = limiter::detail::expand_output_name(raw, rank) + "/" + std::to_string(getpid());
+    if (options.sampling && !options.raw_dir.empty()) std::filesystem::create_directories(options.raw_dir);
 
     injection = new Injection;
     const std::string given = env("LIMITER_OUTPUT", limiter::detail::kDefaultOutput);

@@ -1,0 +1,264 @@
+// The PM sampler session (pm_sampling.hpp). Facts it relies on, measured on an H100
+// (bench/results/2026-11-23-pm-sampling.md): DecodeData costs ~96 us per sample, so intervals
+// under ~100 us fall behind and overflow the 512 MB hardware buffer; after an overflow Stop and
+// Start fail; a counter-data image slot takes ~30 KB; sample times share the Activity clock.
+#include "collect/pm_sampling.hpp"
+
+#include <cupti.h>
+#include <cupti_pmsampling.h>
+#include <cupti_profiler_target.h>
+#include <cupti_target.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "collect/cupti_check.hpp"
+#include "collect/pm_raw_store.hpp"
+#include "collect/profiler_host.hpp"
+
+#define PM_TRACE(...)                                                     \
+  do {                                                                    \
+    if (std::getenv("LIMITER_DEBUG")) {                                   \
+      std::fprintf(stderr, "limiter: pm: " __VA_ARGS__);                  \
+      std::fprintf(stderr, "\n");                                         \
+    }                                                                     \
+  } while (0)
+
+namespace limiter::detail {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// How often the decode thread drains the hardware buffer when it has caught up.
+constexpr auto kDecodePeriod = std::chrono::milliseconds(10);
+
+std::string interval_fix(std::uint64_t interval_ns) {
+  return "use a longer --sampling-interval (now " + std::to_string(interval_ns / 1000) +
+         " us; one decode thread keeps up with ~10,000 samples a second, so 100 us or more)";
+}
+
+}  // namespace
+
+PmSampler::PmSampler(const PmSamplerOptions& options, int device_index, const DeviceDescription& device, SampleSink sink)
+    : options_(options), sink_(std::move(sink)) {
+  const auto t0 = Clock::now();
+  CUpti_Profiler_Initialize_Params init{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+  LIMITER_CUPTI_CHECK(cuptiProfilerInitialize(&init));
+
+  std::vector<std::uint8_t> availability;
+  CUpti_PmSampling_GetCounterAvailability_Params avail{CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE};
+  avail.deviceIndex = static_cast<std::size_t>(device_index);
+  LIMITER_CUPTI_CHECK(cuptiPmSamplingGetCounterAvailability(&avail));
+  availability.resize(avail.counterAvailabilityImageSize);
+  avail.pCounterAvailabilityImage = availability.data();
+  LIMITER_CUPTI_CHECK(cuptiPmSamplingGetCounterAvailability(&avail));
+
+  host_ = std::make_unique<ProfilerHost>(device.chip, availability, /*pm_sampling=*/true);
+  std::vector<std::uint8_t> config = host_->config_image(options_.metrics);
+  if (const std::size_t passes = ProfilerHost::pass_count(config); passes != 1) {
+    throw SystemError("the sampling metrics need " + std::to_string(passes) +
+                      " passes and PM sampling takes one: sample fewer metrics (the LMEM counters need the exact mode)");
+  }
+
+  CUpti_PmSampling_Enable_Params enable{CUpti_PmSampling_Enable_Params_STRUCT_SIZE};
+  enable.deviceIndex = static_cast<std::size_t>(device_index);
+  LIMITER_CUPTI_CHECK(cuptiPmSamplingEnable(&enable));
+  sampler_ = enable.pPmSamplingObject;
+  try {
+    std::vector<const char*> names;
+    for (const auto& metric : options_.metrics) names.push_back(metric.c_str());
+    CUpti_PmSampling_GetCounterDataSize_Params size{CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE};
+    size.pPmSamplingObject = sampler_;
+    size.pMetricNames = names.data();
+    size.numMetrics = names.size();
+    size.maxSamples = options_.samples_per_image;
+    LIMITER_CUPTI_CHECK(cuptiPmSamplingGetCounterDataSize(&size));
+    image_.resize(size.counterDataSize);
+    reinitialize_image();
+
+    CUpti_PmSampling_SetConfig_Params set{CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE};
+    set.pPmSamplingObject = sampler_;
+    set.configSize = config.size();
+    set.pConfig = config.data();
+    set.hardwareBufferSize = options_.hardware_buffer_bytes;
+    set.samplingInterval = options_.interval_ns;
+    set.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
+    set.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
+    LIMITER_CUPTI_CHECK(cuptiPmSamplingSetConfig(&set));
+    CUpti_PmSampling_Start_Params start{CUpti_PmSampling_Start_Params_STRUCT_SIZE};
+    start.pPmSamplingObject = sampler_;
+    LIMITER_CUPTI_CHECK(cuptiPmSamplingStart(&start));
+  } catch (...) {
+    CUpti_PmSampling_Disable_Params disable{CUpti_PmSampling_Disable_Params_STRUCT_SIZE};
+    disable.pPmSamplingObject = sampler_;
+    cuptiPmSamplingDisable(&disable);
+    throw;
+  }
+  if (!options_.raw_dir.empty())
+    write_pm_meta(options_.raw_dir, device, options_.metrics, options_.interval_ns, options_.command_line, config);
+  times_.set_up_s = seconds_since(t0);
+  PM_TRACE("started: %zu metrics, interval %llu ns, image %zu bytes", options_.metrics.size(),
+           static_cast<unsigned long long>(options_.interval_ns), image_.size());
+  decoder_ = std::thread([this] { decode_loop(); });
+}
+
+PmSampler::~PmSampler() {
+  try {
+    stop();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "limiter: while stopping PM sampling: %s\n", e.what());
+  }
+}
+
+void PmSampler::reinitialize_image() {
+  CUpti_PmSampling_CounterDataImage_Initialize_Params init{CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+  init.pPmSamplingObject = sampler_;
+  init.counterDataSize = image_.size();
+  init.pCounterData = image_.data();
+  LIMITER_CUPTI_CHECK(cuptiPmSamplingCounterDataImageInitialize(&init));
+  consumed_ = 0;
+  image_times_.clear();
+}
+
+void PmSampler::keep_image() {
+  if (options_.raw_dir.empty() || image_times_.empty()) return;
+  write_pm_image(options_.raw_dir, image_index_, image_, image_times_);
+}
+
+// The samples decoded into the image since the last call: times, host evaluation, the sink.
+void PmSampler::evaluate_new_samples() {
+  CUpti_PmSampling_GetCounterDataInfo_Params info{CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE};
+  info.pCounterDataImage = image_.data();
+  info.counterDataImageSize = image_.size();
+  LIMITER_CUPTI_CHECK(cuptiPmSamplingGetCounterDataInfo(&info));
+  if (info.numCompletedSamples <= consumed_) return;
+  const auto t0 = Clock::now();
+  std::vector<PmSample> batch;
+  batch.reserve(info.numCompletedSamples - consumed_);
+  for (std::size_t index = consumed_; index < info.numCompletedSamples; ++index) {
+    CUpti_PmSampling_CounterData_GetSampleInfo_Params sample{CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE};
+    sample.pPmSamplingObject = sampler_;
+    sample.pCounterDataImage = image_.data();
+    sample.counterDataImageSize = image_.size();
+    sample.sampleIndex = index;
+    LIMITER_CUPTI_CHECK(cuptiPmSamplingCounterDataGetSampleInfo(&sample));
+    PmSample s;
+    s.start_ns = sample.startTimestamp;
+    s.end_ns = sample.endTimestamp;
+    s.values = host_->evaluate(image_, index, options_.metrics);
+    last_end_ns_ = std::max(last_end_ns_, s.end_ns);
+    if (!options_.raw_dir.empty()) image_times_.emplace_back(s.start_ns, s.end_ns);
+    batch.push_back(std::move(s));
+  }
+  consumed_ = info.numCompletedSamples;
+  samples_ += batch.size();
+  times_.evaluate_s += seconds_since(t0);
+  if (sink_) sink_(std::move(batch));
+}
+
+bool PmSampler::decode_once() {
+  for (;;) {
+    CUpti_PmSampling_DecodeData_Params decode{CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE};
+    decode.pPmSamplingObject = sampler_;
+    decode.pCounterDataImage = image_.data();
+    decode.counterDataImageSize = image_.size();
+    const auto t0 = Clock::now();
+    const CUptiResult status = cuptiPmSamplingDecodeData(&decode);
+    times_.decode_s += seconds_since(t0);
+    ++times_.decodes;
+    if (decode.overflow || status != CUPTI_SUCCESS) {
+      evaluate_new_samples();  // what was decoded before the overflow still counts
+      if (decode.overflow) {
+        fail("the GPU's PM-sampling buffer overflowed (the host decoded more slowly than the GPU sampled); "
+             "samples after " + std::to_string(samples_.load()) + " are lost: " + interval_fix(options_.interval_ns));
+      } else {
+        fail("PM-sampling decode failed (" + cupti_error_text(status) + "); samples after " +
+             std::to_string(samples_.load()) + " are lost");
+      }
+      return false;
+    }
+    evaluate_new_samples();
+    if (decode.decodeStopReason != CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL) return true;
+    keep_image();
+    ++image_index_;
+    ++times_.images;
+    reinitialize_image();
+  }
+}
+
+void PmSampler::fail(std::string message) {
+  failed_ = true;
+  if (error_.empty()) {
+    error_ = std::move(message);
+    std::fprintf(stderr, "limiter: %s\n", error_.c_str());
+  }
+}
+
+void PmSampler::decode_loop() {
+  // Decoding before the hardware has written its first records fails with CUPTI_ERROR_UNKNOWN.
+  std::this_thread::sleep_for(kDecodePeriod);
+  while (!stop_requested_) {
+    const auto t0 = Clock::now();
+    {
+      std::lock_guard lock(mutex_);
+      if (stopped_ || failed_) return;
+      try {
+        if (!decode_once()) return;
+      } catch (const std::exception& e) {
+        fail(std::string("PM sampling stopped: ") + e.what());
+        return;
+      }
+    }
+    // Caught up: wait for the next batch. Behind: decode again at once.
+    if (Clock::now() - t0 < kDecodePeriod) std::this_thread::sleep_for(kDecodePeriod);
+  }
+}
+
+void PmSampler::stop() {
+  stop_requested_ = true;
+  // Called on the decode thread itself (a fatal signal there ends the process): nothing to wait for.
+  if (decoder_.joinable() && decoder_.get_id() == std::this_thread::get_id()) return;
+  if (decoder_.joinable()) decoder_.join();
+  std::lock_guard lock(mutex_);
+  if (stopped_ || !sampler_) return;
+  stopped_ = true;
+  PM_TRACE("stop after %llu samples%s", static_cast<unsigned long long>(samples_.load()), failed_ ? " (failed)" : "");
+  cuptiGetTimestamp(&stopped_at_ns_);
+  CUpti_PmSampling_Stop_Params stop{CUpti_PmSampling_Stop_Params_STRUCT_SIZE};
+  stop.pPmSamplingObject = sampler_;
+  const CUptiResult stop_status = cuptiPmSamplingStop(&stop);
+  if (!failed_ && stop_status == CUPTI_SUCCESS) {
+    try {
+      decode_once();
+    } catch (const std::exception& e) {
+      fail(std::string("the last PM samples could not be decoded: ") + e.what());
+    }
+  }
+  PM_TRACE("stopped (%s), last decode done", cupti_error_text(stop_status).c_str());
+  keep_image();
+  if (failed_ && stopped_at_ns_ > last_end_ns_ && options_.interval_ns > 0)
+    lost_ = (stopped_at_ns_ - last_end_ns_) / options_.interval_ns;  // the samples that never arrived
+  // After a failed decode, Disable was seen to hang at process exit (H100): the process ends anyway.
+  if (failed_) return;
+  CUpti_PmSampling_Disable_Params disable{CUpti_PmSampling_Disable_Params_STRUCT_SIZE};
+  disable.pPmSamplingObject = sampler_;
+  cuptiPmSamplingDisable(&disable);
+  PM_TRACE("disabled");
+}
+
+std::string PmSampler::error() const {
+  std::lock_guard lock(mutex_);
+  return error_;
+}
+
+PmSamplerTimes PmSampler::times() const {
+  std::lock_guard lock(mutex_);
+  return times_;
+}
+
+}  // namespace limiter::detail
