@@ -102,6 +102,7 @@ PmSampler::PmSampler(const PmSamplerOptions& options, int device_index, const De
   if (!options_.raw_dir.empty())
     write_pm_meta(options_.raw_dir, device, options_.metrics, options_.interval_ns, options_.command_line, config);
   times_.set_up_s = seconds_since(t0);
+  started_at_ = Clock::now();
   PM_TRACE("started: %zu metrics, interval %llu ns, image %zu bytes", options_.metrics.size(),
            static_cast<unsigned long long>(options_.interval_ns), image_.size());
   decoder_ = std::thread([this] { decode_loop(); });
@@ -229,14 +230,35 @@ void PmSampler::stop() {
   stopped_ = true;
   PM_TRACE("stop after %llu samples%s", static_cast<unsigned long long>(samples_.load()), failed_ ? " (failed)" : "");
   cuptiGetTimestamp(&stopped_at_ns_);
-  CUpti_PmSampling_Stop_Params stop{CUpti_PmSampling_Stop_Params_STRUCT_SIZE};
-  stop.pPmSamplingObject = sampler_;
-  const CUptiResult stop_status = cuptiPmSamplingStop(&stop);
-  if (!failed_ && stop_status == CUPTI_SUCCESS) {
+  // Drained while the sampler still runs (a decode right after Start failed on the H100: the
+  // first records take a moment), then stopped; what arrives after the drain is at most a few
+  // samples, and failing to decode them is not worth an error.
+  if (!failed_) {
+    const auto since_start = Clock::now() - started_at_;
+    if (since_start < 2 * kDecodePeriod) std::this_thread::sleep_for(2 * kDecodePeriod - since_start);
     try {
       decode_once();
     } catch (const std::exception& e) {
       fail(std::string("the last PM samples could not be decoded: ") + e.what());
+    }
+  }
+  CUpti_PmSampling_Stop_Params stop{CUpti_PmSampling_Stop_Params_STRUCT_SIZE};
+  stop.pPmSamplingObject = sampler_;
+  const CUptiResult stop_status = cuptiPmSamplingStop(&stop);
+  if (!failed_ && stop_status == CUPTI_SUCCESS) {
+    CUpti_PmSampling_DecodeData_Params decode{CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE};
+    decode.pPmSamplingObject = sampler_;
+    decode.pCounterDataImage = image_.data();
+    decode.counterDataImageSize = image_.size();
+    const CUptiResult last = cuptiPmSamplingDecodeData(&decode);
+    if (last == CUPTI_SUCCESS) {
+      try {
+        evaluate_new_samples();
+      } catch (const std::exception& e) {
+        PM_TRACE("the samples after the drain were not evaluated: %s", e.what());
+      }
+    } else {
+      PM_TRACE("the samples after the drain were not decoded: %s", cupti_error_text(last).c_str());
     }
   }
   PM_TRACE("stopped (%s), last decode done", cupti_error_text(stop_status).c_str());

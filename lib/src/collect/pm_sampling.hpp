@@ -5,6 +5,7 @@
 // host and hands it on. A hardware-buffer overflow ends sampling (CUPTI cannot restart it: Stop
 // and Start fail with CUPTI_ERROR_UNKNOWN on GH100) and is reported with the fix.
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -76,6 +77,7 @@ class PmSampler {
   bool failed_ = false, stopped_ = false;
   PmSamplerTimes times_;
   std::atomic<bool> stop_requested_{false};
+  std::chrono::steady_clock::time_point started_at_;
   std::thread decoder_;
 };
 

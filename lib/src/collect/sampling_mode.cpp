@@ -30,7 +30,11 @@ constexpr CUpti_CallbackId kLaunchCallbacks[] = {
     CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,            CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
 };
 
-void CUPTIAPI on_callback(void* user, CUpti_CallbackDomain domain, CUpti_CallbackId, const void* data) {
+void CUPTIAPI on_callback(void* user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+  if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
+    static_cast<SamplingMode*>(user)->on_context_destroy(static_cast<const CUpti_ResourceData*>(data)->context);
+    return;
+  }
   if (domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   const auto& call = *static_cast<const CUpti_CallbackData*>(data);
   if (call.callbackSite == CUPTI_API_ENTER) static_cast<SamplingMode*>(user)->on_launch(call);
@@ -88,6 +92,7 @@ SamplingMode::SamplingMode(const CollectorOptions& options)
   }
   if (status != CUPTI_SUCCESS) throw_cupti_error(status, "cuptiSubscribe");
   for (CUpti_CallbackId id : kLaunchCallbacks) cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id);
+  cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
   // Kernel records from the start, before any context exists (as the H100 probe that worked did);
   // kernels before the first sampled launch find no samples and are dropped by the attributor.
   activity_ = std::make_unique<ActivityTimestamps>([this](KernelSpan&& span) { on_kernel(std::move(span)); });
@@ -122,7 +127,19 @@ void SamplingMode::on_launch(const CUpti_CallbackData& call) {
   }
 }
 
+void SamplingMode::on_context_destroy(CUcontext context) {
+  std::lock_guard start_lock(start_mutex_);
+  if (!sampler_ || context != sampled_context_) return;
+  try {
+    if (activity_) activity_->flush(true);
+    sampler_->stop();  // finish() aggregates later; stop() is idempotent
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "limiter: PM sampling did not stop with its context: %s\n", e.what());
+  }
+}
+
 void SamplingMode::start_sampling(CUcontext context) {
+  sampled_context_ = context;
   const DriverApi& cu = driver_api();
   // The profiler first, then the chip name (the order CUPTI's PM-sampling sample and the probe use).
   CUpti_Profiler_Initialize_Params init{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};

@@ -39,6 +39,9 @@ class SamplingMode {
   std::string timings_text() const;
 
   void on_launch(const CUpti_CallbackData& call);  // CUPTI's driver callback, at launch ENTER
+  // The sampled context is being destroyed (an app's teardown, before our exit handler): the
+  // sampler stops and drains while the context still exists.
+  void on_context_destroy(CUcontext context);
 
  private:
   void start_sampling(CUcontext context);
@@ -57,6 +60,7 @@ class SamplingMode {
   std::mutex mutex_;                             // the attributor and what follows
   SampleAttributor attributor_;
   DeviceDescription device_;
+  CUcontext sampled_context_ = nullptr;
   std::optional<std::uint32_t> device_id_;       // the sampled GPU; other GPUs' kernels are counted, not attributed
   std::uint64_t other_device_kernels_ = 0;
   std::string start_error_;
