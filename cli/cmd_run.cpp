@@ -136,7 +136,7 @@ int run_run(const Args& args) {
        "(a steady-state training loop pays only for its first steps)")
       ("per-kernel-skip", po::value(&per_kernel_skip)->default_value(0),
        "launches of each kernel and launch configuration to skip before its budget starts (warm-up)")
-      ("sample-every", po::value(&sample_every)->default_value(1), "record every Nth launch of each kernel (a smaller record; while a profiler runs CUPTI still ranges every launch)")
+      ("sample-every", po::value(&sample_every)->default_value(1), "profile every Nth launch of each kernel; a paused profiler resumes only for a new kernel or once half the kernels are due (a round), since each resume costs ~0.3 s")
       ("plan", po::value(&plan)->default_value("default"), "metric plan (`limiter metrics` lists them)")
       ("metrics", po::value(&metrics), "comma-separated metrics instead of a plan")
       ("save-raw", po::value(&raw_dir), "keep raw counter images in DIR for `limiter analyze DIR`")

@@ -53,6 +53,28 @@ TEST(LaunchSelector, PerKernelBudgetsCountEachKernelAndConfiguration) {
   EXPECT_FALSE(LaunchSelector(CollectorOptions{}).filters());
 }
 
+// With the profiler paused, kernels that fall due wait for a round: half the sampled kernels
+// due. Then the profiler runs, and every due kernel is taken as it comes. A kernel launched
+// three times as often as the others no longer resumes the profiler on its own.
+TEST(LaunchSelector, SamplingGathersKernelsIntoRounds) {
+  CollectorOptions options;
+  options.sample_every = 2;
+  LaunchSelector selector(options);
+  std::string out;
+  auto launch = [&](const std::string& name, bool running) { out += selector.select(name, "", running) ? '1' : '0'; };
+  for (const char* name : {"a", "b", "c", "f"}) launch(name, true);  // first launches: all sampled
+  launch("f", false);                                                 // not due yet
+  launch("f", false);  // due, but 1 of 4 kernels due: waits
+  launch("f", false);  // still waits (its due count is 1)
+  launch("a", false);  // a's first launch since: not due
+  launch("b", false);
+  launch("a", false);  // due: 2 of 4 due, a round starts
+  launch("f", true);   // the profiler runs: f, due, is taken
+  launch("b", true);   // due and running: taken
+  launch("c", true);   // not due (1 launch since)
+  EXPECT_EQ(out, "1111" "000" "00" "1" "11" "0");
+}
+
 TEST(LaunchSelector, BadRegexIsAnInputError) {
   CollectorOptions options;
   options.kernel_regex = "([";

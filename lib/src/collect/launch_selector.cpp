@@ -20,7 +20,24 @@ LaunchSelector::LaunchSelector(const CollectorOptions& options)
   }
 }
 
-bool LaunchSelector::select(const std::string& kernel_name, const std::string& configuration) {
+bool LaunchSelector::sample(const std::string& kernel_name, bool profiler_running) {
+  if (sample_every_ == 1) return true;
+  Sampled& kernel = sampled_[kernel_name];
+  const bool counted = kernel.taken && kernel.since_last >= sample_every_;
+  ++kernel.since_last;
+  const bool due = !kernel.taken || kernel.since_last >= sample_every_;
+  if (!due) return false;
+  if (kernel.taken && !counted) ++due_kernels_;
+  const bool round = 2 * due_kernels_ >= sampled_kernels_;
+  if (!profiler_running && kernel.taken && !round) return false;  // waits for the round
+  if (kernel.taken) --due_kernels_;
+  else ++sampled_kernels_;
+  kernel.taken = true;
+  kernel.since_last = 0;
+  return true;
+}
+
+bool LaunchSelector::select(const std::string& kernel_name, const std::string& configuration, bool profiler_running) {
   if (exhausted()) return false;
   if (pattern_ && !std::regex_search(kernel_name, *pattern_)) return false;
   if (per_configuration()) {
@@ -29,8 +46,7 @@ bool LaunchSelector::select(const std::string& kernel_name, const std::string& c
     if (seen < per_kernel_skip_ || seen - per_kernel_skip_ >= per_kernel_count_) return false;
   }
   // Sampling is per kernel, so a rare kernel is still seen once every N of its own launches.
-  const std::uint64_t seen = seen_per_kernel_[kernel_name]++;
-  if (seen % sample_every_ != 0) return false;
+  if (!sample(kernel_name, profiler_running)) return false;
   if (matched_++ < skip_) return false;
   ++profiled_;
   return true;

@@ -1,7 +1,8 @@
 #pragma once
 // Which launches to profile: ncu's filters (-k regex, -s skip, -c count), a budget per kernel
 // (the first K launches of each kernel and launch configuration, after skipping S of them),
-// and sampling every Nth launch of each kernel. Pure C++, so the rules are tested without a GPU.
+// and sampling every Nth launch of each kernel in rounds. Pure C++, so the rules are tested
+// without a GPU.
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -19,7 +20,9 @@ class LaunchSelector {
 
   // Decides for one launch, in launch order; counts it. CONFIGURATION tells launches of one
   // kernel apart for the per-kernel budget (grid and block; empty: the name alone).
-  bool select(const std::string& kernel_name, const std::string& configuration = "");
+  // PROFILER_RUNNING says whether this launch is ranged anyway: sampling then takes any kernel
+  // that is due, while a paused profiler is resumed only for a round (see sample()).
+  bool select(const std::string& kernel_name, const std::string& configuration = "", bool profiler_running = true);
   // True when selection filters launches out, so a profiler that ranges every launch wastes
   // its work on long runs of unselected ones (the collector pauses it then).
   bool filters() const { return filtering_; }
@@ -36,7 +39,18 @@ class LaunchSelector {
   std::uint64_t skip_, count_, sample_every_, per_kernel_skip_, per_kernel_count_;
   bool filtering_ = false;
   std::uint64_t matched_ = 0, profiled_ = 0;
-  std::map<std::string, std::uint64_t> seen_per_kernel_;
+  // --sample-every N: a kernel is due at the Nth launch after its last sample. Resuming a
+  // paused profiler costs ~270 ms (SetConfig + Start, H100 with PyTorch), so kernels launched
+  // at different rates must not each resume it when they fall due: a paused profiler resumes
+  // for a kernel never sampled, or once at least half the sampled kernels are due (a round);
+  // kernels that fall due while it runs are taken at once.
+  struct Sampled {
+    std::uint64_t since_last = 0;  // launches since the last sample, this one included
+    bool taken = false;
+  };
+  bool sample(const std::string& kernel_name, bool profiler_running);
+  std::map<std::string, Sampled> sampled_;
+  std::uint64_t sampled_kernels_ = 0, due_kernels_ = 0;
   std::map<std::string, std::uint64_t> seen_per_configuration_;
 };
 

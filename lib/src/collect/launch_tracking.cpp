@@ -152,6 +152,8 @@ void Collector::Impl::on_launch_enter(CUpti_CallbackId cbid, const CUpti_Callbac
   detail::holds_launch_lock = true;
   detail::launch_call_start = Clock::now();  // replaced below once our work is done
   std::size_t selected = 0;
+  const auto existing = contexts.find(data.context);
+  const bool running = existing != contexts.end() && !existing->second->paused && !existing->second->retired;
   for (auto& pending : launches) {
     // The configuration string only for per-kernel budgets: this runs for every launch.
     std::string configuration;
@@ -160,15 +162,13 @@ void Collector::Impl::on_launch_enter(CUpti_CallbackId cbid, const CUpti_Callbac
       configuration = std::to_string(g.x) + "," + std::to_string(g.y) + "," + std::to_string(g.z) + "/" +
                       std::to_string(b.x) + "," + std::to_string(b.y) + "," + std::to_string(b.z);
     }
-    pending.keep = selector.select(pending.launch.name, configuration);
+    pending.keep = selector.select(pending.launch.name, configuration, running);
     selected += pending.keep ? 1 : 0;
   }
   launches_seen += launches.size();
   // No profiler running in the context and nothing selected (skipped by -s, not matching -k):
   // the launch runs unranged, at full speed. Once a profiler runs, every launch is a range,
   // until a long run of unselected launches pauses it.
-  const auto existing = contexts.find(data.context);
-  const bool running = existing != contexts.end() && !existing->second->paused && !existing->second->retired;
   if (selected > 0) {
     unselected_in_a_row = 0;
   } else if (running && selector.filters() && ++unselected_in_a_row >= detail::kPauseAfterUnselected) {
