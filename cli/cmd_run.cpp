@@ -1,5 +1,6 @@
 // limiter run [options] -- app args: profile every kernel of any CUDA application through
 // liblimiter_inject.so (CUDA_INJECTION64_PATH). The app's output and exit code pass through.
+#include <dlfcn.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,12 +14,16 @@
 #include <iostream>
 
 #include <nlohmann/json.hpp>
+#ifdef LIMITER_HAVE_CUPTI
+#include <cupti.h>
+#endif
 
 #include "commands.hpp"
 #include "limiter/analysis.hpp"
 #include "limiter/error.hpp"
 #include "limiter/json_text.hpp"
 #include "limiter/metric_plans.hpp"
+#include "limiter/nvtx_ranges.hpp"
 #include "limiter/record_json.hpp"
 #include "limiter/reports.hpp"
 #include "limiter/run_summary.hpp"
@@ -40,6 +45,20 @@ fs::path inject_library() {
   }
   throw SystemError("liblimiter_inject.so not found next to the limiter executable (looked in " +
                     (exe / "../lib").string() + "); build the limiter_inject target or set LIMITER_INJECT_LIBRARY");
+}
+
+// The libcupti that liblimiter_inject.so loads, for NVTX_INJECTION64_PATH: the app's NVTX then
+// reports its ranges to the collector's CUPTI, also for NVTX calls made before cuInit.
+std::string cupti_library() {
+#ifdef LIMITER_HAVE_CUPTI
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&cuptiGetVersion), &info) && info.dli_fname) {
+    std::error_code error;
+    const fs::path path = fs::canonical(info.dli_fname, error);
+    if (!error) return path.string();
+  }
+#endif
+  return "";  // the injection sets it at cuInit
 }
 
 volatile sig_atomic_t app_pid = 0;
@@ -119,10 +138,12 @@ int run_run(const Args& args) {
     }
   }
   po::options_description visible("options");
-  std::string output, kernel_regex, plan, metrics, raw_dir, replay, capture_range = "none";
+  std::string output, kernel_regex, plan, metrics, raw_dir, replay, capture_range = "none", push_pop_scope;
   std::uint64_t skip = 0, count = 0, sample_every = 1, per_kernel_skip = 0, per_kernel_count = 0;
-  bool quiet = false, timing = false, fail_on_missed = false, sampling = false;
+  bool quiet = false, timing = false, fail_on_missed = false, no_nvtx = false, budget_by_range = false;
+  bool sampling = false;
   std::uint64_t sampling_interval_us = 100;
+  std::vector<std::string> nvtx_include, nvtx_exclude;
   double lock_timeout = 60;
   visible.add_options()
       ("output,o", po::value(&output)->default_value("limiter_%p.json"),
@@ -136,6 +157,22 @@ int run_run(const Args& args) {
        "(a steady-state training loop pays only for its first steps)")
       ("per-kernel-skip", po::value(&per_kernel_skip)->default_value(0),
        "launches of each kernel and launch configuration to skip before its budget starts (warm-up)")
+      ("nvtx-include", po::value(&nvtx_include)->composing(),
+       "profile only launches inside these NVTX ranges, in Nsight Compute's syntax (repeatable: any of them): "
+       "\"A/\" push/pop range A at any level, \"A/B/\" B directly inside A, \"A/*/B/\" B anywhere inside A, "
+       "\"[A/\" A outermost, \"A/B]\" B innermost, \"A\" start/end range A, \"Domain@A/\" a domain, "
+       "\"regex:...\" names as regular expressions; other launches run at full speed")
+      ("nvtx-exclude", po::value(&nvtx_exclude)->composing(),
+       "profile no launch inside these NVTX ranges (same syntax; repeatable)")
+      ("budget-by-range", po::bool_switch(&budget_by_range),
+       "--per-kernel-count/--per-kernel-skip count per kernel, launch configuration AND enclosing NVTX ranges "
+       "(a kernel used in forward and backward gets a budget in each)")
+      ("nvtx-push-pop-scope", po::value(&push_pop_scope)->default_value("thread"),
+       "thread: push/pop ranges belong to the thread that pushed them (Nsight Compute's default); process: one "
+       "stack for all threads, so kernels that PyTorch's autograd thread launches fall inside the main thread's "
+       "\"backward\" range")
+      ("no-nvtx", po::bool_switch(&no_nvtx),
+       "do not record NVTX ranges (by default each launch records its enclosing ranges and reports roll up by range)")
       ("sample-every", po::value(&sample_every)->default_value(1), "profile every Nth launch of each kernel; a paused profiler resumes only for a new kernel or once half the kernels are due (a round), since each resume costs ~0.3 s")
       ("plan", po::value(&plan)->default_value("default"), "metric plan (`limiter metrics` lists them)")
       ("metrics", po::value(&metrics), "comma-separated metrics instead of a plan")
@@ -171,7 +208,14 @@ int run_run(const Args& args) {
                      "report instead (limiter report -k)");
   }
   if (capture_range != "none" && capture_range != "cudaProfilerApi")
-    throw InputError("--capture-range must be none or cudaProfilerApi (NVTX ranges are not supported yet)");
+    throw InputError("--capture-range must be none or cudaProfilerApi (for NVTX ranges: --nvtx-include)");
+  if (no_nvtx && (!nvtx_include.empty() || !nvtx_exclude.empty() || budget_by_range))
+    throw InputError("--no-nvtx cannot go with --nvtx-include, --nvtx-exclude or --budget-by-range");
+  if (push_pop_scope != "thread" && push_pop_scope != "process")
+    throw InputError("--nvtx-push-pop-scope must be thread or process");
+  if (budget_by_range && !vm.count("per-kernel-count") && per_kernel_skip == 0)
+    throw InputError("--budget-by-range needs --per-kernel-count N (or --per-kernel-skip N)");
+  [[maybe_unused]] const NvtxFilter checked(nvtx_include, nvtx_exclude);  // a bad expression fails before the app runs
 
   const fs::path session = fs::temp_directory_path() / ("limiter-session-" + std::to_string(getpid()));
   fs::create_directories(session);
@@ -200,6 +244,18 @@ int run_run(const Args& args) {
   }
   if (capture_range != "none") set("LIMITER_CAPTURE_RANGE", capture_range);
   set("LIMITER_LOCK_TIMEOUT", std::to_string(lock_timeout));
+  if (!no_nvtx) {
+    set("LIMITER_NVTX", "1");
+    if (!nvtx_include.empty()) set("LIMITER_NVTX_INCLUDE", json_text(nlohmann::json(nvtx_include)));
+    if (!nvtx_exclude.empty()) set("LIMITER_NVTX_EXCLUDE", json_text(nlohmann::json(nvtx_exclude)));
+    if (budget_by_range) set("LIMITER_BUDGET_BY_RANGE", "1");
+    if (push_pop_scope == "process") set("LIMITER_NVTX_PUSH_POP_SCOPE", "process");
+    const std::string cupti = cupti_library();
+    if (!cupti.empty() && !std::getenv("NVTX_INJECTION64_PATH")) {
+      set("NVTX_INJECTION64_PATH", cupti);
+      set("LIMITER_NVTX_INJECTION", cupti);  // ours: the injection may point it at the libcupti the app loaded
+    }
+  }
   // Live progress from inside the application, on a terminal only (logs stay clean).
   if (!quiet && isatty(STDERR_FILENO)) set("LIMITER_PROGRESS", "1");
 
@@ -222,7 +278,7 @@ int run_run(const Args& args) {
     std::cerr << "limiter: no kernel was profiled (the app launched none, or profiling was disabled: see the "
                  "messages above)\n";
   }
-  std::uint64_t missed_total = 0;
+  std::uint64_t missed_total = 0, profiled_total = 0;
   for (const auto& path : outputs) {
     SummaryOptions summary_options;
     summary_options.keep_launches_up_to = 10000;  // the automatic view of a small run lists launches
@@ -234,11 +290,16 @@ int run_run(const Args& args) {
       write_text_report(summary, std::cerr, report_options);
     }
     std::cerr << "limiter: " << summary.launches << " launches profiled -> " << path << "\n";
+    profiled_total += summary.launches;
     for (const auto& missed : summary.run.missed) {
       std::cerr << "limiter: " << missed.launches << " launches NOT profiled: " << missed.reason << "; fix: " << missed.fix
                 << "\n";
       missed_total += missed.launches;
     }
+  }
+  if (!nvtx_include.empty() && profiled_total == 0) {
+    std::cerr << "limiter: no launch was inside the --nvtx-include ranges: check the expressions against the app's "
+                 "ranges (a record without filters lists them per launch), push/pop ranges end with '/'\n";
   }
   if (fail_on_missed && missed_total > 0 && app_end.exit_code == 0) return kExitMissed;
   return app_end.exit_code;

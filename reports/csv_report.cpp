@@ -3,6 +3,7 @@
 // fractions 0..1), an empty cell where a value is unknown, RFC 4180 quoting and CRLF rows.
 #include <algorithm>
 #include <ostream>
+#include <unordered_map>
 
 #include "limiter/reports.hpp"
 #include "render_helpers.hpp"
@@ -54,10 +55,13 @@ const std::vector<std::string> kCsvReportColumns = {
     "tail_idle_fraction",
     "ncu_sm_throughput", "ncu_memory_throughput", "ncu_verdict",
     "group", "group_launches", "group_total_ns", "group_mean_ns", "group_min_ns", "group_max_ns",
-    "group_time_share", "fix_first_rank", "advice_headline"};
+    "group_time_share", "fix_first_rank", "advice_headline", "nvtx", "nvtx_time_share"};
 
 void write_csv_report(const RunSummary& summary, std::ostream& out, const ReportOptions& options) {
   out << csv_row(kCsvReportColumns);
+  // nvtx: the launch's NVTX ranges (" + " between them); nvtx_time_share: their roll-up's share.
+  std::unordered_map<std::string, std::optional<double>> range_share;
+  for (const auto& r : summary.nvtx_ranges) range_share[r.ranges] = r.time_share;
   render::for_each_listed_launch(summary, options, [&](const KernelAnalysis& k) {
     const std::size_t group_index = summary.group_of(k);
     const auto& group = summary.groups[group_index];
@@ -87,6 +91,9 @@ void write_csv_report(const RunSummary& summary, std::ostream& out, const Report
         plain_number(group.durations.min_ns), plain_number(group.durations.max_ns), plain_number(group.time_share),
         group.fix_first_rank ? std::to_string(*group.fix_first_rank) : "", render::first_advice_headline(k)};
     row.insert(row.end(), rest.begin(), rest.end());
+    const auto share = range_share.find(nvtx_label(k.nvtx));
+    row.push_back(k.nvtx.empty() ? "" : nvtx_label(k.nvtx));
+    row.push_back(share == range_share.end() ? "" : plain_number(share->second));
     out << csv_row(row);
   });
 }

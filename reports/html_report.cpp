@@ -144,6 +144,22 @@ void write_group_table(std::ostream& out, const RunSummary& summary, std::size_t
     out << "<p class=\"muted\">" << summary.groups.size() - shown << " more; <code>--top N</code> lists more.</p>\n";
 }
 
+void write_nvtx_ranges(std::ostream& out, const RunSummary& summary) {
+  if (summary.nvtx_ranges.empty()) return;
+  out << "<h2>Time by NVTX range</h2>\n<table id=\"nvtx\">\n<thead><tr><th class=\"name\">range</th><th>time %</th>"
+         "<th>total</th><th>launches</th><th class=\"text\">verdict</th><th class=\"text\">top kernels</th>"
+         "</tr></thead>\n<tbody>\n";
+  for (const auto& r : summary.nvtx_ranges) {
+    std::string kernels;
+    for (const auto& name : r.top_kernels) kernels += (kernels.empty() ? "" : ", ") + html_escape(name);
+    out << "<tr><td class=\"name\">" << html_escape(r.ranges) << "</td><td>" << format_percent(r.time_share, 0)
+        << "</td><td>" << render::precise_duration_text(r.durations.total_ns) << "</td><td>"
+        << render::count_text(r.launches) << "</td><td class=\"text\">" << verdict_badge(r.main_verdict)
+        << "</td><td class=\"text\">" << kernels << "</td></tr>\n";
+  }
+  out << "</tbody>\n</table>\n";
+}
+
 void write_launch_table(std::ostream& out, const RunSummary& summary, std::size_t top) {
   const auto order = render::launches_by_time(summary, top);
   out << "<table id=\"kernels\">\n<thead><tr><th>#</th><th class=\"name\">kernel</th><th>time</th><th>time %</th>"
@@ -242,6 +258,7 @@ void write_html_report(const RunSummary& summary, std::ostream& out, const Repor
     out << "<h2>Launches</h2>\n";
     write_launch_table(out, summary, options.view == ReportView::launches ? options.top : 0);
   }
+  write_nvtx_ranges(out, summary);
   out << "<h2>Reasons and advice: the longest launch of each kernel</h2>\n";
   for (std::size_t index = 0; index < shown; ++index) write_group_article(out, summary, index);
   write_page_end(out);

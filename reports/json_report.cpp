@@ -95,6 +95,7 @@ ordered_json kernel_json(const KernelAnalysis& k) {
     evidence.push_back({{"quantity", item.quantity}, {"value", item.value}, {"detail", item.detail}});
   out["evidence"] = evidence;
   out["advice"] = k.advice;
+  if (!k.nvtx.empty()) out["nvtx"] = k.nvtx;
   if (k.ncu_verdict) {
     out["ncu"] = {{"sm_throughput_pct", *k.ncu_sm_throughput},
                   {"memory_throughput_pct", *k.ncu_memory_throughput},
@@ -174,6 +175,22 @@ ordered_json rollup_json(const RunSummary& summary) {
                          {"advice", item.advice}});
   }
   out["fix_first"] = fix_first;
+  if (!summary.nvtx_ranges.empty()) {  // only for runs with NVTX ranges: other reports stay as they were
+    ordered_json ranges = ordered_json::array();
+    for (const auto& r : summary.nvtx_ranges) {
+      ranges.push_back({{"ranges", r.ranges},
+                        {"launches", r.launches},
+                        {"duration_ns", durations_json(r.durations)},
+                        {"time_share", optional_number(r.time_share)},
+                        {"verdicts", {{"bandwidth", r.verdicts.bandwidth},
+                                      {"instruction", r.verdicts.instruction},
+                                      {"latency", r.verdicts.latency},
+                                      {"none", r.verdicts.none}}},
+                        {"main_verdict", optional_verdict(r.main_verdict)},
+                        {"top_kernels", r.top_kernels}});
+    }
+    out["nvtx_ranges"] = ranges;
+  }
   return out;
 }
 

@@ -71,6 +71,20 @@ void write_group_table(const RunSummary& summary, const ReportOptions& options, 
   }
 }
 
+void write_nvtx_ranges(const RunSummary& summary, std::ostream& out) {
+  if (summary.nvtx_ranges.empty()) return;
+  out << "### Time by NVTX range\n\n| range | time % | total | launches | verdict | top kernels |\n"
+      << "|:--|--:|--:|--:|:--|:--|\n";
+  for (const auto& r : summary.nvtx_ranges) {
+    std::string kernels;
+    for (const auto& name : r.top_kernels) kernels += (kernels.empty() ? "" : ", ") + markdown_code(name);
+    out << "| " << markdown_code(r.ranges) << " | " << format_percent(r.time_share, 0) << " | "
+        << render::precise_duration_text(r.durations.total_ns) << " | " << render::count_text(r.launches) << " | "
+        << verdict_label(r.main_verdict) << " | " << kernels << " |\n";
+  }
+  out << "\n";
+}
+
 void write_launch_table(const RunSummary& summary, const ReportOptions& options, std::ostream& out) {
   const auto order = render::launches_by_time(summary, options.view == ReportView::launches ? options.top : 0);
   out << "### Kernels (most time first)";
@@ -133,6 +147,7 @@ void write_markdown_report(const RunSummary& summary, std::ostream& out, const R
   const bool grouped = options.grouped(summary);
   if (grouped) write_group_table(summary, options, out);
   else write_launch_table(summary, options, out);
+  write_nvtx_ranges(summary, out);
 
   if (grouped) {
     if (summary.fix_first.empty()) return;

@@ -126,6 +126,28 @@ std::string rank_kernels_left_out_text(const RankSummary& summary, std::size_t t
          format_percent(summary.share_of_all(rest_ns), 1) + " of the time over all ranks";
 }
 
+const char* const kRankRangeLegend =
+    "per rank: the time each rank's launches spent inside the ranges (push/pop ranges end in '/'); spread: how "
+    "much longer the slowest rank took than the fastest; verdict: of most of the slowest rank's time there";
+
+std::vector<std::string> rank_range_titles() {
+  return {"time%", "total", "ranks", "launches", "per rank min", "max", "spread", "slowest", "verdict", "NVTX ranges"};
+}
+
+std::vector<Row> rank_range_rows(const RankSummary& summary) {
+  std::vector<Row> rows;
+  for (const RankRange& r : summary.ranges) {
+    rows.push_back({{format_percent(r.time_share, 0)}, {precise_duration_text(r.total_ns)},
+                    {std::to_string(r.ranks_with_range) + "/" + std::to_string(summary.ranks.size())},
+                    {count_text(r.launches)}, {precise_duration_text(r.min_rank_ns)},
+                    {precise_duration_text(r.max_rank_ns)},
+                    {r.spread ? "+" + format_fixed(*r.spread * 100.0, 1) + "%" : "—"},
+                    {"rank " + summary.ranks[r.slowest].label, true}, {verdict_label(r.slowest_verdict), true},
+                    {r.ranges, true}});
+  }
+  return rows;
+}
+
 std::string rank_verdict_text(const RankKernel& k) {
   const std::string label = verdict_label(k.slowest_verdict);
   return k.verdicts_differ() ? label + " (ranks: " + verdict_mix_text(k.rank_verdicts) + ")" : label;

@@ -36,6 +36,11 @@ std::string rank_kernels_left_out_text(const RankSummary& summary, std::size_t t
 // What the columns mean, under the kernel table.
 extern const char* const kRankKernelLegend;
 
+// The NVTX ranges over the ranks (RankSummary::ranges), each row's label last; no rows without.
+std::vector<std::string> rank_range_titles();
+std::vector<Row> rank_range_rows(const RankSummary& summary);
+extern const char* const kRankRangeLegend;
+
 // "bandwidth", or where the ranks differ "bandwidth (ranks: 1 bandwidth, 1 latency)".
 std::string rank_verdict_text(const RankKernel& kernel);
 

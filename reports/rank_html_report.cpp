@@ -63,6 +63,11 @@ void write_rank_html_report(const RankSummary& summary, std::ostream& out, const
     out << "<p>" << html_escape(rest) << "</p>\n";
   out << "<p class=\"muted\">" << html_escape(render::kRankKernelLegend) << ". One rank alone: <code>limiter report "
       << "RECORDS --rank N</code>.</p>\n";
+  if (!summary.ranges.empty()) {
+    out << "<h2>By NVTX range over all ranks</h2>\n";
+    write_table(render::rank_range_titles(), render::rank_range_rows(summary), "rank-ranges", out);
+    out << "<p class=\"muted\">" << html_escape(render::kRankRangeLegend) << ".</p>\n";
+  }
   html::write_page_end(out);
 }
 

@@ -103,6 +103,32 @@ nlohmann::ordered_json rank_report_json(const RankSummary& summary, const Report
   const std::size_t shown = options.top == 0 ? summary.kernels.size() : std::min(options.top, summary.kernels.size());
   for (std::size_t i = 0; i < shown; ++i) kernels.push_back(rank_kernel_json(summary, summary.kernels[i]));
   out["kernels"] = std::move(kernels);
+  if (!summary.ranges.empty()) {  // records without NVTX ranges: the report stays as it was
+    ordered_json ranges = ordered_json::array();
+    for (const RankRange& r : summary.ranges) {
+      ordered_json per_rank = ordered_json::array();
+      for (std::size_t i = 0; i < summary.ranks.size(); ++i) {
+        if (!r.entries[i]) continue;
+        const NvtxRangeSummary& e = summary.ranks[i].summary.nvtx_ranges[*r.entries[i]];
+        per_rank.push_back({{"rank", summary.ranks[i].label},
+                            {"launches", e.launches},
+                            {"total_ns", number_or_null(e.durations.total_ns)},
+                            {"verdict", verdict_or_null(e.main_verdict)}});
+      }
+      ranges.push_back({{"ranges", r.ranges},
+                        {"ranks", r.ranks_with_range},
+                        {"launches", r.launches},
+                        {"total_ns", r.total_ns},
+                        {"time_share", number_or_null(r.time_share)},
+                        {"min_rank_ns", number_or_null(r.min_rank_ns)},
+                        {"max_rank_ns", number_or_null(r.max_rank_ns)},
+                        {"spread", number_or_null(r.spread)},
+                        {"slowest_rank", summary.ranks[r.slowest].label},
+                        {"verdict", verdict_or_null(r.slowest_verdict)},
+                        {"per_rank", std::move(per_rank)}});
+    }
+    out["nvtx_ranges"] = std::move(ranges);
+  }
   return out;
 }
 

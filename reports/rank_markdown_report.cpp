@@ -44,6 +44,12 @@ void write_rank_markdown_report(const RankSummary& summary, std::ostream& out, c
   if (const auto rest = render::rank_kernels_left_out_text(summary, options.top); !rest.empty())
     out << render::markdown_escape(rest) << "\n\n";
   out << "<sub>" << render::markdown_escape(render::kRankKernelLegend) << ". One rank alone: `limiter report RECORDS --rank N`.</sub>\n";
+  if (!summary.ranges.empty()) {
+    out << "\n### By NVTX range over all ranks\n\n";
+    const auto range_titles = render::rank_range_titles();
+    write_table(range_titles, render::rank_range_rows(summary), out, range_titles.size() - 1);
+    out << "<sub>" << render::markdown_escape(render::kRankRangeLegend) << ".</sub>\n";
+  }
 }
 
 }  // namespace limiter

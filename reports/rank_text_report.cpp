@@ -40,7 +40,13 @@ void write_rank_text_report(const RankSummary& summary, std::ostream& out, const
   out << ":\n";
   table_of(render::rank_kernel_titles(), render::rank_kernel_rows(summary, options.top)).write(out);
   if (const auto rest = render::rank_kernels_left_out_text(summary, options.top); !rest.empty()) out << rest << "\n";
-  out << render::kRankKernelLegend << "\n"
+  out << render::kRankKernelLegend << "\n";
+  if (!summary.ranges.empty()) {
+    out << "\nby NVTX range over all ranks:\n";
+    table_of(render::rank_range_titles(), render::rank_range_rows(summary)).write(out);
+    out << render::kRankRangeLegend << "\n";
+  }
+  out
       << "one rank alone, with its advice: limiter report RECORDS --rank N\n";
 }
 

@@ -27,7 +27,7 @@ CREATE TABLE launches (
   issue_utilization REAL, l2_utilization REAL, dram_utilization REAL, l1_utilization REAL,
   compute_utilization REAL, memory_utilization REAL,
   lmem_l2_share REAL, lmem_l2_share_is_upper_bound INTEGER, lmem_instruction_share REAL, lmem_l2_sectors REAL,
-  theoretical_occupancy REAL, achieved_occupancy REAL, waves REAL, advice_headline TEXT);
+  theoretical_occupancy REAL, achieved_occupancy REAL, waves REAL, advice_headline TEXT, nvtx TEXT);
 CREATE TABLE counters (sequence INTEGER NOT NULL, metric TEXT NOT NULL, value REAL,
                        PRIMARY KEY (sequence, metric)) WITHOUT ROWID;
 CREATE TABLE groups (
@@ -130,7 +130,8 @@ struct SqliteExport::Impl {
           .optional_real(k.lmem.l2_sectors);
       s.optional_real(render::occupancy_of(k)).optional_real(k.occupancy.achieved);
       s.optional_real(k.occupancy.waves ? std::optional<double>(k.occupancy.waves->waves) : std::nullopt);
-      s.optional_text(render::first_advice_headline(k)).run();
+      // nvtx: the launch's NVTX ranges (" + " between them), NULL outside every range.
+      s.optional_text(render::first_advice_headline(k)).optional_text(l.nvtx.empty() ? "" : nvtx_label(l.nvtx)).run();
       for (const auto& [metric, value] : l.counters)
         counter->integer(static_cast<std::int64_t>(l.sequence)).text(metric).real(value).run();
     }
@@ -148,7 +149,7 @@ SqliteExport::SqliteExport(const std::string& path) : impl_(new Impl) {
   execute(impl_->db, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; BEGIN;");
   execute(impl_->db, kSchema);
   impl_->launch = std::make_unique<Statement>(
-      impl_->db, "INSERT INTO launches VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      impl_->db, "INSERT INTO launches VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   impl_->counter = std::make_unique<Statement>(impl_->db, "INSERT INTO counters VALUES (?,?,?)");
 }
 

@@ -106,6 +106,20 @@ void write_launch_table(const RunSummary& summary, const ReportOptions& options,
   table.write(out);
 }
 
+void write_nvtx_ranges(const RunSummary& summary, std::ostream& out) {
+  if (summary.nvtx_ranges.empty()) return;
+  out << "\ntime by NVTX range (the ranges around each launch):\n";
+  TextTable table({{"time%"}, {"total"}, {"launches"}, {"verdict", Align::left}, {"range", Align::left},
+                   {"top kernels", Align::left}});
+  for (const auto& r : summary.nvtx_ranges) {
+    std::string kernels;
+    for (const auto& name : r.top_kernels) kernels += (kernels.empty() ? "" : ", ") + name;
+    table.add_row({format_percent(r.time_share, 0), render::precise_duration_text(r.durations.total_ns),
+                   render::count_text(r.launches), verdict_label(r.main_verdict), r.ranges, kernels});
+  }
+  table.write(out);
+}
+
 void write_fix_first(const RunSummary& summary, std::ostream& out) {
   if (summary.fix_first.empty()) return;
   out << "\nwhat to fix first (most time first):\n";
@@ -149,6 +163,7 @@ void write_text_report(const RunSummary& summary, std::ostream& out, const Repor
   const bool grouped = options.grouped(summary);
   if (grouped) write_group_table(summary, options, out);
   else write_launch_table(summary, options, out);
+  write_nvtx_ranges(summary, out);
   write_fix_first(summary, out);
   if (!options.details) return;
   if (grouped) {

@@ -139,6 +139,49 @@ TEST_F(RankReport, KernelRegexSelectsOnEveryRank) {
   EXPECT_NEAR(summary.total_ns, summary.kernels.front().total_ns, 1e-6);
 }
 
+// The H100 NVTX recording (train_step/forward, backward, optimizer) as two ranks, rank 1's
+// optimizer kernels twice as long: the ranges line up over the ranks, with the spread and
+// the slowest rank, in every format that has tables.
+TEST_F(RankReport, NvtxRangesLineUpOverTheRanks) {
+  std::vector<std::string> paths;
+  for (int rank : {0, 1}) {
+    RunRecord run = read_run_file(kData + "/cupti/h100_nvtx_budget_limiter.json.gz");
+    run.rank = RankInfo{rank, 2, rank, "torchrun"};
+    for (auto& launch : run.launches)
+      if (rank == 1 && !launch.nvtx.empty() && launch.nvtx.front() == "train_step/optimizer/")
+        launch.counters[kDuration] *= 2.0;
+    paths.push_back((folder_ / ("nvtx" + std::to_string(rank) + ".json")).string());
+    write_run_file(run, paths.back());
+  }
+  const RankSummary summary = summarize_ranks(paths, {});
+  ASSERT_EQ(summary.ranges.size(), 3u);
+  const RankRange& optimizer = summary.ranges.front();  // the most time: 59 % on one rank, doubled on the other
+  EXPECT_EQ(optimizer.ranges, "train_step/optimizer/");
+  EXPECT_EQ(optimizer.ranks_with_range, 2u);
+  EXPECT_EQ(optimizer.launches, 14u);
+  EXPECT_EQ(summary.ranks[optimizer.slowest].label, "1");
+  ASSERT_TRUE(optimizer.spread);
+  EXPECT_NEAR(*optimizer.spread, 1.0, 1e-9);
+  const auto forward = std::find_if(summary.ranges.begin(), summary.ranges.end(),
+                                    [](const RankRange& r) { return r.ranges == "train_step/forward/"; });
+  ASSERT_NE(forward, summary.ranges.end());
+  ASSERT_TRUE(forward->spread);
+  EXPECT_NEAR(*forward->spread, 0.0, 1e-9);
+  double ranges_ns = 0;
+  for (const auto& r : summary.ranges) ranges_ns += r.total_ns;
+  EXPECT_NEAR(ranges_ns, summary.total_ns, 1e-6 * summary.total_ns);  // every launch in one row
+
+  for (ReportFormat format : {ReportFormat::text, ReportFormat::md, ReportFormat::html, ReportFormat::json}) {
+    std::ostringstream out;
+    write_report(summary, format, out, {});
+    EXPECT_NE(out.str().find("train_step/optimizer/"), std::string::npos) << to_string(format);
+    const char* spread = format == ReportFormat::json ? "\"spread\": 1.0" : "+100.0%";
+    EXPECT_NE(out.str().find(spread), std::string::npos) << to_string(format);
+  }
+  // Records without ranges: no range table (the recorded torchrun job's goldens stay as they were).
+  EXPECT_TRUE(summarize_ranks({probe_as_rank(folder_, 0, 2), probe_as_rank(folder_, 1, 2)}, {}).ranges.empty());
+}
+
 // ---- the two-rank torchrun job recorded on an H100 (bench/results/2026-11-23-ranks.md) ----
 
 std::vector<std::string> recorded_ranks() {

@@ -12,6 +12,7 @@
 #include "limiter/record_stream.hpp"
 #include "model/gzip_input.hpp"
 #include "model/record_lines.hpp"
+#include "record_layout.hpp"
 
 namespace limiter {
 namespace {
@@ -20,15 +21,10 @@ const std::string kData = LIMITER_TEST_DATA_DIR;
 
 // The record in TEXT through the line reader alone; empty when it left the text to the SAX reader.
 std::optional<RunRecord> by_lines(const std::string& text) {
-  std::istringstream in(text);
-  RunRecord run;
   std::string prefix;
-  const bool read = detail::read_run_lines(
-      *in.rdbuf(), "<text>", [&](const RunRecord& header) { run = header; },
-      [&](KernelLaunch&& launch) { run.launches.push_back(std::move(launch)); }, nullptr, prefix);
-  if (!read) {
+  auto run = testing::read_by_lines(text, &prefix);
+  if (!run) {
     EXPECT_EQ(prefix, text.substr(0, prefix.size())) << "what was read must go to the SAX reader";
-    return std::nullopt;
   }
   return run;
 }
@@ -57,24 +53,7 @@ const std::string kProbe = kData + "/cupti/h200_probe_run.json";
 
 // The probe's record (indented) in the layout of `limiter run`'s records (record_json.cpp's
 // merge of the partial file): the fields, then a launch per line, sequence first.
-std::string probe_as_written() {
-  const RunRecord run = read_run_file(kProbe);
-  nlohmann::json header = to_json(run);
-  header.erase("launches");
-  std::string text = header.dump(1);
-  text.resize(text.rfind('}'));
-  while (text.back() == '\n') text.pop_back();
-  text += ",\n \"launches\": [";
-  const auto launches = to_json(run)["launches"];
-  for (std::size_t i = 0; i < launches.size(); ++i) {
-    nlohmann::ordered_json line;
-    line["sequence"] = launches[i]["sequence"];
-    for (const auto& [key, value] : launches[i].items())
-      if (key != "sequence") line[key] = value;
-    text += (i ? ",\n  " : "\n  ") + line.dump();
-  }
-  return text + "\n ]\n}\n";
-}
+std::string probe_as_written() { return testing::as_written_lines(read_run_file(kProbe)); }
 
 TEST(RecordLines, EveryRecordLimiterWroteReadsAsTheDomReaderReadsIt) {
   std::size_t records = 0, launches = 0;

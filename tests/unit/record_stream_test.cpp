@@ -9,20 +9,14 @@
 #include "limiter/error.hpp"
 #include "limiter/record_json.hpp"
 #include "limiter/record_stream.hpp"
+#include "record_layout.hpp"
 
 namespace limiter {
 namespace {
 
 const std::string kData = LIMITER_TEST_DATA_DIR;
 
-RunRecord streamed_from_text(const std::string& text) {
-  std::istringstream in(text);
-  RunRecord run;
-  read_run_stream(
-      in, "<text>", [&](const RunRecord& header) { run = header; },
-      [&](KernelLaunch&& launch) { run.launches.push_back(std::move(launch)); });
-  return run;
-}
+RunRecord streamed_from_text(const std::string& text) { return testing::read_streamed(text); }
 
 TEST(RecordStream, EveryCommittedRecordReadsAsTheDomReaderReadsIt) {
   std::size_t records = 0;

@@ -11,6 +11,7 @@
 #include "limiter/record_stream.hpp"
 #include "limiter/run_summary.hpp"
 #include "model/record_lines.hpp"
+#include "record_layout.hpp"
 
 namespace limiter {
 namespace {
@@ -49,31 +50,9 @@ RunRecord sampled_record() {
 }
 
 // The record in the layout of `limiter run`'s merged records: the fields, then a launch per line.
-std::string as_lines(const RunRecord& run) {
-  nlohmann::json header = to_json(run);
-  header.erase("launches");
-  std::string text = header.dump(1);
-  text.resize(text.rfind('}'));
-  while (text.back() == '\n') text.pop_back();
-  text += ",\n \"launches\": [";
-  const auto launches = to_json(run)["launches"];
-  for (std::size_t i = 0; i < launches.size(); ++i) {
-    nlohmann::ordered_json line;
-    line["sequence"] = launches[i]["sequence"];
-    for (const auto& [key, value] : launches[i].items())
-      if (key != "sequence") line[key] = value;
-    text += (i ? ",\n  " : "\n  ") + line.dump();
-  }
-  return text + "\n ]\n}\n";
-}
+std::string as_lines(const RunRecord& run) { return testing::as_written_lines(run); }
 
-RunRecord by_stream(const std::string& text) {
-  std::istringstream in(text);
-  RunRecord run;
-  read_run_stream(in, "<text>", [&](const RunRecord& header) { run = header; },
-                  [&](KernelLaunch&& launch) { run.launches.push_back(std::move(launch)); });
-  return run;
-}
+RunRecord by_stream(const std::string& text) { return testing::read_streamed(text); }
 
 TEST(SampledRecordReaders, SupportSurvivesEveryReader) {
   const RunRecord written = sampled_record();

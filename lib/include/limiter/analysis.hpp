@@ -111,6 +111,7 @@ struct KernelAnalysis {
   Dim3 grid, block;
   std::optional<int> registers_per_thread;
   std::optional<double> duration_ns;
+  std::vector<std::string> nvtx;  // the launch's NVTX ranges (KernelLaunch::nvtx)
   Utilization utilization;
   LmemAnalysis lmem;
   OccupancyFigures occupancy;

@@ -38,6 +38,13 @@ struct CollectorOptions {
   std::uint64_t sample_every = 1;      // profile every Nth launch of each kernel
   std::uint64_t per_kernel_skip = 0;   // launches of each kernel and configuration to skip first
   std::uint64_t per_kernel_count = std::numeric_limits<std::uint64_t>::max();  // then profile this many of each
+  bool nvtx = false;                   // record each launch's NVTX ranges (CUPTI's NVTX callbacks; the app's
+                                       // NVTX must find CUPTI: NVTX_INJECTION64_PATH, set by limiter run)
+  std::vector<std::string> nvtx_include;  // profile only launches inside these ranges (ncu's syntax,
+  std::vector<std::string> nvtx_exclude;  // nvtx_ranges.hpp), and none inside these
+  bool nvtx_process_scope = false;      // push/pop ranges on one stack for all threads (ncu's
+                                        // --nvtx-push-pop-scope process; PyTorch's backward)
+  bool budget_by_range = false;        // per-kernel budgets count per kernel, configuration and NVTX ranges
   std::string raw_dir;                 // keep raw counter images here, for `limiter analyze`
   std::vector<std::string> command_line;  // recorded in the run
   std::string replay = "auto";         // auto: user replay for one-pass plans (kernel replay once a

@@ -51,9 +51,26 @@ struct RankKernel {
   bool verdicts_differ() const { return rank_verdicts.of(slowest_verdict) != ranks_with_kernel; }
 };
 
+// One set of enclosing NVTX ranges over the ranks (each rank's RunSummary::nvtx_ranges lined up
+// by their label): the time each rank spent in, say, train_step/backward/, and the slowest rank.
+struct RankRange {
+  std::string ranges;             // NvtxRangeSummary::ranges, e.g. "train_step/forward/"
+  // Per rank (index into RankSummary::ranks): its entry in that rank's nvtx_ranges, if any.
+  std::vector<std::optional<std::size_t>> entries;
+  std::size_t ranks_with_range = 0;
+  std::size_t launches = 0;       // over all ranks
+  double total_ns = 0;            // over all ranks
+  std::optional<double> time_share;  // of all ranks' kernel time
+  std::optional<double> min_rank_ns, max_rank_ns;
+  std::optional<double> spread;   // max / min - 1, with two timed ranks or more
+  std::size_t slowest = 0;        // index into RankSummary::ranks
+  std::optional<Verdict> slowest_verdict;  // the main verdict of the slowest rank's launches there
+};
+
 struct RankSummary {
   std::vector<RankRun> ranks;      // by rank; records without a rank last, by path
   std::vector<RankKernel> kernels; // most time over all ranks first
+  std::vector<RankRange> ranges;   // by NVTX ranges, most time first; empty when no rank recorded any
   double total_ns = 0;             // kernel time over all ranks (selected launches)
   std::size_t slowest_rank = 0;    // index of the rank with the most kernel time
   std::string kernel_regex;

@@ -84,6 +84,10 @@ struct KernelLaunch {
   std::optional<std::uint64_t> stream_id;
   std::optional<std::uint64_t> context_id;
   std::optional<int> device;
+  // The NVTX ranges around the launch, each as `--nvtx-include` writes it: a push/pop stack of
+  // the launching thread "outer/inner/" (per domain, "domain@outer/inner/"), an open start/end
+  // range "name" ("domain@name"). Empty: no range, or NVTX not recorded (records before it).
+  std::vector<std::string> nvtx;
   // metric name -> value in base units; looked up by string_view (std::less<>): the analysis
   // asks for dozens of counters per launch, without building a string for each.
   std::map<std::string, double, std::less<>> counters;

@@ -17,6 +17,7 @@
 
 #include "limiter/analysis.hpp"
 #include "limiter/kernel_names.hpp"
+#include "limiter/nvtx_ranges.hpp"
 #include "limiter/rollup.hpp"
 
 namespace limiter {
@@ -53,6 +54,19 @@ struct KernelSummary {
   bool verdicts_differ() const { return verdicts.of(main_verdict) != launches; }
 };
 
+// The launches of one set of enclosing NVTX ranges (KernelLaunch::nvtx, joined by " + "; launches
+// outside every range under kNoNvtxRange): where a training step's time goes, by phase.
+struct NvtxRangeSummary {
+  std::string ranges;  // e.g. "train_step/forward/"
+  std::size_t launches = 0;
+  DurationStats durations;
+  std::optional<double> time_share;     // of the whole run's time
+  VerdictCounts verdicts;
+  std::optional<Verdict> main_verdict;  // the verdict of most of the range's time
+  std::vector<std::string> top_kernels;  // display names, most time first (at most kNvtxTopKernels)
+};
+inline constexpr std::size_t kNvtxTopKernels = 3;
+
 struct FixFirstEntry {
   std::size_t group = 0;  // index into RunSummary::groups
   std::string headline;   // the advice, cut to its first remedy
@@ -73,6 +87,8 @@ struct RunSummary {
   std::vector<KernelSummary> groups;  // selected launches, most total time first
   std::vector<VerdictTime> time_by_verdict;  // selected launches: bandwidth, instruction, latency, none
   std::vector<FixFirstEntry> fix_first;
+  // Selected launches by NVTX ranges, most time first; empty when no launch has a range.
+  std::vector<NvtxRangeSummary> nvtx_ranges;
   std::unordered_map<std::string, std::string> display_names;  // demangled name -> as shown
 
   bool has_repeated_launches() const;
@@ -115,6 +131,12 @@ class SummaryBuilder {
   RunSummary summary_;
   struct Accumulator;
   std::vector<Accumulator> accumulators_;
+  struct RangeAccumulator;  // by NVTX ranges (RunSummary::nvtx_ranges)
+  std::vector<RangeAccumulator> range_accumulators_;
+  std::unordered_map<std::string, std::size_t> range_index_;
+  bool any_nvtx_ = false;
+  void add_to_range(const KernelAnalysis& launch);
+  void finish_ranges();
   std::function<KernelAnalysis(const KernelLaunch&)> explain_;
   using Noted = std::pair<double, std::uint64_t>;  // duration, sequence
   std::vector<Noted> longest_;

@@ -219,6 +219,7 @@ RunAnalysis analyze_run(const RunRecord& run, const AnalysisOptions& options) {
     kernel.block = launch.block;
     kernel.registers_per_thread = launch.registers_per_thread;
     kernel.duration_ns = launch.counter(c::duration_ns);
+    kernel.nvtx = launch.nvtx;
     kernel.utilization = detail::compute_utilization(launch, run.device, run.counter_model, peaks,
                                                      options.explain ? &kernel.evidence : nullptr);
     kernel.lmem = detail::compute_lmem(launch, run.device, run.counter_model);

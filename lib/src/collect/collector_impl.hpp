@@ -23,6 +23,7 @@
 #include "collect/collector_internal.hpp"
 #include "collect/counter_lock.hpp"
 #include "collect/launch_selector.hpp"
+#include "collect/nvtx_tracker.hpp"
 #include "collect/profiler_host.hpp"
 #include "limiter/collector.hpp"
 
@@ -129,6 +130,7 @@ struct Collector::Impl {
   CollectorOptions options;
   std::vector<std::string> metrics;
   detail::LaunchSelector selector;
+  detail::NvtxTracker nvtx;  // the app's NVTX ranges (options.nvtx)
   CUpti_SubscriberHandle subscriber = nullptr;
   std::mutex mutex;  // held from a launch's ENTER callback to its EXIT, on the same thread
   std::map<CUcontext, std::unique_ptr<ContextProfiler>> contexts;
@@ -155,7 +157,9 @@ struct Collector::Impl {
   detail::LaunchSink sink;  // injection: each completed launch goes to disk at once
   CollectorTimings times;
 
-  explicit Impl(const CollectorOptions& opts) : options(opts), selector(opts) {}
+  explicit Impl(const CollectorOptions& opts) : options(opts), selector(opts) {
+    nvtx.set_process_scope(opts.nvtx_process_scope);
+  }
 
   bool active() const { return options.always_active || active_depth > 0; }
   // Profiled regions (Collector::start/stop, cudaProfilerStart/Stop); the caller holds the lock.

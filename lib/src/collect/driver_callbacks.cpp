@@ -107,6 +107,8 @@ void CUPTIAPI on_callback(void* user, CUpti_CallbackDomain domain, CUpti_Callbac
   try {
     if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {
       on_driver_call(*impl, cbid, *static_cast<const CUpti_CallbackData*>(data));
+    } else if (domain == CUPTI_CB_DOMAIN_NVTX) {
+      impl->nvtx.on_call(cbid, *static_cast<const CUpti_NvtxData*>(data));
     } else if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
       const auto& resource = *static_cast<const CUpti_ResourceData*>(data);
       if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
@@ -148,6 +150,8 @@ void subscribe_callbacks(Collector::Impl& impl) {
                                           CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING));
   LIMITER_CUPTI_CHECK(cuptiEnableCallback(1, impl.subscriber, CUPTI_CB_DOMAIN_RESOURCE,
                                           CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED));
+  // NVTX calls reach CUPTI only when the app's NVTX loaded it (NVTX_INJECTION64_PATH).
+  if (impl.options.nvtx) LIMITER_CUPTI_CHECK(cuptiEnableDomain(1, impl.subscriber, CUPTI_CB_DOMAIN_NVTX));
 }
 
 }  // namespace limiter

@@ -10,7 +10,9 @@ LaunchSelector::LaunchSelector(const CollectorOptions& options)
       sample_every_(options.sample_every == 0 ? 1 : options.sample_every),
       per_kernel_skip_(options.per_kernel_skip),
       per_kernel_count_(options.per_kernel_count) {
-  filtering_ = !options.kernel_regex.empty() || sample_every_ > 1 || per_configuration();
+  nvtx_ = NvtxFilter(options.nvtx_include, options.nvtx_exclude);
+  budget_by_range_ = options.budget_by_range;
+  filtering_ = !options.kernel_regex.empty() || sample_every_ > 1 || per_configuration() || nvtx_.active();
   if (!options.kernel_regex.empty()) {
     try {
       pattern_.emplace(options.kernel_regex, std::regex::ECMAScript | std::regex::optimize);
@@ -37,12 +39,16 @@ bool LaunchSelector::sample(const std::string& kernel_name, bool profiler_runnin
   return true;
 }
 
-bool LaunchSelector::select(const std::string& kernel_name, const std::string& configuration, bool profiler_running) {
+bool LaunchSelector::select(const std::string& kernel_name, const std::string& configuration, bool profiler_running,
+                            const NvtxRanges* ranges) {
   if (exhausted()) return false;
+  if (nvtx_.active() && !nvtx_.selects(ranges ? *ranges : NvtxRanges{})) return false;
   if (pattern_ && !std::regex_search(kernel_name, *pattern_)) return false;
   if (per_configuration()) {
     // Per kernel and launch configuration: a steady-state loop pays only for its first steps.
-    const std::uint64_t seen = seen_per_configuration_[kernel_name + '\n' + configuration]++;
+    std::string key = kernel_name + '\n' + configuration;
+    if (budget_by_range_ && ranges) key += '\n' + nvtx_label(nvtx_paths(*ranges));
+    const std::uint64_t seen = seen_per_configuration_[key]++;
     if (seen < per_kernel_skip_ || seen - per_kernel_skip_ >= per_kernel_count_) return false;
   }
   // Sampling is per kernel, so a rare kernel is still seen once every N of its own launches.

@@ -1,8 +1,8 @@
 #pragma once
 // Which launches to profile: ncu's filters (-k regex, -s skip, -c count), a budget per kernel
 // (the first K launches of each kernel and launch configuration, after skipping S of them),
-// and sampling every Nth launch of each kernel in rounds. Pure C++, so the rules are tested
-// without a GPU.
+// sampling every Nth launch of each kernel in rounds, and NVTX ranges (--nvtx-include /
+// --nvtx-exclude). Pure C++, so the rules are tested without a GPU.
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -11,6 +11,7 @@
 #include <string>
 
 #include "limiter/collector.hpp"
+#include "limiter/nvtx_ranges.hpp"
 
 namespace limiter::detail {
 
@@ -21,8 +22,13 @@ class LaunchSelector {
   // Decides for one launch, in launch order; counts it. CONFIGURATION tells launches of one
   // kernel apart for the per-kernel budget (grid and block; empty: the name alone).
   // PROFILER_RUNNING says whether this launch is ranged anyway: sampling then takes any kernel
-  // that is due, while a paused profiler is resumed only for a round (see sample()).
-  bool select(const std::string& kernel_name, const std::string& configuration = "", bool profiler_running = true);
+  // that is due, while a paused profiler is resumed only for a round (see sample()). RANGES: the
+  // NVTX ranges around it (none given: outside every range); with budget_by_range, each set of
+  // ranges has its own budget.
+  bool select(const std::string& kernel_name, const std::string& configuration = "", bool profiler_running = true,
+              const NvtxRanges* ranges = nullptr);
+  // True when launches are selected by NVTX ranges.
+  bool filters_nvtx() const { return nvtx_.active(); }
   // True when selection filters launches out, so a profiler that ranges every launch wastes
   // its work on long runs of unselected ones (the collector pauses it then).
   bool filters() const { return filtering_; }
@@ -36,6 +42,8 @@ class LaunchSelector {
 
  private:
   std::optional<std::regex> pattern_;
+  NvtxFilter nvtx_;
+  bool budget_by_range_ = false;
   std::uint64_t skip_, count_, sample_every_, per_kernel_skip_, per_kernel_count_;
   bool filtering_ = false;
   std::uint64_t matched_ = 0, profiled_ = 0;

@@ -147,6 +147,14 @@ void Collector::Impl::on_launch_enter(CUpti_CallbackId cbid, const CUpti_Callbac
   CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
   if (cu.stream_is_capturing(stream, &capture) == CUDA_SUCCESS && capture != CU_STREAM_CAPTURE_STATUS_NONE) return;
 
+  // The NVTX ranges around the launch, on its own thread, before the lock.
+  std::optional<NvtxRanges> ranges;
+  if (options.nvtx && nvtx.seen()) {
+    ranges = nvtx.current();
+    const auto paths = nvtx_paths(*ranges);
+    for (auto& pending : launches) pending.launch.nvtx = paths;
+  }
+
   LIMITER_TRACE("metadata done, %zu kernels", launches.size());
   mutex.lock();
   detail::holds_launch_lock = true;
@@ -162,7 +170,7 @@ void Collector::Impl::on_launch_enter(CUpti_CallbackId cbid, const CUpti_Callbac
       configuration = std::to_string(g.x) + "," + std::to_string(g.y) + "," + std::to_string(g.z) + "/" +
                       std::to_string(b.x) + "," + std::to_string(b.y) + "," + std::to_string(b.z);
     }
-    pending.keep = selector.select(pending.launch.name, configuration, running);
+    pending.keep = selector.select(pending.launch.name, configuration, running, ranges ? &*ranges : nullptr);
     selected += pending.keep ? 1 : 0;
   }
   launches_seen += launches.size();

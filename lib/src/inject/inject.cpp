@@ -5,7 +5,10 @@
 // LIMITER_* environment variables; names accept %p (pid), %h (host), %r (rank) and %q{ENV}.
 // A rank of a job (torchrun, mpirun, srun) records its rank, world size and host, and is
 // named by its rank when the output name is the default.
+#include <dlfcn.h>
 #include <unistd.h>
+
+#include <cupti.h>
 
 #include <atomic>
 #include <chrono>
@@ -16,6 +19,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -49,6 +53,41 @@ std::string env(const char* name, const std::string& fallback = "") {
 std::uint64_t env_number(const char* name, std::uint64_t fallback) {
   const std::string text = env(name);
   return text.empty() ? fallback : std::stoull(text);
+}
+
+std::vector<std::string> env_list(const char* name) {  // a JSON array of strings
+  const std::string text = env(name);
+  return text.empty() ? std::vector<std::string>{} : nlohmann::json::parse(text).get<std::vector<std::string>>();
+}
+
+// NVTX reaches CUPTI's callbacks only when the app's NVTX loads the libcupti this library uses
+// (NVTX_INJECTION64_PATH). limiter run sets it to its own libcupti before the app starts, so that
+// NVTX calls before cuInit find it; but an app that loaded another libcupti first (PyTorch ships
+// one) binds this library to that one: then it is set here, at cuInit, to the one in use.
+void check_nvtx_injection() {
+  Dl_info info{};
+  if (!dladdr(reinterpret_cast<void*>(&cuptiSubscribe), &info) || !info.dli_fname) return;
+  std::error_code error;
+  const auto ours = std::filesystem::canonical(info.dli_fname, error);
+  if (error) return;
+  const std::string set = env("NVTX_INJECTION64_PATH");
+  const bool set_by_limiter = !set.empty() && set == env("LIMITER_NVTX_INJECTION");
+  if (!set.empty() && std::filesystem::canonical(set, error) == ours) return;
+  if (!set.empty() && !set_by_limiter) {
+    std::fprintf(stderr, "limiter: NVTX_INJECTION64_PATH is '%s', not the libcupti limiter uses (%s): NVTX ranges "
+                 "are not recorded; unset it\n", set.c_str(), ours.c_str());
+    return;
+  }
+  if (set_by_limiter) {
+    // An NVTX call before cuInit loaded the other libcupti already: NVTX stays with it.
+    if (void* loaded = dlopen(set.c_str(), RTLD_NOW | RTLD_NOLOAD)) {
+      dlclose(loaded);
+      std::fprintf(stderr, "limiter: the app's NVTX started before CUDA with %s while limiter's collector uses %s: "
+                   "NVTX ranges are not recorded (make a CUDA call before the first NVTX call)\n", set.c_str(),
+                   ours.c_str());
+    }
+  }
+  setenv("NVTX_INJECTION64_PATH", ours.c_str(), 1);
 }
 
 // At exit, or on a fatal signal (fatal_signals.hpp): the pending batch is decoded (CUDA calls:
@@ -138,6 +177,12 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     options.sampling = !env("LIMITER_SAMPLING").empty();
     options.sampling_interval_ns = env_number("LIMITER_SAMPLING_INTERVAL_US", 100) * 1000;
     options.ranges_per_image = env_number("LIMITER_RANGES_PER_IMAGE", 0);
+    options.nvtx = env("LIMITER_NVTX") == "1";
+    options.nvtx_include = env_list("LIMITER_NVTX_INCLUDE");
+    options.nvtx_exclude = env_list("LIMITER_NVTX_EXCLUDE");
+    options.nvtx_process_scope = env("LIMITER_NVTX_PUSH_POP_SCOPE") == "process";
+    options.budget_by_range = env("LIMITER_BUDGET_BY_RANGE") == "1";
+    if (options.nvtx) check_nvtx_injection();
     if (const std::string timeout = env("LIMITER_LOCK_TIMEOUT"); !timeout.empty()) options.lock_timeout_s = std::stod(timeout);
     const std::optional<limiter::RankInfo> rank = limiter::detail::detect_rank();
     const std::string raw = env("LIMITER_SAVE_RAW");

@@ -9,7 +9,7 @@ namespace limiter::detail {
 
 enum class LaunchField {
   sequence, name, mangled_name, grid, block, registers, static_shared, dynamic_shared, local_bytes,
-  stream_id, context_id, device, counters, sampled, ignored
+  stream_id, context_id, device, nvtx, counters, sampled, ignored
 };
 
 inline LaunchField launch_field(std::string_view key) {
@@ -20,7 +20,8 @@ inline LaunchField launch_field(std::string_view key) {
       {"static_shared_bytes", LaunchField::static_shared}, {"dynamic_shared_bytes", LaunchField::dynamic_shared},
       {"local_bytes_per_thread", LaunchField::local_bytes}, {"stream_id", LaunchField::stream_id},
       {"context_id", LaunchField::context_id}, {"device", LaunchField::device},
-      {"counters", LaunchField::counters}, {"sampled", LaunchField::sampled}};
+      {"nvtx", LaunchField::nvtx}, {"counters", LaunchField::counters},
+      {"sampled", LaunchField::sampled}};
   for (const auto& [name, field] : fields)
     if (key == name) return field;
   return LaunchField::ignored;

@@ -103,6 +103,7 @@ ordered_json launch_json(const KernelLaunch& k) {
   put_optional(out, "stream_id", k.stream_id);
   put_optional(out, "context_id", k.context_id);
   put_optional(out, "device", k.device);
+  if (!k.nvtx.empty()) out["nvtx"] = k.nvtx;  // records without NVTX ranges stay as they were
   if (k.sampled) {
     const auto& s = *k.sampled;
     out["sampled"] = {{"launches", s.launches},   {"kernel_time_ns", s.kernel_time_ns}, {"samples", s.samples},
@@ -145,6 +146,13 @@ KernelLaunch launch_from(const json& in) {
   k.stream_id = get_optional<std::uint64_t>(in, "stream_id");
   k.context_id = get_optional<std::uint64_t>(in, "context_id");
   k.device = get_optional<int>(in, "device");
+  if (const auto nvtx = in.find("nvtx"); nvtx != in.end() && !nvtx->is_null()) {
+    if (!nvtx->is_array()) throw InputError("\"nvtx\" must be an array of strings");
+    for (const auto& path : *nvtx) {
+      if (!path.is_string()) throw InputError("\"nvtx\" must be an array of strings");
+      k.nvtx.push_back(path.get<std::string>());
+    }
+  }
   if (auto sampled = in.find("sampled"); sampled != in.end()) {
     SampleSupport s;
     s.launches = sampled->at("launches").get<std::uint64_t>();

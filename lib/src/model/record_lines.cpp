@@ -161,6 +161,7 @@ class LaunchParser {
         case LaunchField::device:
           if (auto n = number_of(value, "\"device\" must be a number or null")) launch.device = static_cast<int>(n->as_double);
           break;
+        case LaunchField::nvtx: read_nvtx(value, launch); break;
         case LaunchField::counters: read_counters(value, launch); has_counters = true; break;
         case LaunchField::sampled: read_sampled(value, launch); break;
         case LaunchField::ignored: break;  // skipped by the next step of the iteration
@@ -243,38 +244,50 @@ class LaunchParser {
                 static_cast<std::uint32_t>(dims[2])};
   }
 
-  void read_counters(od::value& value, KernelLaunch& launch) {
+  // The launch's NVTX range paths: an array of strings; null as none (as the DOM reader).
+  void read_nvtx(od::value& value, KernelLaunch& launch) {
+    launch.nvtx.clear();
     od::json_type type;
     check(value.type().get(type));
-    if (type != od::json_type::object) fail("\"counters\" must be an object");
-    od::object counters;
-    check(value.get_object().get(counters));
-    for (auto field_result : counters) {
-      od::field field;
-      check(std::move(field_result).get(field));
-      std::string_view metric;
-      check(field.unescaped_key().get(metric));
-      od::value counter = field.value();
-      od::json_type counter_type;
-      check(counter.type().get(counter_type));
-      if (counter_type == od::json_type::null) {  // a counter the hardware could not provide
-        check(counter.is_null().error());
-        continue;
-      }
-      if (counter_type != od::json_type::number) fail("counter \"" + std::string(metric) + "\" is not a number");
-      double d = 0;
-      check(counter.get_double().get(d));
-      recycler_.add_counter(launch, metric, d);
+    if (type == od::json_type::null) {
+      check(value.is_null().error());
+      return;
+    }
+    if (type != od::json_type::array) fail("\"nvtx\" must be an array of strings");
+    od::array array;
+    check(value.get_array().get(array));
+    for (auto element_result : array) {
+      od::value element;
+      check(std::move(element_result).get(element));
+      launch.nvtx.emplace_back(string_of(element, "\"nvtx\" must be an array of strings"));
     }
   }
 
+  void read_counters(od::value& value, KernelLaunch& launch) {
+    // null: a counter the hardware could not provide.
+    read_numbers(value, "\"counters\" must be an object", true,
+                 [](std::string_view metric) { return "counter \"" + std::string(metric) + "\" is not a number"; },
+                 [&](std::string_view metric, double d) { recycler_.add_counter(launch, metric, d); });
+  }
+
   void read_sampled(od::value& value, KernelLaunch& launch) {
+    SampleSupport support;
+    read_numbers(value, "\"sampled\" must be an object", false,
+                 [](std::string_view key) { return "\"sampled\": \"" + std::string(key) + "\" is not a number"; },
+                 [&](std::string_view key, double d) { set_sample_support(support, key, d); });
+    launch.sampled = support;
+  }
+
+  // An object whose values are numbers (or null, skipped, where NULL_OK), each key and value
+  // handed to ON_NUMBER; NOT_A_NUMBER words the error for a key.
+  template <class NotANumber, class OnNumber>
+  void read_numbers(od::value& value, const char* not_an_object, bool null_ok, NotANumber not_a_number,
+                    OnNumber on_number) {
     od::json_type type;
     check(value.type().get(type));
-    if (type != od::json_type::object) fail("\"sampled\" must be an object");
+    if (type != od::json_type::object) fail(not_an_object);
     od::object object;
     check(value.get_object().get(object));
-    SampleSupport support;
     for (auto field_result : object) {
       od::field field;
       check(std::move(field_result).get(field));
@@ -283,12 +296,15 @@ class LaunchParser {
       od::value number = field.value();
       od::json_type number_type;
       check(number.type().get(number_type));
-      if (number_type != od::json_type::number) fail("\"sampled\": \"" + std::string(key) + "\" is not a number");
+      if (null_ok && number_type == od::json_type::null) {
+        check(number.is_null().error());
+        continue;
+      }
+      if (number_type != od::json_type::number) fail(not_a_number(key));
       double d = 0;
       check(number.get_double().get(d));
-      set_sample_support(support, key, d);
+      on_number(key, d);
     }
-    launch.sampled = support;
   }
 
   void check(simdjson::error_code error) const {

@@ -16,7 +16,7 @@ namespace limiter::detail {
 // false without calling a sink, with what it read from IN in PREFIX, for the SAX reader.
 // Throws InputError naming ORIGIN, and the launch, for what it cannot read once in the layout.
 bool read_run_lines(std::streambuf& in, const std::string& origin, const RunHeaderSink& on_header,
-                    const LaunchSink& on_launch, std::vector<KernelLaunch>* spare, std::string& prefix);
+                    const limiter::LaunchSink& on_launch, std::vector<KernelLaunch>* spare, std::string& prefix);
 
 // New launches built in the storage of used ones (strings, counter nodes): millions of launches
 // allocate as few times as a batch holds. Shared by both readers.

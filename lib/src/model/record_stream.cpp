@@ -56,6 +56,10 @@ class RunSaxHandler final : public nlohmann::json_sax<json> {
         return true;
       }
     }
+    if (in_launch_ && depth_ == kLaunchDepth + 1 && field_ == LaunchField::nvtx) {
+      launch_.nvtx.push_back(std::move(value));
+      return true;
+    }
     return scalar(json(std::move(value)), std::nullopt);
   }
 
@@ -72,6 +76,7 @@ class RunSaxHandler final : public nlohmann::json_sax<json> {
       has_counters_ = true;
       return true;
     }
+    if (in_launch_ && depth_ > kLaunchDepth && field_ == LaunchField::nvtx) fail_launch(kNvtxType);
     if (in_launch_ && depth_ == kLaunchDepth + 1 && field_ == LaunchField::sampled) {
       launch_.sampled = SampleSupport{};
       return true;
@@ -98,12 +103,19 @@ class RunSaxHandler final : public nlohmann::json_sax<json> {
       dims_.clear();
       return true;
     }
+    if (in_launch_ && depth_ == kLaunchDepth + 1 && field_ == LaunchField::nvtx) {
+      launch_.nvtx.clear();  // a repeated key: the last one counts, as in the DOM reader
+      return true;
+    }
+    if (in_launch_ && depth_ > kLaunchDepth + 1 && field_ == LaunchField::nvtx) fail_launch(kNvtxType);
     return open_captured(json::array());
   }
 
   bool end_array() override {
     if (in_launches_ && depth_ == 2) {
       in_launches_ = false;
+    } else if (in_launch_ && depth_ == kLaunchDepth + 1 && field_ == LaunchField::nvtx) {
+      // the paths are in launch_.nvtx already
     } else if (in_launch_ && depth_ == kLaunchDepth + 1 && (field_ == LaunchField::grid || field_ == LaunchField::block)) {
       if (dims_.size() != 3) fail_launch("expected [x, y, z] for \"" + std::string(field_ == LaunchField::grid ? "grid" : "block") + "\"");
       const Dim3 dim{static_cast<std::uint32_t>(dims_[0]), static_cast<std::uint32_t>(dims_[1]),
@@ -136,6 +148,7 @@ class RunSaxHandler final : public nlohmann::json_sax<json> {
 
  private:
   static constexpr int kLaunchDepth = 3;  // record { launches [ launch { ... } ] }
+  static constexpr const char* kNvtxType = "\"nvtx\" must be an array of strings";
 
   // The launch's objects this handler reads key by key: its counters and its sample support.
   bool in_own_object() const { return field_ == LaunchField::counters || field_ == LaunchField::sampled; }
@@ -150,6 +163,7 @@ class RunSaxHandler final : public nlohmann::json_sax<json> {
         else if (!value.is_null()) fail_launch("counter \"" + metric_ + "\" is not a number");
         return true;
       }
+      if (depth_ == kLaunchDepth + 1 && field_ == LaunchField::nvtx) fail_launch(kNvtxType);
       if (depth_ == kLaunchDepth + 1 && field_ == LaunchField::sampled) {
         if (!number) fail_launch("\"sampled\": \"" + metric_ + "\" is not a number");
         detail::set_sample_support(*launch_.sampled, metric_, *number);
@@ -199,6 +213,10 @@ class RunSaxHandler final : public nlohmann::json_sax<json> {
       case LaunchField::context_id: set_u64(launch_.context_id, optional_number("context_id"), value); break;
       case LaunchField::device:
         if (auto v = optional_number("device")) launch_.device = static_cast<int>(*v);
+        break;
+      case LaunchField::nvtx:
+        if (!value.is_null()) fail_launch(kNvtxType);
+        launch_.nvtx.clear();
         break;
       case LaunchField::grid: case LaunchField::block: fail_launch("expected [x, y, z]");
       case LaunchField::counters: fail_launch("\"counters\" must be an object");

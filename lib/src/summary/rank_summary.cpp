@@ -152,6 +152,44 @@ void finish_kernel(RankKernel& k, const std::vector<RankRun>& ranks) {
   k.limiting_unit = slowest.limiting_unit;
 }
 
+// The ranks' NVTX roll-ups lined up by range label, most time over all ranks first.
+std::vector<RankRange> line_up_ranges(const std::vector<RankRun>& ranks) {
+  std::vector<RankRange> out;
+  std::unordered_map<std::string, std::size_t> index;
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    const auto& entries = ranks[r].summary.nvtx_ranges;
+    for (std::size_t e = 0; e < entries.size(); ++e) {
+      auto [slot, added] = index.emplace(entries[e].ranges, out.size());
+      if (added) {
+        out.push_back({});
+        out.back().ranges = entries[e].ranges;
+        out.back().entries.resize(ranks.size());
+      }
+      RankRange& range = out[slot->second];
+      range.entries[r] = e;
+      ++range.ranks_with_range;
+      range.launches += entries[e].launches;
+      const auto ns = entries[e].durations.total_ns;
+      range.total_ns += ns.value_or(0);
+      if (!ns) continue;
+      if (!range.max_rank_ns || *ns > *range.max_rank_ns) {
+        range.max_rank_ns = ns;
+        range.slowest = r;
+        range.slowest_verdict = entries[e].main_verdict;
+      }
+      if (!range.min_rank_ns || *ns < *range.min_rank_ns) range.min_rank_ns = ns;
+    }
+  }
+  for (auto& range : out) {
+    std::size_t timed = 0;
+    for (std::size_t r = 0; r < ranks.size(); ++r)
+      if (range.entries[r] && ranks[r].summary.nvtx_ranges[*range.entries[r]].durations.total_ns) ++timed;
+    if (timed >= 2 && range.min_rank_ns && *range.min_rank_ns > 0) range.spread = *range.max_rank_ns / *range.min_rank_ns - 1.0;
+  }
+  std::stable_sort(out.begin(), out.end(), [](const RankRange& a, const RankRange& b) { return a.total_ns > b.total_ns; });
+  return out;
+}
+
 }  // namespace
 
 std::optional<double> RankSummary::share_of_all(const std::optional<double>& duration_ns) const {
@@ -216,6 +254,8 @@ RankSummary merge_ranks(std::vector<RankRun> ranks, const SummaryOptions& option
   std::stable_sort(merged.kernels.begin(), merged.kernels.end(),
                    [](const RankKernel& a, const RankKernel& b) { return a.total_ns > b.total_ns; });
   name_kernels(merged.kernels, options.names);
+  merged.ranges = line_up_ranges(ranks);
+  for (auto& range : merged.ranges) range.time_share = merged.share_of_all(range.total_ns);
   merged.ranks = std::move(ranks);
   merged.notes = set_notes(merged.ranks);
   for (const auto& path : left_out)

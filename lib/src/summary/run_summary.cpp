@@ -63,6 +63,12 @@ struct SummaryBuilder::Accumulator {
   std::optional<KernelLaunch> longest_raw;  // to explain at finish(), when analysed without words
 };
 
+struct SummaryBuilder::RangeAccumulator {
+  NvtxRangeSummary range;
+  std::array<Tally, 4> verdict_time;
+  std::unordered_map<std::string, Tally> kernel_time;  // by demangled name
+};
+
 std::regex kernel_name_regex(const std::string& pattern) {
   try {
     return std::regex(pattern, std::regex::ECMAScript | std::regex::optimize);
@@ -151,6 +157,7 @@ void SummaryBuilder::add(KernelAnalysis&& launch, const std::string& mangled_nam
     group.block = launch.block;
     group.first_sequence = launch.sequence;
   }
+  add_to_range(launch);
   Accumulator& a = accumulators_[slot->second];
   KernelSummary& group = a.group;
   const auto& duration = launch.duration_ns;
@@ -191,6 +198,58 @@ void SummaryBuilder::add(KernelAnalysis&& launch, const std::string& mangled_nam
   } else if (longest) {
     group.longest = std::move(launch);
   }
+}
+
+void SummaryBuilder::add_to_range(const KernelAnalysis& launch) {
+  any_nvtx_ = any_nvtx_ || !launch.nvtx.empty();
+  std::string key = nvtx_label(launch.nvtx);
+  auto [slot, inserted] = range_index_.try_emplace(key, range_accumulators_.size());
+  if (inserted) {
+    range_accumulators_.emplace_back();
+    range_accumulators_.back().range.ranges = std::move(key);
+  }
+  RangeAccumulator& r = range_accumulators_[slot->second];
+  const double time = launch.duration_ns.value_or(0);
+  ++r.range.launches;
+  r.range.durations.add(launch.duration_ns);
+  r.range.verdicts.add(launch.verdict);
+  Tally& verdict = r.verdict_time[verdict_slot(launch.verdict)];
+  verdict.time += time;
+  ++verdict.count;
+  Tally& kernel = r.kernel_time[launch.name];
+  kernel.time += time;
+  ++kernel.count;
+}
+
+// Ranges by time, each with its verdict of most time and its kernels of most time; none when
+// no launch had a range (records without NVTX look as before).
+void SummaryBuilder::finish_ranges() {
+  if (!any_nvtx_) return;
+  for (auto& r : range_accumulators_) {
+    NvtxRangeSummary& range = r.range;
+    const bool timed = range.durations.timed_launches > 0;
+    range.time_share = summary_.share_of_run(range.durations.total_ns);
+    std::size_t best = 0;
+    for (std::size_t slot = 1; slot < kVerdictSlots.size(); ++slot)
+      if (r.verdict_time[slot].beats(r.verdict_time[best], timed)) best = slot;
+    range.main_verdict = kVerdictSlots[best];
+    std::vector<std::pair<std::string, Tally>> kernels(r.kernel_time.begin(), r.kernel_time.end());
+    std::sort(kernels.begin(), kernels.end(), [&](const auto& a, const auto& b) {
+      if (a.second.beats(b.second, timed)) return true;
+      if (b.second.beats(a.second, timed)) return false;
+      return a.first < b.first;  // ties by name: the output does not depend on hashing
+    });
+    for (std::size_t k = 0; k < kernels.size() && k < kNvtxTopKernels; ++k)
+      range.top_kernels.push_back(summary_.display_name(kernels[k].first));
+    summary_.nvtx_ranges.push_back(std::move(range));
+  }
+  std::stable_sort(summary_.nvtx_ranges.begin(), summary_.nvtx_ranges.end(),
+                   [](const NvtxRangeSummary& a, const NvtxRangeSummary& b) {
+                     if (a.durations.total_ns.value_or(-1) != b.durations.total_ns.value_or(-1))
+                       return a.durations.total_ns.value_or(-1) > b.durations.total_ns.value_or(-1);
+                     return a.launches > b.launches;
+                   });
+  range_accumulators_.clear();
 }
 
 void SummaryBuilder::note_if_longest(const KernelAnalysis& launch) {
@@ -265,6 +324,8 @@ RunSummary SummaryBuilder::finish() {
       s.display_names[group.name] = group.mangled_name.empty() ? group.name : group.mangled_name;
     group.display_name = s.display_name(group.name);
   }
+
+  finish_ranges();  // after the display names
 
   // What to fix first: the groups with the most time whose longest launch has actionable advice.
   for (std::size_t index = 0; index < s.groups.size() && s.fix_first.size() < options_.fix_first_limit; ++index) {

@@ -1,0 +1,61 @@
+#pragma once
+// Shared by the reader tests: a record in the layout `limiter run` writes (record_json.cpp's
+// merge of the partial file): the run's fields, then "launches" with one launch per line,
+// sequence first. The simdjson line reader takes this layout; any other goes to SAX. And the
+// two streaming readers run on a text alone.
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <sstream>
+#include <string>
+
+#include "limiter/record_json.hpp"
+#include "limiter/record_stream.hpp"
+#include "model/record_lines.hpp"
+
+namespace limiter::testing {
+
+inline std::string as_written_lines(const RunRecord& run) {
+  nlohmann::json header = to_json(run);
+  header.erase("launches");
+  std::string text = header.dump(1);
+  text.resize(text.rfind('}'));
+  while (text.back() == '\n') text.pop_back();
+  text += ",\n \"launches\": [";
+  const auto launches = to_json(run)["launches"];
+  for (std::size_t i = 0; i < launches.size(); ++i) {
+    nlohmann::ordered_json line;
+    line["sequence"] = launches[i]["sequence"];
+    for (const auto& [key, value] : launches[i].items())
+      if (key != "sequence") line[key] = value;
+    text += (i ? ",\n  " : "\n  ") + line.dump();
+  }
+  return text + "\n ]\n}\n";
+}
+
+// TEXT through the line reader alone; empty when it handed the text on to the SAX reader
+// (PREFIX, when given, gets what it had read by then).
+inline std::optional<RunRecord> read_by_lines(const std::string& text, std::string* prefix = nullptr) {
+  std::istringstream in(text);
+  RunRecord run;
+  std::string read_so_far;
+  const bool read = detail::read_run_lines(
+      *in.rdbuf(), "<text>", [&](const RunRecord& header) { run = header; },
+      [&](KernelLaunch&& launch) { run.launches.push_back(std::move(launch)); }, nullptr, read_so_far);
+  if (prefix) *prefix = read_so_far;
+  if (!read) return std::nullopt;
+  return run;
+}
+
+// TEXT through the nlohmann SAX reader (read_run_stream, which hands the line layout on to the
+// line reader).
+inline RunRecord read_streamed(const std::string& text) {
+  std::istringstream in(text);
+  RunRecord run;
+  read_run_stream(
+      in, "<text>", [&](const RunRecord& header) { run = header; },
+      [&](KernelLaunch&& launch) { run.launches.push_back(std::move(launch)); });
+  return run;
+}
+
+}  // namespace limiter::testing
