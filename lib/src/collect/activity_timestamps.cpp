@@ -27,15 +27,17 @@ void CUPTIAPI on_buffer_requested(std::uint8_t** buffer, std::size_t* size, std:
 
 void CUPTIAPI on_buffer_completed(CUcontext context, std::uint32_t stream, std::uint8_t* buffer, std::size_t,
                                   std::size_t valid) {
+  bool release = true;
   {
     std::lock_guard lock(active_mutex);
     if (active) {
       active->complete_buffer(buffer, valid);
       std::size_t dropped = 0;
       if (cuptiActivityGetNumDroppedRecords(context, stream, &dropped) == CUPTI_SUCCESS) active->count_dropped(dropped);
+      release = !active->keeps_buffers();
     }
   }
-  std::free(buffer);
+  if (release) std::free(buffer);  // else a few buffers of the final flush stay: see flush()
 }
 
 std::string demangled(const char* mangled) {
@@ -72,7 +74,10 @@ ActivityTimestamps::~ActivityTimestamps() {
   active = nullptr;
 }
 
-void ActivityTimestamps::flush(bool forced) { cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0); }
+void ActivityTimestamps::flush(bool forced) {
+  if (forced) forced_ = true;
+  cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+}
 
 void ActivityTimestamps::request_buffer(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
   *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(8, kBufferBytes));

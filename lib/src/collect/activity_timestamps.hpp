@@ -21,8 +21,11 @@ class ActivityTimestamps {
   ActivityTimestamps(const ActivityTimestamps&) = delete;
   ActivityTimestamps& operator=(const ActivityTimestamps&) = delete;
 
-  // Hands every completed record to the sink; FORCED also the records of partly filled buffers.
+  // Hands every completed buffer's records to the sink. FORCED (at the end only, as CUPTI advises)
+  // also the buffers that hold unfinished records; those buffers are never freed afterwards, in
+  // case CUPTI still completes their records in place (freed, the heap was corrupted on the H100).
   void flush(bool forced);
+  bool keeps_buffers() const { return forced_; }
 
   std::uint64_t kernels() const { return kernels_; }
   std::uint64_t dropped() const { return dropped_; }  // records CUPTI dropped (buffers too small or late)
@@ -35,6 +38,7 @@ class ActivityTimestamps {
  private:
   KernelSink sink_;
   std::atomic<std::uint64_t> kernels_{0}, dropped_{0};
+  std::atomic<bool> forced_{false};
 };
 
 }  // namespace limiter::detail

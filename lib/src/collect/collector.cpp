@@ -35,7 +35,7 @@ constexpr std::chrono::milliseconds kReadWait{1000};
 
 Collector::Collector(const CollectorOptions& options) : impl_(std::make_unique<Impl>(options)) {
   if (options.sampling) {  // no range profiler at all: the sampler and kernel timestamps instead
-    sampling_ = std::make_unique<detail::SamplingMode>(options);
+    sampling_ = std::make_unique<detail::SamplingMode>(options, &impl_->sink);
     return;
   }
   impl_->metrics = options.metrics.empty() ? metric_plan(options.plan).metrics : options.metrics;

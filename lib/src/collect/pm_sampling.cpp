@@ -4,6 +4,9 @@
 // Start fail; a counter-data image slot takes ~30 KB; sample times share the Activity clock.
 #include "collect/pm_sampling.hpp"
 
+#include <dlfcn.h>
+#include <link.h>
+
 #include <cupti.h>
 #include <cupti_pmsampling.h>
 #include <cupti_profiler_target.h>
@@ -44,23 +47,39 @@ std::string interval_fix(std::uint64_t interval_ns) {
 
 }  // namespace
 
+std::string cupti_in_use() {
+  // An app that loaded its own libcupti first (PyTorch) binds limiter to that copy.
+  Dl_info info{};
+  std::string text = dladdr(reinterpret_cast<void*>(&cuptiSubscribe), &info) && info.dli_fname ? info.dli_fname : "?";
+  std::uint32_t version = 0;
+  if (cuptiGetVersion(&version) == CUPTI_SUCCESS) text += " (CUPTI API " + std::to_string(version) + ")";
+  // And the libnvperf_host it evaluates with (loaded by libcupti when the host API starts).
+  dl_iterate_phdr(
+      [](dl_phdr_info* library, std::size_t, void* out) {
+        const std::string name = library->dlpi_name ? library->dlpi_name : "";
+        if (name.find("libnvperf") != std::string::npos) *static_cast<std::string*>(out) += ", " + name;
+        return 0;
+      },
+      &text);
+  return text;
+}
+
 PmSampler::PmSampler(const PmSamplerOptions& options, int device_index, const DeviceDescription& device, SampleSink sink)
     : options_(options), sink_(std::move(sink)) {
   const auto t0 = Clock::now();
   CUpti_Profiler_Initialize_Params init{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
   LIMITER_CUPTI_CHECK(cuptiProfilerInitialize(&init));
 
-  std::vector<std::uint8_t> availability;
   CUpti_PmSampling_GetCounterAvailability_Params avail{CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE};
   avail.deviceIndex = static_cast<std::size_t>(device_index);
   LIMITER_CUPTI_CHECK(cuptiPmSamplingGetCounterAvailability(&avail));
-  availability.resize(avail.counterAvailabilityImageSize);
-  avail.pCounterAvailabilityImage = availability.data();
+  availability_.resize(avail.counterAvailabilityImageSize);
+  avail.pCounterAvailabilityImage = availability_.data();
   LIMITER_CUPTI_CHECK(cuptiPmSamplingGetCounterAvailability(&avail));
 
-  host_ = std::make_unique<ProfilerHost>(device.chip, availability, /*pm_sampling=*/true);
-  std::vector<std::uint8_t> config = host_->config_image(options_.metrics);
-  if (const std::size_t passes = ProfilerHost::pass_count(config); passes != 1) {
+  host_ = std::make_unique<ProfilerHost>(device.chip, availability_, /*pm_sampling=*/true);
+  config_ = host_->config_image(options_.metrics);
+  if (const std::size_t passes = ProfilerHost::pass_count(config_); passes != 1) {
     throw SystemError("the sampling metrics need " + std::to_string(passes) +
                       " passes and PM sampling takes one: sample fewer metrics (the LMEM counters need the exact mode)");
   }
@@ -70,12 +89,11 @@ PmSampler::PmSampler(const PmSamplerOptions& options, int device_index, const De
   LIMITER_CUPTI_CHECK(cuptiPmSamplingEnable(&enable));
   sampler_ = enable.pPmSamplingObject;
   try {
-    std::vector<const char*> names;
-    for (const auto& metric : options_.metrics) names.push_back(metric.c_str());
+    for (const auto& metric : options_.metrics) metric_names_.push_back(metric.c_str());
     CUpti_PmSampling_GetCounterDataSize_Params size{CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE};
     size.pPmSamplingObject = sampler_;
-    size.pMetricNames = names.data();
-    size.numMetrics = names.size();
+    size.pMetricNames = metric_names_.data();
+    size.numMetrics = metric_names_.size();
     size.maxSamples = options_.samples_per_image;
     LIMITER_CUPTI_CHECK(cuptiPmSamplingGetCounterDataSize(&size));
     image_.resize(size.counterDataSize);
@@ -83,8 +101,8 @@ PmSampler::PmSampler(const PmSamplerOptions& options, int device_index, const De
 
     CUpti_PmSampling_SetConfig_Params set{CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE};
     set.pPmSamplingObject = sampler_;
-    set.configSize = config.size();
-    set.pConfig = config.data();
+    set.configSize = config_.size();
+    set.pConfig = config_.data();
     set.hardwareBufferSize = options_.hardware_buffer_bytes;
     set.samplingInterval = options_.interval_ns;
     set.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
@@ -100,11 +118,11 @@ PmSampler::PmSampler(const PmSamplerOptions& options, int device_index, const De
     throw;
   }
   if (!options_.raw_dir.empty())
-    write_pm_meta(options_.raw_dir, device, options_.metrics, options_.interval_ns, options_.command_line, config);
+    write_pm_meta(options_.raw_dir, device, options_.metrics, options_.interval_ns, options_.command_line, config_);
   times_.set_up_s = seconds_since(t0);
   started_at_ = Clock::now();
-  PM_TRACE("started: %zu metrics, interval %llu ns, image %zu bytes", options_.metrics.size(),
-           static_cast<unsigned long long>(options_.interval_ns), image_.size());
+  PM_TRACE("started: %zu metrics, interval %llu ns, image %zu bytes, %s", options_.metrics.size(),
+           static_cast<unsigned long long>(options_.interval_ns), image_.size(), cupti_in_use().c_str());
   decoder_ = std::thread([this] { decode_loop(); });
 }
 
@@ -172,6 +190,11 @@ bool PmSampler::decode_once() {
     const CUptiResult status = cuptiPmSamplingDecodeData(&decode);
     times_.decode_s += seconds_since(t0);
     ++times_.decodes;
+    if (!decode.overflow && status != CUPTI_SUCCESS && early_failure(status)) {
+      ++times_.early_retries;
+      PM_TRACE("decode before the first records: %s; trying again", cupti_error_text(status).c_str());
+      return true;
+    }
     if (decode.overflow || status != CUPTI_SUCCESS) {
       evaluate_new_samples();  // what was decoded before the overflow still counts
       if (decode.overflow) {
@@ -192,8 +215,16 @@ bool PmSampler::decode_once() {
   }
 }
 
+// A decode right after Start failed with CUPTI_ERROR_UNKNOWN on the H100 (the hardware had
+// written no record yet); nothing is lost by trying again while no sample has arrived.
+bool PmSampler::early_failure(int status) const {
+  constexpr auto kFirstRecordsWithin = std::chrono::seconds(1);
+  return status == CUPTI_ERROR_UNKNOWN && samples_ == 0 && Clock::now() - started_at_ < kFirstRecordsWithin;
+}
+
 void PmSampler::fail(std::string message) {
   failed_ = true;
+  std::lock_guard lock(error_mutex_);
   if (error_.empty()) {
     error_ = std::move(message);
     std::fprintf(stderr, "limiter: %s\n", error_.c_str());
@@ -237,7 +268,14 @@ void PmSampler::stop() {
     const auto since_start = Clock::now() - started_at_;
     if (since_start < 2 * kDecodePeriod) std::this_thread::sleep_for(2 * kDecodePeriod - since_start);
     try {
-      decode_once();
+      for (int attempt = 0; attempt < 20; ++attempt) {  // 20 x 10 ms: within early_failure's window
+        const std::uint64_t retries = times_.early_retries;
+        if (!decode_once() || times_.early_retries == retries) break;
+        std::this_thread::sleep_for(kDecodePeriod);
+      }
+      if (samples_ == 0 && times_.early_retries > 0)
+        fail("no PM sample could be decoded (every decode failed with CUPTI_ERROR_UNKNOWN, " +
+             std::to_string(times_.early_retries) + " tries)");
     } catch (const std::exception& e) {
       fail(std::string("the last PM samples could not be decoded: ") + e.what());
     }
@@ -265,8 +303,16 @@ void PmSampler::stop() {
   keep_image();
   if (failed_ && stopped_at_ns_ > last_end_ns_ && options_.interval_ns > 0)
     lost_ = (stopped_at_ns_ - last_end_ns_) / options_.interval_ns;  // the samples that never arrived
-  // After a failed decode, Disable was seen to hang at process exit (H100): the process ends anyway.
-  if (failed_) return;
+  // After a failed decode, Disable was seen to hang at process exit (H100, with the config image
+  // already freed): not disabled, so CUPTI may still read the images, which therefore never go.
+  if (failed_) {
+    static auto* kept = new std::vector<std::vector<std::uint8_t>>;
+    kept->push_back(std::move(config_));  // a moved vector keeps its buffer
+    kept->push_back(std::move(availability_));
+    new std::vector<const char*>(std::move(metric_names_));      // and the names, whose strings
+    new std::vector<std::string>(std::move(options_.metrics));  // keep their buffers when moved whole
+    return;
+  }
   CUpti_PmSampling_Disable_Params disable{CUpti_PmSampling_Disable_Params_STRUCT_SIZE};
   disable.pPmSamplingObject = sampler_;
   cuptiPmSamplingDisable(&disable);
@@ -274,7 +320,7 @@ void PmSampler::stop() {
 }
 
 std::string PmSampler::error() const {
-  std::lock_guard lock(mutex_);
+  std::lock_guard lock(error_mutex_);
   return error_;
 }
 

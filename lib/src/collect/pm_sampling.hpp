@@ -4,6 +4,9 @@
 // decode thread drains the hardware buffer at the interval's pace, evaluates each sample on the
 // host and hands it on. A hardware-buffer overflow ends sampling (CUPTI cannot restart it: Stop
 // and Start fail with CUPTI_ERROR_UNKNOWN on GH100) and is reported with the fix.
+// CUPTI keeps the pointers to the config and availability images and the metric names it was
+// given: they live as long as the sampler (freed early, decoding failed or crashed once the app
+// reused the memory, as Kineto found too).
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -35,7 +38,11 @@ struct PmSamplerOptions {
 struct PmSamplerTimes {
   double set_up_s = 0, decode_s = 0, evaluate_s = 0;
   std::uint64_t decodes = 0, images = 0;
+  std::uint64_t early_retries = 0;  // decodes that failed before the first records, tried again
 };
+
+// The libcupti this process uses (its path and API version), for diagnostics.
+std::string cupti_in_use();
 
 class PmSampler {
  public:
@@ -58,6 +65,7 @@ class PmSampler {
  private:
   void decode_loop();
   bool decode_once();  // false when sampling cannot go on (error() says why)
+  bool early_failure(int status) const;  // a failed decode before the first records: try again
   void evaluate_new_samples();
   void reinitialize_image();
   void keep_image();
@@ -65,6 +73,8 @@ class PmSampler {
 
   PmSamplerOptions options_;
   SampleSink sink_;
+  std::vector<std::uint8_t> availability_, config_;  // CUPTI reads them until Disable: before host_
+  std::vector<const char*> metric_names_;             // likewise (into options_.metrics)
   std::unique_ptr<ProfilerHost> host_;
   CUpti_PmSampling_Object* sampler_ = nullptr;
   std::vector<std::uint8_t> image_;
@@ -72,7 +82,8 @@ class PmSampler {
   std::size_t consumed_ = 0, image_index_ = 0;
   std::uint64_t last_end_ns_ = 0, stopped_at_ns_ = 0;
   std::atomic<std::uint64_t> samples_{0}, lost_{0};
-  mutable std::mutex mutex_;  // the image, the sampler object and error_
+  mutable std::mutex mutex_;        // the image and the sampler object
+  mutable std::mutex error_mutex_;  // error_ alone: read from the sink, which runs under mutex_
   std::string error_;
   bool failed_ = false, stopped_ = false;
   PmSamplerTimes times_;

@@ -79,8 +79,9 @@ DeviceDescription describe(CUdevice device) {
 
 }  // namespace
 
-SamplingMode::SamplingMode(const CollectorOptions& options)
+SamplingMode::SamplingMode(const CollectorOptions& options, const LaunchSink* sink)
     : options_(options),
+      sink_(sink),
       metrics_(options.metrics.empty() ? sampling_plan_metrics() : options.metrics),
       attributor_(metrics_, options.sampling_interval_ns) {
   if (options.sampling_interval_ns == 0) throw InputError("--sampling-interval must be at least 1 us");
@@ -125,6 +126,9 @@ void SamplingMode::on_launch(const CUpti_CallbackData& call) {
     start_error_ = e.what();
     std::fprintf(stderr, "limiter: PM sampling could not start: %s\n", e.what());
   }
+  // On disk from the start: a process that ends without its exit handlers still leaves a record
+  // that says what it holds.
+  snapshot();
 }
 
 void SamplingMode::on_context_destroy(CUcontext context) {
@@ -163,6 +167,16 @@ void SamplingMode::start_sampling(CUcontext context) {
                                          [this](std::vector<PmSample>&& samples) { on_samples(std::move(samples)); });
 }
 
+void SamplingMode::snapshot() {
+  if (!sink_ || !sink_->on_snapshot) return;
+  RunRecord run;
+  {
+    std::lock_guard lock(mutex_);
+    run = record(attributor_.attributed_so_far());
+  }
+  sink_->on_snapshot(run);
+}
+
 void SamplingMode::on_kernel(KernelSpan&& span) {
   std::lock_guard lock(mutex_);
   if (device_id_ && span.launch.device && static_cast<std::uint32_t>(*span.launch.device) != *device_id_) {
@@ -186,11 +200,15 @@ void SamplingMode::on_samples(std::vector<PmSample>&& samples) {
   }
   if (!advance || !activity_) return;
   // The kernels that ended by now reach the attributor (outside our lock: the flush calls on_kernel).
+  // A plain flush: a forced one while kernels run hands back buffers CUPTI is still writing.
   std::uint64_t now_ns = 0;
   cuptiGetTimestamp(&now_ns);
-  activity_->flush(/*forced=*/true);
-  std::lock_guard lock(mutex_);
-  if (now_ns > kRecordLagNs) attributor_.advance(now_ns - kRecordLagNs);
+  activity_->flush(/*forced=*/false);
+  {
+    std::lock_guard lock(mutex_);
+    if (now_ns > kRecordLagNs) attributor_.advance(now_ns - kRecordLagNs);
+  }
+  snapshot();
 }
 
 RunRecord SamplingMode::finish() noexcept {
@@ -206,26 +224,44 @@ RunRecord SamplingMode::finish() noexcept {
     if (activity_) activity_->flush(true);
     if (trace) std::fprintf(stderr, "limiter: sampling: finish: aggregate\n");
     std::lock_guard lock(mutex_);
-    run.source = "cupti-pm-sampling";
-    run.device = device_;
-    run.launches_seen = launches_seen_;
-    run.launches = attributor_.aggregates();
-    SamplingInfo info = attributor_.info();
-    if (sampler_) info.samples_lost += sampler_->samples_lost();
-    run.sampling = info;
-    run.schema_version = kRunSchemaVersion;
-    if (!start_error_.empty())
-      run.missed.push_back({"PM sampling could not start: " + start_error_, launches_seen_.load(), "run the exact mode (limiter run without --sampling)"});
-    if (sampler_ && !sampler_->error().empty())
-      run.missed.push_back({sampler_->error(), 0, "a longer --sampling-interval"});
-    if (activity_ && activity_->dropped() > 0)
-      run.missed.push_back({"kernel timestamp records dropped by CUPTI", activity_->dropped(), "report it; their samples went to the other kernels"});
-    if (other_device_kernels_ > 0)
-      run.missed.push_back({"kernels on another GPU (PM sampling watches the first GPU launched on)", other_device_kernels_,
-                            "run one process per GPU (CUDA_VISIBLE_DEVICES)"});
+    run = record(attributor_.aggregates());
+    if (raw_kernels_.is_open()) raw_kernels_.flush();  // the injection's collector is never destroyed
   } catch (const std::exception& e) {
     std::fprintf(stderr, "limiter: PM sampling did not finish: %s\n", e.what());
   }
+  return run;
+}
+
+RunRecord SamplingMode::record(std::vector<KernelLaunch> launches) const {
+  RunRecord run;
+  run.source = "cupti-pm-sampling";
+  run.device = device_;
+  run.launches_seen = launches_seen_;
+  run.launches = std::move(launches);
+  SamplingInfo info = attributor_.info();
+  if (sampler_) info.samples_lost += sampler_->samples_lost();
+  run.sampling = info;
+  run.schema_version = kRunSchemaVersion;
+  // Loud, never silent: a record without samples says why.
+  const std::string exact = "run the exact mode (limiter run without --sampling)";
+  if (!start_error_.empty())
+    run.missed.push_back({"PM sampling could not start: " + start_error_, launches_seen_.load(), exact});
+  const std::string sampler_error = sampler_ ? sampler_->error() : "";
+  if (!sampler_error.empty()) {
+    const bool overflow = sampler_error.find("overflowed") != std::string::npos;
+    run.missed.push_back({sampler_error, 0, overflow ? "a longer --sampling-interval" : exact});
+  } else if (finished_ && sampler_ && sampler_->samples() == 0) {
+    run.missed.push_back({"no PM sample was decoded while the app ran", 0, exact});
+  }
+  if (started_ && finished_ && activity_ && activity_->kernels() == 0 && launches_seen_ > 0) {
+    run.missed.push_back({"the Activity API gave no kernel timestamps, so no sample could be attributed",
+                          launches_seen_.load(), "another CUPTI activity client in the app? " + exact});
+  }
+  if (activity_ && activity_->dropped() > 0)
+    run.missed.push_back({"kernel timestamp records dropped by CUPTI", activity_->dropped(), "report it; their samples went to the other kernels"});
+  if (other_device_kernels_ > 0)
+    run.missed.push_back({"kernels on another GPU (PM sampling watches the first GPU launched on)", other_device_kernels_,
+                          "run one process per GPU (CUDA_VISIBLE_DEVICES)"});
   return run;
 }
 
@@ -236,13 +272,13 @@ std::string SamplingMode::timings_text() const {
   char text[512];
   std::snprintf(text, sizeof text,
                 "PM sampling: set-up %.0f ms; %llu samples (%llu lost), %llu kernels timed; decode %.1f us and "
-                "evaluate %.1f us per sample (%llu decodes, %llu full images)\n",
+                "evaluate %.1f us per sample (%llu decodes, %llu early retries, %llu full images); ",
                 t.set_up_s * 1e3, static_cast<unsigned long long>(sampler_->samples()),
                 static_cast<unsigned long long>(sampler_->samples_lost()),
                 static_cast<unsigned long long>(activity_ ? activity_->kernels() : 0), t.decode_s / samples * 1e6,
                 t.evaluate_s / samples * 1e6, static_cast<unsigned long long>(t.decodes),
-                static_cast<unsigned long long>(t.images));
-  return text;
+                static_cast<unsigned long long>(t.early_retries), static_cast<unsigned long long>(t.images));
+  return text + ("libcupti " + cupti_in_use() + "\n");
 }
 
 }  // namespace limiter::detail

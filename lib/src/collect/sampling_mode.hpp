@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "collect/activity_timestamps.hpp"
+#include "collect/collector_internal.hpp"
 #include "collect/pm_sampling.hpp"
 #include "limiter/collector.hpp"
 #include "limiter/sampling.hpp"
@@ -25,7 +26,9 @@ namespace limiter::detail {
 
 class SamplingMode {
  public:
-  explicit SamplingMode(const CollectorOptions& options);  // subscribes to CUPTI's launch callbacks
+  // Subscribes to CUPTI's launch callbacks. SINK's on_snapshot (if set, also later) gets the
+  // aggregates so far about once a second: the injection keeps them on disk.
+  SamplingMode(const CollectorOptions& options, const LaunchSink* sink);
   ~SamplingMode();
   SamplingMode(const SamplingMode&) = delete;
   SamplingMode& operator=(const SamplingMode&) = delete;
@@ -47,8 +50,12 @@ class SamplingMode {
   void start_sampling(CUcontext context);
   void on_samples(std::vector<PmSample>&& samples);
   void on_kernel(KernelSpan&& span);
+  // The record around LAUNCHES: device, sampling, what is missing and why. Under mutex_.
+  RunRecord record(std::vector<KernelLaunch> launches) const;
+  void snapshot();  // the aggregates so far to the sink (not under mutex_)
 
   CollectorOptions options_;
+  const LaunchSink* sink_;
   std::vector<std::string> metrics_;
   CUpti_SubscriberHandle subscriber_ = nullptr;
   std::unique_ptr<ActivityTimestamps> activity_;
