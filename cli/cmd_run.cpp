@@ -97,6 +97,18 @@ AppEnd wait_for(pid_t child) {
   return {kExitFailure, ""};
 }
 
+// A partial file of the sampling mode (a snapshot of aggregates) rather than of decoded launches.
+bool sampled_partial(const std::string& partial) {
+  std::ifstream in(partial);
+  std::string header;
+  if (!std::getline(in, header)) return false;
+  try {
+    return nlohmann::json::parse(header).contains("sampling");
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 // Each profiled process registered its files in the session folder; a process that did not
 // reach its exit handlers (SIGKILL, _exit) left only its partial file: recover it.
 std::vector<std::string> collect_outputs(const fs::path& session, pid_t child, const AppEnd& app_end) {
@@ -114,11 +126,18 @@ std::vector<std::string> collect_outputs(const fs::path& session, pid_t child, c
       const pid_t pid = registered.value("pid", 0);
       // The app's own end where limiter saw it; a child of the app ended unseen.
       const std::string ended = pid == child && app_end.ended != "exit" ? app_end.ended : "killed";
+      const bool sampled = sampled_partial(partial);
       const std::size_t recovered = finish_partial_run(partial, output, ended);
       fs::remove(partial);
-      std::cerr << "limiter: process " << pid << " ended without its exit handlers (" << ended << "); recovered "
-                << recovered << " decoded launches; launches of its last batch, since its last "
-                << "synchronisation, are lost\n";
+      if (sampled) {
+        std::cerr << "limiter: process " << pid << " ended without its exit handlers (" << ended << "); recovered "
+                  << "its last snapshot of " << recovered << " sampled kernel aggregates; the samples of its last "
+                  << "seconds are lost\n";
+      } else {
+        std::cerr << "limiter: process " << pid << " ended without its exit handlers (" << ended << "); recovered "
+                  << recovered << " decoded launches; launches of its last batch, since its last "
+                  << "synchronisation, are lost\n";
+      }
     }
     if (fs::exists(output)) outputs.push_back(output);
   }
@@ -202,10 +221,11 @@ int run_run(const Args& args) {
   if (replay != "auto" && replay != "kernel") throw InputError("--replay must be auto or kernel");
   if (sampling_interval_us == 0) throw InputError("--sampling-interval must be at least 1 (microseconds)");
   if (sampling && (vm.count("per-kernel-count") || vm.count("launch-count") || skip || sample_every > 1 ||
-                   per_kernel_skip || capture_range != "none" || !kernel_regex.empty())) {
+                   per_kernel_skip || capture_range != "none" || !kernel_regex.empty() || !nvtx_include.empty() ||
+                   !nvtx_exclude.empty() || budget_by_range)) {
     throw InputError("--sampling samples the whole GPU from the first launch: the launch filters (-k, -s, -c, "
-                     "--per-kernel-*, --sample-every, --capture-range) belong to the exact mode; filter the "
-                     "report instead (limiter report -k)");
+                     "--per-kernel-*, --sample-every, --capture-range, --nvtx-include/--nvtx-exclude, "
+                     "--budget-by-range) belong to the exact mode; filter the report instead (limiter report -k)");
   }
   if (capture_range != "none" && capture_range != "cudaProfilerApi")
     throw InputError("--capture-range must be none or cudaProfilerApi (for NVTX ranges: --nvtx-include)");
@@ -244,7 +264,7 @@ int run_run(const Args& args) {
   }
   if (capture_range != "none") set("LIMITER_CAPTURE_RANGE", capture_range);
   set("LIMITER_LOCK_TIMEOUT", std::to_string(lock_timeout));
-  if (!no_nvtx) {
+  if (!no_nvtx && !sampling) {  // sampled aggregates carry no NVTX ranges
     set("LIMITER_NVTX", "1");
     if (!nvtx_include.empty()) set("LIMITER_NVTX_INCLUDE", json_text(nlohmann::json(nvtx_include)));
     if (!nvtx_exclude.empty()) set("LIMITER_NVTX_EXCLUDE", json_text(nlohmann::json(nvtx_exclude)));
@@ -289,11 +309,21 @@ int run_run(const Args& args) {
       std::cerr << "\n";
       write_text_report(summary, std::cerr, report_options);
     }
-    std::cerr << "limiter: " << summary.launches << " launches profiled -> " << path << "\n";
+    // A sampled record (or an empty one) is small: read whole for its sampling figures.
+    const bool small = summary.launches == 0 || (!summary.run.kernels.empty() && summary.run.kernels.front().sampled);
+    const std::optional<SamplingInfo> sampled = small ? read_run_file(path).sampling : std::nullopt;
+    if (sampled) {
+      std::cerr << "limiter: " << summary.launches << " launches sampled, " << sampled->samples << " samples ("
+                << sampled->samples_lost << " lost) -> " << path << "\n";
+    } else {
+      std::cerr << "limiter: " << summary.launches << " launches profiled -> " << path << "\n";
+    }
     profiled_total += summary.launches;
     for (const auto& missed : summary.run.missed) {
-      std::cerr << "limiter: " << missed.launches << " launches NOT profiled: " << missed.reason << "; fix: " << missed.fix
-                << "\n";
+      const std::string what = sampled && missed.launches == 0
+                                   ? "limiter: NOT sampled: "
+                                   : "limiter: " + std::to_string(missed.launches) + " launches NOT profiled: ";
+      std::cerr << what << missed.reason << "; fix: " << missed.fix << "\n";
       missed_total += missed.launches;
     }
   }
