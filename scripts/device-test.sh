@@ -8,7 +8,8 @@ stage=$(cd "${1:-build-device}" && pwd)
 out=${2:-${OUT:-device-out}}
 mkdir -p "$out"
 bin=$stage/bin
-export LIMITER_CLI=$bin/limiter LIMITER_COLLECTOR_APP=$bin/limiter_collector_app LIMITER_NVTX_APP=$bin/limiter_nvtx_app
+export LIMITER_CLI=$bin/limiter LIMITER_COLLECTOR_APP=$bin/limiter_collector_app LIMITER_NVTX_APP=$bin/limiter_nvtx_app \
+  LIMITER_SAMPLING_APP=$bin/limiter_sampling_app
 metrics=$("$bin/limiter" metrics --plan default | sed -n 's/^  \([a-z0-9_]*__[^ ]*\)$/\1/p' | paste -sd,)
 status=0
 step() { echo "== $*"; }

@@ -16,6 +16,7 @@ simdjson_so=$(ldd "$build/cli/limiter" | awk '/libsimdjson/ {print $3}')
 cp "$build/tests/gpu/limiter_gpu_tests" "$stage/bin/limiter_gpu_tests"  # unstripped: crash backtraces
 copy "$build/tests/gpu/limiter_collector_app" "$stage/bin/limiter_collector_app"
 cp "$build/tests/gpu/limiter_sampling_gpu_tests" "$stage/bin/limiter_sampling_gpu_tests"  # PM-sampling mode
+copy "$build/tests/gpu/limiter_sampling_app" "$stage/bin/limiter_sampling_app"
 copy "$build/tests/gpu/limiter_nvtx_app" "$stage/bin/limiter_nvtx_app"
 copy "$build/tests/gpu/limiter_lost_launches_app" "$stage/bin/limiter_lost_launches_app"
 copy "$build/tests/gpu/limiter_nothing_lost_gpu_tests" "$stage/bin/limiter_nothing_lost_gpu_tests"

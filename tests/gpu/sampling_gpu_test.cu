@@ -56,6 +56,10 @@ std::string collector_app() {
   const char* path = std::getenv("LIMITER_COLLECTOR_APP");
   return path ? path : COLLECTOR_APP;
 }
+std::string sampling_app() {
+  const char* path = std::getenv("LIMITER_SAMPLING_APP");
+  return path ? path : SAMPLING_APP;
+}
 
 // The in-process API: sampling from the first launch in a region until take_run().
 TEST(SamplingGpu, InProcessApiSamplesAndJudgesALongKernel) {
@@ -109,6 +113,35 @@ TEST(SamplingGpu, LimiterRunSamplingCoversEveryLaunch) {
   // copy + local + loop + <<<>>> + LaunchKernelEx + 2 threads x 3 + graph 3 nodes x 2 launches
   EXPECT_EQ(launches, 17u);
   EXPECT_TRUE(run.missed.empty()) << run.missed.front().reason;
+}
+
+// `limiter run --sampling` on two kernels whose limiters are known: each gets its verdict from
+// its own samples, and nothing is reported missing.
+TEST(SamplingGpu, LimiterRunSamplingJudgesKnownKernels) {
+  REQUIRE_GPU();
+  const auto output = (std::filesystem::temp_directory_path() / "limiter_gpu_sampling_app.json").string();
+  std::filesystem::remove(output);
+  const std::string command =
+      limiter_cli() + " run -q --sampling --sampling-interval 100 -o " + output + " -- " + sampling_app();
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  const auto run = limiter::read_run_file(output);
+  ASSERT_TRUE(run.sampling.has_value());
+  EXPECT_GT(run.sampling->samples, 200u);
+  EXPECT_TRUE(run.missed.empty()) << run.missed.front().reason;
+  const auto analysis = limiter::analyze_run(run, {});
+  int judged = 0;
+  for (const auto& k : analysis.kernels) {
+    const bool fma = k.name.find("spin_fma") != std::string::npos;
+    const bool copy = k.name.find("stream_copy") != std::string::npos;
+    if (!fma && !copy) continue;
+    ++judged;
+    ASSERT_TRUE(k.sampled.has_value()) << k.name;
+    EXPECT_EQ(k.sampled->launches, fma ? 20u : 100u) << k.name;
+    ASSERT_TRUE(k.verdict.has_value()) << k.name << ": " << k.verdict_reason;
+    EXPECT_EQ(*k.verdict, fma ? limiter::Verdict::instruction : limiter::Verdict::bandwidth)
+        << k.name << ": " << k.verdict_reason;
+  }
+  EXPECT_EQ(judged, 2);
 }
 
 }  // namespace
