@@ -309,9 +309,9 @@ int run_run(const Args& args) {
       std::cerr << "\n";
       write_text_report(summary, std::cerr, report_options);
     }
-    // A sampled record (or an empty one) is small: read whole for its sampling figures.
-    const bool small = summary.launches == 0 || (!summary.run.kernels.empty() && summary.run.kernels.front().sampled);
-    const std::optional<SamplingInfo> sampled = small ? read_run_file(path).sampling : std::nullopt;
+    // A sampled record holds a few aggregates: read whole for its sampling figures.
+    const std::optional<SamplingInfo> sampled =
+        summary.run.source == "cupti-pm-sampling" ? read_run_file(path).sampling : std::nullopt;
     if (sampled) {
       std::cerr << "limiter: " << summary.launches << " launches sampled, " << sampled->samples << " samples ("
                 << sampled->samples_lost << " lost) -> " << path << "\n";

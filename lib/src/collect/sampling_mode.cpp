@@ -1,6 +1,8 @@
 // The collector's PM-sampling mode (sampling_mode.hpp).
 #include "collect/sampling_mode.hpp"
 
+#include <dlfcn.h>
+
 #include <cupti_profiler_target.h>
 #include <cupti_target.h>
 
@@ -86,6 +88,12 @@ SamplingMode::SamplingMode(const CollectorOptions& options, const LaunchSink* si
       attributor_(metrics_, options.sampling_interval_ns) {
   if (options.sampling_interval_ns == 0) throw InputError("--sampling-interval must be at least 1 us");
   driver_api();  // no driver: fail here, with the fix
+  // libcupti loads libnvperf_host (sample evaluation) at its first use, at the first launch:
+  // later than the injection's exit handler, so at exit its static destructors ran first and
+  // the last decode used a torn-down library (heap corruption, hangs on the H100). Loaded now,
+  // it is torn down after the handler; libcupti's own load then finds this copy.
+  if (!dlopen("libnvperf_host.so", RTLD_NOW | RTLD_LOCAL))
+    std::fprintf(stderr, "limiter: libnvperf_host.so not loaded ahead (%s); CUPTI loads it later\n", dlerror());
   const CUptiResult status = cuptiSubscribe(&subscriber_, on_callback, this);
   if (status == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
     throw SystemError("another CUPTI tool (Nsight Systems, Nsight Compute, a profiler in the app) is attached to this "
@@ -121,6 +129,7 @@ void SamplingMode::on_launch(const CUpti_CallbackData& call) {
   try {
     start_sampling(call.context);
     started_ = true;
+    if (sink_ && sink_->on_sampling_started) sink_->on_sampling_started();
   } catch (const std::exception& e) {
     start_failed_ = true;
     start_error_ = e.what();
@@ -191,6 +200,8 @@ void SamplingMode::on_kernel(KernelSpan&& span) {
 }
 
 void SamplingMode::on_samples(std::vector<PmSample>&& samples) {
+  if (!samples.empty() && !samples_arrived_.exchange(true) && sink_ && sink_->on_sampling_started)
+    sink_->on_sampling_started();  // the first decode and evaluation have set up what they use
   bool advance = false;
   {
     std::lock_guard lock(mutex_);

@@ -61,7 +61,7 @@ class SamplingMode {
   std::unique_ptr<ActivityTimestamps> activity_;
   std::unique_ptr<PmSampler> sampler_;
   std::mutex start_mutex_;                       // the first launch starts sampling, once
-  std::atomic<bool> started_{false}, start_failed_{false}, finished_{false};
+  std::atomic<bool> started_{false}, start_failed_{false}, finished_{false}, samples_arrived_{false};
   std::atomic<int> active_depth_{0};
   std::atomic<std::uint64_t> launches_seen_{0};
   std::mutex mutex_;                             // the attributor and what follows

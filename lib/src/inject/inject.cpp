@@ -262,6 +262,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
       injection->progress->launch(launch.name);
     };
     sink.on_snapshot = write_snapshot;
+    sink.on_sampling_started = [] { std::atexit(write_record_at_exit); };  // runs once: see write_final_record
     sink.on_status = [](const std::vector<limiter::MissedLaunches>& missed, std::uint64_t launches_seen) {
       if (!injection->header_written) return;  // no device yet: the record gets the tally at exit
       limiter::RunRecord status;
