@@ -1,6 +1,7 @@
 // Launch-overhead benchmark: N launches of a ~4 us kernel, timed on the host (wall clock
 // around the launch loop, one synchronisation at the end). Run it bare, under `limiter run`
 // and under `ncu --metrics <the same list>` (bench/run-overhead.sh) and compare per launch.
+// Arguments: launches (2000), elements (1 << 20; more makes the kernel longer).
 // Prints one JSON line: launches, seconds, us_per_launch, max_rss_kib.
 #include <cuda_runtime.h>
 #include <sys/resource.h>
@@ -16,7 +17,7 @@ __global__ void small_work(float* data, int n) {
 
 int main(int argc, char** argv) {
   const int launches = argc > 1 ? std::atoi(argv[1]) : 2000;
-  const int n = 1 << 20;  // 4 MiB: about 4 us on an H100/H200
+  const int n = argc > 2 ? std::atoi(argv[2]) : 1 << 20;  // 1 << 20 floats, 4 MiB: about 4 us on an H100/H200
   float* data = nullptr;
   if (cudaMalloc(&data, n * sizeof(float)) != cudaSuccess) return 2;
   small_work<<<n / 256, 256>>>(data, n);  // warm-up (module load, first-launch costs)

@@ -130,7 +130,7 @@ void write_group_table(std::ostream& out, const RunSummary& summary, std::size_t
     if (g.verdicts_differ()) verdict += " <span class=\"muted\">" + html_escape(render::verdict_mix_text(g.verdicts)) + "</span>";
     out << "<tr><td>" << i + 1 << "</td><td class=\"name\"><a href=\"#" << group_anchor(i) << "\">"
         << name_html(g.display_name, g.name) << "</a></td><td>" << format_percent(g.time_share, 0) << "</td><td>"
-        << render::precise_duration_text(g.durations.total_ns) << "</td><td>" << render::count_text(g.launches)
+        << render::precise_duration_text(g.durations.total_ns) << "</td><td>" << render::group_launches_text(g)
         << "</td><td>" << render::precise_duration_text(g.durations.mean_ns) << "</td><td>"
         << render::precise_duration_text(g.durations.min_ns) << "</td><td>"
         << render::precise_duration_text(g.durations.max_ns) << "</td><td class=\"text\">" << verdict

@@ -119,6 +119,7 @@ ordered_json rollup_json(const RunSummary& summary) {
   out["selected_launches"] = summary.selected_launches;
   out["timed_launches"] = summary.timed_launches;
   out["total_duration_ns"] = summary.total_ns;
+  if (summary.estimated_total_ns) out["estimated_total_ns"] = *summary.estimated_total_ns;
   out["kernel_regex"] = summary.kernel_regex.empty() ? ordered_json(nullptr) : ordered_json(summary.kernel_regex);
   ordered_json by_verdict = ordered_json::array();
   for (const auto& entry : summary.time_by_verdict) {
@@ -155,6 +156,10 @@ ordered_json rollup_json(const RunSummary& summary) {
                                 {"l2_share_is_upper_bound", group.lmem_l2_share_is_upper_bound},
                                 {"instruction_share", optional_number(group.lmem_instruction_share)}}},
                       {"theoretical_occupancy", optional_number(group.occupancy)}});
+    if (group.launches_seen) {  // per-kernel budgets: all launches seen, and the time estimated over them
+      groups.back()["launches_seen"] = *group.launches_seen;
+      groups.back()["estimated_ns"] = optional_number(group.estimated_ns);
+    }
   }
   out["groups"] = groups;
   ordered_json fix_first = ordered_json::array();

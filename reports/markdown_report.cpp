@@ -56,7 +56,7 @@ void write_group_table(const RunSummary& summary, const ReportOptions& options, 
   for (std::size_t i = 0; i < shown; ++i) {
     const auto& g = summary.groups[i];
     out << "| " << i + 1 << " | " << markdown_code(g.display_name) << " | " << format_percent(g.time_share, 0) << " | "
-        << render::precise_duration_text(g.durations.total_ns) << " | " << render::count_text(g.launches) << " | "
+        << render::precise_duration_text(g.durations.total_ns) << " | " << render::group_launches_text(g) << " | "
         << render::precise_duration_text(g.durations.mean_ns) << " | " << render::precise_duration_text(g.durations.min_ns)
         << " | " << render::precise_duration_text(g.durations.max_ns) << " | "
         << markdown_escape(render::group_verdict_text(g)) << " | " << markdown_escape(g.limiting_unit) << " | "

@@ -71,6 +71,26 @@ std::string slowest_rank_text(const RankSummary& summary) {
   return text;
 }
 
+std::string straggler_text(const RankSummary& summary) {
+  if (!summary.straggler) return {};
+  const auto outside = [](const RankRun& r) { return r.kernel_ns - r.collective_ns; };
+  const RankRun& straggler = summary.ranks[*summary.straggler];
+  const auto fastest = std::min_element(summary.ranks.begin(), summary.ranks.end(),
+                                        [&](const RankRun& a, const RankRun& b) { return outside(a) < outside(b); });
+  double collective_ns = 0;
+  for (const auto& r : summary.ranks) collective_ns += r.collective_ns;
+  std::string text = "straggler: rank " + straggler.label + ", " + format_duration_ns(outside(straggler)) +
+                     " of kernel time outside NCCL's kernels";
+  if (outside(*fastest) > 0) {
+    text += ", +" + format_fixed((outside(straggler) / outside(*fastest) - 1.0) * 100.0, 1) + "% over rank " +
+            fastest->label;
+  }
+  text += ". NCCL's kernels (" + format_percent(summary.total_ns > 0 ? collective_ns / summary.total_ns : 0.0, 0) +
+          " of the time) run until the last rank arrives: their time on a rank is mostly waiting for the "
+          "straggler, and the rank that waited longest shows as slowest there";
+  return text;
+}
+
 std::vector<std::string> rank_table_titles() {
   return {"rank", "host", "GPU", "launches", "kernel time", "vs slowest", "main verdict", "record"};
 }

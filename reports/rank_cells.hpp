@@ -14,6 +14,8 @@ namespace limiter::render {
 std::string rank_job_text(const RankSummary& summary);
 // "slowest rank: 1, 1.54 ms of kernel time, +25.0% over the fastest (rank 0)".
 std::string slowest_rank_text(const RankSummary& summary);
+// Where the ranks ran NCCL's kernels: the rank the others waited for (empty otherwise).
+std::string straggler_text(const RankSummary& summary);
 // "GPU-1a2b3c4d": the UUID's first group, enough to tell a host's GPUs apart; "—" when unknown.
 std::string short_gpu_uuid(const std::string& uuid);
 

@@ -34,6 +34,8 @@ void write_rank_html_report(const RankSummary& summary, std::ostream& out, const
   html::write_page_start(out, "limiter report — " + render::rank_job_text(summary));
   out << "<h1>limiter report</h1>\n<p>" << html_escape(render::rank_job_text(summary)) << "</p>\n<p><strong>"
       << html_escape(render::slowest_rank_text(summary)) << "</strong></p>\n";
+  if (const auto straggler = render::straggler_text(summary); !straggler.empty())
+    out << "<p>" << html_escape(straggler) << "</p>\n";
   for (const auto& note : summary.notes) out << "<p class=\"warning\">Warning: " << html_escape(note) << "</p>\n";
   const double slowest_ns = summary.ranks.empty() ? 0 : summary.ranks[summary.slowest_rank].kernel_ns;
   std::vector<html::Bar> bars;

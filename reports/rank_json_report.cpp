@@ -31,6 +31,7 @@ ordered_json rank_run_json(const RankRun& r) {
   out["launches"] = r.summary.launches;
   out["selected_launches"] = r.summary.selected_launches;
   out["kernel_ns"] = r.kernel_ns;
+  out["collective_ns"] = r.collective_ns;
   ordered_json by_verdict = ordered_json::array();
   for (const auto& entry : r.summary.time_by_verdict) {
     by_verdict.push_back({{"verdict", verdict_or_null(entry.verdict)}, {"launches", entry.launches},
@@ -95,6 +96,7 @@ nlohmann::ordered_json rank_report_json(const RankSummary& summary, const Report
   out["kernel_regex"] = summary.kernel_regex.empty() ? ordered_json(nullptr) : ordered_json(summary.kernel_regex);
   out["total_ns"] = summary.total_ns;
   out["slowest_rank"] = summary.ranks.empty() ? ordered_json(nullptr) : ordered_json(summary.ranks[summary.slowest_rank].label);
+  out["straggler_rank"] = summary.straggler ? ordered_json(summary.ranks[*summary.straggler].label) : ordered_json(nullptr);
   out["notes"] = summary.notes;
   ordered_json ranks = ordered_json::array();
   for (const auto& r : summary.ranks) ranks.push_back(rank_run_json(r));

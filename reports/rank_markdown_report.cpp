@@ -30,6 +30,8 @@ void write_table(const std::vector<std::string>& titles, const std::vector<rende
 void write_rank_markdown_report(const RankSummary& summary, std::ostream& out, const ReportOptions& options) {
   out << "## limiter report — " << render::markdown_escape(render::rank_job_text(summary)) << "\n\n**"
       << render::markdown_escape(render::slowest_rank_text(summary)) << "**\n\n";
+  if (const auto straggler = render::straggler_text(summary); !straggler.empty())
+    out << render::markdown_escape(straggler) << "\n\n";
   for (const auto& note : summary.notes) out << "> **Warning:** " << render::markdown_escape(note) << "\n>\n";
   if (!summary.notes.empty()) out << "\n";
   out << "### Ranks\n\n";

@@ -30,6 +30,7 @@ TextTable table_of(const std::vector<std::string>& titles, const std::vector<ren
 
 void write_rank_text_report(const RankSummary& summary, std::ostream& out, const ReportOptions& options) {
   out << "limiter report — " << render::rank_job_text(summary) << "\n" << render::slowest_rank_text(summary) << "\n";
+  if (const auto straggler = render::straggler_text(summary); !straggler.empty()) out << straggler << "\n";
   for (const auto& note : summary.notes) out << "WARNING: " << note << "\n";
   out << "\nranks:\n";
   table_of(render::rank_table_titles(), render::rank_table_rows(summary)).write(out);

@@ -181,6 +181,12 @@ std::string count_text(std::size_t count) {
   return digits;
 }
 
+std::string group_launches_text(const KernelSummary& group) {
+  std::string text = count_text(group.launches);
+  if (group.launches_seen && *group.launches_seen > group.launches) text += " of " + count_text(*group.launches_seen);
+  return text;
+}
+
 std::string configuration_text(const Dim3& grid, const Dim3& block, const std::string& times) {
   return block.count() > 0 ? dim3_text(grid) + times + dim3_text(block) : "—";
 }
@@ -259,6 +265,10 @@ std::string run_scope_text(const RunSummary& summary) {
     // Filters or per-kernel budgets: each verdict rests on the launches counted in its row.
     text += "; the collector saw " + plural(static_cast<std::size_t>(*seen), "launch", "launches") + " and profiled " +
             count_text(summary.launches);
+  }
+  if (summary.estimated_total_ns) {
+    text += "; time shares are of all launches seen (" + format_duration_ns(*summary.estimated_total_ns) +
+            " estimated: each kernel's profiled mean times its launches)";
   }
   if (!summary.kernel_regex.empty()) {
     text += "; -k '" + summary.kernel_regex + "' selects " + plural(summary.selected_launches, "launch", "launches") +

@@ -71,6 +71,8 @@ std::size_t display_width(const std::string& text);  // characters of UTF-8 text
 
 // "12,325": counts readable at a glance.
 std::string count_text(std::size_t count);
+// A group's launches, "3 of 1,000" where per-kernel budgets profiled 3 of the 1,000 the collector saw.
+std::string group_launches_text(const KernelSummary& group);
 // "(1024,1,1) x (128,1,1)", or "—" when the source gave no launch configuration.
 std::string configuration_text(const Dim3& grid, const Dim3& block, const std::string& times = " x ");
 // A group's verdict: "bandwidth", or with the launches that differ: "bandwidth (+50 latency)".

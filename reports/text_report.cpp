@@ -65,7 +65,7 @@ void write_group_table(const RunSummary& summary, const ReportOptions& options, 
   for (std::size_t i = 0; i < shown; ++i) {
     const auto& g = summary.groups[i];
     table.add_row({std::to_string(i + 1), format_percent(g.time_share, 0),
-                   render::precise_duration_text(g.durations.total_ns), render::count_text(g.launches),
+                   render::precise_duration_text(g.durations.total_ns), render::group_launches_text(g),
                    render::precise_duration_text(g.durations.mean_ns), render::precise_duration_text(g.durations.min_ns),
                    render::precise_duration_text(g.durations.max_ns), render::group_verdict_text(g), g.limiting_unit,
                    lmem_l2_text(g.lmem_l2_share, g.lmem_l2_share_is_upper_bound), format_percent(g.lmem_instruction_share, 1),

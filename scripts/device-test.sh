@@ -9,7 +9,7 @@ out=${2:-${OUT:-device-out}}
 mkdir -p "$out"
 bin=$stage/bin
 export LIMITER_CLI=$bin/limiter LIMITER_COLLECTOR_APP=$bin/limiter_collector_app LIMITER_NVTX_APP=$bin/limiter_nvtx_app \
-  LIMITER_SAMPLING_APP=$bin/limiter_sampling_app
+  LIMITER_BENCH_APP=$bin/limiter_bench_launch_overhead LIMITER_SAMPLING_APP=$bin/limiter_sampling_app
 metrics=$("$bin/limiter" metrics --plan default | sed -n 's/^  \([a-z0-9_]*__[^ ]*\)$/\1/p' | paste -sd,)
 status=0
 step() { echo "== $*"; }
@@ -18,7 +18,7 @@ timeout() { command timeout "${STEP_TIMEOUT:-120}" "$@"; }
 quick=${LIMITER_DEVICE_QUICK:-0}  # 1: skip the long steps (ncu on PyTorch, the kernel suite)
 
 step "GPU tests (separate processes: one CUPTI session per process)"
-for suite in CollectorGpu LimiterRunGpu; do
+for suite in CollectorGpu CollectorBudgetGpu LimiterRunGpu; do
   timeout "$bin/limiter_gpu_tests" --gtest_filter="$suite.*" > "$out/gpu_tests_$suite.txt" 2>&1 || status=1
   tail -3 "$out/gpu_tests_$suite.txt"
 done

@@ -1,7 +1,8 @@
 """A data-parallel step for issue 12's rank reports: every rank of a `torchrun` job runs the same
 matrix multiply and GELU, all-reduces the result across the ranks, and adds a sine on top.
 Rank r computes its sine 1 + r times per step, an imbalance made on purpose so that a merged
-report has a slowest rank to find. The backend is NCCL when each rank has its own GPU, else
+report has a slowest rank to find. NVTX ranges (step/compute, all_reduce, imbalance) let the
+merged report line the ranks up by phase. The backend is NCCL when each rank has its own GPU, else
 gloo (NCCL refuses two ranks on one GPU); `--backend` forces one.
 
     torchrun --nproc-per-node 2 bench/workloads/ranks_allreduce.py [--steps 20] [--backend nccl|gloo]
@@ -46,12 +47,21 @@ def all_reduce(tensor):
 
 torch.cuda.synchronize()
 started = time.perf_counter()
+nvtx = torch.cuda.nvtx  # ranges for the merged report's NVTX roll-up across ranks
 for _ in range(args.steps):
+    nvtx.range_push("step")
+    nvtx.range_push("compute")
     y = torch.nn.functional.gelu(x @ w)
+    nvtx.range_pop()
+    nvtx.range_push("all_reduce")
     y = all_reduce(y) / world
+    nvtx.range_pop()
+    nvtx.range_push("imbalance")
     for _ in range(1 + rank):
         y = torch.sin(y)
     x = y / y.norm()
+    nvtx.range_pop()
+    nvtx.range_pop()
 torch.cuda.synchronize()
 elapsed = time.perf_counter() - started
 print(f"ranks_allreduce: rank {rank}/{world} on {socket.gethostname()} {torch.cuda.get_device_name(device)}, "

@@ -23,3 +23,6 @@ limiter_cli_test(NAME ranks.compare_csv_needs_rank EXIT 2 MATCH "for csv or html
 limiter_cli_test(NAME ranks.compare_one_rank_csv MATCH "^status,kernel,short_name"
                  ARGS compare ${_ranks} ${_ranks} --rank 0 --format csv)
 limiter_cli_test(NAME ranks.run_help_names_rank MATCH "%r = rank in a job" ARGS run --help)
+# Two ranks on two H200s through NCCL: the rank the others wait for inside the all-reduce.
+limiter_cli_test(NAME ranks.nccl_straggler MATCH "straggler: rank 1, [0-9.]+ ms of kernel time outside NCCL's kernels"
+                 ARGS report ${_ranks}/h200x2_nccl)

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "collect/launch_selector.hpp"
 #include "limiter/error.hpp"
 
@@ -51,6 +53,24 @@ TEST(LaunchSelector, PerKernelBudgetsCountEachKernelAndConfiguration) {
     out += selector.select(name, configuration) ? '1' : '0';
   EXPECT_EQ(out, "001010111010");
   EXPECT_FALSE(LaunchSelector(CollectorOptions{}).filters());
+}
+
+// The budget counts every launch of each kernel and configuration, profiled or not; the record
+// gets those counts (per NVTX range with budget_by_range, summed here over the ranges).
+TEST(LaunchSelector, KernelsSeenCountEveryLaunchOfEachKernelAndConfiguration) {
+  CollectorOptions options;
+  options.per_kernel_count = 1;
+  options.budget_by_range = true;
+  LaunchSelector selector(options);
+  const NvtxRanges forward = nvtx_ranges_from_paths({"forward/"}), backward = nvtx_ranges_from_paths({"backward/"});
+  for (int i = 0; i < 5; ++i) selector.select("gemm", "128,1,1/256,1,1", true, &forward);
+  for (int i = 0; i < 3; ++i) selector.select("gemm", "128,1,1/256,1,1", true, &backward);
+  selector.select("gemm", "64,2,1/128,1,1", true, nullptr);
+  const std::vector<KernelSeen> expected = {{"gemm", {128, 1, 1}, {256, 1, 1}, 8}, {"gemm", {64, 2, 1}, {128, 1, 1}, 1}};
+  auto seen = selector.kernels_seen();
+  std::sort(seen.begin(), seen.end(), [](const KernelSeen& a, const KernelSeen& b) { return a.launches > b.launches; });
+  EXPECT_EQ(seen, expected);
+  EXPECT_TRUE(LaunchSelector(CollectorOptions{}).kernels_seen().empty());  // no budget, nothing counted
 }
 
 // With the profiler paused, kernels that fall due wait for a round: half the sampled kernels

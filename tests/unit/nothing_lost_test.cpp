@@ -51,11 +51,17 @@ TEST(NothingLost, MissedLaunchesAndEndRoundTripThroughBothReaders) {
                 {"the process ended before their batch was decoded", 5, "synchronise"}};
   run.ended = "signal SIGTERM";
   run.launches_seen = 40;
+  run.kernels_seen = {{"kernel_0", {64, 1, 1}, {256, 1, 1}, 30}, {"kernel_1", {64, 1, 1}, {256, 1, 1}, 10}};
   EXPECT_EQ(run.missed_launches(), 37u);
   const fs::path path = fs::temp_directory_path() / "limiter_missed_roundtrip.json";
   write_run_file(run, path.string());
   EXPECT_EQ(read_run_file(path.string()), run);  // the streaming reader: the header comes first
   EXPECT_EQ(run_from_json(nlohmann::json::parse(to_json(run).dump())), run);
+  std::istringstream text(to_json(run).dump(1));  // the SAX reader
+  RunRecord streamed;
+  read_run_stream(text, "<text>", [&](const RunRecord& header) { streamed = header; },
+                  [&](KernelLaunch&& launch) { streamed.launches.push_back(std::move(launch)); });
+  EXPECT_EQ(streamed, run);
   fs::remove(path);
 }
 
@@ -81,11 +87,15 @@ TEST(NothingLost, PartialRunStatusLinesAreKeptAndDoNotStopTheLaunches) {
     status.launches_seen = 12;
     out << partial_status_line(status) << "\n";
     out << launch_json(full.launches[3]).dump() << "\n";
+    RunRecord seen;  // per-kernel budgets: written once, at exit
+    seen.kernels_seen = {{"kernel_0", {64, 1, 1}, {256, 1, 1}, 9}};
+    out << partial_status_line(seen) << "\n";
     out << "{\"sequence\": 4, \"na";  // killed mid-write
   }
   RunRecord expected = full;
   expected.missed = {{"busy", 7, "wait"}};
   expected.launches_seen = 12;
+  expected.kernels_seen = {{"kernel_0", {64, 1, 1}, {256, 1, 1}, 9}};
   EXPECT_EQ(read_partial_run(partial), expected);
 
   EXPECT_EQ(finish_partial_run(partial, output, "killed"), 4u);

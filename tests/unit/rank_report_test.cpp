@@ -188,15 +188,18 @@ std::vector<std::string> recorded_ranks() {
   return {kData + "/ranks/h100_gloo_rank0.json.gz", kData + "/ranks/h100_gloo_rank1.json.gz"};
 }
 
-std::string render_recorded(ReportFormat format, std::size_t top = 20) {
-  RankSummary summary = summarize_ranks(recorded_ranks(), {});
-  for (auto& r : summary.ranks) r.path = fs::path(r.path).filename().string();  // no machine's path in goldens
+// The merged report of the records at PATHS, with file names only (no machine's path in goldens).
+std::string render_ranks(const std::vector<std::string>& paths, ReportFormat format, std::size_t top) {
+  RankSummary summary = summarize_ranks(paths, {});
+  for (auto& r : summary.ranks) r.path = fs::path(r.path).filename().string();
   ReportOptions options;
   options.top = top;
   std::ostringstream out;
   write_report(summary, format, out, options);
   return out.str();
 }
+
+std::string render_recorded(ReportFormat format, std::size_t top = 20) { return render_ranks(recorded_ranks(), format, top); }
 
 TEST(RankReportRecorded, TheRecordsCarryRankHostAndGpu) {
   const RankSummary summary = summarize_ranks(recorded_ranks(), {});
@@ -227,6 +230,65 @@ TEST(RankReportRecorded, Markdown) { expect_golden("h100_ranks_report.md", rende
 TEST(RankReportRecorded, Json) { expect_golden("h100_ranks_report.json", render_recorded(ReportFormat::json, 0)); }
 TEST(RankReportRecorded, Csv) { expect_golden("h100_ranks_report.csv", render_recorded(ReportFormat::csv, 0)); }
 TEST(RankReportRecorded, Html) { expect_golden("h100_ranks_report.html", render_recorded(ReportFormat::html)); }
+
+// ---- two ranks on two H200s all-reducing through NCCL, with NVTX ranges (bench/results/2026-11-23-ranks-nccl.md) ----
+
+std::vector<std::string> nccl_ranks() {
+  const std::string folder = kData + "/ranks/h200x2_nccl/";
+  return {folder + "h200x2_nccl_rank0.json.gz", folder + "h200x2_nccl_rank1.json.gz"};
+}
+
+std::string render_nccl(ReportFormat format, std::size_t top = 20) { return render_ranks(nccl_ranks(), format, top); }
+
+TEST(RankReportNccl, OneGpuEachAndNcclKernelsJudged) {
+  const RankSummary summary = summarize_ranks(nccl_ranks(), {});
+  ASSERT_EQ(summary.ranks.size(), 2u);
+  EXPECT_NE(summary.ranks[0].summary.run.device.uuid, summary.ranks[1].summary.run.device.uuid);
+  EXPECT_TRUE(std::none_of(summary.notes.begin(), summary.notes.end(),
+                           [](const std::string& note) { return note.find("shared one GPU") != std::string::npos; }));
+  const RankKernel& all_reduce = kernel_named(summary, "ncclDevKernel_AllReduce");
+  EXPECT_TRUE(is_collective_kernel(all_reduce.name));
+  EXPECT_EQ(all_reduce.ranks_with_kernel, 2u);
+  EXPECT_EQ(all_reduce.min_rank_launches, 10u);
+  EXPECT_TRUE(all_reduce.slowest_verdict.has_value());
+  EXPECT_FALSE(is_collective_kernel(kernel_named(summary, "sin_kernel").name));
+}
+
+// Rank 1 runs its sine twice a step and so arrives late at every all-reduce: rank 0 waits for it
+// inside NCCL's kernel, which makes rank 0's total the largest. Outside the collectives rank 1
+// is the slower one: the straggler.
+TEST(RankReportNccl, TheStragglerIsTheRankTheOthersWaitFor) {
+  const RankSummary summary = summarize_ranks(nccl_ranks(), {});
+  const RankRun& rank0 = summary.ranks[0];
+  const RankRun& rank1 = summary.ranks[1];
+  EXPECT_GT(rank0.collective_ns, rank1.collective_ns);
+  EXPECT_EQ(summary.ranks[summary.slowest_rank].label, "0");
+  ASSERT_TRUE(summary.straggler);
+  EXPECT_EQ(summary.ranks[*summary.straggler].label, "1");
+  EXPECT_GT(rank1.kernel_ns - rank1.collective_ns, rank0.kernel_ns - rank0.collective_ns);
+  EXPECT_NE(render_nccl(ReportFormat::text).find("straggler: rank 1, "), std::string::npos);
+  // Without NCCL's kernels (the gloo job) there is no straggler line.
+  EXPECT_FALSE(summarize_ranks(recorded_ranks(), {}).straggler);
+}
+
+TEST(RankReportNccl, NvtxPhasesLineUpWithNcclsOwnRanges) {
+  const RankSummary summary = summarize_ranks(nccl_ranks(), {});
+  const auto range = [&](const std::string& start) {
+    const auto it = std::find_if(summary.ranges.begin(), summary.ranges.end(),
+                                 [&](const RankRange& r) { return r.ranges.starts_with(start); });
+    if (it == summary.ranges.end()) throw std::runtime_error("no range " + start);
+    return *it;
+  };
+  // NCCL's own domain names the collective beside the program's step/all_reduce/ range.
+  EXPECT_NE(range("step/all_reduce/").ranges.find("NCCL@"), std::string::npos);
+  const RankRange imbalance = range("step/imbalance/");
+  EXPECT_EQ(imbalance.ranks_with_range, 2u);
+  EXPECT_EQ(summary.ranks[imbalance.slowest].label, "1");
+}
+
+TEST(RankReportNccl, Text) { expect_golden("h200x2_nccl_ranks_report.txt", render_nccl(ReportFormat::text)); }
+TEST(RankReportNccl, Markdown) { expect_golden("h200x2_nccl_ranks_report.md", render_nccl(ReportFormat::md)); }
+TEST(RankReportNccl, Json) { expect_golden("h200x2_nccl_ranks_report.json", render_nccl(ReportFormat::json, 0)); }
 
 }  // namespace
 }  // namespace limiter

@@ -71,6 +71,8 @@ struct CollectorTimings {
   double metadata_s = 0;       // our launch-ENTER work: names, attributes, capture check
   double launch_call_s = 0;    // from our ENTER to our EXIT: the driver's launch with CUPTI's range work
                                // (with kernel replay, the save/restore and the replays)
+  double launch_call_cpu_s = 0;  // of it, CPU time of the launching thread: the rest it slept or waited
+  std::uint64_t launch_call_switches = 0;  // voluntary context switches in it (blocking waits)
   double synchronize_s = 0;    // user replay: waiting for a batch's kernels before Stop
   double stop_s = 0;           // cuptiRangeProfilerStop
   double decode_s = 0;         // cuptiRangeProfilerDecodeData
@@ -111,6 +113,8 @@ class Collector {
   std::vector<MissedLaunches> missed() const;
   // Launches seen in profiled regions, selected or not (also in take_run()).
   std::uint64_t launches_seen() const;
+  // With per-kernel budgets: the launches seen of each kernel and configuration (empty otherwise).
+  std::vector<KernelSeen> kernels_seen() const;
 
   // Writes the raw counter images not yet on disk (--save-raw). Makes no CUDA call, so it is
   // safe in an exit handler.

@@ -24,7 +24,12 @@ struct RankRun {
   std::string host;
   RunSummary summary;             // this rank alone; no launch kept
   double kernel_ns = 0;           // time of its selected launches (-k), summed over its groups
+  double collective_ns = 0;       // of which in NCCL's kernels (is_collective_kernel)
 };
+
+// NCCL's kernels (ncclDevKernel_*, ncclKernel_*): a collective runs until the last rank has
+// arrived, so its time on a rank is mostly waiting for the others.
+bool is_collective_kernel(const std::string& name);
 
 // One kernel and launch configuration over the ranks.
 struct RankKernel {
@@ -73,6 +78,10 @@ struct RankSummary {
   std::vector<RankRange> ranges;   // by NVTX ranges, most time first; empty when no rank recorded any
   double total_ns = 0;             // kernel time over all ranks (selected launches)
   std::size_t slowest_rank = 0;    // index of the rank with the most kernel time
+  // Where the ranks ran NCCL's kernels: the rank with the most kernel time outside them. The
+  // others wait for it inside the collectives, so it is the straggler even when the waiting
+  // makes another rank's total larger.
+  std::optional<std::size_t> straggler;
   std::string kernel_regex;
   NameStyle names = NameStyle::short_form;
   // What a reader must know about the set: ranks without a record, world sizes that differ,

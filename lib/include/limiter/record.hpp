@@ -123,6 +123,15 @@ struct RankInfo {
   friend bool operator==(const RankInfo&, const RankInfo&) = default;
 };
 
+// How many launches of one kernel and launch configuration the collector saw, profiled or not:
+// under per-kernel budgets the record holds only K of them, and this is how many there were.
+struct KernelSeen {
+  std::string name;  // demangled, as KernelLaunch::name
+  Dim3 grid, block;
+  std::uint64_t launches = 0;
+  friend bool operator==(const KernelSeen&, const KernelSeen&) = default;
+};
+
 struct RunRecord {
   int schema_version = kExactRunSchemaVersion;  // kRunSchemaVersion when `sampling` is set
   std::string tool_version;                 // limiter version that wrote it
@@ -135,6 +144,7 @@ struct RunRecord {
   DeviceDescription device;
   std::vector<MissedLaunches> missed;       // launches seen but not profiled (empty: none)
   std::optional<std::uint64_t> launches_seen;  // all launches the collector saw, selected or not
+  std::vector<KernelSeen> kernels_seen;     // per kernel and configuration, with per-kernel budgets
   std::string ended;                        // how the profiled process ended: "exit", "signal SIGTERM",
                                             // "killed" (recovered from its partial file); empty: unknown
   std::optional<SamplingInfo> sampling;     // set: a PM-sampling run (launches are per-kernel aggregates)

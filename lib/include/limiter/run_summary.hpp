@@ -42,7 +42,12 @@ struct KernelSummary {
   std::uint64_t first_sequence = 0;
   std::size_t launches = 0;
   DurationStats durations;
-  std::optional<double> time_share;  // of the whole run's time
+  std::optional<double> time_share;  // of the whole run's time (estimated_ns where known)
+  // Per-kernel budgets: the launches the collector saw of this kernel and configuration, and its
+  // time over all of them, estimated as the profiled launches' mean time that many times.
+  std::optional<std::uint64_t> launches_seen;
+  std::optional<double> estimated_ns;
+  double ranked_ns() const { return estimated_ns ? *estimated_ns : durations.total_ns.value_or(-1); }
   VerdictCounts verdicts;
   std::optional<Verdict> main_verdict;  // the verdict of most of the group's time
   std::string limiting_unit;            // the limiting unit of most of the group's time
@@ -80,7 +85,10 @@ struct RunSummary {
   std::size_t launches = 0;           // in the run
   std::size_t selected_launches = 0;  // matching -k (all without it)
   std::size_t timed_launches = 0;     // in the run
-  double total_ns = 0;                // of the whole run: time shares are of this
+  double total_ns = 0;                // of the profiled launches
+  // With per-kernel budgets (the record's kernels_seen): the estimated time of all launches seen,
+  // profiled or not. Kernel time shares are then of this.
+  std::optional<double> estimated_total_ns;
   std::size_t distinct_kernels = 0;   // distinct names among the selected launches
   bool launches_dropped = false;      // more selected launches than SummaryOptions::keep_launches_up_to
   std::set<std::uint64_t> longest_sequences;  // SummaryOptions::longest_to_note
@@ -123,6 +131,7 @@ class SummaryBuilder {
 
  private:
   bool selected(const std::string& name);
+  void estimate_whole_run();
   void note_if_longest(const KernelAnalysis& launch);
 
   SummaryOptions options_;

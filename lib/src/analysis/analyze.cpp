@@ -201,6 +201,7 @@ RunAnalysis analyze_run(const RunRecord& run, const AnalysisOptions& options) {
   result.missed = run.missed;
   result.ended = run.ended;
   result.launches_seen = run.launches_seen;
+  result.kernels_seen = run.kernels_seen;
   result.host = run.host;
   result.rank = run.rank;
   result.source = run.source;

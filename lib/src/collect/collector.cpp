@@ -143,6 +143,11 @@ std::uint64_t Collector::launches_seen() const {
   return lock.owns_lock() ? impl_->launches_seen : 0;
 }
 
+std::vector<KernelSeen> Collector::kernels_seen() const {
+  const auto lock = lock_within(impl_->mutex, kReadWait);  // may be called from a signal handler
+  return lock.owns_lock() ? impl_->selector.kernels_seen() : std::vector<KernelSeen>{};
+}
+
 CollectorTimings Collector::timings() const {
   if (sampling_) {
     CollectorTimings times;
@@ -161,12 +166,14 @@ std::string CollectorTimings::to_text() const {
   char text[1280];
   std::snprintf(text, sizeof text,
                 "collector set-up %.0f ms; time per launch (%llu launches, %llu user-replay batches): %.1f us\n"
-                "  metadata %.1f us, launch call with CUPTI's range work %.1f us, batch synchronise %.1f us,\n"
+                "  metadata %.1f us, launch call with CUPTI's range work %.1f us (on the CPU %.1f us, %.2f blocking\n"
+                "  waits), batch synchronise %.1f us,\n"
                 "  Stop %.1f us, DecodeData %.1f us, evaluate %.1f us, image init %.1f us, SetConfig + Start %.1f us\n"
                 "  turns on the counters: waited %.0f ms, %llu yielded (%.0f ms), Enable %.0f ms, %llu busy retries\n"
                 "  pauses after runs of unselected launches: %llu\n",
                 set_up_s * 1e3, static_cast<unsigned long long>(launches), static_cast<unsigned long long>(batches),
-                total * per_launch, metadata_s * per_launch, launch_call_s * per_launch, synchronize_s * per_launch,
+                total * per_launch, metadata_s * per_launch, launch_call_s * per_launch, launch_call_cpu_s * per_launch,
+                static_cast<double>(launch_call_switches) * per_launch * 1e-6, synchronize_s * per_launch,
                 stop_s * per_launch, decode_s * per_launch, evaluate_s * per_launch, image_init_s * per_launch,
                 start_s * per_launch, turn_wait_s * 1e3, static_cast<unsigned long long>(turns_yielded), yield_s * 1e3,
                 enable_s * 1e3, static_cast<unsigned long long>(busy_retries),
@@ -191,6 +198,7 @@ RunRecord Collector::take_run() {
   run.device = impl_->last_device;
   run.missed = impl_->missed;
   run.launches_seen = impl_->launches_seen;
+  run.kernels_seen = impl_->selector.kernels_seen();
   run.launches = std::move(impl_->completed);
   impl_->completed.clear();
   return run;

@@ -1,5 +1,7 @@
 #include "collect/launch_selector.hpp"
 
+#include <cstdio>
+
 #include "limiter/error.hpp"
 
 namespace limiter::detail {
@@ -56,6 +58,26 @@ bool LaunchSelector::select(const std::string& kernel_name, const std::string& c
   if (matched_++ < skip_) return false;
   ++profiled_;
   return true;
+}
+
+std::vector<KernelSeen> LaunchSelector::kernels_seen() const {
+  // The budget's keys are "name\nconfiguration[\nranges]", the configuration "gx,gy,gz/bx,by,bz".
+  std::map<std::pair<std::string, std::string>, std::uint64_t> by_kernel;
+  for (const auto& [key, seen] : seen_per_configuration_) {
+    const auto name_end = key.find('\n');
+    const auto configuration_end = key.find('\n', name_end + 1);
+    by_kernel[{key.substr(0, name_end), key.substr(name_end + 1, configuration_end - name_end - 1)}] += seen;
+  }
+  std::vector<KernelSeen> out;
+  for (const auto& [kernel, seen] : by_kernel) {
+    KernelSeen k;
+    k.name = kernel.first;
+    k.launches = seen;
+    std::sscanf(kernel.second.c_str(), "%u,%u,%u/%u,%u,%u", &k.grid.x, &k.grid.y, &k.grid.z, &k.block.x, &k.block.y,
+                &k.block.z);
+    out.push_back(std::move(k));
+  }
+  return out;
 }
 
 }  // namespace limiter::detail

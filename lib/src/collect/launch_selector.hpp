@@ -9,6 +9,7 @@
 #include <optional>
 #include <regex>
 #include <string>
+#include <vector>
 
 #include "limiter/collector.hpp"
 #include "limiter/nvtx_ranges.hpp"
@@ -39,6 +40,9 @@ class LaunchSelector {
   // True once --count launches were profiled: nothing later will be selected.
   bool exhausted() const { return profiled_ >= count_; }
   std::uint64_t profiled() const { return profiled_; }
+  // Per-kernel budgets: the launches seen of each kernel and configuration (over its NVTX ranges
+  // with budget_by_range), profiled or not; empty without a budget.
+  std::vector<KernelSeen> kernels_seen() const;
 
  private:
   std::optional<std::regex> pattern_;

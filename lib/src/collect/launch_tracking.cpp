@@ -3,6 +3,8 @@
 // range that CUPTI gives it. The ENTER callback takes the collector's lock and EXIT gives it
 // back, so a launch and its range are never split by another thread's.
 #include <cxxabi.h>
+#include <sys/resource.h>
+#include <time.h>
 
 #include "collect/collector_impl.hpp"
 #include "collect/driver_api.hpp"
@@ -18,6 +20,21 @@ namespace detail {
 thread_local bool holds_launch_lock = false;
 extern thread_local bool inside_flush;
 thread_local Clock::time_point launch_call_start;  // when our ENTER callback handed back to the driver
+// The launching thread's CPU time and voluntary switches then: is CUPTI's range work busy, or waiting?
+thread_local double launch_call_cpu_start = 0;
+thread_local long launch_call_switches_start = 0;
+
+double thread_cpu_seconds() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+}
+
+long thread_voluntary_switches() {
+  rusage usage{};
+  getrusage(RUSAGE_THREAD, &usage);
+  return usage.ru_nvcsw;
+}
 
 std::string demangle(const char* mangled) {
   if (!mangled) return "(unknown kernel)";
@@ -211,12 +228,20 @@ void Collector::Impl::on_launch_enter(CUpti_CallbackId cbid, const CUpti_Callbac
     pending.launch.device = static_cast<int>(profiler->device);
     profiler->pending.push_back(std::move(pending));
   }
+  detail::launch_call_cpu_start = detail::thread_cpu_seconds();
+  detail::launch_call_switches_start = detail::thread_voluntary_switches();
   detail::launch_call_start = Clock::now();
 }
 
 void Collector::Impl::on_launch_exit(const CUpti_CallbackData& data) {
   if (!detail::holds_launch_lock) return;
   times.launch_call_s += seconds_since(detail::launch_call_start);
+  if (detail::launch_call_cpu_start > 0) {  // set only where the launch was handed to a profiler
+    times.launch_call_cpu_s += detail::thread_cpu_seconds() - detail::launch_call_cpu_start;
+    times.launch_call_switches +=
+        static_cast<std::uint64_t>(detail::thread_voluntary_switches() - detail::launch_call_switches_start);
+    detail::launch_call_cpu_start = 0;
+  }
   auto it = contexts.find(data.context);
   if (it != contexts.end() && !it->second->retired && !it->second->paused) {
     if (!it->second->user_replay) decode(*it->second);

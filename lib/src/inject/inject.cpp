@@ -157,12 +157,18 @@ void write_final_record(const std::string& ended) {
       injection->header.created_at = limiter::utc_timestamp();
       injection->header.missed = injection->collector->missed();
       injection->header.launches_seen = injection->collector->launches_seen();
+      injection->header.kernels_seen = injection->collector->kernels_seen();
       injection->header.ended = ended;
       limiter::write_run_file(injection->header, injection->output);
       return;
     }
     // The launches are on disk already (the partial file): streamed into the record, never
     // held in memory, so 100,000 launches cost no more memory than 10.
+    if (auto seen = injection->collector->kernels_seen(); !seen.empty()) {  // per-kernel budgets: launches per kernel
+      limiter::RunRecord status;
+      status.kernels_seen = std::move(seen);
+      injection->partial_out << limiter::partial_status_line(status) << "\n";
+    }
     injection->partial_out.close();
     limiter::finish_partial_run(injection->partial, injection->output, ended);
     std::filesystem::remove(injection->partial);

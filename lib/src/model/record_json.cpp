@@ -176,6 +176,23 @@ ordered_json missed_json(const std::vector<MissedLaunches>& missed) {
   return out;
 }
 
+ordered_json kernels_seen_json(const std::vector<KernelSeen>& seen) {
+  ordered_json out = ordered_json::array();
+  for (const auto& k : seen)
+    out.push_back({{"name", k.name}, {"grid", dim3_json(k.grid)}, {"block", dim3_json(k.block)}, {"launches", k.launches}});
+  return out;
+}
+
+std::vector<KernelSeen> kernels_seen_from(const json& in) {
+  if (!in.is_array()) throw InputError("\"kernels_seen\" must be an array");
+  std::vector<KernelSeen> seen;
+  for (const auto& entry : in) {
+    seen.push_back({entry.at("name").get<std::string>(), dim3_from(entry.at("grid")), dim3_from(entry.at("block")),
+                    entry.at("launches").get<std::uint64_t>()});
+  }
+  return seen;
+}
+
 std::vector<MissedLaunches> missed_from(const json& in) {
   if (!in.is_array()) throw InputError("\"missed\" must be an array");
   std::vector<MissedLaunches> missed;
@@ -206,6 +223,7 @@ ordered_json to_json(const RunRecord& run) {
   if (!run.ended.empty()) out["ended"] = run.ended;
   if (!run.missed.empty()) out["missed"] = missed_json(run.missed);
   if (run.launches_seen) out["launches_seen"] = *run.launches_seen;
+  if (!run.kernels_seen.empty()) out["kernels_seen"] = kernels_seen_json(run.kernels_seen);
   ordered_json launches = ordered_json::array();
   for (const auto& launch : run.launches) launches.push_back(launch_json(launch));
   out["launches"] = std::move(launches);
@@ -238,6 +256,7 @@ RunRecord run_from_json(const json& in, const std::string& origin) {
     run.ended = in.value("ended", "");
     if (auto missed = in.find("missed"); missed != in.end()) run.missed = missed_from(*missed);
     run.launches_seen = get_optional<std::uint64_t>(in, "launches_seen");
+    if (auto seen = in.find("kernels_seen"); seen != in.end()) run.kernels_seen = kernels_seen_from(*seen);
     std::size_t index = 0;
     for (const auto& launch : in.at("launches")) {
       try {
@@ -291,6 +310,7 @@ bool apply_partial_status(const json& entry, RunRecord& run) {
   const json& status = entry.at("status");
   if (auto missed = status.find("missed"); missed != status.end()) run.missed = missed_from(*missed);
   if (auto seen = status.find("launches_seen"); seen != status.end()) run.launches_seen = seen->get<std::uint64_t>();
+  if (auto seen = status.find("kernels_seen"); seen != status.end()) run.kernels_seen = kernels_seen_from(*seen);
   if (auto ended = status.find("ended"); ended != status.end()) run.ended = ended->get<std::string>();
   return true;
 }
@@ -319,6 +339,7 @@ std::string partial_status_line(const RunRecord& status) {
   ordered_json fields = ordered_json::object();
   if (!status.missed.empty()) fields["missed"] = missed_json(status.missed);
   if (status.launches_seen) fields["launches_seen"] = *status.launches_seen;
+  if (!status.kernels_seen.empty()) fields["kernels_seen"] = kernels_seen_json(status.kernels_seen);
   if (!status.ended.empty()) fields["ended"] = status.ended;
   return json_text(ordered_json{{"status", std::move(fields)}});
 }
@@ -342,6 +363,7 @@ std::size_t finish_partial_run(const std::string& partial, const std::string& ou
   if (!status.ended.empty()) header["ended"] = status.ended;
   if (!status.missed.empty()) header["missed"] = missed_json(status.missed);
   if (status.launches_seen) header["launches_seen"] = *status.launches_seen;
+  if (!status.kernels_seen.empty()) header["kernels_seen"] = kernels_seen_json(status.kernels_seen);
   in.clear();
   in.seekg(0);
   std::getline(in, line);  // the header line, already read

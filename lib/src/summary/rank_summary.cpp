@@ -192,6 +192,10 @@ std::vector<RankRange> line_up_ranges(const std::vector<RankRun>& ranks) {
 
 }  // namespace
 
+bool is_collective_kernel(const std::string& name) {
+  return name.starts_with("ncclDevKernel") || name.starts_with("ncclKernel");
+}
+
 std::optional<double> RankSummary::share_of_all(const std::optional<double>& duration_ns) const {
   if (!duration_ns || total_ns <= 0) return std::nullopt;
   return *duration_ns / total_ns;
@@ -201,8 +205,11 @@ RankSummary merge_ranks(std::vector<RankRun> ranks, const SummaryOptions& option
   for (auto& r : ranks) {
     if (r.rank) r.label = std::to_string(r.rank->rank);
     else if (r.label.empty()) r.label = std::filesystem::path(r.path).filename().string();
-    r.kernel_ns = 0;
-    for (const auto& g : r.summary.groups) r.kernel_ns += g.durations.total_ns.value_or(0);
+    r.kernel_ns = r.collective_ns = 0;
+    for (const auto& g : r.summary.groups) {
+      r.kernel_ns += g.durations.total_ns.value_or(0);
+      if (is_collective_kernel(g.name)) r.collective_ns += g.durations.total_ns.value_or(0);
+    }
   }
   // A launcher's own process (torchrun's agent initialises CUDA to count the GPUs) leaves a
   // record without a rank or a launch: beside the ranks' records it is no rank of the job.
@@ -256,6 +263,12 @@ RankSummary merge_ranks(std::vector<RankRun> ranks, const SummaryOptions& option
   name_kernels(merged.kernels, options.names);
   merged.ranges = line_up_ranges(ranks);
   for (auto& range : merged.ranges) range.time_share = merged.share_of_all(range.total_ns);
+  if (ranks.size() > 1 && std::any_of(ranks.begin(), ranks.end(), [](const RankRun& r) { return r.collective_ns > 0; })) {
+    const auto outside = [](const RankRun& r) { return r.kernel_ns - r.collective_ns; };
+    merged.straggler = static_cast<std::size_t>(
+        std::max_element(ranks.begin(), ranks.end(), [&](const RankRun& a, const RankRun& b) { return outside(a) < outside(b); }) -
+        ranks.begin());
+  }
   merged.ranks = std::move(ranks);
   merged.notes = set_notes(merged.ranks);
   for (const auto& path : left_out)

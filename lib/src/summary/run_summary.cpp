@@ -119,6 +119,7 @@ void SummaryBuilder::start(const RunAnalysis& run) {
   summary_.run.missed = run.missed;
   summary_.run.ended = run.ended;
   summary_.run.launches_seen = run.launches_seen;
+  summary_.run.kernels_seen = run.kernels_seen;
   summary_.run.host = run.host;
   summary_.run.rank = run.rank;
 }
@@ -264,13 +265,38 @@ void SummaryBuilder::note_if_longest(const KernelAnalysis& launch) {
   }
 }
 
+// Per-kernel budgets profile K launches of each kernel and configuration: its time over the
+// whole run is its profiled mean times the launches the collector saw of it.
+void SummaryBuilder::estimate_whole_run() {
+  if (summary_.run.kernels_seen.empty()) return;
+  std::unordered_map<std::string, std::uint64_t> seen;
+  for (const auto& k : summary_.run.kernels_seen) seen[RunSummary::group_key(k.name, k.grid, k.block)] += k.launches;
+  double total = 0;
+  for (auto& a : accumulators_) {
+    KernelSummary& group = a.group;
+    const auto it = seen.find(RunSummary::group_key(group.name, group.grid, group.block));
+    if (it != seen.end() && it->second >= group.launches) group.launches_seen = it->second;
+    const auto& d = group.durations;
+    if (group.launches_seen && d.total_ns && d.timed_launches > 0)
+      group.estimated_ns = *d.total_ns / static_cast<double>(d.timed_launches) * static_cast<double>(*group.launches_seen);
+    total += group.estimated_ns ? *group.estimated_ns : d.total_ns.value_or(0);
+  }
+  summary_.estimated_total_ns = total;
+}
+
 RunSummary SummaryBuilder::finish() {
   for (const auto& [duration, sequence] : longest_) summary_.longest_sequences.insert(sequence);
+  estimate_whole_run();
   for (auto& a : accumulators_) {
     KernelSummary& group = a.group;
     if (a.longest_raw) group.longest = explain_(*a.longest_raw);
     const bool timed = group.durations.timed_launches > 0;
-    if (group.durations.total_ns) group.time_share = summary_.share_of_run(group.durations.total_ns);
+    if (summary_.estimated_total_ns) {
+      const auto ns = group.estimated_ns ? group.estimated_ns : group.durations.total_ns;
+      if (ns && *summary_.estimated_total_ns > 0) group.time_share = *ns / *summary_.estimated_total_ns;
+    } else if (group.durations.total_ns) {
+      group.time_share = summary_.share_of_run(group.durations.total_ns);
+    }
     std::size_t best = 0;
     for (std::size_t slot = 1; slot < kVerdictSlots.size(); ++slot)
       if (a.verdict_time[slot].beats(a.verdict_time[best], timed)) best = slot;
@@ -293,7 +319,7 @@ RunSummary SummaryBuilder::finish() {
   }
   // Stable: equal times keep launch order, so the output does not depend on the sort.
   std::stable_sort(accumulators_.begin(), accumulators_.end(), [](const Accumulator& a, const Accumulator& b) {
-    return a.group.durations.total_ns.value_or(-1) > b.group.durations.total_ns.value_or(-1);
+    return a.group.ranked_ns() > b.group.ranked_ns();
   });
 
   RunSummary& s = summary_;
