@@ -97,6 +97,18 @@ AppEnd wait_for(pid_t child) {
   return {kExitFailure, ""};
 }
 
+// A partial file of the sampling mode (a snapshot of aggregates) rather than of decoded launches.
+bool sampled_partial(const std::string& partial) {
+  std::ifstream in(partial);
+  std::string header;
+  if (!std::getline(in, header)) return false;
+  try {
+    return nlohmann::json::parse(header).contains("sampling");
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 // Each profiled process registered its files in the session folder; a process that did not
 // reach its exit handlers (SIGKILL, _exit) left only its partial file: recover it.
 std::vector<std::string> collect_outputs(const fs::path& session, pid_t child, const AppEnd& app_end) {
@@ -114,11 +126,18 @@ std::vector<std::string> collect_outputs(const fs::path& session, pid_t child, c
       const pid_t pid = registered.value("pid", 0);
       // The app's own end where limiter saw it; a child of the app ended unseen.
       const std::string ended = pid == child && app_end.ended != "exit" ? app_end.ended : "killed";
+      const bool sampled = sampled_partial(partial);
       const std::size_t recovered = finish_partial_run(partial, output, ended);
       fs::remove(partial);
-      std::cerr << "limiter: process " << pid << " ended without its exit handlers (" << ended << "); recovered "
-                << recovered << " decoded launches; launches of its last batch, since its last "
-                << "synchronisation, are lost\n";
+      if (sampled) {
+        std::cerr << "limiter: process " << pid << " ended without its exit handlers (" << ended << "); recovered "
+                  << "its last snapshot of " << recovered << " sampled kernel aggregates; the samples of its last "
+                  << "seconds are lost\n";
+      } else {
+        std::cerr << "limiter: process " << pid << " ended without its exit handlers (" << ended << "); recovered "
+                  << recovered << " decoded launches; launches of its last batch, since its last "
+                  << "synchronisation, are lost\n";
+      }
     }
     if (fs::exists(output)) outputs.push_back(output);
   }
@@ -141,6 +160,8 @@ int run_run(const Args& args) {
   std::string output, kernel_regex, plan, metrics, raw_dir, replay, capture_range = "none", push_pop_scope;
   std::uint64_t skip = 0, count = 0, sample_every = 1, per_kernel_skip = 0, per_kernel_count = 0;
   bool quiet = false, timing = false, fail_on_missed = false, no_nvtx = false, budget_by_range = false;
+  bool sampling = false;
+  std::uint64_t sampling_interval_us = 100;
   std::vector<std::string> nvtx_include, nvtx_exclude;
   double lock_timeout = 60;
   visible.add_options()
@@ -176,6 +197,12 @@ int run_run(const Args& args) {
       ("metrics", po::value(&metrics), "comma-separated metrics instead of a plan")
       ("save-raw", po::value(&raw_dir), "keep raw counter images in DIR for `limiter analyze DIR`")
       ("replay", po::value(&replay)->default_value("auto"), "auto: user replay when the plan needs one pass (~1.5 ms per launch), kernel replay otherwise and once a context captures or instantiates a CUDA graph; graphs (experimental): as auto, but graph launches keep user replay, their kernel nodes profiled one by one in user ranges, and eager launches stay at user-replay cost after a capture; kernel: kernel replay always (~50 ms per launch)")
+      ("sampling", po::bool_switch(&sampling),
+       "PM-sampling mode: GPU-wide counters sampled at a fixed interval, no replay and no serialisation (the app "
+       "runs at about full speed); samples attributed to kernels by time and aggregated per kernel and "
+       "configuration; a verdict only where enough samples support it; no LMEM shares")
+      ("sampling-interval", po::value(&sampling_interval_us)->default_value(100),
+       "with --sampling: microseconds between samples (under ~100 us the GPU's sample buffer can overflow)")
       ("timing", po::bool_switch(&timing), "print where the collector's time went, per launch")
       ("capture-range", po::value(&capture_range)->default_value("none"),
        "none: profile from the start; cudaProfilerApi: only between cudaProfilerStart and cudaProfilerStop "
@@ -193,6 +220,15 @@ int run_run(const Args& args) {
   if (sample_every == 0) throw InputError("--sample-every must be at least 1");
   if (replay != "auto" && replay != "graphs" && replay != "kernel")
     throw InputError("--replay must be auto, graphs or kernel");
+  if (sampling_interval_us == 0) throw InputError("--sampling-interval must be at least 1 (microseconds)");
+  if (sampling && (replay != "auto" || vm.count("per-kernel-count") || vm.count("launch-count") || skip ||
+                   sample_every > 1 || per_kernel_skip || capture_range != "none" || !kernel_regex.empty() ||
+                   !nvtx_include.empty() || !nvtx_exclude.empty() || budget_by_range)) {
+    throw InputError("--sampling samples the whole GPU from the first launch, without replay: --replay and the "
+                     "launch filters (-k, -s, -c, --per-kernel-*, --sample-every, --capture-range, "
+                     "--nvtx-include/--nvtx-exclude, --budget-by-range) belong to the exact mode; filter the "
+                     "report instead (limiter report -k)");
+  }
   if (capture_range != "none" && capture_range != "cudaProfilerApi")
     throw InputError("--capture-range must be none or cudaProfilerApi (for NVTX ranges: --nvtx-include)");
   if (no_nvtx && (!nvtx_include.empty() || !nvtx_exclude.empty() || budget_by_range))
@@ -224,9 +260,13 @@ int run_run(const Args& args) {
   if (per_kernel_skip) set("LIMITER_PER_KERNEL_SKIP", std::to_string(per_kernel_skip));
   if (!raw_dir.empty()) set("LIMITER_SAVE_RAW", fs::absolute(raw_dir).string());
   if (timing) set("LIMITER_TIMING", "1");
+  if (sampling) {
+    set("LIMITER_SAMPLING", "1");
+    set("LIMITER_SAMPLING_INTERVAL_US", std::to_string(sampling_interval_us));
+  }
   if (capture_range != "none") set("LIMITER_CAPTURE_RANGE", capture_range);
   set("LIMITER_LOCK_TIMEOUT", std::to_string(lock_timeout));
-  if (!no_nvtx) {
+  if (!no_nvtx && !sampling) {  // sampled aggregates carry no NVTX ranges
     set("LIMITER_NVTX", "1");
     if (!nvtx_include.empty()) set("LIMITER_NVTX_INCLUDE", json_text(nlohmann::json(nvtx_include)));
     if (!nvtx_exclude.empty()) set("LIMITER_NVTX_EXCLUDE", json_text(nlohmann::json(nvtx_exclude)));
@@ -271,11 +311,21 @@ int run_run(const Args& args) {
       std::cerr << "\n";
       write_text_report(summary, std::cerr, report_options);
     }
-    std::cerr << "limiter: " << summary.launches << " launches profiled -> " << path << "\n";
+    // A sampled record holds a few aggregates: read whole for its sampling figures.
+    const std::optional<SamplingInfo> sampled =
+        summary.run.source == "cupti-pm-sampling" ? read_run_file(path).sampling : std::nullopt;
+    if (sampled) {
+      std::cerr << "limiter: " << summary.launches << " launches sampled, " << sampled->samples << " samples ("
+                << sampled->samples_lost << " lost) -> " << path << "\n";
+    } else {
+      std::cerr << "limiter: " << summary.launches << " launches profiled -> " << path << "\n";
+    }
     profiled_total += summary.launches;
     for (const auto& missed : summary.run.missed) {
-      std::cerr << "limiter: " << missed.launches << " launches NOT profiled: " << missed.reason << "; fix: " << missed.fix
-                << "\n";
+      const std::string what = sampled && missed.launches == 0
+                                   ? "limiter: NOT sampled: "
+                                   : "limiter: " + std::to_string(missed.launches) + " launches NOT profiled: ";
+      std::cerr << what << missed.reason << "; fix: " << missed.fix << "\n";
       missed_total += missed.launches;
     }
   }

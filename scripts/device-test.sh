@@ -9,7 +9,7 @@ out=${2:-${OUT:-device-out}}
 mkdir -p "$out"
 bin=$stage/bin
 export LIMITER_CLI=$bin/limiter LIMITER_COLLECTOR_APP=$bin/limiter_collector_app LIMITER_NVTX_APP=$bin/limiter_nvtx_app \
-  LIMITER_BENCH_APP=$bin/limiter_bench_launch_overhead
+  LIMITER_BENCH_APP=$bin/limiter_bench_launch_overhead LIMITER_SAMPLING_APP=$bin/limiter_sampling_app
 metrics=$("$bin/limiter" metrics --plan default | sed -n 's/^  \([a-z0-9_]*__[^ ]*\)$/\1/p' | paste -sd,)
 status=0
 step() { echo "== $*"; }
@@ -22,6 +22,10 @@ for suite in CollectorGpu CollectorBudgetGpu LimiterRunGpu; do
   timeout "$bin/limiter_gpu_tests" --gtest_filter="$suite.*" > "$out/gpu_tests_$suite.txt" 2>&1 || status=1
   tail -3 "$out/gpu_tests_$suite.txt"
 done
+
+step "PM-sampling mode: in-process API and limiter run --sampling"
+timeout "$bin/limiter_sampling_gpu_tests" > "$out/gpu_tests_sampling.txt" 2>&1 || status=1
+tail -3 "$out/gpu_tests_sampling.txt"
 
 step "nothing lost: kills, crashes, signals, 2 and 4 processes on one GPU (record checked launch by launch)"
 LIMITER_LOST_APP=$bin/limiter_lost_launches_app STEP_TIMEOUT=300 timeout "$bin/limiter_nothing_lost_gpu_tests" \
@@ -70,9 +74,10 @@ def result(name):
     return json.loads(next(l for l in open(f"{sys.argv[1]}/{name}") if l.startswith("graph_replay "))[13:])
 bare, run = result("graphs_bare.txt"), result("graphs_run.txt")
 record = json.load(open(f"{sys.argv[1]}/graphs_limiter.json"))
+# 1 + PHASE_ITERATIONS replays (the first timed alone), 10 kernel nodes each
 nodes = [l["graph_node"] for l in record["launches"] if l.get("graph_node") is not None]
 digests = [k for k in bare if k.endswith("_digest")]
-ok = all(bare[k] == run[k] for k in digests) and nodes == list(range(10)) * 5 and not record.get("missed")
+ok = all(bare[k] == run[k] for k in digests) and nodes == list(range(10)) * 6 and not record.get("missed")
 print(f"graphs: outputs equal bare {all(bare[k] == run[k] for k in digests)}, {len(nodes)} nodes profiled one by one, "
       f"missed {record.get('missed')}: {'ok' if ok else 'FAILED'}")
 sys.exit(0 if ok else 1)

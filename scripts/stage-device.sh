@@ -13,8 +13,11 @@ copy "$build/lib/liblimiter_inject.so" "$stage/lib/liblimiter_inject.so"
 # Debian's libsimdjson (the record reader) is not on the GPU machine: carried, found via $ORIGIN/../lib.
 simdjson_so=$(ldd "$build/cli/limiter" | awk '/libsimdjson/ {print $3}')
 [ -n "$simdjson_so" ] && cp -L "$simdjson_so" "$stage/lib/$(basename "$simdjson_so")"
-cp "$build/tests/gpu/limiter_gpu_tests" "$stage/bin/limiter_gpu_tests"  # unstripped: crash backtraces
+# Debug info dropped, symbols kept: crash backtraces still name functions, and the carry stays under 64 MiB.
+strip --strip-debug -o "$stage/bin/limiter_gpu_tests" "$build/tests/gpu/limiter_gpu_tests"
 copy "$build/tests/gpu/limiter_collector_app" "$stage/bin/limiter_collector_app"
+strip --strip-debug -o "$stage/bin/limiter_sampling_gpu_tests" "$build/tests/gpu/limiter_sampling_gpu_tests"  # PM-sampling mode
+copy "$build/tests/gpu/limiter_sampling_app" "$stage/bin/limiter_sampling_app"
 copy "$build/tests/gpu/limiter_nvtx_app" "$stage/bin/limiter_nvtx_app"
 copy "$build/tests/gpu/limiter_lost_launches_app" "$stage/bin/limiter_lost_launches_app"
 copy "$build/tests/gpu/limiter_nothing_lost_gpu_tests" "$stage/bin/limiter_nothing_lost_gpu_tests"

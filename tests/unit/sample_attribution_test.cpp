@@ -44,6 +44,24 @@ TEST(SampleAttribution, SplitsActivityByBusyTimeAndClocksByWallTime) {
   EXPECT_EQ(a.info().samples, 2u);
 }
 
+// A snapshot while the app runs (the injection's partial file) holds what advance() attributed
+// and leaves later samples pending: the final aggregates still count them once.
+TEST(SampleAttribution, SnapshotLeavesPendingSamplesPending) {
+  SampleAttributor a(kMetrics, 100);
+  a.add_kernel(span("A", 0, 100));
+  a.add_kernel(span("A", 100, 200));
+  a.add_sample({0, 100, {1000, 200}});
+  a.add_sample({100, 200, {500, 200}});
+  a.advance(100);
+  const auto snapshot = a.attributed_so_far();
+  ASSERT_EQ(snapshot.size(), 1u);
+  EXPECT_EQ(snapshot[0].sampled->samples, 1u);
+  EXPECT_EQ(a.pending_samples(), 1u);
+  const auto final_aggregates = a.aggregates();
+  EXPECT_EQ(final_aggregates[0].sampled->samples, 2u);
+  EXPECT_DOUBLE_EQ(*final_aggregates[0].counter("smsp__inst_issued.sum"), 1500);
+}
+
 TEST(SampleAttribution, MarksConcurrentKernelsAndScalesToTheirWholeTime) {
   SampleAttributor a(kMetrics, 100);
   a.add_kernel(span("A", 0, 100));

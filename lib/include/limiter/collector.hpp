@@ -1,6 +1,10 @@
 #pragma once
 // The CUPTI collector, in-process: one range per kernel launch (Range Profiler, auto range),
 // launch metadata from driver callbacks, counters evaluated through the Profiler Host API.
+// With `sampling` set, the PM-sampling mode instead: GPU-wide counters sampled at a fixed
+// interval (no replay, no serialisation), attributed to kernels by their Activity-API times and
+// aggregated per kernel and configuration; take_run() then stops sampling and returns the
+// aggregates (a sampled record: RunRecord::sampling is set).
 // No CUDA or CUPTI type appears here (pimpl); the implementation is lib/src/collect/.
 //
 //   limiter::Collector collector({.plan = "default"});
@@ -22,6 +26,7 @@ namespace limiter {
 
 namespace detail {
 struct LaunchSink;
+class SamplingMode;
 }
 
 struct CollectorOptions {
@@ -50,6 +55,10 @@ struct CollectorOptions {
   bool profiler_api_regions = false;   // cudaProfilerStart/Stop open and close profiled regions, as
                                        // start()/stop() do (ncu --profile-from-start off)
   bool keep_launches = true;           // false: launches only go to the sink (memory stays flat)
+  bool sampling = false;               // PM-sampling mode (no range profiler; see above). Sampling covers
+                                       // the GPU from the first launch in a region until take_run()
+  std::uint64_t sampling_interval_ns = 100000;  // under ~100 us the host decodes more slowly than
+                                                // the GPU samples and the buffer overflows (H100)
   double lock_timeout_s = 60;          // longest wait for this process's turn on a GPU's counters while
                                        // another profiled process has it; then launches run unprofiled
                                        // and the record counts them as missed
@@ -87,6 +96,7 @@ struct CollectorTimings {
   std::uint64_t graph_nodes = 0;          // runnable graph nodes launched one at a time
   double graph_toggle_s = 0;              // cuGraphNodeSetEnabled
   double graph_node_launch_s = 0;         // our launches of the graph with one node enabled
+  std::string sampling;             // sampling mode: the sampler's own account (replaces the above)
   std::string to_text() const;  // a few lines: per-launch microseconds of each part
 };
 
@@ -124,7 +134,9 @@ class Collector {
   CollectorTimings timings() const;
 
   // The launches profiled so far, in order, with evaluated counters; clears them.
+  // Sampling mode: stops sampling and returns the per-kernel aggregates (once).
   RunRecord take_run();
+  bool sampling() const { return sampling_ != nullptr; }
 
   struct Impl;
   // Where the injection library streams launches to disk as they complete.
@@ -132,6 +144,7 @@ class Collector {
 
  private:
   std::unique_ptr<Impl> impl_;
+  std::unique_ptr<detail::SamplingMode> sampling_;  // set in sampling mode: then impl_ stays idle
 };
 
 // Profiles the launches of a scope.

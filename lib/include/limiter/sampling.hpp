@@ -60,6 +60,9 @@ class SampleAttributor {
 
   // Everything attributed: one entry per kernel and launch configuration, in order of first launch.
   std::vector<KernelLaunch> aggregates();
+  // The same for the samples attributed so far (advance()), leaving the pending ones pending: a
+  // snapshot while the app runs.
+  std::vector<KernelLaunch> attributed_so_far() const;
   SamplingInfo info() const;
   std::size_t pending_kernels() const { return kernels_.size(); }
   std::size_t pending_samples() const { return samples_.size(); }

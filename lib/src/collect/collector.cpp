@@ -6,6 +6,7 @@
 
 #include "collect/collector_impl.hpp"
 #include "collect/driver_api.hpp"
+#include "collect/sampling_mode.hpp"
 #include "limiter/metric_plans.hpp"
 #include "limiter/record_json.hpp"
 
@@ -33,6 +34,10 @@ constexpr std::chrono::milliseconds kReadWait{1000};
 }  // namespace
 
 Collector::Collector(const CollectorOptions& options) : impl_(std::make_unique<Impl>(options)) {
+  if (options.sampling) {  // no range profiler at all: the sampler and kernel timestamps instead
+    sampling_ = std::make_unique<detail::SamplingMode>(options, &impl_->sink);
+    return;
+  }
   impl_->metrics = options.metrics.empty() ? metric_plan(options.plan).metrics : options.metrics;
   impl_->lock_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(options.lock_timeout_s * 1000.0));
   detail::driver_api();  // no driver: fail here, with the fix
@@ -42,7 +47,8 @@ Collector::Collector(const CollectorOptions& options) : impl_(std::make_unique<I
 }
 
 Collector::~Collector() {
-  if (!impl_) return;
+  sampling_.reset();
+  if (!impl_ || !impl_->subscriber) return;
   impl_->stopping = true;
   if (impl_->turn_keeper.joinable()) impl_->turn_keeper.join();
   {
@@ -59,6 +65,7 @@ Collector::~Collector() {
 }
 
 void Collector::write_raw_files() {
+  if (sampling_) return;  // the sampler writes its images as they fill
   std::lock_guard lock(impl_->mutex);
   for (auto& [context, profiler] : impl_->contexts) impl_->keep_raw_image(*profiler);
 }
@@ -80,18 +87,23 @@ void Collector::Impl::end_region() {
 }
 
 void Collector::start() {
+  if (sampling_) return sampling_->begin_region();
   std::lock_guard lock(impl_->mutex);
   impl_->begin_region();
 }
 
 void Collector::stop() noexcept {
+  if (sampling_) return sampling_->end_region();
   std::lock_guard lock(impl_->mutex);
   impl_->end_region();
 }
 
-void Collector::flush() { impl_->flush_all(); }
+void Collector::flush() {
+  if (!sampling_) impl_->flush_all();
+}
 
 bool Collector::flush_before_exit(std::chrono::milliseconds wait) noexcept {
+  if (sampling_) return true;  // take_run() stops the sampler and attributes what is left
   // A signal that interrupted this thread inside our own launch callback: the lock is ours
   // and the collector's state half-changed, so nothing more can be decoded.
   bool decoded = false;
@@ -126,6 +138,7 @@ std::vector<MissedLaunches> Collector::missed() const {
 }
 
 std::uint64_t Collector::launches_seen() const {
+  if (sampling_) return sampling_->launches_seen();
   const auto lock = lock_within(impl_->mutex, kReadWait);
   return lock.owns_lock() ? impl_->launches_seen : 0;
 }
@@ -136,11 +149,17 @@ std::vector<KernelSeen> Collector::kernels_seen() const {
 }
 
 CollectorTimings Collector::timings() const {
+  if (sampling_) {
+    CollectorTimings times;
+    times.sampling = sampling_->timings_text();
+    return times;
+  }
   std::lock_guard lock(impl_->mutex);
   return impl_->times;
 }
 
 std::string CollectorTimings::to_text() const {
+  if (!sampling.empty()) return sampling;
   const double per_launch = launches ? 1e6 / static_cast<double>(launches) : 0.0;
   const double total =
       metadata_s + launch_call_s + synchronize_s + stop_s + decode_s + evaluate_s + image_init_s + set_config_s + start_s;
@@ -175,6 +194,13 @@ std::string CollectorTimings::to_text() const {
 }
 
 RunRecord Collector::take_run() {
+  if (sampling_) {
+    RunRecord run = sampling_->finish();
+    run.tool_version = tool_version();
+    run.created_at = utc_timestamp();
+    run.command_line = impl_->options.command_line;
+    return run;
+  }
   std::lock_guard lock(impl_->mutex);
   RunRecord run;
   run.tool_version = tool_version();

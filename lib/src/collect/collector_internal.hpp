@@ -18,6 +18,13 @@ struct LaunchSink {
   std::function<void(const KernelLaunch&)> on_launch;
   // The tally of missed launches and the launches seen, when they changed (at most 10 times a second).
   std::function<void(const std::vector<MissedLaunches>&, std::uint64_t launches_seen)> on_status;
+  // Sampling mode: the aggregates attributed so far (and what is missing), about once a second,
+  // from the decode thread; the last one stands in for a process that dies without its handlers.
+  std::function<void(const RunRecord&)> on_snapshot;
+  // Sampling mode: sampling started, and later its first samples arrived. By then CUPTI has
+  // loaded and set up what it needs; an exit handler registered now runs before their static
+  // destructors (exit() runs handlers last-registered first).
+  std::function<void()> on_sampling_started;
 };
 
 // Raw data set, one folder per process:

@@ -1,7 +1,11 @@
 #include "inject/fatal_signals.hpp"
 
+#include <execinfo.h>
 #include <signal.h>
 #include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
 
 #include "limiter/record.hpp"
 
@@ -32,8 +36,18 @@ void pass_on(int signal, siginfo_t* info, void* context) {
   else action.sa_handler(signal);
 }
 
+bool debug = false;  // LIMITER_DEBUG: where a fatal signal hit, before anything else runs
+
 void on_signal(int signal, siginfo_t* info, void* context) {
   const bool terminating = signal == SIGINT || signal == SIGTERM;
+  if (debug && !terminating) {
+    char line[96];
+    const int length = std::snprintf(line, sizeof line, "limiter: signal %d on thread %ld; backtrace:\n", signal,
+                                      static_cast<long>(gettid()));
+    if (length > 0) (void)!write(STDERR_FILENO, line, static_cast<std::size_t>(length));
+    void* frames[64];
+    backtrace_symbols_fd(frames, backtrace(frames, 64), STDERR_FILENO);
+  }
   if (terminating && app_handles(previous[signal])) {
     pass_on(signal, info, context);  // the app decides; if it exits, the exit handler writes the record
     return;
@@ -64,6 +78,11 @@ void install(int signal) {
 
 void install_fatal_signal_handlers(void (*on_end)(const std::string& ended)) {
   callback = on_end;
+  debug = std::getenv("LIMITER_DEBUG") != nullptr;
+  if (debug) {
+    void* frame[1];
+    backtrace(frame, 1);  // loads the unwinder now, not inside a handler
+  }
   for (int signal : kTerminating) install(signal);
   for (int signal : kFatal) install(signal);
 }

@@ -90,6 +90,47 @@ void check_nvtx_injection() {
   setenv("NVTX_INJECTION64_PATH", ours.c_str(), 1);
 }
 
+// Sampling mode: the aggregates so far replace the partial file (written aside, then renamed:
+// `limiter run` recovers a whole snapshot from a process that died without its handlers).
+void write_snapshot(const limiter::RunRecord& snapshot) {
+  static std::mutex writing;  // the first launch's thread and the decode thread
+  std::lock_guard lock(writing);
+  limiter::RunRecord header = snapshot;
+  header.launches.clear();
+  header.tool_version = injection->header.tool_version;
+  header.command_line = injection->header.command_line;
+  header.created_at = injection->header.created_at;
+  header.rank = injection->header.rank;
+  header.host = injection->header.host;
+  const std::string aside = injection->partial + ".tmp";
+  {
+    std::ofstream out(aside, std::ios::trunc);
+    out << limiter::partial_run_header(header) << "\n";
+    for (const auto& launch : snapshot.launches) out << limiter::json_text(limiter::launch_json(launch)) << "\n";
+    if (!out.flush()) return;
+  }
+  std::error_code error;
+  std::filesystem::rename(aside, injection->partial, error);
+}
+
+// Sampling mode, on a fatal signal: no CUDA or CUPTI call and no lock of the sampler (the signal
+// may have hit its decode thread inside CUPTI): the last snapshot becomes the record.
+void write_sampled_record_on_signal(const std::string& ended) {
+  std::fprintf(stderr, "limiter: the app ended by %s while PM sampling; the record holds the last snapshot of the "
+               "aggregates (up to ~3 s old)\n", ended.c_str());
+  if (std::filesystem::exists(injection->partial)) {
+    limiter::finish_partial_run(injection->partial, injection->output, ended);
+    std::filesystem::remove(injection->partial);
+    return;
+  }
+  limiter::RunRecord run = injection->header;
+  run.source = "cupti-pm-sampling";
+  run.sampling = limiter::SamplingInfo{};
+  run.ended = ended;
+  run.missed.push_back({"the process ended before PM sampling started", 0, "run the exact mode (limiter run without --sampling)"});
+  limiter::write_run_file(run, injection->output);
+}
+
 // At exit, or on a fatal signal (fatal_signals.hpp): the pending batch is decoded (CUDA calls:
 // our exit handler was registered inside cuInit, after the runtime's, so it runs before the
 // runtime tears its context down), then the partial file becomes the record. Runs once.
@@ -98,6 +139,17 @@ void write_final_record(const std::string& ended) {
   if (!injection || !injection->collector || written.exchange(true)) return;
   if (injection->progress) injection->progress->finish();
   try {
+    if (injection->collector->sampling()) {  // a few aggregates: written whole, not streamed
+      if (ended != "exit") return write_sampled_record_on_signal(ended);
+      limiter::RunRecord run = injection->collector->take_run();
+      if (!env("LIMITER_TIMING").empty()) std::fputs(("limiter: " + injection->collector->timings().to_text()).c_str(), stderr);
+      run.rank = injection->header.rank;
+      run.host = injection->header.host;
+      run.ended = ended;
+      limiter::write_run_file(run, injection->output);
+      std::filesystem::remove(injection->partial);
+      return;
+    }
     injection->collector->flush_before_exit(std::chrono::seconds(2));
     injection->collector->write_raw_files();
     if (!env("LIMITER_TIMING").empty()) std::fputs(("limiter: " + injection->collector->timings().to_text()).c_str(), stderr);
@@ -170,6 +222,9 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     options.per_kernel_skip = env_number("LIMITER_PER_KERNEL_SKIP", 0);
     options.per_kernel_count = env_number("LIMITER_PER_KERNEL_COUNT", options.per_kernel_count);
     options.replay = env("LIMITER_REPLAY", "auto");
+    // --sampling: the PM-sampling mode (no range profiler); the interval in microseconds.
+    options.sampling = !env("LIMITER_SAMPLING").empty();
+    options.sampling_interval_ns = env_number("LIMITER_SAMPLING_INTERVAL_US", 100) * 1000;
     options.ranges_per_image = env_number("LIMITER_RANGES_PER_IMAGE", 0);
     options.nvtx = env("LIMITER_NVTX") == "1";
     options.nvtx_include = env_list("LIMITER_NVTX_INCLUDE");
@@ -181,6 +236,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     const std::optional<limiter::RankInfo> rank = limiter::detail::detect_rank();
     const std::string raw = env("LIMITER_SAVE_RAW");
     if (!raw.empty()) options.raw_dir = limiter::detail::expand_output_name(raw, rank) + "/" + std::to_string(getpid());
+    if (options.sampling && !options.raw_dir.empty()) std::filesystem::create_directories(options.raw_dir);
 
     injection = new Injection;
     const std::string given = env("LIMITER_OUTPUT", limiter::detail::kDefaultOutput);
@@ -211,6 +267,8 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
       injection->partial_out.flush();
       injection->progress->launch(launch.name);
     };
+    sink.on_snapshot = write_snapshot;
+    sink.on_sampling_started = [] { std::atexit(write_record_at_exit); };  // runs once: see write_final_record
     sink.on_status = [](const std::vector<limiter::MissedLaunches>& missed, std::uint64_t launches_seen) {
       if (!injection->header_written) return;  // no device yet: the record gets the tally at exit
       limiter::RunRecord status;

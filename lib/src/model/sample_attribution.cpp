@@ -186,6 +186,10 @@ void SampleAttributor::advance(std::uint64_t watermark_ns) {
 
 std::vector<KernelLaunch> SampleAttributor::aggregates() {
   advance(UINT64_MAX);
+  return attributed_so_far();
+}
+
+std::vector<KernelLaunch> SampleAttributor::attributed_so_far() const {
   std::vector<const Group*> order;
   for (const auto& [key, group] : groups_) order.push_back(&group);
   std::sort(order.begin(), order.end(), [](const Group* a, const Group* b) { return a->first_start < b->first_start; });

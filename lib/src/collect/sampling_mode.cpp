@@ -1,0 +1,295 @@
+// The collector's PM-sampling mode (sampling_mode.hpp).
+#include "collect/sampling_mode.hpp"
+
+#include <dlfcn.h>
+
+#include <cupti_profiler_target.h>
+#include <cupti_target.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+#include "collect/cupti_check.hpp"
+#include "collect/driver_api.hpp"
+#include "collect/pm_raw_store.hpp"
+
+namespace limiter::detail {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// How often samples are attributed while the app runs, and how long after a sample ends its
+// kernels' records may still be on their way (CUPTI delivers a kernel's record once it ended).
+constexpr auto kAdvancePeriod = std::chrono::seconds(1);
+constexpr std::uint64_t kRecordLagNs = 2'000'000'000;
+
+constexpr CUpti_CallbackId kLaunchCallbacks[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,           CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,         CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,            CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
+};
+
+void CUPTIAPI on_callback(void* user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+  if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
+    static_cast<SamplingMode*>(user)->on_context_destroy(static_cast<const CUpti_ResourceData*>(data)->context);
+    return;
+  }
+  if (domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
+  const auto& call = *static_cast<const CUpti_CallbackData*>(data);
+  if (call.callbackSite == CUPTI_API_ENTER) static_cast<SamplingMode*>(user)->on_launch(call);
+}
+
+DeviceDescription describe(CUdevice device) {
+  const DriverApi& cu = driver_api();
+  DeviceDescription d;
+  char name[256] = {};
+  cu.device_get_name(name, sizeof name, device);
+  d.name = name;
+  auto attribute = [&](CUdevice_attribute which) {
+    int value = 0;
+    cu.device_get_attribute(&value, which, device);
+    return value;
+  };
+  d.arch = "sm_" + std::to_string(attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)) +
+           std::to_string(attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));
+  d.sm_count = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  d.memory_bus_width_bits = attribute(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
+  d.l2_bytes = static_cast<std::uint64_t>(attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE));
+  std::size_t total = 0;
+  if (cu.device_total_mem(&total, device) == CUDA_SUCCESS) d.global_memory_bytes = total;
+  CUuuid uuid{};
+  if (cu.device_get_uuid(&uuid, device) == CUDA_SUCCESS) {
+    static const char* hex = "0123456789abcdef";
+    std::string text = "GPU-";
+    for (int i = 0; i < 16; ++i) {
+      if (i == 4 || i == 6 || i == 8 || i == 10) text += '-';
+      const auto byte = static_cast<unsigned char>(uuid.bytes[i]);
+      text += hex[byte >> 4];
+      text += hex[byte & 15];
+    }
+    d.uuid = text;
+  }
+  CUpti_Device_GetChipName_Params chip{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+  chip.deviceIndex = static_cast<std::size_t>(device);
+  LIMITER_CUPTI_CHECK(cuptiDeviceGetChipName(&chip));
+  d.chip = chip.pChipName;
+  return d;
+}
+
+}  // namespace
+
+SamplingMode::SamplingMode(const CollectorOptions& options, const LaunchSink* sink)
+    : options_(options),
+      sink_(sink),
+      metrics_(options.metrics.empty() ? sampling_plan_metrics() : options.metrics),
+      attributor_(metrics_, options.sampling_interval_ns) {
+  if (options.sampling_interval_ns == 0) throw InputError("--sampling-interval must be at least 1 us");
+  driver_api();  // no driver: fail here, with the fix
+  // libcupti loads libnvperf_host (sample evaluation) at its first use, at the first launch:
+  // later than the injection's exit handler, so at exit its static destructors ran first and
+  // the last decode used a torn-down library (heap corruption, hangs on the H100). Loaded now,
+  // it is torn down after the handler; libcupti's own load then finds this copy.
+  if (!dlopen("libnvperf_host.so", RTLD_NOW | RTLD_LOCAL))
+    std::fprintf(stderr, "limiter: libnvperf_host.so not loaded ahead (%s); CUPTI loads it later\n", dlerror());
+  const CUptiResult status = cuptiSubscribe(&subscriber_, on_callback, this);
+  if (status == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+    throw SystemError("another CUPTI tool (Nsight Systems, Nsight Compute, a profiler in the app) is attached to this "
+                      "process; run without it");
+  }
+  if (status != CUPTI_SUCCESS) throw_cupti_error(status, "cuptiSubscribe");
+  for (CUpti_CallbackId id : kLaunchCallbacks) cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id);
+  cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+  // Kernel records from the start, before any context exists (as the H100 probe that worked did);
+  // kernels before the first sampled launch find no samples and are dropped by the attributor.
+  activity_ = std::make_unique<ActivityTimestamps>([this](KernelSpan&& span) { on_kernel(std::move(span)); });
+  if (options_.always_active) active_depth_ = 1;
+}
+
+SamplingMode::~SamplingMode() {
+  finish();
+  if (subscriber_) cuptiUnsubscribe(subscriber_);
+  // Their last callbacks reach this object (the attributor, its mutex): gone before it is.
+  sampler_.reset();
+  activity_.reset();
+}
+
+void SamplingMode::begin_region() { ++active_depth_; }
+void SamplingMode::end_region() {
+  if (active_depth_ > 0) --active_depth_;
+}
+
+void SamplingMode::on_launch(const CUpti_CallbackData& call) {
+  ++launches_seen_;
+  if (started_ || start_failed_ || finished_ || active_depth_ == 0) return;
+  std::lock_guard lock(start_mutex_);
+  if (started_ || start_failed_ || finished_) return;
+  try {
+    start_sampling(call.context);
+    started_ = true;
+    if (sink_ && sink_->on_sampling_started) sink_->on_sampling_started();
+  } catch (const std::exception& e) {
+    start_failed_ = true;
+    start_error_ = e.what();
+    std::fprintf(stderr, "limiter: PM sampling could not start: %s\n", e.what());
+  }
+  // On disk from the start: a process that ends without its exit handlers still leaves a record
+  // that says what it holds.
+  snapshot();
+}
+
+void SamplingMode::on_context_destroy(CUcontext context) {
+  std::lock_guard start_lock(start_mutex_);
+  if (!sampler_ || context != sampled_context_) return;
+  try {
+    if (activity_) activity_->flush(true);
+    sampler_->stop();  // finish() aggregates later; stop() is idempotent
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "limiter: PM sampling did not stop with its context: %s\n", e.what());
+  }
+}
+
+void SamplingMode::start_sampling(CUcontext context) {
+  sampled_context_ = context;
+  const DriverApi& cu = driver_api();
+  // The profiler first, then the chip name (the order CUPTI's PM-sampling sample and the probe use).
+  CUpti_Profiler_Initialize_Params init{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+  LIMITER_CUPTI_CHECK(cuptiProfilerInitialize(&init));
+  CUdevice device = 0;
+  if (context) cu.ctx_push_current(context);
+  const CUresult got = cu.ctx_get_device(&device);
+  if (context) cu.ctx_pop_current(&context);
+  if (got != CUDA_SUCCESS) throw SystemError("no device for the first launch's context: " + driver_error_name(got));
+  {
+    std::lock_guard lock(mutex_);
+    device_ = describe(device);
+    device_id_ = static_cast<std::uint32_t>(device);
+  }
+  PmSamplerOptions sampler;
+  sampler.metrics = metrics_;
+  sampler.interval_ns = options_.sampling_interval_ns;
+  sampler.raw_dir = options_.raw_dir;
+  sampler.command_line = options_.command_line;
+  sampler_ = std::make_unique<PmSampler>(sampler, static_cast<int>(device), device_,
+                                         [this](std::vector<PmSample>&& samples) { on_samples(std::move(samples)); });
+}
+
+void SamplingMode::snapshot() {
+  if (!sink_ || !sink_->on_snapshot) return;
+  RunRecord run;
+  {
+    std::lock_guard lock(mutex_);
+    run = record(attributor_.attributed_so_far());
+  }
+  sink_->on_snapshot(run);
+}
+
+void SamplingMode::on_kernel(KernelSpan&& span) {
+  std::lock_guard lock(mutex_);
+  if (device_id_ && span.launch.device && static_cast<std::uint32_t>(*span.launch.device) != *device_id_) {
+    ++other_device_kernels_;  // PM sampling watches one GPU
+    return;
+  }
+  if (!options_.raw_dir.empty()) {
+    if (!raw_kernels_.is_open()) raw_kernels_.open(options_.raw_dir + "/kernels.jsonl", std::ios::app);
+    append_pm_kernel(raw_kernels_, span);
+  }
+  attributor_.add_kernel(std::move(span));
+}
+
+void SamplingMode::on_samples(std::vector<PmSample>&& samples) {
+  if (!samples.empty() && !samples_arrived_.exchange(true) && sink_ && sink_->on_sampling_started)
+    sink_->on_sampling_started();  // the first decode and evaluation have set up what they use
+  bool advance = false;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& sample : samples) attributor_.add_sample(std::move(sample));
+    advance = Clock::now() - last_advance_ >= kAdvancePeriod;
+    if (advance) last_advance_ = Clock::now();
+  }
+  if (!advance || !activity_) return;
+  // The kernels that ended by now reach the attributor (outside our lock: the flush calls on_kernel).
+  // A plain flush: a forced one while kernels run hands back buffers CUPTI is still writing.
+  std::uint64_t now_ns = 0;
+  cuptiGetTimestamp(&now_ns);
+  activity_->flush(/*forced=*/false);
+  {
+    std::lock_guard lock(mutex_);
+    if (now_ns > kRecordLagNs) attributor_.advance(now_ns - kRecordLagNs);
+  }
+  snapshot();
+}
+
+RunRecord SamplingMode::finish() noexcept {
+  RunRecord run;
+  if (finished_.exchange(true)) return run;
+  try {
+    std::lock_guard start_lock(start_mutex_);  // a launch that is starting sampling finishes first
+    const bool trace = std::getenv("LIMITER_DEBUG") != nullptr;
+    if (trace) std::fprintf(stderr, "limiter: sampling: finish: flush\n");
+    if (activity_) activity_->flush(true);
+    if (trace) std::fprintf(stderr, "limiter: sampling: finish: stop the sampler\n");
+    if (sampler_) sampler_->stop();  // decodes the backlog into the attributor
+    if (activity_) activity_->flush(true);
+    if (trace) std::fprintf(stderr, "limiter: sampling: finish: aggregate\n");
+    std::lock_guard lock(mutex_);
+    run = record(attributor_.aggregates());
+    if (raw_kernels_.is_open()) raw_kernels_.flush();  // the injection's collector is never destroyed
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "limiter: PM sampling did not finish: %s\n", e.what());
+  }
+  return run;
+}
+
+RunRecord SamplingMode::record(std::vector<KernelLaunch> launches) const {
+  RunRecord run;
+  run.source = "cupti-pm-sampling";
+  run.device = device_;
+  run.launches_seen = launches_seen_;
+  run.launches = std::move(launches);
+  SamplingInfo info = attributor_.info();
+  if (sampler_) info.samples_lost += sampler_->samples_lost();
+  run.sampling = info;
+  run.schema_version = kRunSchemaVersion;
+  // Loud, never silent: a record without samples says why.
+  const std::string exact = "run the exact mode (limiter run without --sampling)";
+  if (!start_error_.empty())
+    run.missed.push_back({"PM sampling could not start: " + start_error_, launches_seen_.load(), exact});
+  const std::string sampler_error = sampler_ ? sampler_->error() : "";
+  if (!sampler_error.empty()) {
+    const bool overflow = sampler_error.find("overflowed") != std::string::npos;
+    run.missed.push_back({sampler_error, 0, overflow ? "a longer --sampling-interval" : exact});
+  } else if (finished_ && sampler_ && sampler_->samples() == 0) {
+    run.missed.push_back({"no PM sample was decoded while the app ran", 0, exact});
+  }
+  if (started_ && finished_ && activity_ && activity_->kernels() == 0 && launches_seen_ > 0) {
+    run.missed.push_back({"the Activity API gave no kernel timestamps, so no sample could be attributed",
+                          launches_seen_.load(), "another CUPTI activity client in the app? " + exact});
+  }
+  if (activity_ && activity_->dropped() > 0)
+    run.missed.push_back({"kernel timestamp records dropped by CUPTI", activity_->dropped(), "report it; their samples went to the other kernels"});
+  if (other_device_kernels_ > 0)
+    run.missed.push_back({"kernels on another GPU (PM sampling watches the first GPU launched on)", other_device_kernels_,
+                          "run one process per GPU (CUDA_VISIBLE_DEVICES)"});
+  return run;
+}
+
+std::string SamplingMode::timings_text() const {
+  if (!sampler_) return "PM sampling never started\n";
+  const PmSamplerTimes t = sampler_->times();
+  const double samples = static_cast<double>(std::max<std::uint64_t>(sampler_->samples(), 1));
+  char text[512];
+  std::snprintf(text, sizeof text,
+                "PM sampling: set-up %.0f ms; %llu samples (%llu lost), %llu kernels timed; decode %.1f us and "
+                "evaluate %.1f us per sample (%llu decodes, %llu early retries, %llu full images); ",
+                t.set_up_s * 1e3, static_cast<unsigned long long>(sampler_->samples()),
+                static_cast<unsigned long long>(sampler_->samples_lost()),
+                static_cast<unsigned long long>(activity_ ? activity_->kernels() : 0), t.decode_s / samples * 1e6,
+                t.evaluate_s / samples * 1e6, static_cast<unsigned long long>(t.decodes),
+                static_cast<unsigned long long>(t.early_retries), static_cast<unsigned long long>(t.images));
+  return text + ("libcupti " + cupti_in_use() + "\n");
+}
+
+}  // namespace limiter::detail

@@ -1,0 +1,78 @@
+#pragma once
+// The collector in PM-sampling mode (CollectorOptions::sampling): no range profiler at all.
+// At the first launch it starts the PM sampler on that launch's GPU (pm_sampling.hpp) and
+// kernel timestamps (activity_timestamps.hpp); samples are attributed to kernels by time as
+// both arrive, and aggregated per kernel and configuration (limiter/sampling.hpp), so memory
+// holds only the last seconds of samples and one aggregate per kernel.
+#include <cupti.h>
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collect/activity_timestamps.hpp"
+#include "collect/collector_internal.hpp"
+#include "collect/pm_sampling.hpp"
+#include "limiter/collector.hpp"
+#include "limiter/sampling.hpp"
+
+namespace limiter::detail {
+
+class SamplingMode {
+ public:
+  // Subscribes to CUPTI's launch callbacks. SINK's on_snapshot (if set, also later) gets the
+  // aggregates so far about once a second: the injection keeps them on disk.
+  SamplingMode(const CollectorOptions& options, const LaunchSink* sink);
+  ~SamplingMode();
+  SamplingMode(const SamplingMode&) = delete;
+  SamplingMode& operator=(const SamplingMode&) = delete;
+
+  void begin_region();
+  void end_region();
+  // Stops sampling, attributes what is left and returns the sampled record (launches: one
+  // aggregate per kernel and configuration). Later calls return an empty record. Never throws.
+  RunRecord finish() noexcept;
+  std::uint64_t launches_seen() const { return launches_seen_; }
+  std::string timings_text() const;
+
+  void on_launch(const CUpti_CallbackData& call);  // CUPTI's driver callback, at launch ENTER
+  // The sampled context is being destroyed (an app's teardown, before our exit handler): the
+  // sampler stops and drains while the context still exists.
+  void on_context_destroy(CUcontext context);
+
+ private:
+  void start_sampling(CUcontext context);
+  void on_samples(std::vector<PmSample>&& samples);
+  void on_kernel(KernelSpan&& span);
+  // The record around LAUNCHES: device, sampling, what is missing and why. Under mutex_.
+  RunRecord record(std::vector<KernelLaunch> launches) const;
+  void snapshot();  // the aggregates so far to the sink (not under mutex_)
+
+  CollectorOptions options_;
+  const LaunchSink* sink_;
+  std::vector<std::string> metrics_;
+  CUpti_SubscriberHandle subscriber_ = nullptr;
+  std::unique_ptr<ActivityTimestamps> activity_;
+  std::unique_ptr<PmSampler> sampler_;
+  std::mutex start_mutex_;                       // the first launch starts sampling, once
+  std::atomic<bool> started_{false}, start_failed_{false}, finished_{false}, samples_arrived_{false};
+  std::atomic<int> active_depth_{0};
+  std::atomic<std::uint64_t> launches_seen_{0};
+  std::mutex mutex_;                             // the attributor and what follows
+  SampleAttributor attributor_;
+  DeviceDescription device_;
+  CUcontext sampled_context_ = nullptr;
+  std::optional<std::uint32_t> device_id_;       // the sampled GPU; other GPUs' kernels are counted, not attributed
+  std::uint64_t other_device_kernels_ = 0;
+  std::string start_error_;
+  std::ofstream raw_kernels_;                    // --save-raw: kernels.jsonl
+  std::chrono::steady_clock::time_point last_advance_ = std::chrono::steady_clock::now();
+};
+
+}  // namespace limiter::detail

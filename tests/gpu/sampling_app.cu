@@ -1,0 +1,54 @@
+// An app for the PM-sampling mode (limiter run --sampling): two kernels whose limiters are
+// known, each running long enough to own many samples at 100 us: an FMA chain (instruction)
+// and a grid-stride copy of 256 MB (bandwidth). ~70 ms of GPU time in all.
+#include <cuda_runtime.h>
+
+#include <cstdio>
+
+namespace {
+
+__global__ void spin_fma(float* out, int iterations) {
+  float a = threadIdx.x * 1e-3f, b = 1.0001f, c = 0.9999f, d = blockIdx.x * 1e-3f;
+  for (int i = 0; i < iterations; ++i) {
+    a = fmaf(a, b, c);
+    d = fmaf(d, c, b);
+    b = fmaf(b, a, d) * 1e-6f + 1.0f;
+    c = fmaf(c, d, a) * 1e-6f + 0.999f;
+  }
+  out[blockIdx.x * blockDim.x + threadIdx.x] = a + b + c + d;
+}
+
+__global__ void stream_copy(const float4* in, float4* out, size_t count) {
+  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<size_t>(gridDim.x) * blockDim.x)
+    out[i] = in[i];
+}
+
+bool check(cudaError_t status, const char* what) {
+  if (status == cudaSuccess) return true;
+  std::fprintf(stderr, "sampling_app: %s: %s\n", what, cudaGetErrorString(status));
+  return false;
+}
+
+}  // namespace
+
+int main() {
+  int sms = 0;
+  if (!check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "device")) return 1;
+  const size_t copy_count = (256u << 20) / sizeof(float4);
+  float *fma_out = nullptr;
+  float4 *from = nullptr, *to = nullptr;
+  if (!check(cudaMalloc(&fma_out, static_cast<size_t>(sms) * 8 * 1024 * sizeof(float)), "malloc") ||
+      !check(cudaMalloc(&from, copy_count * sizeof(float4)), "malloc") ||
+      !check(cudaMalloc(&to, copy_count * sizeof(float4)), "malloc") ||
+      !check(cudaMemset(from, 0, copy_count * sizeof(float4)), "memset"))
+    return 1;
+  for (int i = 0; i < 20; ++i) spin_fma<<<sms * 8, 1024>>>(fma_out, 5000);
+  for (int i = 0; i < 100; ++i) stream_copy<<<sms * 4, 1024>>>(from, to, copy_count);
+  if (!check(cudaDeviceSynchronize(), "kernels")) return 1;
+  cudaFree(fma_out);
+  cudaFree(from);
+  cudaFree(to);
+  std::printf("sampling_app: 20 spin_fma and 100 stream_copy launches done\n");
+  return 0;
+}

@@ -1,0 +1,148 @@
+// GPU tests of the PM-sampling mode (label `gpu`): the in-process API and `limiter run
+// --sampling` on small apps. A process of its own: CUPTI allows one subscriber per process.
+// They skip with a reason on a machine without a GPU; scripts/device-test.sh runs them on one.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <execinfo.h>
+#include <filesystem>
+#include <string>
+
+#include "limiter/analysis.hpp"
+#include "limiter/collector.hpp"
+#include "limiter/record_json.hpp"
+
+namespace {
+
+// A crash in a CUPTI callback or the decode thread is otherwise silent: print where it happened.
+[[maybe_unused]] const bool crash_handler_installed = [] {
+  std::signal(SIGSEGV, [](int) {
+    void* frames[64];
+    const int count = backtrace(frames, 64);
+    backtrace_symbols_fd(frames, count, 2);
+    std::_Exit(139);
+  });
+  return true;
+}();
+
+bool have_gpu() {
+  int count = 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+}
+
+#define REQUIRE_GPU() \
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device visible (runs on the GPU machine: scripts/device-test.sh)"
+
+// A long, purely arithmetic kernel: it fills the GPU's issue slots for milliseconds, so many
+// samples hold nothing else (an instruction-bound verdict with full support).
+__global__ void spin_fma(float* out, int iterations) {
+  float a = threadIdx.x * 1e-3f, b = 1.0001f, c = 0.9999f, d = blockIdx.x * 1e-3f;
+  for (int i = 0; i < iterations; ++i) {
+    a = fmaf(a, b, c);
+    d = fmaf(d, c, b);
+    b = fmaf(b, a, d) * 1e-6f + 1.0f;
+    c = fmaf(c, d, a) * 1e-6f + 0.999f;
+  }
+  out[blockIdx.x * blockDim.x + threadIdx.x] = a + b + c + d;
+}
+
+std::string limiter_cli() {
+  const char* path = std::getenv("LIMITER_CLI");
+  return path ? path : LIMITER_CLI;
+}
+std::string collector_app() {
+  const char* path = std::getenv("LIMITER_COLLECTOR_APP");
+  return path ? path : COLLECTOR_APP;
+}
+std::string sampling_app() {
+  const char* path = std::getenv("LIMITER_SAMPLING_APP");
+  return path ? path : SAMPLING_APP;
+}
+
+// The in-process API: sampling from the first launch in a region until take_run().
+TEST(SamplingGpu, InProcessApiSamplesAndJudgesALongKernel) {
+  REQUIRE_GPU();
+  limiter::CollectorOptions options;
+  options.sampling = true;
+  options.sampling_interval_ns = 100000;
+  limiter::Collector collector(options);
+  float* out = nullptr;
+  ASSERT_EQ(cudaMalloc(&out, 132 * 8 * 1024 * sizeof(float)), cudaSuccess);
+  {
+    limiter::ProfiledRegion region(collector);
+    for (int i = 0; i < 20; ++i) spin_fma<<<132 * 8, 1024>>>(out, 20000);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  }
+  const limiter::RunRecord run = collector.take_run();
+  cudaFree(out);
+  ASSERT_TRUE(run.sampling.has_value());
+  EXPECT_EQ(run.schema_version, limiter::kRunSchemaVersion);
+  ASSERT_EQ(run.launches.size(), 1u) << "one kernel and configuration";
+  const auto& k = run.launches.front();
+  EXPECT_NE(k.name.find("spin_fma"), std::string::npos);
+  ASSERT_TRUE(k.sampled.has_value());
+  EXPECT_EQ(k.sampled->launches, 20u);
+  EXPECT_GE(k.sampled->samples, 20u);
+  EXPECT_GT(k.sampled->purity, 0.9);
+  const auto analysis = limiter::analyze_run(run, {});
+  ASSERT_EQ(analysis.kernels.size(), 1u);
+  EXPECT_FALSE(analysis.kernels[0].too_few_samples) << analysis.kernels[0].verdict_reason;
+  ASSERT_TRUE(analysis.kernels[0].verdict.has_value()) << analysis.kernels[0].verdict_reason;
+  EXPECT_EQ(*analysis.kernels[0].verdict, limiter::Verdict::instruction) << analysis.kernels[0].verdict_reason;
+}
+
+// `limiter run --sampling`: every kernel of the app is in an aggregate (launch counts add up),
+// the app's own checks pass, and the record reads back with its support.
+TEST(SamplingGpu, LimiterRunSamplingCoversEveryLaunch) {
+  REQUIRE_GPU();
+  const auto output = (std::filesystem::temp_directory_path() / "limiter_gpu_sampling.json").string();
+  std::filesystem::remove(output);
+  const std::string command =
+      limiter_cli() + " run -q --sampling --sampling-interval 100 -o " + output + " -- " + collector_app();
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  const auto run = limiter::read_run_file(output);
+  ASSERT_TRUE(run.sampling.has_value());
+  EXPECT_GT(run.sampling->samples, 0u);
+  std::uint64_t launches = 0;
+  for (const auto& k : run.launches) {
+    ASSERT_TRUE(k.sampled.has_value()) << k.name;
+    launches += k.sampled->launches;
+  }
+  // copy + local + loop + <<<>>> + LaunchKernelEx + 2 threads x 3 + graph 3 nodes x 2 launches
+  // + a destroyed graph's 2 kernel nodes x 2 launches + one eager launch after the graphs
+  EXPECT_EQ(launches, 22u);
+  EXPECT_TRUE(run.missed.empty()) << run.missed.front().reason;
+}
+
+// `limiter run --sampling` on two kernels whose limiters are known: each gets its verdict from
+// its own samples, and nothing is reported missing.
+TEST(SamplingGpu, LimiterRunSamplingJudgesKnownKernels) {
+  REQUIRE_GPU();
+  const auto output = (std::filesystem::temp_directory_path() / "limiter_gpu_sampling_app.json").string();
+  std::filesystem::remove(output);
+  const std::string command =
+      limiter_cli() + " run -q --sampling --sampling-interval 100 -o " + output + " -- " + sampling_app();
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  const auto run = limiter::read_run_file(output);
+  ASSERT_TRUE(run.sampling.has_value());
+  EXPECT_GT(run.sampling->samples, 200u);
+  EXPECT_TRUE(run.missed.empty()) << run.missed.front().reason;
+  const auto analysis = limiter::analyze_run(run, {});
+  int judged = 0;
+  for (const auto& k : analysis.kernels) {
+    const bool fma = k.name.find("spin_fma") != std::string::npos;
+    const bool copy = k.name.find("stream_copy") != std::string::npos;
+    if (!fma && !copy) continue;
+    ++judged;
+    ASSERT_TRUE(k.sampled.has_value()) << k.name;
+    EXPECT_EQ(k.sampled->launches, fma ? 20u : 100u) << k.name;
+    ASSERT_TRUE(k.verdict.has_value()) << k.name << ": " << k.verdict_reason;
+    EXPECT_EQ(*k.verdict, fma ? limiter::Verdict::instruction : limiter::Verdict::bandwidth)
+        << k.name << ": " << k.verdict_reason;
+  }
+  EXPECT_EQ(judged, 2);
+}
+
+}  // namespace
