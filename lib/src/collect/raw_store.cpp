@@ -16,6 +16,7 @@
 #include "limiter/file_io.hpp"
 #include "limiter/json_text.hpp"
 #include "limiter/record_json.hpp"
+#include "limiter/user_range_time.hpp"
 
 namespace limiter::detail {
 namespace fs = std::filesystem;
@@ -116,6 +117,8 @@ RunRecord evaluate_process_dir(const fs::path& dir) {
     const auto values = host.evaluate(image.bytes, raw.range, metrics);
     for (std::size_t i = 0; i < metrics.size(); ++i)
       if (!std::isnan(values[i])) raw.launch.counters[metrics[i]] = values[i];
+    // A user-ranged launch timed by its kernel's activity record: rescaled as the collector did.
+    if (raw.launch.activity_ns) time_user_range_by_kernel(raw.launch, *raw.launch.activity_ns);
     run.launches.push_back(std::move(raw.launch));
   }
   return run;

@@ -160,6 +160,12 @@ class LaunchParser {
         case LaunchField::context_id: set_u64(launch.context_id, value, "context_id"); break;
         case LaunchField::graph_id: set_u64(launch.graph_id, value, "graph_id"); break;
         case LaunchField::graph_node: set_u64(launch.graph_node, value, "graph_node"); break;
+        case LaunchField::user_range_ns:
+          if (auto n = number_of(value, "\"user_range_ns\" must be a number or null")) launch.user_range_ns = n->as_double;
+          break;
+        case LaunchField::activity_ns:
+          if (auto n = number_of(value, "\"activity_ns\" must be a number or null")) launch.activity_ns = n->as_double;
+          break;
         case LaunchField::device:
           if (auto n = number_of(value, "\"device\" must be a number or null")) launch.device = static_cast<int>(n->as_double);
           break;

@@ -1,0 +1,39 @@
+// Counters of a user range rescaled to its kernel's own duration (user_range_time.hpp).
+#include "limiter/user_range_time.hpp"
+
+#include <algorithm>
+#include <string_view>
+
+namespace limiter {
+
+namespace {
+
+bool contains(std::string_view text, std::string_view part) { return text.find(part) != std::string_view::npos; }
+bool ends_with(std::string_view text, std::string_view end) {
+  return text.size() >= end.size() && text.substr(text.size() - end.size()) == end;
+}
+
+}  // namespace
+
+void time_user_range_by_kernel(KernelLaunch& launch, double kernel_ns) {
+  launch.activity_ns = kernel_ns;
+  const auto range_ns = launch.counter("gpu__time_duration.sum");
+  if (!range_ns) return;
+  launch.user_range_ns = *range_ns;
+  if (!(kernel_ns > 0) || !(*range_ns > kernel_ns)) return;  // nothing of the host's to take out
+  const double r = kernel_ns / *range_ns;
+  for (auto& [metric, value] : launch.counters) {
+    const std::string_view name = metric;
+    if (ends_with(name, ".per_second")) {
+      if (!contains(name, "cycles_elapsed")) value /= r;  // a count over time; cycles over time is a clock
+    } else if (contains(name, ".pct_of_peak_sustained_elapsed")) {
+      value = std::min(value / r, 100.0);
+    } else if (contains(name, ".per_cycle_elapsed")) {
+      value /= r;
+    } else if (name.starts_with("gpu__time_duration") || contains(name, "cycles_elapsed")) {
+      if (!contains(name, ".peak_sustained")) value *= r;
+    }
+  }
+}
+
+}  // namespace limiter
