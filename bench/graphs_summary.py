@@ -91,6 +91,12 @@ for label in ("graph_full", "graph_keep_full", "graph_keep_sync", "graph_keep_re
             at = lambda q: times[min(len(times) - 1, int(q * len(times)))]
             print(f"  gpu__time_duration of {kind} ranges: p10 {at(0.1):.1f}, p50 {at(0.5):.1f}, p90 {at(0.9):.1f}, "
                   f"max {times[-1]:.1f} us ({len(times)})")
+        ranged = sorted(l["user_range_ns"] / 1e3 for l in group if l.get("user_range_ns") is not None)
+        if ranged:  # user ranges: their own span before the rescale to the engine's active time
+            at = lambda q: ranged[min(len(ranged) - 1, int(q * len(ranged)))]
+            rescaled = sum(1 for l in group if l.get("kernel_active_ns") is not None)
+            print(f"    the user ranges themselves: p10 {at(0.1):.1f}, p50 {at(0.5):.1f}, p90 {at(0.9):.1f} us; "
+                  f"rescaled to the engine's active time: {rescaled} of {len(group)}")
     verdicts = {k["sequence"]: k.get("verdict") for k in (report or {}).get("kernels", [])}
     for name in sorted({l["name"] for l in per_node + user}):
         alone = [l for l in auto if l["name"] == name]

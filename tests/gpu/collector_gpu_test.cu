@@ -325,15 +325,15 @@ TEST(LimiterRunGpu, GraphsReplayCountsAsKernelReplay) {
   EXPECT_TRUE(a.missed.empty());
   expect_same_counts(a, b);
   // Times: a user range spans the host's work between push and pop (a 3.6 us kernel read 16-25
-  // us), so user-ranged launches take their kernel's own duration from its activity record and
-  // must then agree with kernel replay's, which times the kernel alone.
+  // us), so user-ranged launches take their kernel's own duration from the compute engine's
+  // active cycles and must then agree with kernel replay's, which times the kernel alone.
   std::size_t user_ranged = 0;
   for (std::size_t i = 0; i < a.launches.size(); ++i) {
     const auto& launch = a.launches[i];
     if (!launch.user_range_ns) continue;
     ++user_ranged;
     SCOPED_TRACE(launch.name + " #" + std::to_string(i));
-    ASSERT_TRUE(launch.activity_ns.has_value()) << "no activity record for a user-ranged launch";
+    ASSERT_TRUE(launch.kernel_active_ns.has_value()) << "no engine-active time for a user-ranged launch";
     const double ranged = *launch.counter("gpu__time_duration.sum"), alone = *b.launches[i].counter("gpu__time_duration.sum");
     EXPECT_LE(ranged, *launch.user_range_ns);
     EXPECT_GT(ranged, 0.5 * alone) << "range " << *launch.user_range_ns << " ns, kernel replay " << alone << " ns";

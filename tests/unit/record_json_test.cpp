@@ -39,8 +39,8 @@ RunRecord sample_run() {
   chase.registers_per_thread.reset();  // unknown stays unknown through the round trip
   chase.graph_id = 3;                   // a kernel node of a CUDA graph, profiled on its own
   chase.graph_node = 4;
-  chase.user_range_ns = 25000.0;        // profiled in a user range, timed by its activity record
-  chase.activity_ns = 3600.0;
+  chase.user_range_ns = 25000.0;        // profiled in a user range, timed by the engine's active cycles
+  chase.kernel_active_ns = 3600.0;
   chase.counters = {{"smsp__inst_issued.sum", 1.5e9}};
   run.launches = {copy, chase};
   return run;

@@ -30,6 +30,8 @@ KernelLaunch ranged_launch() {
       {"dram__bytes.sum.peak_sustained", 1280.0},
       {"sm__warps_active.avg.pct_of_peak_sustained_active", 70.0},
       {"dram__bytes_read.sum", 4.0e6},
+      {"gr__cycles_active.max", 7200.0},    // the compute engine active 4 us of the range's 20 us
+      {"gr__cycles_elapsed.max", 36000.0},
   };
   return launch;
 }
@@ -38,7 +40,7 @@ TEST(UserRangeTime, ElapsedCountersTakeTheKernelsOwnDuration) {
   KernelLaunch launch = ranged_launch();
   time_user_range_by_kernel(launch, 4000.0);
   EXPECT_EQ(launch.user_range_ns, 20000.0);
-  EXPECT_EQ(launch.activity_ns, 4000.0);
+  EXPECT_EQ(launch.kernel_active_ns, 4000.0);
   EXPECT_DOUBLE_EQ(*launch.counter("gpu__time_duration.sum"), 4000.0);
   EXPECT_DOUBLE_EQ(*launch.counter("sm__cycles_elapsed.avg"), 7920.0);
   EXPECT_DOUBLE_EQ(*launch.counter("lts__cycles_elapsed.avg"), 6800.0);
@@ -54,7 +56,8 @@ TEST(UserRangeTime, CountsPeaksClocksAndActiveShareStay) {
   time_user_range_by_kernel(launch, 4000.0);
   for (const char* metric : {"sm__cycles_active.avg", "smsp__inst_issued.sum", "smsp__inst_issued.sum.peak_sustained",
                              "dram__cycles_elapsed.avg.per_second", "dram__bytes.sum.peak_sustained",
-                             "sm__warps_active.avg.pct_of_peak_sustained_active", "dram__bytes_read.sum"}) {
+                             "sm__warps_active.avg.pct_of_peak_sustained_active", "dram__bytes_read.sum",
+                             "gr__cycles_active.max", "gr__cycles_elapsed.max"}) {
     EXPECT_EQ(launch.counter(metric), before.counter(metric)) << metric;
   }
 }
@@ -64,7 +67,7 @@ TEST(UserRangeTime, AKernelNoShorterThanItsRangeChangesNothing) {
   time_user_range_by_kernel(launch, 21000.0);  // clocks of two units disagree by a little
   EXPECT_EQ(launch.counters, ranged_launch().counters);
   EXPECT_EQ(launch.user_range_ns, 20000.0);
-  EXPECT_EQ(launch.activity_ns, 21000.0);
+  EXPECT_EQ(launch.kernel_active_ns, 21000.0);
 }
 
 TEST(UserRangeTime, WithoutADurationCounterOnlyTheKernelTimeIsKept) {
@@ -74,7 +77,37 @@ TEST(UserRangeTime, WithoutADurationCounterOnlyTheKernelTimeIsKept) {
   time_user_range_by_kernel(launch, 4000.0);
   EXPECT_EQ(launch.counters, counters);
   EXPECT_FALSE(launch.user_range_ns.has_value());
-  EXPECT_EQ(launch.activity_ns, 4000.0);
+  EXPECT_EQ(launch.kernel_active_ns, 4000.0);
+}
+
+TEST(UserRangeTime, TheEnginesActiveShareGivesTheKernelsTime) {
+  KernelLaunch launch = ranged_launch();
+  EXPECT_DOUBLE_EQ(*engine_active_ns(launch), 4000.0);
+  EXPECT_TRUE(time_user_range(launch));
+  EXPECT_DOUBLE_EQ(*launch.kernel_active_ns, 4000.0);
+  EXPECT_DOUBLE_EQ(*launch.counter("gpu__time_duration.sum"), 4000.0);
+  // Once more, as `limiter analyze` does on counters evaluated again from the raw image.
+  KernelLaunch again = ranged_launch();
+  again.user_range_ns = launch.user_range_ns;
+  time_user_range(again);
+  EXPECT_EQ(again, launch);
+}
+
+TEST(UserRangeTime, WithoutTheEngineCountersTheRangesTimesStay) {
+  KernelLaunch launch = ranged_launch();
+  launch.counters.erase("gr__cycles_active.max");  // --metrics without it
+  const auto counters = launch.counters;
+  EXPECT_FALSE(engine_active_ns(launch).has_value());
+  EXPECT_FALSE(time_user_range(launch));
+  EXPECT_EQ(launch.counters, counters);
+  EXPECT_EQ(launch.user_range_ns, 20000.0);
+  EXPECT_FALSE(launch.kernel_active_ns.has_value());
+}
+
+TEST(UserRangeTime, AnEngineActiveLongerThanItsRangeIsCapped) {
+  KernelLaunch launch = ranged_launch();
+  launch.counters["gr__cycles_active.max"] = 36100.0;  // two counters read a cycle apart
+  EXPECT_DOUBLE_EQ(*engine_active_ns(launch), 20000.0);
 }
 
 TEST(UserRangeTime, EveryReaderKeepsBothTimes) {
@@ -86,7 +119,7 @@ TEST(UserRangeTime, EveryReaderKeepsBothTimes) {
   time_user_range_by_kernel(timed, 4000.0);
   KernelLaunch untimed = ranged_launch();
   untimed.sequence = 1;
-  untimed.user_range_ns = 20000.0;  // no activity record arrived: the range's own times kept
+  untimed.user_range_ns = 20000.0;  // no engine counters: the range's own times kept
   run.launches = {timed, untimed};
   const std::string text = testing::as_written_lines(run);
   const RunRecord dom = run_from_json(nlohmann::json::parse(text));

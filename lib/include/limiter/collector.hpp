@@ -91,8 +91,6 @@ struct CollectorTimings {
   // once the context has launched a graph.
   std::uint64_t range_mode_switches = 0;  // a context's profiler re-created in user-range mode
   std::uint64_t user_ranges = 0;          // ranges pushed
-  std::uint64_t user_ranges_timed = 0;    // their counters rescaled to the kernel's activity duration
-  std::uint64_t user_ranges_untimed = 0;  // no activity record in time: the range's own times kept
   double push_pop_s = 0;                  // PushRange and PopRange
   double range_sync_s = 0;                // stream synchronise before a PopRange
   std::uint64_t graph_nodes = 0;          // runnable graph nodes launched one at a time

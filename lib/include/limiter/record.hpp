@@ -91,11 +91,12 @@ struct KernelLaunch {
   std::optional<std::uint64_t> graph_node;
   // A launch profiled in a user range (--replay graphs): the range's own duration on the GPU,
   // which spans the host's work between PushRange and PopRange as well as the kernel. With the
-  // kernel's own duration from its activity record (activity_ns), the counters that scale with
-  // elapsed time (gpu__time_duration, *cycles_elapsed, *_elapsed percentages, rates) were
-  // rescaled to the kernel (user_range_time.hpp); without it they are the range's.
+  // kernel's own duration (kernel_active_ns: the range's time the compute engine was active),
+  // the counters that scale with elapsed time (gpu__time_duration, *cycles_elapsed, *_elapsed
+  // percentages, rates) were rescaled to the kernel (user_range_time.hpp); without it they are
+  // the range's.
   std::optional<double> user_range_ns;
-  std::optional<double> activity_ns;
+  std::optional<double> kernel_active_ns;
   // The NVTX ranges around the launch, each as `--nvtx-include` writes it: a push/pop stack of
   // the launching thread "outer/inner/" (per domain, "domain@outer/inner/"), an open start/end
   // range "name" ("domain@name"). Empty: no range, or NVTX not recorded (records before it).

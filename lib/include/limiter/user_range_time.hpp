@@ -1,19 +1,40 @@
 #pragma once
 // Times of launches profiled in user ranges (--replay graphs). A user range on the GPU lasts from
 // PushRange to PopRange, so it spans the host's work between them as well as the kernel: a 3.6 us
-// kernel read 16-25 us on an H100 (bench/results/2026-11-23-graphs.md). Counts (instructions,
-// sectors) are exact; what scales with elapsed time is not. Given the kernel's own duration from
-// its activity record, those counters are rescaled to it.
+// kernel read 16-33 us on an H100 (bench/results/2026-11-23-graphs.md). Counts (instructions,
+// sectors) are exact; what scales with elapsed time is not. The compute engine's active cycles
+// in the range (gr__cycles_active, collected with every plan in the same pass) give the kernel's
+// own duration, and those counters are rescaled to it.
+//
+// Rejected: the kernels' CUPTI activity records (concurrent-kernel), matched by correlation ID.
+// Enabling them instruments the kernels inside the range: on an H100 a small kernel's
+// smsp__inst_issued grew by 60 % and its L2 writes by one sector, and the records' spans were
+// ~0.5 ms, longer than the ranges themselves (bench/results/2026-11-23-graphs.md, session 3).
+#include <optional>
+
 #include "limiter/record.hpp"
 
 namespace limiter {
 
-// Sets LAUNCH's user_range_ns (its range's gpu__time_duration.sum) and activity_ns (KERNEL_NS),
-// and, where the range lasted longer than the kernel, rescales by r = kernel / range:
+// The counters time_user_range needs (added to every plan: no extra pass on GH100).
+inline constexpr const char* kEngineActiveCycles = "gr__cycles_active.max";
+inline constexpr const char* kEngineElapsedCycles = "gr__cycles_elapsed.max";
+
+// The kernel's own duration in LAUNCH's user range: the range's gpu__time_duration.sum times
+// the share of its cycles the compute engine was active; none without those counters.
+std::optional<double> engine_active_ns(const KernelLaunch& launch);
+
+// Sets LAUNCH's user_range_ns (its range's gpu__time_duration.sum) and kernel_active_ns
+// (KERNEL_NS), and, where the range lasted longer than the kernel, rescales by r = kernel / range:
 //   gpu__time_duration.*, *cycles_elapsed* (not their .per_second: clocks)     x r
 //   *.pct_of_peak_sustained_elapsed, *.per_cycle_elapsed, other *.per_second   / r (percentages at most 100)
 // Counts, peaks and what is per active cycle stay: the SMs are idle outside the kernel.
-// A launch without gpu__time_duration.sum only gets activity_ns.
+// A launch without gpu__time_duration.sum only gets kernel_active_ns.
 void time_user_range_by_kernel(KernelLaunch& launch, double kernel_ns);
+
+// A user-ranged launch as the collector (and `limiter analyze` on its raw images) leaves it:
+// rescaled to engine_active_ns where the counters are there, else user_range_ns set and the
+// range's own times kept. Returns whether it was rescaled.
+bool time_user_range(KernelLaunch& launch);
 
 }  // namespace limiter

@@ -184,11 +184,9 @@ std::string CollectorTimings::to_text() const {
     const auto per = [](double seconds, std::uint64_t count) { return count ? seconds * 1e6 / static_cast<double>(count) : 0.0; };
     std::snprintf(text, sizeof text,
                   "  user ranges: %llu, push + pop %.1f us each, synchronise before pop %.1f us each; range-mode switches %llu\n"
-                  "  user ranges timed by their kernel's activity record: %llu (range's own time kept: %llu)\n"
                   "  graph nodes run one at a time: %llu, cuGraphNodeSetEnabled %.1f us and launch %.1f us per node\n",
                   static_cast<unsigned long long>(user_ranges), per(push_pop_s, user_ranges), per(range_sync_s, user_ranges),
-                  static_cast<unsigned long long>(range_mode_switches), static_cast<unsigned long long>(user_ranges_timed),
-                  static_cast<unsigned long long>(user_ranges_untimed), static_cast<unsigned long long>(graph_nodes),
+                  static_cast<unsigned long long>(range_mode_switches), static_cast<unsigned long long>(graph_nodes),
                   per(graph_toggle_s, graph_nodes), per(graph_node_launch_s, graph_nodes));
     out += text;
   }

@@ -27,7 +27,6 @@
 #include "collect/launch_selector.hpp"
 #include "collect/nvtx_tracker.hpp"
 #include "collect/profiler_host.hpp"
-#include "collect/user_range_kernel_times.hpp"
 #include "limiter/collector.hpp"
 
 namespace limiter {
@@ -84,7 +83,6 @@ constexpr std::uint64_t kPauseAfterUnselected = 64;
 struct PendingLaunch {
   KernelLaunch launch;  // metadata; counters are added when its range is decoded
   bool keep = false;    // selected by the filters (others are decoded and dropped)
-  std::uint32_t correlation_id = 0;  // of the launch call that ran it: its activity record (user ranges)
 };
 
 // Kernel attributes, asked once per function handle.
@@ -191,10 +189,6 @@ struct Collector::Impl {
   std::map<void*, detail::KernelAttributes> attributes;
   std::set<CUcontext> graph_contexts;  // --replay auto: contexts that build CUDA graphs, kernel replay from then on
   std::map<CUgraphExec, detail::GraphExec> graph_execs;
-  // --replay graphs: kernels' own durations for user-ranged launches, from the first context in
-  // user-range mode on (none if the activity records could not be enabled: a warning says so).
-  std::unique_ptr<detail::UserRangeKernelTimes> kernel_times;
-  bool kernel_times_tried = false;
   detail::LaunchInFlight in_flight;  // set from a launch's ENTER to its EXIT (lock held)
   std::map<std::string, std::unique_ptr<detail::CounterLock>> counter_locks;  // by device UUID
   std::chrono::milliseconds lock_timeout{60'000};  // LIMITER_LOCK_TIMEOUT (seconds)
@@ -257,11 +251,6 @@ struct Collector::Impl {
   void pop_range(ContextProfiler& profiler, CUstream stream, bool per_thread_stream, bool synchronize);
   // At EXIT: a graph's nodes enabled again, an open range closed (a failed launch's dropped).
   void finish_launch(const CUpti_CallbackData& data);
-  // Kernel durations for user ranges (user_range_kernel_times.hpp): started with user-range mode,
-  // expected per ranged launch, and applied as a user-ranged launch's range is decoded.
-  void start_kernel_times();
-  void expect_kernel_time(std::uint32_t correlation);
-  void time_user_range(KernelLaunch& launch, std::optional<double> kernel_ns);
 
   // range_session.cpp
   bool start_profiler(ContextProfiler& profiler, std::size_t launches);

@@ -25,7 +25,6 @@ using detail::driver_api;
 namespace detail {
 
 thread_local bool inside_graph_replay = false;  // our own graph launches: their callbacks are ignored
-thread_local std::uint32_t own_launch_correlation = 0;  // set by the callback of our last own launch
 
 // The node types cuGraphNodeSetEnabled accepts.
 bool runnable_alone(CUgraphNodeType type) {
@@ -193,7 +192,6 @@ void Collector::Impl::enter_user_range_mode(ContextProfiler& p) {
   if (p.user_range || !p.user_replay) return;
   LIMITER_TRACE("context %p: user-range mode from its first graph launch on", static_cast<void*>(p.context));
   p.graphs_launched = true;  // so does a profiler started again after a pause
-  start_kernel_times();
   ++times.range_mode_switches;
   try {
     disable_profiler(p);  // decodes the batch first
@@ -253,7 +251,6 @@ void Collector::Impl::profile_graph_launch(ContextProfiler& p, detail::GraphExec
             push_range(p);
           }
           const auto launched_at = Clock::now();
-          detail::own_launch_correlation = 0;
           const CUresult launched = launch_graph(exec, stream);
           times.graph_node_launch_s += seconds_since(launched_at);
           ++times.graph_nodes;
@@ -264,8 +261,6 @@ void Collector::Impl::profile_graph_launch(ContextProfiler& p, detail::GraphExec
           next = i + 1;  // it ran: whatever fails below, the app's launch must not run it again
           if (ranged) {
             pop_range(p, stream, per_thread_stream, sync_before_pop);
-            launches[kernel].correlation_id = detail::own_launch_correlation;
-            expect_kernel_time(launches[kernel].correlation_id);
             p.pending.push_back(std::move(launches[kernel]));
           }
           set_enabled(node.handle, 0);
@@ -298,8 +293,6 @@ void Collector::Impl::profile_graph_launch(ContextProfiler& p, detail::GraphExec
   if (selected == 0) return;
   detail::PendingLaunch whole;
   whole.keep = true;
-  whole.correlation_id = launches.front().correlation_id;  // the app's launch: the span of its kernels
-  expect_kernel_time(whole.correlation_id);
   whole.launch.name = "graph " + std::to_string(graph.graph_id) + " (one range: " + std::to_string(graph.kernel_count) +
                       " kernels; " + graph.whole_reason + ")";
   whole.launch.graph_id = graph.graph_id;

@@ -20,7 +20,6 @@ namespace detail {
 thread_local bool holds_launch_lock = false;
 extern thread_local bool inside_flush;
 extern thread_local bool inside_graph_replay;
-extern thread_local std::uint32_t own_launch_correlation;
 thread_local Clock::time_point launch_call_start;  // when our ENTER callback handed back to the driver
 // The launching thread's CPU time and voluntary switches then: is CUPTI's range work busy, or waiting?
 thread_local double launch_call_cpu_start = 0;
@@ -93,12 +92,8 @@ void Collector::Impl::on_graph_work(CUcontext context) {
 }
 
 void Collector::Impl::on_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData& data) {
-  // Our own launches of a graph's nodes (graph_replay.cpp): the lock is ours already; their
-  // correlation ID finds the node's kernel among the activity records.
-  if (detail::inside_graph_replay) {
-    detail::own_launch_correlation = data.correlationId;
-    return;
-  }
+  // Our own launches of a graph's nodes (graph_replay.cpp): the lock is ours already.
+  if (detail::inside_graph_replay) return;
   LIMITER_TRACE("launch enter cbid %u %s", static_cast<unsigned>(cbid), data.symbolName ? data.symbolName : "?");
   // Outside a profiled region the context's profiler is paused (disabled): nothing to follow.
   if (!active()) return;
@@ -153,7 +148,6 @@ void Collector::Impl::on_launch_enter(CUpti_CallbackId cbid, const CUpti_Callbac
       break;
     }
   }
-  for (auto& pending : launches) pending.correlation_id = data.correlationId;
   // Launches into a capturing stream are not executions; touching them breaks the capture.
   CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
   if (cu.stream_is_capturing(stream, &capture) == CUDA_SUCCESS && capture != CU_STREAM_CAPTURE_STATUS_NONE) return;

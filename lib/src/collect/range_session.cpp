@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "collect/collector_impl.hpp"
+#include "limiter/user_range_time.hpp"
 #include "collect/cupti_check.hpp"
 #include "collect/driver_api.hpp"
 
@@ -247,9 +248,7 @@ void Collector::Impl::decode(ContextProfiler& p) {
   const std::size_t total = ProfilerHost::range_count(p.image);
   if (p.user_range) {
     // User-range mode (user_ranges.cpp): ranges named by their launch's place in the batch, and
-    // matched by name; ranges of names this batch did not push are left alone. The kernels'
-    // activity records are in by now: Stop waited for the batch's work.
-    if (kernel_times) kernel_times->flush();
+    // matched by name; ranges of names this batch did not push are left alone.
     std::vector<std::optional<std::size_t>> range_of(p.pending.size());
     for (std::size_t range = 0; range < total; ++range)
       if (const auto index = detail::user_range_index(p.image, range); index && *index < range_of.size())
@@ -278,10 +277,7 @@ void Collector::Impl::decode(ContextProfiler& p) {
   // entries behind: they have no counters, so they are not launches of the record, but the
   // record says how many there were.
   std::uint64_t unranged = 0;
-  for (const auto& pending : p.pending) {
-    unranged += pending.keep ? 1 : 0;
-    if (p.user_range && kernel_times) kernel_times->take(pending.correlation_id);  // forgotten
-  }
+  for (const auto& pending : p.pending) unranged += pending.keep ? 1 : 0;
   if (unranged) miss(detail::MissReason::not_ranged, unranged);
   p.pending.clear();
   if (!p.user_replay && p.ranges_consumed >= p.ranges_per_image) {
@@ -292,15 +288,13 @@ void Collector::Impl::decode(ContextProfiler& p) {
 }
 
 void Collector::Impl::complete(ContextProfiler& p, detail::PendingLaunch&& pending, std::size_t range) {
-  std::optional<double> kernel_ns;
-  if (p.user_range && kernel_times) kernel_ns = kernel_times->take(pending.correlation_id);
   if (!pending.keep) return;
   KernelLaunch launch = std::move(pending.launch);
   launch.sequence = next_sequence++;
   const auto values = p.host->evaluate(p.image, range, metrics);
   for (std::size_t i = 0; i < metrics.size(); ++i)
     if (!std::isnan(values[i])) launch.counters[metrics[i]] = values[i];
-  if (p.user_range) time_user_range(launch, kernel_ns);
+  if (p.user_range) time_user_range(launch);  // the kernel's time, not the host's between push and pop
   if (!raw_dir.empty()) detail::append_raw_launch(raw_launches, launch, p.images_written, range);
   if (sink.on_launch) sink.on_launch(launch);
   if (options.keep_launches) completed.push_back(std::move(launch));

@@ -117,8 +117,8 @@ RunRecord evaluate_process_dir(const fs::path& dir) {
     const auto values = host.evaluate(image.bytes, raw.range, metrics);
     for (std::size_t i = 0; i < metrics.size(); ++i)
       if (!std::isnan(values[i])) raw.launch.counters[metrics[i]] = values[i];
-    // A user-ranged launch timed by its kernel's activity record: rescaled as the collector did.
-    if (raw.launch.activity_ns) time_user_range_by_kernel(raw.launch, *raw.launch.activity_ns);
+    // A user-ranged launch: rescaled to its kernel's time as the collector did.
+    if (raw.launch.user_range_ns) time_user_range(raw.launch);
     run.launches.push_back(std::move(raw.launch));
   }
   return run;

@@ -23,7 +23,6 @@
 #include "collect/collector_impl.hpp"
 #include "collect/cupti_check.hpp"
 #include "collect/driver_api.hpp"
-#include "limiter/user_range_time.hpp"
 
 namespace limiter {
 
@@ -95,35 +94,7 @@ void Collector::Impl::open_launch_range(ContextProfiler& p, CUstream stream, boo
   in_flight.range_open = true;
   in_flight.sync_before_pop = detail::range_sync() == detail::RangeSync::all;
   in_flight.pending_index = p.pending.size();
-  expect_kernel_time(launch.correlation_id);
   p.pending.push_back(std::move(launch));
-}
-
-void Collector::Impl::start_kernel_times() {
-  if (kernel_times_tried) return;
-  kernel_times_tried = true;
-  try {
-    kernel_times = std::make_unique<detail::UserRangeKernelTimes>();
-  } catch (const std::exception& e) {
-    std::fprintf(stderr,
-                 "limiter: warning: no kernel timestamps for user ranges (%s): the times of launches profiled in "
-                 "them include the host's work between push and pop\n",
-                 e.what());
-  }
-}
-
-void Collector::Impl::expect_kernel_time(std::uint32_t correlation) {
-  if (kernel_times && correlation != 0) kernel_times->expect(correlation);
-}
-
-void Collector::Impl::time_user_range(KernelLaunch& launch, std::optional<double> kernel_ns) {
-  if (kernel_ns) {
-    time_user_range_by_kernel(launch, *kernel_ns);
-    ++times.user_ranges_timed;
-  } else {
-    launch.user_range_ns = launch.counter("gpu__time_duration.sum");
-    ++times.user_ranges_untimed;
-  }
 }
 
 void Collector::Impl::finish_launch(const CUpti_CallbackData& data) {

@@ -9,7 +9,7 @@ namespace limiter::detail {
 
 enum class LaunchField {
   sequence, name, mangled_name, grid, block, registers, static_shared, dynamic_shared, local_bytes,
-  stream_id, context_id, device, graph_id, graph_node, user_range_ns, activity_ns, nvtx, counters, sampled, ignored
+  stream_id, context_id, device, graph_id, graph_node, user_range_ns, kernel_active_ns, nvtx, counters, sampled, ignored
 };
 
 inline LaunchField launch_field(std::string_view key) {
@@ -21,7 +21,7 @@ inline LaunchField launch_field(std::string_view key) {
       {"local_bytes_per_thread", LaunchField::local_bytes}, {"stream_id", LaunchField::stream_id},
       {"context_id", LaunchField::context_id}, {"device", LaunchField::device},
       {"graph_id", LaunchField::graph_id}, {"graph_node", LaunchField::graph_node},
-      {"user_range_ns", LaunchField::user_range_ns}, {"activity_ns", LaunchField::activity_ns},
+      {"user_range_ns", LaunchField::user_range_ns}, {"kernel_active_ns", LaunchField::kernel_active_ns},
       {"nvtx", LaunchField::nvtx}, {"counters", LaunchField::counters},
       {"sampled", LaunchField::sampled}};
   for (const auto& [name, field] : fields)

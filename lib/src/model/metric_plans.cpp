@@ -17,6 +17,8 @@ std::vector<std::string> default_metrics() {
       // time base and issue slots (raw, for the LMEM instruction share; and as ncu reports them)
       "gpu__time_duration.sum", "sm__cycles_elapsed.avg", "sm__cycles_active.avg", "smsp__inst_issued.sum",
       "smsp__inst_issued.sum.peak_sustained", busy("sm__issue_active"),
+      // the compute engine's active share of a range: a user range's kernel time (user_range_time.hpp)
+      "gr__cycles_active.max", "gr__cycles_elapsed.max",
       // tensor pipe: every MMA type (HMMA, IMMA, DMMA and Hopper's warpgroup MMA)
       busy("sm__pipe_tensor_cycles_active"),
       // DRAM: bytes for the evidence, busy cycles and sectors as ncu's breakdown has them

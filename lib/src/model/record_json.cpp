@@ -106,7 +106,7 @@ ordered_json launch_json(const KernelLaunch& k) {
   put_optional(out, "graph_id", k.graph_id);
   put_optional(out, "graph_node", k.graph_node);
   put_optional(out, "user_range_ns", k.user_range_ns);
-  put_optional(out, "activity_ns", k.activity_ns);
+  put_optional(out, "kernel_active_ns", k.kernel_active_ns);
   if (!k.nvtx.empty()) out["nvtx"] = k.nvtx;  // records without NVTX ranges stay as they were
   if (k.sampled) {
     const auto& s = *k.sampled;
@@ -153,7 +153,7 @@ KernelLaunch launch_from(const json& in) {
   k.graph_id = get_optional<std::uint64_t>(in, "graph_id");
   k.graph_node = get_optional<std::uint64_t>(in, "graph_node");
   k.user_range_ns = get_optional<double>(in, "user_range_ns");
-  k.activity_ns = get_optional<double>(in, "activity_ns");
+  k.kernel_active_ns = get_optional<double>(in, "kernel_active_ns");
   if (const auto nvtx = in.find("nvtx"); nvtx != in.end() && !nvtx->is_null()) {
     if (!nvtx->is_array()) throw InputError("\"nvtx\" must be an array of strings");
     for (const auto& path : *nvtx) {

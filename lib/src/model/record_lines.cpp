@@ -163,8 +163,8 @@ class LaunchParser {
         case LaunchField::user_range_ns:
           if (auto n = number_of(value, "\"user_range_ns\" must be a number or null")) launch.user_range_ns = n->as_double;
           break;
-        case LaunchField::activity_ns:
-          if (auto n = number_of(value, "\"activity_ns\" must be a number or null")) launch.activity_ns = n->as_double;
+        case LaunchField::kernel_active_ns:
+          if (auto n = number_of(value, "\"kernel_active_ns\" must be a number or null")) launch.kernel_active_ns = n->as_double;
           break;
         case LaunchField::device:
           if (auto n = number_of(value, "\"device\" must be a number or null")) launch.device = static_cast<int>(n->as_double);

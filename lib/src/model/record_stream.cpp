@@ -214,7 +214,7 @@ class RunSaxHandler final : public nlohmann::json_sax<json> {
       case LaunchField::graph_id: set_u64(launch_.graph_id, optional_number("graph_id"), value); break;
       case LaunchField::graph_node: set_u64(launch_.graph_node, optional_number("graph_node"), value); break;
       case LaunchField::user_range_ns: launch_.user_range_ns = optional_number("user_range_ns"); break;
-      case LaunchField::activity_ns: launch_.activity_ns = optional_number("activity_ns"); break;
+      case LaunchField::kernel_active_ns: launch_.kernel_active_ns = optional_number("kernel_active_ns"); break;
       case LaunchField::device:
         if (auto v = optional_number("device")) launch_.device = static_cast<int>(*v);
         break;

@@ -15,8 +15,26 @@ bool ends_with(std::string_view text, std::string_view end) {
 
 }  // namespace
 
+std::optional<double> engine_active_ns(const KernelLaunch& launch) {
+  const auto range_ns = launch.counter("gpu__time_duration.sum");
+  const auto active = launch.counter(kEngineActiveCycles);
+  const auto elapsed = launch.counter(kEngineElapsedCycles);
+  if (!range_ns || !active || !elapsed || !(*elapsed > 0)) return std::nullopt;
+  return *range_ns * std::min(*active / *elapsed, 1.0);
+}
+
+bool time_user_range(KernelLaunch& launch) {
+  const auto kernel_ns = engine_active_ns(launch);
+  if (!kernel_ns) {
+    launch.user_range_ns = launch.counter("gpu__time_duration.sum");
+    return false;
+  }
+  time_user_range_by_kernel(launch, *kernel_ns);
+  return true;
+}
+
 void time_user_range_by_kernel(KernelLaunch& launch, double kernel_ns) {
-  launch.activity_ns = kernel_ns;
+  launch.kernel_active_ns = kernel_ns;
   const auto range_ns = launch.counter("gpu__time_duration.sum");
   if (!range_ns) return;
   launch.user_range_ns = *range_ns;
@@ -30,7 +48,8 @@ void time_user_range_by_kernel(KernelLaunch& launch, double kernel_ns) {
       value = std::min(value / r, 100.0);
     } else if (contains(name, ".per_cycle_elapsed")) {
       value /= r;
-    } else if (name.starts_with("gpu__time_duration") || contains(name, "cycles_elapsed")) {
+    } else if (name.starts_with("gpu__time_duration") ||
+               (contains(name, "cycles_elapsed") && name != kEngineElapsedCycles)) {  // kept: the range's
       if (!contains(name, ".peak_sustained")) value *= r;
     }
   }
