@@ -336,8 +336,10 @@ TEST(LimiterRunGpu, GraphsReplayCountsAsKernelReplay) {
     ASSERT_TRUE(launch.kernel_active_ns.has_value()) << "no engine-active time for a user-ranged launch";
     const double ranged = *launch.counter("gpu__time_duration.sum"), alone = *b.launches[i].counter("gpu__time_duration.sum");
     EXPECT_LE(ranged, *launch.user_range_ns);
-    EXPECT_GT(ranged, 0.5 * alone) << "range " << *launch.user_range_ns << " ns, kernel replay " << alone << " ns";
-    EXPECT_LT(ranged, 2.0 * alone) << "range " << *launch.user_range_ns << " ns, kernel replay " << alone << " ns";
+    // The engine is also busy with the profiler's own range work: ~2.4 us per eager range and
+    // ~4.8 us per graph node on an H100 (p50; 6.4 us seen), which stays in the kernel's time.
+    EXPECT_GT(ranged, 0.8 * alone) << "range " << *launch.user_range_ns << " ns, kernel replay " << alone << " ns";
+    EXPECT_LT(ranged, alone + 10000.0) << "range " << *launch.user_range_ns << " ns, kernel replay " << alone << " ns";
   }
   EXPECT_EQ(user_ranged, 13u);  // the 6 graph nodes and the 7 eager launches after the first graph launch
 }

@@ -145,4 +145,24 @@ TEST(SamplingGpu, LimiterRunSamplingJudgesKnownKernels) {
   EXPECT_EQ(judged, 2);
 }
 
+// An interval shorter than the host's decode + evaluate per sample (~90 us on an H100): the
+// decoder falls behind for the whole run. Its exit used to hang (the decode thread kept decoding
+// the running sampler's full images); now the sampler stops first and the backlog is decoded.
+TEST(SamplingGpu, LimiterRunSamplingFasterThanTheDecoderStillExits) {
+  REQUIRE_GPU();
+  const auto output = (std::filesystem::temp_directory_path() / "limiter_gpu_sampling_50us.json").string();
+  std::filesystem::remove(output);
+  const std::string command = "timeout 90 " + limiter_cli() + " run -q --sampling --sampling-interval 50 -o " +
+                              output + " -- " + sampling_app();
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  const auto run = limiter::read_run_file(output);
+  ASSERT_TRUE(run.sampling.has_value());
+  EXPECT_GT(run.sampling->samples, 400u);  // the kernels alone last ~47 ms: ~930 samples at 50 us
+  EXPECT_EQ(run.sampling->samples_lost, 0u);
+  EXPECT_TRUE(run.missed.empty()) << run.missed.front().reason;
+  std::uint64_t launches = 0;
+  for (const auto& k : run.launches) launches += k.sampled ? k.sampled->launches : 0;
+  EXPECT_EQ(launches, 120u);
+}
+
 }  // namespace

@@ -212,6 +212,11 @@ bool PmSampler::decode_once() {
     ++image_index_;
     ++times_.images;
     reinitialize_image();
+    // A full image is decoded again at once: the decoder is behind the GPU (an interval shorter
+    // than decode + evaluate per sample, ~90 us on an H100). While the sampler runs, that backlog
+    // never ends, so once stop is asked for the hardware is stopped first and the rest decoded
+    // after it (stop()); 50 us hung the process's exit here before (2026-11-24, H100).
+    if (stop_requested_ && !hardware_stopped_) return true;
   }
 }
 
@@ -284,20 +289,14 @@ void PmSampler::stop() {
   stop.pPmSamplingObject = sampler_;
   const CUptiResult stop_status = cuptiPmSamplingStop(&stop);
   if (!failed_ && stop_status == CUPTI_SUCCESS) {
-    CUpti_PmSampling_DecodeData_Params decode{CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE};
-    decode.pPmSamplingObject = sampler_;
-    decode.pCounterDataImage = image_.data();
-    decode.counterDataImageSize = image_.size();
-    const CUptiResult last = cuptiPmSamplingDecodeData(&decode);
-    if (last == CUPTI_SUCCESS) {
-      try {
-        evaluate_new_samples();
-      } catch (const std::exception& e) {
-        PM_TRACE("the samples after the drain were not evaluated: %s", e.what());
-      }
-    } else {
-      PM_TRACE("the samples after the drain were not decoded: %s", cupti_error_text(last).c_str());
+    hardware_stopped_ = true;
+    const std::uint64_t before = samples_;
+    try {
+      decode_once();  // the samples after the drain: all of a backlog, image by image
+    } catch (const std::exception& e) {
+      fail(std::string("the last PM samples could not be decoded: ") + e.what());
     }
+    PM_TRACE("%llu samples decoded after the sampler stopped", static_cast<unsigned long long>(samples_ - before));
   }
   PM_TRACE("stopped (%s), last decode done", cupti_error_text(stop_status).c_str());
   keep_image();

@@ -86,6 +86,7 @@ class PmSampler {
   mutable std::mutex error_mutex_;  // error_ alone: read from the sink, which runs under mutex_
   std::string error_;
   bool failed_ = false, stopped_ = false;
+  bool hardware_stopped_ = false;  // cuptiPmSamplingStop done: what is left to decode is finite
   PmSamplerTimes times_;
   std::atomic<bool> stop_requested_{false};
   std::chrono::steady_clock::time_point started_at_;
