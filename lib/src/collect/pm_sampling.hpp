@@ -82,6 +82,7 @@ class PmSampler {
   std::size_t consumed_ = 0, image_index_ = 0;
   std::uint64_t last_end_ns_ = 0, stopped_at_ns_ = 0;
   std::atomic<std::uint64_t> samples_{0}, lost_{0};
+  std::uint64_t gaps_ = 0, sampled_ns_ = 0;  // holes between consecutive samples; time the samples cover
   mutable std::mutex mutex_;        // the image and the sampler object
   mutable std::mutex error_mutex_;  // error_ alone: read from the sink, which runs under mutex_
   std::string error_;
