@@ -69,6 +69,8 @@ class PmSampler {
   void evaluate_new_samples();
   void reinitialize_image();
   void keep_image();
+  void next_image();                 // the image kept (--save-raw) and a fresh one started
+  bool image_might_fill() const;     // the next decode might not fit in what is left of the image
   void fail(std::string message);
 
   PmSamplerOptions options_;

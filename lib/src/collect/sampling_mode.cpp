@@ -283,7 +283,7 @@ std::string SamplingMode::timings_text() const {
   char text[512];
   std::snprintf(text, sizeof text,
                 "PM sampling: set-up %.0f ms; %llu samples (%llu lost), %llu kernels timed; decode %.1f us and "
-                "evaluate %.1f us per sample (%llu decodes, %llu early retries, %llu full images); ",
+                "evaluate %.1f us per sample (%llu decodes, %llu early retries, %llu images); ",
                 t.set_up_s * 1e3, static_cast<unsigned long long>(sampler_->samples()),
                 static_cast<unsigned long long>(sampler_->samples_lost()),
                 static_cast<unsigned long long>(activity_ ? activity_->kernels() : 0), t.decode_s / samples * 1e6,
