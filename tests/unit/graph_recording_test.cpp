@@ -6,8 +6,12 @@
 // results page explains why they are not trusted.)
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "limiter/analysis.hpp"
 #include "limiter/record_json.hpp"
+#include "limiter/user_range_time.hpp"
 #include "test_data.hpp"
 
 namespace limiter {
@@ -47,6 +51,48 @@ TEST(GraphRecording, EagerLaunchesAfterTheCaptureAreProfiledAndGetVerdicts) {
     ++after;
   }
   EXPECT_GE(after, 20u);  // two eager iterations of the ten kernels, after the replays
+}
+
+// The graph kept (KEEP_GRAPH=1 PHASE_ITERATIONS=10, 2026-11-24, bench/results/2026-11-23-graphs.md):
+// its 10 nodes profiled one by one in 11 replays and the eager launches after the first graph
+// launch, all in user ranges, timed by the compute engine's active cycles.
+RunRecord kept_graph_recording() {
+  return read_run_file(testing::kData + "/cupti/h100_graph_nodes_user_ranges_limiter.json.gz");
+}
+
+double median_duration(std::vector<const KernelLaunch*> launches) {
+  std::vector<double> times;
+  for (const KernelLaunch* launch : launches) times.push_back(*launch->counter("gpu__time_duration.sum"));
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+TEST(GraphRecording, UserRangesAreTimedByTheEnginesActiveCycles) {
+  const RunRecord run = kept_graph_recording();
+  EXPECT_TRUE(run.missed.empty());
+  ASSERT_EQ(run.launches.size(), 347u);
+  std::vector<const KernelLaunch*> auto_ranged, eager_user, nodes;
+  for (const auto& launch : run.launches) {
+    if (!launch.user_range_ns) {
+      auto_ranged.push_back(&launch);
+      continue;
+    }
+    (launch.graph_node ? nodes : eager_user).push_back(&launch);
+    ASSERT_TRUE(launch.kernel_active_ns.has_value()) << launch.name;
+    const double duration = *launch.counter("gpu__time_duration.sum");
+    EXPECT_DOUBLE_EQ(duration, *launch.kernel_active_ns);
+    EXPECT_LE(duration, *launch.user_range_ns);
+    EXPECT_DOUBLE_EQ(*engine_active_ns(launch), *launch.kernel_active_ns);  // re-derivable from the record
+  }
+  EXPECT_EQ(nodes.size(), 110u);
+  EXPECT_EQ(eager_user.size(), 102u);
+  // A 3.6 us kernel: its ranges last 20-26 us; the engine's active time keeps the profiler's
+  // own range work (~2.4 us eager, ~5 us per node), so 6.1 and 8.6 us.
+  const double alone = median_duration(auto_ranged);
+  EXPECT_NEAR(alone, 3616.0, 1.0);
+  EXPECT_LT(median_duration(eager_user), 2.0 * alone);
+  EXPECT_LT(median_duration(nodes), 2.5 * alone);
+  EXPECT_EQ(analyze_run(run).kernels.size(), run.launches.size());
 }
 
 }  // namespace

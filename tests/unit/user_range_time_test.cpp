@@ -93,6 +93,14 @@ TEST(UserRangeTime, TheEnginesActiveShareGivesTheKernelsTime) {
   EXPECT_EQ(again, launch);
 }
 
+TEST(UserRangeTime, RescalingTwiceChangesNothing) {
+  KernelLaunch launch = ranged_launch();
+  time_user_range(launch);
+  const KernelLaunch once = launch;
+  EXPECT_TRUE(time_user_range(launch));
+  EXPECT_EQ(launch, once);
+}
+
 TEST(UserRangeTime, WithoutTheEngineCountersTheRangesTimesStay) {
   KernelLaunch launch = ranged_launch();
   launch.counters.erase("gr__cycles_active.max");  // --metrics without it

@@ -23,8 +23,9 @@ namespace limiter {
 inline constexpr const char* kEngineActiveCycles = "gr__cycles_active.max";
 inline constexpr const char* kEngineElapsedCycles = "gr__cycles_elapsed.max";
 
-// The kernel's own duration in LAUNCH's user range: the range's gpu__time_duration.sum times
-// the share of its cycles the compute engine was active; none without those counters.
+// The kernel's own duration in LAUNCH's user range: the range's duration (user_range_ns once
+// set, else gpu__time_duration.sum) times the share of its cycles the compute engine was
+// active; none without those counters.
 std::optional<double> engine_active_ns(const KernelLaunch& launch);
 
 // Sets LAUNCH's user_range_ns (its range's gpu__time_duration.sum) and kernel_active_ns

@@ -16,7 +16,8 @@ bool ends_with(std::string_view text, std::string_view end) {
 }  // namespace
 
 std::optional<double> engine_active_ns(const KernelLaunch& launch) {
-  const auto range_ns = launch.counter("gpu__time_duration.sum");
+  // A launch already rescaled keeps its range's own duration in user_range_ns: idempotent.
+  const auto range_ns = launch.user_range_ns ? launch.user_range_ns : launch.counter("gpu__time_duration.sum");
   const auto active = launch.counter(kEngineActiveCycles);
   const auto elapsed = launch.counter(kEngineElapsedCycles);
   if (!range_ns || !active || !elapsed || !(*elapsed > 0)) return std::nullopt;
@@ -26,7 +27,7 @@ std::optional<double> engine_active_ns(const KernelLaunch& launch) {
 bool time_user_range(KernelLaunch& launch) {
   const auto kernel_ns = engine_active_ns(launch);
   if (!kernel_ns) {
-    launch.user_range_ns = launch.counter("gpu__time_duration.sum");
+    if (!launch.user_range_ns) launch.user_range_ns = launch.counter("gpu__time_duration.sum");
     return false;
   }
   time_user_range_by_kernel(launch, *kernel_ns);
@@ -35,9 +36,9 @@ bool time_user_range(KernelLaunch& launch) {
 
 void time_user_range_by_kernel(KernelLaunch& launch, double kernel_ns) {
   launch.kernel_active_ns = kernel_ns;
-  const auto range_ns = launch.counter("gpu__time_duration.sum");
+  const auto range_ns = launch.counter("gpu__time_duration.sum");  // the range's, unless rescaled before
   if (!range_ns) return;
-  launch.user_range_ns = *range_ns;
+  if (!launch.user_range_ns) launch.user_range_ns = *range_ns;
   if (!(kernel_ns > 0) || !(*range_ns > kernel_ns)) return;  // nothing of the host's to take out
   const double r = kernel_ns / *range_ns;
   for (auto& [metric, value] : launch.counters) {
