@@ -13,18 +13,9 @@
 
 #include "limiter/collector.hpp"
 #include "limiter/record_json.hpp"
+#include "gpu_test_support.hpp"
 
 namespace {
-
-bool have_gpu() {
-  int count = 0;
-  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
-}
-
-std::string from_env(const char* name, const char* built) {
-  const char* path = std::getenv(name);
-  return path ? path : built;
-}
 
 __global__ void add_one(float* data, int n) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -39,11 +30,11 @@ __global__ void scale_half(float* data, int n) {
 // The bench app launches one kernel 1 + N times (a warm-up, then the loop): with S = 2 and K = 3
 // the record holds launches 2, 3 and 4, and it says the collector saw them all.
 TEST(LimiterRunGpu, PerKernelBudgetProfilesTheFirstKOfEachKernel) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device visible (runs on the GPU machine: scripts/device-test.sh)";
+  REQUIRE_GPU();
   const auto output = (std::filesystem::temp_directory_path() / "limiter_gpu_budget.json").string();
   std::filesystem::remove(output);
-  const std::string command = from_env("LIMITER_CLI", LIMITER_CLI) + " run -q --per-kernel-skip 2 --per-kernel-count 3 -o " +
-                              output + " -- " + from_env("LIMITER_BENCH_APP", BENCH_APP) + " 200 > /dev/null";
+  const std::string command = limiter::gpu_test::from_env("LIMITER_CLI", LIMITER_CLI) + " run -q --per-kernel-skip 2 --per-kernel-count 3 -o " +
+                              output + " -- " + limiter::gpu_test::from_env("LIMITER_BENCH_APP", BENCH_APP) + " 200 > /dev/null";
   ASSERT_EQ(std::system(command.c_str()), 0);
   const auto run = limiter::read_run_file(output);
   ASSERT_EQ(run.launches.size(), 3u);
@@ -62,7 +53,7 @@ TEST(LimiterRunGpu, PerKernelBudgetProfilesTheFirstKOfEachKernel) {
 // The same budget through the in-process API, over two kernels and two configurations of one:
 // each (kernel, grid, block) has its own budget.
 TEST(CollectorBudgetGpu, EachKernelAndConfigurationHasItsOwnBudget) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device visible";
+  REQUIRE_GPU();
   limiter::CollectorOptions options;
   options.per_kernel_skip = 1;
   options.per_kernel_count = 2;

@@ -16,27 +16,9 @@
 #include "limiter/collector.hpp"
 #include "limiter/error.hpp"
 #include "limiter/record_json.hpp"
+#include "gpu_test_support.hpp"
 
 namespace {
-
-// A crash in a CUPTI callback is otherwise silent: print where it happened.
-[[maybe_unused]] const bool crash_handler_installed = [] {
-  std::signal(SIGSEGV, [](int) {
-    void* frames[64];
-    const int count = backtrace(frames, 64);
-    backtrace_symbols_fd(frames, count, 2);
-    std::_Exit(139);
-  });
-  return true;
-}();
-
-bool have_gpu() {
-  int count = 0;
-  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
-}
-
-#define REQUIRE_GPU() \
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device visible (runs on the GPU machine: scripts/device-test.sh)"
 
 __global__ void copy_floats(const float* __restrict__ in, float* __restrict__ out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -52,14 +34,8 @@ __global__ void local_store_only(int* out, int seed) {
 }
 
 // The build paths, unless the environment says where the binaries went (device-test.sh).
-std::string limiter_cli() {
-  const char* path = std::getenv("LIMITER_CLI");
-  return path ? path : LIMITER_CLI;
-}
-std::string collector_app() {
-  const char* path = std::getenv("LIMITER_COLLECTOR_APP");
-  return path ? path : COLLECTOR_APP;
-}
+std::string limiter_cli() { return limiter::gpu_test::from_env("LIMITER_CLI", LIMITER_CLI); }
+std::string collector_app() { return limiter::gpu_test::from_env("LIMITER_COLLECTOR_APP", COLLECTOR_APP); }
 
 double counter(const limiter::KernelLaunch& launch, const std::string& metric) {
   auto value = launch.counter(metric);

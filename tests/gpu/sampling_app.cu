@@ -5,18 +5,9 @@
 
 #include <cstdio>
 
-namespace {
+#include "spin_fma.cuh"
 
-__global__ void spin_fma(float* out, int iterations) {
-  float a = threadIdx.x * 1e-3f, b = 1.0001f, c = 0.9999f, d = blockIdx.x * 1e-3f;
-  for (int i = 0; i < iterations; ++i) {
-    a = fmaf(a, b, c);
-    d = fmaf(d, c, b);
-    b = fmaf(b, a, d) * 1e-6f + 1.0f;
-    c = fmaf(c, d, a) * 1e-6f + 0.999f;
-  }
-  out[blockIdx.x * blockDim.x + threadIdx.x] = a + b + c + d;
-}
+namespace {
 
 __global__ void stream_copy(const float4* in, float4* out, size_t count) {
   for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < count;

@@ -13,53 +13,14 @@
 #include "limiter/analysis.hpp"
 #include "limiter/collector.hpp"
 #include "limiter/record_json.hpp"
+#include "gpu_test_support.hpp"
+#include "spin_fma.cuh"
 
 namespace {
 
-// A crash in a CUPTI callback or the decode thread is otherwise silent: print where it happened.
-[[maybe_unused]] const bool crash_handler_installed = [] {
-  std::signal(SIGSEGV, [](int) {
-    void* frames[64];
-    const int count = backtrace(frames, 64);
-    backtrace_symbols_fd(frames, count, 2);
-    std::_Exit(139);
-  });
-  return true;
-}();
-
-bool have_gpu() {
-  int count = 0;
-  return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
-}
-
-#define REQUIRE_GPU() \
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device visible (runs on the GPU machine: scripts/device-test.sh)"
-
-// A long, purely arithmetic kernel: it fills the GPU's issue slots for milliseconds, so many
-// samples hold nothing else (an instruction-bound verdict with full support).
-__global__ void spin_fma(float* out, int iterations) {
-  float a = threadIdx.x * 1e-3f, b = 1.0001f, c = 0.9999f, d = blockIdx.x * 1e-3f;
-  for (int i = 0; i < iterations; ++i) {
-    a = fmaf(a, b, c);
-    d = fmaf(d, c, b);
-    b = fmaf(b, a, d) * 1e-6f + 1.0f;
-    c = fmaf(c, d, a) * 1e-6f + 0.999f;
-  }
-  out[blockIdx.x * blockDim.x + threadIdx.x] = a + b + c + d;
-}
-
-std::string limiter_cli() {
-  const char* path = std::getenv("LIMITER_CLI");
-  return path ? path : LIMITER_CLI;
-}
-std::string collector_app() {
-  const char* path = std::getenv("LIMITER_COLLECTOR_APP");
-  return path ? path : COLLECTOR_APP;
-}
-std::string sampling_app() {
-  const char* path = std::getenv("LIMITER_SAMPLING_APP");
-  return path ? path : SAMPLING_APP;
-}
+std::string limiter_cli() { return limiter::gpu_test::from_env("LIMITER_CLI", LIMITER_CLI); }
+std::string collector_app() { return limiter::gpu_test::from_env("LIMITER_COLLECTOR_APP", COLLECTOR_APP); }
+std::string sampling_app() { return limiter::gpu_test::from_env("LIMITER_SAMPLING_APP", SAMPLING_APP); }
 
 // The in-process API: sampling from the first launch in a region until take_run().
 TEST(SamplingGpu, InProcessApiSamplesAndJudgesALongKernel) {
