@@ -96,8 +96,8 @@ PmSampler::PmSampler(const PmSamplerOptions& options, int device_index, const De
     size.numMetrics = metric_names_.size();
     size.maxSamples = options_.samples_per_image;
     LIMITER_CUPTI_CHECK(cuptiPmSamplingGetCounterDataSize(&size));
-    image_.resize(size.counterDataSize);
-    reinitialize_image();
+    for (auto& image : images_) image.resize(size.counterDataSize);
+    reinitialize_image(filling_);
 
     CUpti_PmSampling_SetConfig_Params set{CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE};
     set.pPmSamplingObject = sampler_;
@@ -121,8 +121,9 @@ PmSampler::PmSampler(const PmSamplerOptions& options, int device_index, const De
     write_pm_meta(options_.raw_dir, device, options_.metrics, options_.interval_ns, options_.command_line, config_);
   times_.set_up_s = seconds_since(t0);
   started_at_ = Clock::now();
-  PM_TRACE("started: %zu metrics, interval %llu ns, image %zu bytes, %s", options_.metrics.size(),
-           static_cast<unsigned long long>(options_.interval_ns), image_.size(), cupti_in_use().c_str());
+  PM_TRACE("started: %zu metrics, interval %llu ns, two images of %zu bytes, %s", options_.metrics.size(),
+           static_cast<unsigned long long>(options_.interval_ns), images_[0].size(), cupti_in_use().c_str());
+  evaluator_ = std::thread([this] { evaluate_loop(); });
   decoder_ = std::thread([this] { decode_loop(); });
 }
 
@@ -134,89 +135,134 @@ PmSampler::~PmSampler() {
   }
 }
 
-void PmSampler::reinitialize_image() {
+void PmSampler::reinitialize_image(int which) {
   CUpti_PmSampling_CounterDataImage_Initialize_Params init{CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE};
   init.pPmSamplingObject = sampler_;
-  init.counterDataSize = image_.size();
-  init.pCounterData = image_.data();
+  init.counterDataSize = images_[which].size();
+  init.pCounterData = images_[which].data();
   LIMITER_CUPTI_CHECK(cuptiPmSamplingCounterDataImageInitialize(&init));
-  consumed_ = 0;
-  image_times_.clear();
 }
 
-void PmSampler::keep_image() {
-  if (options_.raw_dir.empty() || image_times_.empty()) return;
-  write_pm_image(options_.raw_dir, image_index_, image_, image_times_);
+// The decode thread's count of samples in the image it fills, and the last one's end.
+void PmSampler::count_decoded() {
+  auto& image = images_[filling_];
+  CUpti_PmSampling_GetCounterDataInfo_Params info{CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE};
+  info.pCounterDataImage = image.data();
+  info.counterDataImageSize = image.size();
+  LIMITER_CUPTI_CHECK(cuptiPmSamplingGetCounterDataInfo(&info));
+  if (info.numCompletedSamples <= decoded_) return;
+  decoded_total_ += info.numCompletedSamples - decoded_;
+  decoded_ = info.numCompletedSamples;
+  CUpti_PmSampling_CounterData_GetSampleInfo_Params last{CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE};
+  last.pPmSamplingObject = sampler_;
+  last.pCounterDataImage = image.data();
+  last.counterDataImageSize = image.size();
+  last.sampleIndex = decoded_ - 1;
+  LIMITER_CUPTI_CHECK(cuptiPmSamplingCounterDataGetSampleInfo(&last));
+  decoded_end_ns_ = std::max(decoded_end_ns_, static_cast<std::uint64_t>(last.endTimestamp));
 }
 
-void PmSampler::next_image() {
-  keep_image();
+// The filled image goes to the evaluate thread whole (once it has finished the other one), and
+// decoding goes on in the other image.
+void PmSampler::hand_over() {
+  if (decoded_ == 0) return;
+  {
+    std::unique_lock lock(job_mutex_);
+    job_cv_.wait(lock, [this] { return job_image_ < 0; });
+    job_image_ = filling_;
+    job_samples_ = decoded_;
+    job_index_ = image_index_;
+  }
+  job_cv_.notify_all();
+  filling_ ^= 1;
+  reinitialize_image(filling_);
+  decoded_ = 0;
   ++image_index_;
   ++times_.images;
-  reinitialize_image();
 }
 
 // An image that fills in the middle of a decode loses the records that did not fit: on an H100
 // every full image left a hole of ~16 ms of samples (41 holes in 41 images, 2026-11-24). So a
 // decode that might not fit starts a fresh image first, from the samples due since the last one.
 bool PmSampler::image_might_fill() const {
-  if (consumed_ == 0 || last_end_ns_ == 0 || options_.interval_ns == 0) return false;
+  if (decoded_ == 0 || decoded_end_ns_ == 0 || options_.interval_ns == 0) return false;
   std::uint64_t now = 0;
-  if (cuptiGetTimestamp(&now) != CUPTI_SUCCESS || now <= last_end_ns_) return false;
-  const std::uint64_t due = (now - last_end_ns_) / options_.interval_ns;
-  return consumed_ + due + due / 4 + 16 > options_.samples_per_image;
+  if (cuptiGetTimestamp(&now) != CUPTI_SUCCESS || now <= decoded_end_ns_) return false;
+  const std::uint64_t due = (now - decoded_end_ns_) / options_.interval_ns;
+  return decoded_ + due + due / 4 + 16 > options_.samples_per_image;
 }
 
-// The samples decoded into the image since the last call: times, host evaluation, the sink.
-void PmSampler::evaluate_new_samples() {
-  CUpti_PmSampling_GetCounterDataInfo_Params info{CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE};
-  info.pCounterDataImage = image_.data();
-  info.counterDataImageSize = image_.size();
-  LIMITER_CUPTI_CHECK(cuptiPmSamplingGetCounterDataInfo(&info));
-  if (info.numCompletedSamples <= consumed_) return;
-  const auto t0 = Clock::now();
+// The evaluate thread: each handed-over image's samples, with their times, evaluated on the
+// host and passed to the sink in order; holes between samples counted as lost.
+void PmSampler::evaluate_loop() {
+  for (;;) {
+    int which = -1;
+    std::size_t count = 0, index = 0;
+    {
+      std::unique_lock lock(job_mutex_);
+      job_cv_.wait(lock, [this] { return job_image_ >= 0 || evaluator_exit_; });
+      if (job_image_ < 0) return;  // asked to exit, nothing left
+      which = job_image_;
+      count = job_samples_;
+      index = job_index_;
+    }
+    const auto t0 = Clock::now();
+    try {
+      evaluate_image(which, count, index);
+    } catch (const std::exception& e) {
+      fail(std::string("PM samples could not be evaluated: ") + e.what());
+    }
+    {
+      std::lock_guard lock(job_mutex_);
+      evaluate_s_ += seconds_since(t0);
+      job_image_ = -1;
+    }
+    job_cv_.notify_all();
+  }
+}
+
+void PmSampler::evaluate_image(int which, std::size_t count, std::size_t index) {
+  const auto& image = images_[which];
   std::vector<PmSample> batch;
-  batch.reserve(info.numCompletedSamples - consumed_);
-  for (std::size_t index = consumed_; index < info.numCompletedSamples; ++index) {
+  batch.reserve(count);
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> times;
+  for (std::size_t i = 0; i < count; ++i) {
     CUpti_PmSampling_CounterData_GetSampleInfo_Params sample{CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE};
     sample.pPmSamplingObject = sampler_;
-    sample.pCounterDataImage = image_.data();
-    sample.counterDataImageSize = image_.size();
-    sample.sampleIndex = index;
+    sample.pCounterDataImage = const_cast<std::uint8_t*>(image.data());
+    sample.counterDataImageSize = image.size();
+    sample.sampleIndex = i;
     LIMITER_CUPTI_CHECK(cuptiPmSamplingCounterDataGetSampleInfo(&sample));
     PmSample s;
     s.start_ns = sample.startTimestamp;
     s.end_ns = sample.endTimestamp;
-    s.values = host_->evaluate(image_, index, options_.metrics);
-    // A hole between two samples: samples the hardware dropped without flagging an overflow
-    // (it was not seen on the H100, but then nothing would say so); counted as lost.
-    // The unit is the samples' own length: with 15 metrics the H100 samples every 100 us when
-    // asked for 50.
+    s.values = host_->evaluate(image, i, options_.metrics);
+    // A hole between two samples: samples the hardware dropped, or records a full image lost;
+    // counted in the samples' own length (with 15 metrics the H100 samples every ~100 us when
+    // asked for 50), never silent.
     const std::uint64_t length = std::max<std::uint64_t>(s.end_ns > s.start_ns ? s.end_ns - s.start_ns : 0,
                                                          options_.interval_ns);
     if (last_end_ns_ != 0 && length > 0 && s.start_ns > last_end_ns_ + length / 2) {
-      const std::uint64_t missing = (s.start_ns - last_end_ns_ + length / 2) / length;
-      lost_ += missing;
+      lost_ += (s.start_ns - last_end_ns_ + length / 2) / length;
       ++gaps_;
     }
     sampled_ns_ += s.end_ns > s.start_ns ? s.end_ns - s.start_ns : 0;
     last_end_ns_ = std::max(last_end_ns_, s.end_ns);
-    if (!options_.raw_dir.empty()) image_times_.emplace_back(s.start_ns, s.end_ns);
+    if (!options_.raw_dir.empty()) times.emplace_back(s.start_ns, s.end_ns);
     batch.push_back(std::move(s));
   }
-  consumed_ = info.numCompletedSamples;
   samples_ += batch.size();
-  times_.evaluate_s += seconds_since(t0);
+  if (!options_.raw_dir.empty() && !times.empty()) write_pm_image(options_.raw_dir, index, image, times);
   if (sink_) sink_(std::move(batch));
 }
 
 bool PmSampler::decode_once() {
   for (;;) {
-    if (image_might_fill()) next_image();
+    if (image_might_fill()) hand_over();
     CUpti_PmSampling_DecodeData_Params decode{CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE};
     decode.pPmSamplingObject = sampler_;
-    decode.pCounterDataImage = image_.data();
-    decode.counterDataImageSize = image_.size();
+    decode.pCounterDataImage = images_[filling_].data();
+    decode.counterDataImageSize = images_[filling_].size();
     const auto t0 = Clock::now();
     const CUptiResult status = cuptiPmSamplingDecodeData(&decode);
     times_.decode_s += seconds_since(t0);
@@ -227,23 +273,24 @@ bool PmSampler::decode_once() {
       return true;
     }
     if (decode.overflow || status != CUPTI_SUCCESS) {
-      evaluate_new_samples();  // what was decoded before the overflow still counts
+      count_decoded();  // what was decoded before the overflow still counts
+      hand_over();
       if (decode.overflow) {
         fail("the GPU's PM-sampling buffer overflowed (the host decoded more slowly than the GPU sampled); "
-             "samples after " + std::to_string(samples_.load()) + " are lost: " + interval_fix(options_.interval_ns));
+             "samples after " + std::to_string(decoded_total_) + " are lost: " + interval_fix(options_.interval_ns));
       } else {
         fail("PM-sampling decode failed (" + cupti_error_text(status) + "); samples after " +
-             std::to_string(samples_.load()) + " are lost");
+             std::to_string(decoded_total_) + " are lost");
       }
       return false;
     }
-    evaluate_new_samples();
+    count_decoded();
     if (decode.decodeStopReason != CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL) return true;
-    next_image();
-    // A full image is decoded again at once: the decoder is behind the GPU (an interval shorter
-    // than decode + evaluate per sample, ~90 us on an H100). While the sampler runs, that backlog
-    // never ends, so once stop is asked for the hardware is stopped first and the rest decoded
-    // after it (stop()); 50 us hung the process's exit here before (2026-11-24, H100).
+    hand_over();
+    // A full image is decoded again at once: the decoder is behind the GPU. While the sampler
+    // runs, that backlog may never end, so once stop is asked for the hardware is stopped first
+    // and the rest decoded after it (stop()); 50 us hung the process's exit here before
+    // (2026-11-24, H100).
     if (stop_requested_ && !hardware_stopped_) return true;
   }
 }
@@ -252,7 +299,7 @@ bool PmSampler::decode_once() {
 // written no record yet); nothing is lost by trying again while no sample has arrived.
 bool PmSampler::early_failure(int status) const {
   constexpr auto kFirstRecordsWithin = std::chrono::seconds(1);
-  return status == CUPTI_ERROR_UNKNOWN && samples_ == 0 && Clock::now() - started_at_ < kFirstRecordsWithin;
+  return status == CUPTI_ERROR_UNKNOWN && decoded_total_ == 0 && Clock::now() - started_at_ < kFirstRecordsWithin;
 }
 
 void PmSampler::fail(std::string message) {
@@ -286,8 +333,11 @@ void PmSampler::decode_loop() {
 
 void PmSampler::stop() {
   stop_requested_ = true;
-  // Called on the decode thread itself (a fatal signal there ends the process): nothing to wait for.
-  if (decoder_.joinable() && decoder_.get_id() == std::this_thread::get_id()) return;
+  // Called on the decode or evaluate thread itself (a fatal signal there ends the process):
+  // nothing to wait for.
+  const auto self = std::this_thread::get_id();
+  if ((decoder_.joinable() && decoder_.get_id() == self) || (evaluator_.joinable() && evaluator_.get_id() == self))
+    return;
   if (decoder_.joinable()) decoder_.join();
   std::lock_guard lock(mutex_);
   if (stopped_ || !sampler_) return;
@@ -306,7 +356,7 @@ void PmSampler::stop() {
         if (!decode_once() || times_.early_retries == retries) break;
         std::this_thread::sleep_for(kDecodePeriod);
       }
-      if (samples_ == 0 && times_.early_retries > 0)
+      if (decoded_total_ == 0 && times_.early_retries > 0)
         fail("no PM sample could be decoded (every decode failed with CUPTI_ERROR_UNKNOWN, " +
              std::to_string(times_.early_retries) + " tries)");
     } catch (const std::exception& e) {
@@ -318,16 +368,26 @@ void PmSampler::stop() {
   const CUptiResult stop_status = cuptiPmSamplingStop(&stop);
   if (!failed_ && stop_status == CUPTI_SUCCESS) {
     hardware_stopped_ = true;
-    const std::uint64_t before = samples_;
+    const std::uint64_t before = decoded_total_;
     try {
       decode_once();  // the samples after the drain: all of a backlog, image by image
     } catch (const std::exception& e) {
       fail(std::string("the last PM samples could not be decoded: ") + e.what());
     }
-    PM_TRACE("%llu samples decoded after the sampler stopped", static_cast<unsigned long long>(samples_ - before));
+    PM_TRACE("%llu samples decoded after the sampler stopped", static_cast<unsigned long long>(decoded_total_ - before));
   }
   PM_TRACE("stopped (%s), last decode done", cupti_error_text(stop_status).c_str());
-  keep_image();
+  try {
+    hand_over();  // the last image, however full
+  } catch (const std::exception& e) {
+    fail(std::string("the last PM samples could not be decoded: ") + e.what());
+  }
+  {
+    std::lock_guard job_lock(job_mutex_);
+    evaluator_exit_ = true;
+  }
+  job_cv_.notify_all();
+  if (evaluator_.joinable()) evaluator_.join();
   if (failed_ && stopped_at_ns_ > last_end_ns_ && options_.interval_ns > 0)
     lost_ += (stopped_at_ns_ - last_end_ns_) / options_.interval_ns;  // the samples that never arrived
   PM_TRACE("samples last %.1f us on average; %llu gaps between them, %llu samples missing",
@@ -355,8 +415,14 @@ std::string PmSampler::error() const {
 }
 
 PmSamplerTimes PmSampler::times() const {
-  std::lock_guard lock(mutex_);
-  return times_;
+  PmSamplerTimes times;
+  {
+    std::lock_guard lock(mutex_);
+    times = times_;
+  }
+  std::lock_guard job_lock(job_mutex_);
+  times.evaluate_s = evaluate_s_;
+  return times;
 }
 
 }  // namespace limiter::detail

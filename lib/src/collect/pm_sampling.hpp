@@ -1,14 +1,15 @@
 #pragma once
 // The PM sampler session (CUPTI PM Sampling API, GPU time-interval trigger): GPU-wide counters
 // sampled at a fixed interval, with no replay and no serialisation of the app's kernels. A
-// decode thread drains the hardware buffer at the interval's pace, evaluates each sample on the
-// host and hands it on. A hardware-buffer overflow ends sampling (CUPTI cannot restart it: Stop
+// decode thread drains the hardware buffer at the interval's pace into one of two counter-data
+// images; an evaluate thread evaluates each filled image's samples on the host and hands them on. A hardware-buffer overflow ends sampling (CUPTI cannot restart it: Stop
 // and Start fail with CUPTI_ERROR_UNKNOWN on GH100) and is reported with the fix.
 // CUPTI keeps the pointers to the config and availability images and the metric names it was
 // given: they live as long as the sampler (freed early, decoding failed or crashed once the app
 // reused the memory, as Kineto found too).
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -66,11 +67,12 @@ class PmSampler {
   void decode_loop();
   bool decode_once();  // false when sampling cannot go on (error() says why)
   bool early_failure(int status) const;  // a failed decode before the first records: try again
-  void evaluate_new_samples();
-  void reinitialize_image();
-  void keep_image();
-  void next_image();                 // the image kept (--save-raw) and a fresh one started
+  void reinitialize_image(int which);
+  void count_decoded();              // decoded_ and decoded_end_ns_ from the image being filled
+  void hand_over();                  // the filled image to the evaluate thread, decoding goes on in the other
   bool image_might_fill() const;     // the next decode might not fit in what is left of the image
+  void evaluate_loop();
+  void evaluate_image(int which, std::size_t count, std::size_t index);
   void fail(std::string message);
 
   PmSamplerOptions options_;
@@ -79,21 +81,35 @@ class PmSampler {
   std::vector<const char*> metric_names_;             // likewise (into options_.metrics)
   std::unique_ptr<ProfilerHost> host_;
   CUpti_PmSampling_Object* sampler_ = nullptr;
-  std::vector<std::uint8_t> image_;
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> image_times_;  // for the raw recording
-  std::size_t consumed_ = 0, image_index_ = 0;
-  std::uint64_t last_end_ns_ = 0, stopped_at_ns_ = 0;
+  // Two counter-data images: the decode thread fills one while the evaluate thread reads the
+  // other. Decoding (~40-50 us a sample on an H100) and evaluating (~35-45 us) on one thread fell
+  // behind the ~100-160 us samples of a 100 us interval.
+  std::vector<std::uint8_t> images_[2];
+  // The decode thread's (under mutex_):
+  int filling_ = 0;                        // the image it decodes into
+  std::size_t decoded_ = 0, image_index_ = 0;  // samples in that image; its number (raw recording)
+  std::uint64_t decoded_total_ = 0, decoded_end_ns_ = 0;
+  // The evaluate thread's job (under job_mutex_): an image handed over whole.
+  mutable std::mutex job_mutex_;
+  std::condition_variable job_cv_;
+  int job_image_ = -1;
+  std::size_t job_samples_ = 0, job_index_ = 0;
+  bool evaluator_exit_ = false;
+  double evaluate_s_ = 0;
+  // The evaluate thread's own; read by stop() once it has ended.
+  std::uint64_t last_end_ns_ = 0, gaps_ = 0, sampled_ns_ = 0;  // holes between samples; time they cover
+  std::uint64_t stopped_at_ns_ = 0;
   std::atomic<std::uint64_t> samples_{0}, lost_{0};
-  std::uint64_t gaps_ = 0, sampled_ns_ = 0;  // holes between consecutive samples; time the samples cover
-  mutable std::mutex mutex_;        // the image and the sampler object
-  mutable std::mutex error_mutex_;  // error_ alone: read from the sink, which runs under mutex_
+  mutable std::mutex mutex_;        // the sampler object and the decode thread's state
+  mutable std::mutex error_mutex_;  // error_ alone: set by either thread, read from the sink
   std::string error_;
-  bool failed_ = false, stopped_ = false;
+  std::atomic<bool> failed_{false};
+  bool stopped_ = false;
   bool hardware_stopped_ = false;  // cuptiPmSamplingStop done: what is left to decode is finite
   PmSamplerTimes times_;
   std::atomic<bool> stop_requested_{false};
   std::chrono::steady_clock::time_point started_at_;
-  std::thread decoder_;
+  std::thread evaluator_, decoder_;
 };
 
 }  // namespace limiter::detail
