@@ -202,7 +202,7 @@ int run_run(const Args& args) {
        "runs at about full speed); samples attributed to kernels by time and aggregated per kernel and "
        "configuration; a verdict only where enough samples support it; no LMEM shares")
       ("sampling-interval", po::value(&sampling_interval_us)->default_value(100),
-       "with --sampling: microseconds between samples (under ~100 us the GPU's sample buffer can overflow)")
+       "with --sampling: microseconds between samples (50 judges more kernels but loses samples, counted)")
       ("timing", po::bool_switch(&timing), "print where the collector's time went, per launch")
       ("capture-range", po::value(&capture_range)->default_value("none"),
        "none: profile from the start; cudaProfilerApi: only between cudaProfilerStart and cudaProfilerStop "

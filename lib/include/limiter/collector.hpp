@@ -57,8 +57,8 @@ struct CollectorOptions {
   bool keep_launches = true;           // false: launches only go to the sink (memory stays flat)
   bool sampling = false;               // PM-sampling mode (no range profiler; see above). Sampling covers
                                        // the GPU from the first launch in a region until take_run()
-  std::uint64_t sampling_interval_ns = 100000;  // under ~100 us the host decodes more slowly than
-                                                // the GPU samples and the buffer overflows (H100)
+  std::uint64_t sampling_interval_ns = 100000;  // under ~100 us the host falls behind the GPU and
+                                                // samples are lost, counted (H100)
   double lock_timeout_s = 60;          // longest wait for this process's turn on a GPU's counters while
                                        // another profiled process has it; then launches run unprofiled
                                        // and the record counts them as missed

@@ -1,7 +1,9 @@
 // The PM sampler session (pm_sampling.hpp). Facts it relies on, measured on an H100
-// (bench/results/2026-11-23-pm-sampling.md): DecodeData costs ~96 us per sample, so intervals
-// under ~100 us fall behind and overflow the 512 MB hardware buffer; after an overflow Stop and
-// Start fail; a counter-data image slot takes ~30 KB; sample times share the Activity clock.
+// (bench/results/2026-11-23-pm-sampling.md, 2026-11-23-sampling-mode.md): DecodeData costs
+// ~50 us and evaluation ~45 us per sample, and 15 metrics are sampled every ~150 us when asked
+// for 100 (~80-110 us when asked for 50), so a decode thread beside an evaluate thread keeps up
+// at 100 us and falls behind at 50; after an overflow Stop and Start fail; a counter-data image
+// slot takes ~58 KB; sample times share the Activity clock.
 #include "collect/pm_sampling.hpp"
 
 #include <dlfcn.h>
@@ -42,7 +44,7 @@ constexpr auto kDecodePeriod = std::chrono::milliseconds(10);
 
 std::string interval_fix(std::uint64_t interval_ns) {
   return "use a longer --sampling-interval (now " + std::to_string(interval_ns / 1000) +
-         " us; one decode thread keeps up with ~10,000 samples a second, so 100 us or more)";
+         " us; the decode and evaluate threads keep up at 100 us, not at 50)";
 }
 
 }  // namespace
