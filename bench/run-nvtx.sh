@@ -14,12 +14,8 @@ mkdir -p "$out"
 bin=$stage/bin
 root=$(cd "$(dirname "$0")/.." && pwd)
 workload=${WORKLOAD:-$root/bench/workloads/nvtx_training.py}
-wall() {  # label, command...: runs it, prints and records the wall time and max RSS
-  local label=$1; shift
-  /usr/bin/time -f "$label wall %e s, max RSS %M KB" -o "$out/$label.time" timeout "${STEP_TIMEOUT:-120}" "$@" \
-    > "$out/$label.log" 2>&1
-  echo "$label exit $?: $(tail -1 "$out/$label.time")"
-}
+STEP_TIMEOUT=${STEP_TIMEOUT:-120}
+source "$root/bench/wall.sh"
 export WARMUP=${WARMUP:-100} STEPS=${STEPS:-20}
 run() { local label=$1; shift; wall "$label" "$bin/limiter" run -q --timing -o "$out/$label.json" "$@" -- python3 "$workload"; }
 wall bare python3 "$workload"

@@ -12,12 +12,7 @@ mkdir -p "$out"
 bin=$stage/bin
 root=$(cd "$(dirname "$0")/.." && pwd)
 workload=$root/bench/workloads/mlp_training.py
-wall() {  # label, command...: runs it, prints and records the wall time and max RSS
-  local label=$1; shift
-  /usr/bin/time -f "$label wall %e s, max RSS %M KB" -o "$out/$label.time" timeout "${STEP_TIMEOUT:-240}" "$@" \
-    > "$out/$label.log" 2>&1
-  echo "$label exit $?: $(cat "$out/$label.time" | tail -1)"
-}
+source "$root/bench/wall.sh"
 export STEPS=$steps
 wall bare python3 "$workload"
 wall full "$bin/limiter" run -q --timing -o "$out/full.json" -- python3 "$workload"

@@ -19,11 +19,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 workload=$root/bench/workloads/ranks_allreduce.py
 # NVLink multicast stays off (the device machines' rule; NCCL would otherwise use NVLS).
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 PYTHONUNBUFFERED=1
-wall() {  # label, command...: runs it, prints and records the wall time
-  local label=$1; shift
-  /usr/bin/time -f "$label wall %e s" -o "$out/$label.time" timeout "${STEP_TIMEOUT:-240}" "$@" > "$out/$label.log" 2>&1
-  echo "$label exit $?: $(tail -1 "$out/$label.time")"
-}
+source "$root/bench/wall.sh"
 nvidia-smi -L | tee "$out/gpus.txt"
 gpus=$(nvidia-smi -L | grep -c '^GPU')
 job=(torchrun --standalone --nproc-per-node "$ranks" "$workload" --steps "$steps" --backend "$backend")

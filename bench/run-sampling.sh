@@ -15,12 +15,7 @@ mkdir -p "$out"
 bin=$stage/bin
 root=$(cd "$(dirname "$0")/.." && pwd)
 workload=$root/bench/workloads/mlp_training.py
-wall() {  # label, command...: runs it, prints and records the wall time and max RSS
-  local label=$1; shift
-  /usr/bin/time -f "$label wall %e s, max RSS %M KB" -o "$out/$label.time" timeout "${STEP_TIMEOUT:-240}" "$@" \
-    > "$out/$label.log" 2>&1
-  echo "$label exit $?: $(tail -1 "$out/$label.time") | $(grep -h 'loop ' "$out/$label.log" | tail -1)"
-}
+source "$root/bench/wall.sh"
 sampled() {  # label, interval (us), steps
   wall "$1" env STEPS="$3" LIMITER_DEBUG=1 "$bin/limiter" run -q --timing --sampling --sampling-interval "$2" \
     -o "$out/$1.json" -- python3 "$workload"
