@@ -9,7 +9,7 @@ launches=${3:-2000}
 mkdir -p "$out"
 app="$stage/bin/limiter_bench_launch_overhead"
 limiter="$stage/bin/limiter"
-old_plan=$(cat "$(dirname "$0")/plan-2026-11-22.txt")
+old_plan=$(cat "${PREVIOUS_PLAN:-$(dirname "$0")/plan-2026-11-22.txt}")  # PREVIOUS_PLAN: another plan file
 {
   echo "date: $(date -u +%FT%TZ)"
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader
