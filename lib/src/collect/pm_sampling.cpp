@@ -245,8 +245,12 @@ void PmSampler::evaluate_image(int which, std::size_t count, std::size_t index) 
     const std::uint64_t length = std::max<std::uint64_t>(s.end_ns > s.start_ns ? s.end_ns - s.start_ns : 0,
                                                          options_.interval_ns);
     if (last_end_ns_ != 0 && length > 0 && s.start_ns > last_end_ns_ + length / 2) {
-      lost_ += (s.start_ns - last_end_ns_ + length / 2) / length;
+      const std::uint64_t missing = (s.start_ns - last_end_ns_ + length / 2) / length;
+      lost_ += missing;
       ++gaps_;
+      PM_TRACE("hole of %.1f us (%llu samples) before sample %zu of image %zu (%zu samples)",
+               static_cast<double>(s.start_ns - last_end_ns_) / 1e3, static_cast<unsigned long long>(missing), i, index,
+               count);
     }
     sampled_ns_ += s.end_ns > s.start_ns ? s.end_ns - s.start_ns : 0;
     last_end_ns_ = std::max(last_end_ns_, s.end_ns);
