@@ -82,6 +82,17 @@ print(f"graphs: outputs equal bare {all(bare[k] == run[k] for k in digests)}, {l
       f"missed {record.get('missed')}: {'ok' if ok else 'FAILED'}")
 sys.exit(0 if ok else 1)
 PY
+  # Budgets exhaust before the graph runs: its launches select nothing, and must not run inside
+  # an auto-range session (Stop failed with CUPTI_ERROR_UNKNOWN there, 2026-11-24).
+  PHASE_ITERATIONS=10 timeout "$bin/limiter" run -q --replay graphs --per-kernel-count 3 -o "$out/graphs_budget.json" \
+    -- python3 "$graphs" > "$out/graphs_budget.txt" 2>&1 || status=1
+  python3 - "$out/graphs_budget.json" << 'PY' || status=1
+import json, sys
+record = json.load(open(sys.argv[1]))
+ok = len(record["launches"]) > 0 and not record.get("missed")
+print(f"graphs with --per-kernel-count 3: {len(record['launches'])} launches, missed {record.get('missed')}: {'ok' if ok else 'FAILED'}")
+sys.exit(0 if ok else 1)
+PY
 fi
 
 if [ "$quick" != 1 ] && "$bin/limiter" kernels --help > /dev/null 2>&1; then

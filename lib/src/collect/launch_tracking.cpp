@@ -211,11 +211,13 @@ void Collector::Impl::on_launch_enter(CUpti_CallbackId cbid, const CUpti_Callbac
   }
   if (graph && profiler->user_replay) {
     // Graph kernels get no auto range under user replay: profiled node by node, or as one
-    // range; a graph launch with nothing selected runs at full speed.
-    if (selected > 0) {
-      const bool per_thread = cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz;
-      profile_graph_launch(*profiler, *graph, stream, per_thread, launches);
-    }
+    // range; a graph launch with nothing selected runs at full speed, but not inside an
+    // auto-range session: under --per-kernel-count 3 graph launches with nothing selected ran
+    // in one, and its Stop then failed with CUPTI_ERROR_UNKNOWN (H100, 2026-11-24). So the
+    // context goes to user-range mode at its first graph launch, selected or not.
+    const bool per_thread = cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz;
+    if (selected > 0) profile_graph_launch(*profiler, *graph, stream, per_thread, launches);
+    else enter_user_range_mode(*profiler);
     detail::hand_over_launch();
     return;  // EXIT finishes the launch and releases the lock
   }
