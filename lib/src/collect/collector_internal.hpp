@@ -23,7 +23,7 @@ struct LaunchSink {
   std::function<void(const RunRecord&)> on_snapshot;
   // Sampling mode: sampling started, and later its first samples arrived. By then CUPTI has
   // loaded and set up what it needs; an exit handler registered now runs before their static
-  // destructors (exit() runs handlers last-registered first).
+  // destructors (std::exit runs the handlers last-registered first).
   std::function<void()> on_sampling_started;
 };
 

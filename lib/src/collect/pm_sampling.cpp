@@ -399,7 +399,7 @@ void PmSampler::stop() {
   PM_TRACE("samples last %.1f us on average; %llu gaps between them, %llu samples missing",
            samples_ ? static_cast<double>(sampled_ns_) / 1e3 / static_cast<double>(samples_.load()) : 0.0,
            static_cast<unsigned long long>(gaps_), static_cast<unsigned long long>(lost_.load()));
-  // After a failed decode, Disable was seen to hang at process exit (H100, with the config image
+  // After a failed decode, Disable was seen to hang when the process exited (H100, with the config image
   // already freed): not disabled, so CUPTI may still read the images, which therefore never go.
   if (failed_) {
     static auto* kept = new std::vector<std::vector<std::uint8_t>>;
