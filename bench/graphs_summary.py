@@ -43,8 +43,11 @@ def medians_ratio(a, b):
 
 # --- time per kernel, each phase, against the bare run ---------------------------------------
 bare, keep_bare = line("graph_bare", "graph_replay"), line("graph_keep_bare", "graph_replay")
-variants = ((bare, (("all profiled", "graph_full"), ("--per-kernel-count 3", "graph_budget3"),
+bare5 = line("graph_bare5", "graph_replay")
+variants = ((bare, (("graph destroyed by PyTorch (kept by limiter), all profiled", "graph_full"),
+                    ("--graph-profiling graph", "graph_whole"), ("--per-kernel-count 3", "graph_budget3"),
                     ("512 ranges per batch", "graph_full512"))),
+            (bare5, (("5 iterations, limiter", "graph_full5"), ("5 iterations, Nsight Compute", "graph_ncu5"))),
             (keep_bare, (("keep_graph=True, all profiled", "graph_keep_full"),
                          ("keep_graph=True, synchronise before a graph range's PopRange", "graph_keep_sync"),
                          ("keep_graph=True, Start without SetConfig", "graph_keep_restart"))))
@@ -68,7 +71,8 @@ for base, runs in variants:
 
 # --- counters: graph nodes and user-ranged eager launches against auto-ranged eager ones ------
 reference = None
-for label in ("graph_full", "graph_keep_full", "graph_keep_sync", "graph_keep_restart", "graph_full512", "graph_trace"):
+for label in ("graph_full", "graph_whole", "graph_keep_full", "graph_keep_sync", "graph_keep_restart", "graph_full512",
+              "graph_trace"):
     record, report = load(label + ".json"), load(label + ".report.json")
     if not record:
         continue

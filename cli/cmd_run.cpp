@@ -157,7 +157,8 @@ int run_run(const Args& args) {
     }
   }
   po::options_description visible("options");
-  std::string output, kernel_regex, plan, metrics, raw_dir, replay, capture_range = "none", push_pop_scope;
+  std::string output, kernel_regex, plan, metrics, raw_dir, replay, graph_profiling, push_pop_scope;
+  std::string capture_range = "none";
   std::uint64_t skip = 0, count = 0, sample_every = 1, per_kernel_skip = 0, per_kernel_count = 0;
   bool quiet = false, timing = false, fail_on_missed = false, no_nvtx = false, budget_by_range = false;
   bool sampling = false;
@@ -196,7 +197,13 @@ int run_run(const Args& args) {
       ("plan", po::value(&plan)->default_value("default"), "metric plan (`limiter metrics` lists them)")
       ("metrics", po::value(&metrics), "comma-separated metrics instead of a plan")
       ("save-raw", po::value(&raw_dir), "keep raw counter images in DIR for `limiter analyze DIR`")
-      ("replay", po::value(&replay)->default_value("auto"), "auto: user replay when the plan needs one pass (~1.5 ms per launch), kernel replay otherwise and once a context captures or instantiates a CUDA graph; graphs (experimental): as auto, but graph launches keep user replay, their kernel nodes profiled one by one in user ranges, and eager launches stay at user-replay cost after a capture; kernel: kernel replay always (~50 ms per launch)")
+      ("replay", po::value(&replay)->default_value("auto"),
+       "auto: user replay when the plan needs one pass (~1.5 ms per launch; CUDA graph launches too, see "
+       "--graph-profiling), kernel replay when it needs several; kernel: kernel replay always (~50 ms per launch)")
+      ("graph-profiling", po::value(&graph_profiling)->default_value("node"),
+       "CUDA graph launches under user replay. node: each kernel node in its own range (~1.7 ms per node; the "
+       "app's graphs are kept alive until their executable graphs are destroyed); graph: one range per graph "
+       "launch, a verdict for the whole graph (as ncu --graph-profiling graph)")
       ("sampling", po::bool_switch(&sampling),
        "PM-sampling mode: GPU-wide counters sampled at a fixed interval, no replay and no serialisation (the app "
        "runs at about full speed); samples attributed to kernels by time and aggregated per kernel and "
@@ -218,16 +225,19 @@ int run_run(const Args& args) {
   if (app.empty()) throw InputError("no application given: limiter run [options] -- ./app args");
   if (metrics.empty()) metric_plan(plan);  // unknown plan: fail before the app runs
   if (sample_every == 0) throw InputError("--sample-every must be at least 1");
-  if (replay != "auto" && replay != "graphs" && replay != "kernel")
-    throw InputError("--replay must be auto, graphs or kernel");
+  if (replay == "graphs") replay = "auto";  // the opt-in name of what auto now does
+  if (replay != "auto" && replay != "kernel") throw InputError("--replay must be auto or kernel");
+  if (graph_profiling != "node" && graph_profiling != "graph")
+    throw InputError("--graph-profiling must be node or graph");
   if (sampling_interval_us == 0) throw InputError("--sampling-interval must be at least 1 (microseconds)");
-  if (sampling && (replay != "auto" || vm.count("per-kernel-count") || vm.count("launch-count") || skip ||
-                   sample_every > 1 || per_kernel_skip || capture_range != "none" || !kernel_regex.empty() ||
-                   !nvtx_include.empty() || !nvtx_exclude.empty() || budget_by_range)) {
-    throw InputError("--sampling samples the whole GPU from the first launch, without replay: --replay and the "
-                     "launch filters (-k, -s, -c, --per-kernel-*, --sample-every, --capture-range, "
-                     "--nvtx-include/--nvtx-exclude, --budget-by-range) belong to the exact mode; filter the "
-                     "report instead (limiter report -k)");
+  if (sampling && (replay != "auto" || !vm["graph-profiling"].defaulted() || vm.count("per-kernel-count") ||
+                   vm.count("launch-count") || skip || sample_every > 1 || per_kernel_skip ||
+                   capture_range != "none" || !kernel_regex.empty() || !nvtx_include.empty() ||
+                   !nvtx_exclude.empty() || budget_by_range)) {
+    throw InputError("--sampling samples the whole GPU from the first launch, without replay: --replay, "
+                     "--graph-profiling and the launch filters (-k, -s, -c, --per-kernel-*, --sample-every, "
+                     "--capture-range, --nvtx-include/--nvtx-exclude, --budget-by-range) belong to the exact "
+                     "mode; filter the report instead (limiter report -k)");
   }
   if (capture_range != "none" && capture_range != "cudaProfilerApi")
     throw InputError("--capture-range must be none or cudaProfilerApi (for NVTX ranges: --nvtx-include)");
@@ -250,6 +260,7 @@ int run_run(const Args& args) {
   set("LIMITER_SESSION_DIR", session.string());
   set("LIMITER_PLAN", plan);
   set("LIMITER_REPLAY", replay);
+  set("LIMITER_GRAPH_PROFILING", graph_profiling);
   set("LIMITER_COMMAND", json_text(nlohmann::json(app)));
   if (!metrics.empty()) set("LIMITER_METRICS", metrics);
   if (!kernel_regex.empty()) set("LIMITER_KERNEL_REGEX", kernel_regex);

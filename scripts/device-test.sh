@@ -63,10 +63,10 @@ if command -v python3 > /dev/null && python3 -c "import torch" 2> /dev/null; the
   [ "$quick" = 1 ] || timeout ncu --clock-control none --section SpeedOfLight --metrics "$metrics" --csv --page raw --print-units base \
     python3 "$workload" > "$out/pytorch_ncu.csv" 2> "$out/pytorch_ncu.log" || status=1
 
-  step "CUDA graphs (--replay graphs): a PyTorch graph profiled node by node gives the bare program's outputs"
+  step "CUDA graphs: a PyTorch graph (destroyed by PyTorch, kept alive by limiter) profiled node by node gives the bare program's outputs"
   graphs=$(dirname "$0")/../bench/workloads/graph_replay.py
-  KEEP_GRAPH=1 PHASE_ITERATIONS=5 timeout python3 "$graphs" > "$out/graphs_bare.txt" 2>&1 || status=1
-  KEEP_GRAPH=1 PHASE_ITERATIONS=5 timeout "$bin/limiter" run -q --replay graphs -o "$out/graphs_limiter.json" -- python3 "$graphs" \
+  PHASE_ITERATIONS=5 timeout python3 "$graphs" > "$out/graphs_bare.txt" 2>&1 || status=1
+  PHASE_ITERATIONS=5 timeout "$bin/limiter" run -q -o "$out/graphs_limiter.json" -- python3 "$graphs" \
     > "$out/graphs_run.txt" 2>&1 || status=1
   python3 - "$out" << 'PY' || status=1
 import json, sys
@@ -84,7 +84,7 @@ sys.exit(0 if ok else 1)
 PY
   # Budgets exhaust before the graph runs: its launches select nothing, and must not run inside
   # an auto-range session (Stop failed with CUPTI_ERROR_UNKNOWN there, 2026-11-24).
-  PHASE_ITERATIONS=10 timeout "$bin/limiter" run -q --replay graphs --per-kernel-count 3 -o "$out/graphs_budget.json" \
+  PHASE_ITERATIONS=10 timeout "$bin/limiter" run -q --per-kernel-count 3 -o "$out/graphs_budget.json" \
     -- python3 "$graphs" > "$out/graphs_budget.txt" 2>&1 || status=1
   python3 - "$out/graphs_budget.json" << 'PY' || status=1
 import json, sys

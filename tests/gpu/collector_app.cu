@@ -3,7 +3,7 @@
 // captured 3-kernel graph launched twice, a memset + 2-kernel graph destroyed after its
 // instantiation (as PyTorch does) launched twice, an eager launch after them; with
 // COLLECTOR_APP_THREADS_AFTER_GRAPHS=1, the two threads once more after that (user ranges
-// under --replay graphs). Every `increment` adds 1 to one buffer, so the app's own result
+// after the first graph launch). Every `increment` adds 1 to one buffer, so the app's own result
 // (printed, and its exit code) shows whether profiling disturbed it.
 //   copy_floats       reads and writes exactly 64 MiB: 2,097,152 L1 sectors each way
 //   local_store_only  stores 16 words per thread to a local array: 16 x 4 sectors per warp

@@ -193,8 +193,8 @@ TEST(LimiterRunGpu, StreamsThreadsAndGraphsAllProfiledAppUnchanged) {
   ASSERT_EQ(status, 0) << command;  // the app checks its own results and exits non-zero if wrong
   const auto run = limiter::read_run_file(output);
   // copy + local + loop + <<<>>> + LaunchKernelEx + 2 threads x 3 + graph 3 nodes x 2 launches
-  // + graph (memset, 2 kernels) x 2 launches + 1 eager launch after the graphs. --replay auto:
-  // kernel replay from the first capture on, which ranges every kernel node.
+  // + graph (memset, 2 kernels; destroyed by the app after instantiation, kept alive by limiter)
+  // x 2 launches + 1 eager launch after the graphs: every kernel node in its own user range.
   ASSERT_EQ(run.launches.size(), 22u);
   int increments = 0;
   for (std::size_t i = 0; i < run.launches.size(); ++i) {
@@ -204,63 +204,55 @@ TEST(LimiterRunGpu, StreamsThreadsAndGraphsAllProfiledAppUnchanged) {
   }
   EXPECT_EQ(increments, 19);
   EXPECT_TRUE(run.missed.empty());
+  // The nodes' indices in topological order, each launch; the second graph's node 0 is its memset.
+  for (std::size_t i = 0; i < 11; ++i) EXPECT_FALSE(run.launches[i].graph_id.has_value()) << i;
   std::vector<std::uint64_t> nodes;
   for (std::size_t i = 11; i < 21; ++i) {
-    ASSERT_TRUE(run.launches[i].graph_node.has_value()) << i;
+    ASSERT_TRUE(run.launches[i].graph_id.has_value()) << i;
+    ASSERT_TRUE(run.launches[i].graph_node.has_value()) << i << " " << run.launches[i].name;
     nodes.push_back(*run.launches[i].graph_node);
   }
   EXPECT_EQ(nodes, (std::vector<std::uint64_t>{0, 1, 2, 0, 1, 2, 1, 2, 1, 2}));
+  EXPECT_FALSE(run.launches[21].graph_id.has_value());
+  // Every increment node is one launch over 1 Mi floats: the same L2 reads as the eager one after.
+  const double eager_reads = counter(run.launches[21], "lts__t_sectors_srcunit_tex_op_read.sum");
+  EXPECT_GT(eager_reads, 0.0);
+  for (std::size_t i = 11; i < 21; ++i)
+    EXPECT_EQ(counter(run.launches[i], "lts__t_sectors_srcunit_tex_op_read.sum"), eager_reads) << i;
 }
 
-// --replay graphs: graph launches keep user replay, their kernel nodes profiled one by one.
-TEST(LimiterRunGpu, GraphsReplayProfilesNodesOneByOneAppUnchanged) {
+// --graph-profiling graph (ncu's option of the name): one range per graph launch, its kernels together.
+TEST(LimiterRunGpu, GraphProfilingGraphIsOneRangePerLaunchAppUnchanged) {
   REQUIRE_GPU();
   const auto output = (std::filesystem::temp_directory_path() / "limiter_gpu_test_graphs.json").string();
   std::filesystem::remove(output);
-  const std::string command = limiter_cli() + " run -q --replay graphs -o " + output + " -- " + collector_app();
+  const std::string command = limiter_cli() + " run -q --graph-profiling graph -o " + output + " -- " + collector_app();
   const int status = std::system(command.c_str());
   ASSERT_EQ(status, 0) << command;  // the app checks its own results and exits non-zero if wrong
   const auto run = limiter::read_run_file(output);
-  // copy + local + loop + <<<>>> + LaunchKernelEx + 2 threads x 3 + graph 3 nodes x 2 launches
-  // + graph (memset, 2 kernels; destroyed after instantiation: one range each) x 2 launches
-  // + 1 eager launch after the graphs
-  ASSERT_EQ(run.launches.size(), 20u);
-  int increments = 0;
-  for (std::size_t i = 0; i < run.launches.size(); ++i) {
-    EXPECT_EQ(run.launches[i].sequence, i);
-    if (run.launches[i].name.find("increment") != std::string::npos) ++increments;
-    EXPECT_TRUE(run.launches[i].counter("gpu__time_duration.sum").has_value()) << run.launches[i].name;
-  }
-  EXPECT_EQ(increments, 15);
+  // 11 eager launches, 2 + 2 graph launches as one range each, 1 eager launch after the graphs.
+  ASSERT_EQ(run.launches.size(), 16u);
   EXPECT_TRUE(run.missed.empty());
-  // The kept graph's kernels profiled node by node (user replay, one range per node): the
-  // nodes' indices in topological order, each launch. The graph the app destroyed (its node
-  // handles gone) is one range per launch, named so. Eager launches carry no graph.
+  for (std::size_t i = 0; i < run.launches.size(); ++i) EXPECT_EQ(run.launches[i].sequence, i);
   for (std::size_t i = 0; i < 11; ++i) EXPECT_FALSE(run.launches[i].graph_id.has_value()) << i;
-  std::vector<std::uint64_t> nodes;
-  for (std::size_t i = 11; i < 17; ++i) {
-    ASSERT_TRUE(run.launches[i].graph_id.has_value()) << i;
-    ASSERT_TRUE(run.launches[i].graph_node.has_value()) << i;
-    nodes.push_back(*run.launches[i].graph_node);
-  }
-  EXPECT_EQ(nodes, (std::vector<std::uint64_t>{0, 1, 2, 0, 1, 2}));
-  for (std::size_t i = 17; i < 19; ++i) {
-    ASSERT_TRUE(run.launches[i].graph_id.has_value()) << i;
-    EXPECT_FALSE(run.launches[i].graph_node.has_value()) << i;
-    EXPECT_NE(run.launches[i].name.find("one range: 2 kernels"), std::string::npos) << run.launches[i].name;
-  }
-  EXPECT_FALSE(run.launches[19].graph_id.has_value());
-  // Every increment node is one launch over 1 Mi floats: the same L2 reads as the eager one after.
-  const double eager_reads = counter(run.launches[19], "lts__t_sectors_srcunit_tex_op_read.sum");
+  const double eager_reads = counter(run.launches[15], "lts__t_sectors_srcunit_tex_op_read.sum");
   EXPECT_GT(eager_reads, 0.0);
-  for (std::size_t i = 11; i < 17; ++i)
-    EXPECT_EQ(counter(run.launches[i], "lts__t_sectors_srcunit_tex_op_read.sum"), eager_reads) << i;
-  for (std::size_t i = 17; i < 19; ++i)  // two increments in one range
-    EXPECT_NEAR(counter(run.launches[i], "lts__t_sectors_srcunit_tex_op_read.sum"), 2 * eager_reads, 0.01 * eager_reads);
+  for (std::size_t i = 11; i < 15; ++i) {
+    SCOPED_TRACE(run.launches[i].name);
+    ASSERT_TRUE(run.launches[i].graph_id.has_value());
+    EXPECT_FALSE(run.launches[i].graph_node.has_value());
+    const double kernels = i < 13 ? 3 : 2;
+    EXPECT_NE(run.launches[i].name.find("one range: " + std::to_string(int(kernels)) + " kernels; --graph-profiling graph"),
+              std::string::npos);
+    EXPECT_NEAR(counter(run.launches[i], "lts__t_sectors_srcunit_tex_op_read.sum"), kernels * eager_reads,
+                0.01 * eager_reads);
+  }
+  EXPECT_FALSE(run.launches[15].graph_id.has_value());
 }
 
-// The default (user replay, kernel replay once the app builds a graph) and kernel
-// replay must count the same local instructions and L2 sectors for every launch of the same app.
+// The default (user replay; graph kernels node by node, and every launch after the first graph
+// launch, in user ranges) and kernel replay must count the same local instructions and L2
+// sectors for every launch of the same app.
 TEST(LimiterRunGpu, UserAndKernelReplayCountTheSame) {
   REQUIRE_GPU();
   const auto dir = std::filesystem::temp_directory_path();
@@ -268,36 +260,24 @@ TEST(LimiterRunGpu, UserAndKernelReplayCountTheSame) {
   ASSERT_EQ(std::system((limiter_cli() + " run -q -o " + user + " -- " + collector_app()).c_str()), 0);
   ASSERT_EQ(std::system((limiter_cli() + " run -q --replay kernel -o " + kernel + " -- " + collector_app()).c_str()), 0);
   auto a = limiter::read_run_file(user), b = limiter::read_run_file(kernel);
-  // Kernel replay ranges every kernel node; a graph profiled as one range per launch (none under
-  // --replay auto) would be left out of the comparison.
-  std::set<std::uint64_t> one_range;
-  for (const auto& launch : a.launches)
-    if (launch.graph_id && !launch.graph_node) one_range.insert(*launch.graph_id);
-  for (auto* run : {&a, &b})
-    std::erase_if(run->launches, [&](const limiter::KernelLaunch& l) { return l.graph_id && one_range.count(*l.graph_id); });
+  for (const auto& launch : a.launches) EXPECT_FALSE(launch.graph_id && !launch.graph_node) << "one range: " << launch.name;
   ASSERT_EQ(a.launches.size(), 22u);
   ASSERT_EQ(b.launches.size(), 22u);
   expect_same_counts(a, b);
 }
 
-// --replay graphs: after the first graph launch every launch is a user range (user_ranges.cpp),
-// the two threads' launches on their own streams too; each must count what kernel replay counts.
+// After the first graph launch every launch is a user range (user_ranges.cpp), the two threads'
+// launches on their own streams too; each must count what kernel replay counts.
 TEST(LimiterRunGpu, GraphsReplayCountsAsKernelReplay) {
   REQUIRE_GPU();
   const auto dir = std::filesystem::temp_directory_path();
   const auto graphs = (dir / "limiter_gpu_graphs_ranges.json").string(), kernel = (dir / "limiter_gpu_kernel2.json").string();
   const std::string app = "COLLECTOR_APP_THREADS_AFTER_GRAPHS=1 ";
-  ASSERT_EQ(std::system((app + limiter_cli() + " run -q --replay graphs -o " + graphs + " -- " + collector_app()).c_str()), 0);
+  ASSERT_EQ(std::system((app + limiter_cli() + " run -q -o " + graphs + " -- " + collector_app()).c_str()), 0);
   ASSERT_EQ(std::system((app + limiter_cli() + " run -q --replay kernel -o " + kernel + " -- " + collector_app()).c_str()), 0);
   auto a = limiter::read_run_file(graphs), b = limiter::read_run_file(kernel);
-  std::set<std::uint64_t> one_range;  // the graph the app destroyed: one range per launch
-  for (const auto& launch : a.launches)
-    if (launch.graph_id && !launch.graph_node) one_range.insert(*launch.graph_id);
-  ASSERT_EQ(one_range.size(), 1u);
-  for (auto* run : {&a, &b})
-    std::erase_if(run->launches, [&](const limiter::KernelLaunch& l) { return l.graph_id && one_range.count(*l.graph_id); });
-  ASSERT_EQ(a.launches.size(), 24u);  // 11 eager, 6 graph nodes, 1 + 6 eager after the graphs
-  ASSERT_EQ(b.launches.size(), 24u);
+  ASSERT_EQ(a.launches.size(), 28u);  // 11 eager, 6 + 4 graph nodes (the app destroyed the second graph), 1 + 6 eager
+  ASSERT_EQ(b.launches.size(), 28u);
   EXPECT_TRUE(a.missed.empty());
   expect_same_counts(a, b);
   // Times: a user range spans the host's work between push and pop (a 3.6 us kernel read 16-25
@@ -317,7 +297,7 @@ TEST(LimiterRunGpu, GraphsReplayCountsAsKernelReplay) {
     EXPECT_GT(ranged, 0.8 * alone) << "range " << *launch.user_range_ns << " ns, kernel replay " << alone << " ns";
     EXPECT_LT(ranged, alone + 10000.0) << "range " << *launch.user_range_ns << " ns, kernel replay " << alone << " ns";
   }
-  EXPECT_EQ(user_ranged, 13u);  // the 6 graph nodes and the 7 eager launches after the first graph launch
+  EXPECT_EQ(user_ranged, 17u);  // the 10 graph nodes and the 7 eager launches after the first graph launch
 }
 
 TEST(LimiterRunGpu, AppExitCodeAndFiltersPassThrough) {

@@ -47,9 +47,12 @@ struct CollectorOptions {
   bool budget_by_range = false;        // per-kernel budgets count per kernel, configuration and NVTX ranges
   std::string raw_dir;                 // keep raw counter images here, for `limiter analyze`
   std::vector<std::string> command_line;  // recorded in the run
-  std::string replay = "auto";         // auto: user replay for one-pass plans (kernel replay once a
-                                       // context builds a CUDA graph); graphs: user replay, graph launches
-                                       // node by node (graph_replay.cpp); kernel: kernel replay always
+  std::string replay = "auto";         // auto: user replay for one-pass plans, graph launches included
+                                       // (graph_replay.cpp), kernel replay for plans of several passes;
+                                       // kernel: kernel replay always. "graphs" is an old name of auto
+  std::string graph_profiling = "node";  // node: each kernel node of a graph launch in its own range (the
+                                         // app's graphs kept alive for it: kept_graphs.cpp); graph: one
+                                         // range per graph launch (ncu's --graph-profiling graph)
   std::size_t ranges_per_image = 0;    // ranges per counter-data image (and user-replay batch); 0 = 128
   bool always_active = false;          // profile from the first launch (limiter run), no start() needed
   bool profiler_api_regions = false;   // cudaProfilerStart/Stop open and close profiled regions, as
@@ -87,7 +90,7 @@ struct CollectorTimings {
   std::uint64_t turns_yielded = 0;  // turns handed to a waiting process
   std::uint64_t busy_retries = 0;   // Starts refused with CUPTI_ERROR_HARDWARE_BUSY, tried again
   std::uint64_t filter_pauses = 0;  // pauses after long runs of unselected launches
-  // User ranges (--replay graphs): graph kernel nodes run one at a time, and every launch's range
+  // User ranges (user replay once a graph was launched): graph kernel nodes run one at a time, and every launch's range
   // once the context has launched a graph.
   std::uint64_t range_mode_switches = 0;  // a context's profiler re-created in user-range mode
   std::uint64_t user_ranges = 0;          // ranges pushed

@@ -89,7 +89,7 @@ struct KernelLaunch {
   // A graph launch profiled as one range (nodes that cannot run one at a time) has no node.
   std::optional<std::uint64_t> graph_id;
   std::optional<std::uint64_t> graph_node;
-  // A launch profiled in a user range (--replay graphs): the range's own duration on the GPU,
+  // A launch profiled in a user range (graph nodes, and launches after them): the range's own duration on the GPU,
   // which spans the host's work between PushRange and PopRange as well as the kernel. With the
   // kernel's own duration (kernel_active_ns: the range's time the compute engine was active),
   // the counters that scale with elapsed time (gpu__time_duration, *cycles_elapsed, *_elapsed

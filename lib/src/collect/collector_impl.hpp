@@ -153,9 +153,9 @@ struct ContextProfiler {
   std::unique_ptr<ProfilerHost> host;
   CUpti_RangeProfiler_Object* profiler = nullptr;
   std::size_t passes = 1;
-  bool user_replay = false;         // one pass (and no graph, or --replay graphs): ranges decoded in batches, at Stop
+  bool user_replay = false;         // one pass (not --replay kernel): ranges decoded in batches, at Stop
   bool user_range = false;          // user replay in user-range mode: a range pushed per launch and per graph node
-  bool graphs_launched = false;     // --replay graphs: a graph launch was profiled; user range from then on
+  bool graphs_launched = false;     // a graph was launched under user replay: user range from then on
   std::size_t ranges_per_image = kDefaultRangesPerImage;
   std::size_t ranges_consumed = 0;  // ranges of `image` already evaluated
   std::size_t images_written = 0;
@@ -187,8 +187,11 @@ struct Collector::Impl {
   std::map<CUcontext, std::unique_ptr<ContextProfiler>> contexts;
   std::map<CUcontext, detail::FailedContext> failed_contexts;
   std::map<void*, detail::KernelAttributes> attributes;
-  std::set<CUcontext> graph_contexts;  // --replay auto: contexts that build CUDA graphs, kernel replay from then on
   std::map<CUgraphExec, detail::GraphExec> graph_execs;
+  // The app's graphs it destroyed while an exec made from them is profiled node by node: kept
+  // alive (kept_graphs.cpp), and destroyed by us once no exec of theirs is left.
+  std::set<CUgraph> kept_graphs;
+  std::vector<CUgraph> kept_graphs_to_release;  // their last exec is being destroyed: released at its EXIT
   detail::LaunchInFlight in_flight;  // set from a launch's ENTER to its EXIT (lock held)
   std::map<std::string, std::unique_ptr<detail::CounterLock>> counter_locks;  // by device UUID
   std::chrono::milliseconds lock_timeout{60'000};  // LIMITER_LOCK_TIMEOUT (seconds)
@@ -226,11 +229,9 @@ struct Collector::Impl {
   void on_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData& data);
   void on_launch_exit(const CUpti_CallbackData& data);
   detail::KernelAttributes attributes_of(CUfunction function, CUdevice device);
-  void on_graph_work(CUcontext context);
-  // User replay for this context: one pass, and (--replay auto) no graph built in it yet.
+  // User replay for this context: one pass, and not --replay kernel.
   bool wants_user_replay(const ContextProfiler& profiler) const {
-    if (profiler.passes != 1) return false;
-    return options.replay == "graphs" || (options.replay == "auto" && graph_contexts.count(profiler.context) == 0);
+    return profiler.passes == 1 && options.replay != "kernel";
   }
 
   // graph_replay.cpp
@@ -242,6 +243,13 @@ struct Collector::Impl {
                             bool per_thread_stream, std::vector<detail::PendingLaunch>& launches);
   // The first profiled graph launch of a context: its profiler re-created in user-range mode.
   void enter_user_range_mode(ContextProfiler& profiler);
+
+  // kept_graphs.cpp: the app destroys a graph (cuGraphDestroy ENTER and EXIT) whose node handles
+  // a node-by-node exec still needs; an exec's destruction ends (cuGraphExecDestroy EXIT).
+  void on_graph_destroy(const CUpti_CallbackData& call);
+  void on_graph_destroy_starting(CUgraph graph);  // resource callback: which graph the driver destroys
+  void release_kept_graph_of(CUgraphExec exec);   // an exec is destroyed (lock held)
+  void on_graph_exec_destroyed();
 
   // user_ranges.cpp
   // User-range mode: a selected eager launch in its own range, closed at EXIT.

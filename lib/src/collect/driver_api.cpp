@@ -53,6 +53,8 @@ DriverApi load() {
   LIMITER_RESOLVE(graph_get_edges, cuGraphGetEdges);
   LIMITER_RESOLVE(graph_node_get_enabled, cuGraphNodeGetEnabled);
   LIMITER_RESOLVE(graph_node_set_enabled, cuGraphNodeSetEnabled);
+  LIMITER_RESOLVE(graph_create, cuGraphCreate);
+  LIMITER_RESOLVE(graph_destroy, cuGraphDestroy);
   resolve(library, "cuGraphLaunch", api.graph_launch);
   resolve(library, "cuGraphLaunch_ptsz", api.graph_launch_ptsz);
   resolve(library, "cuStreamSynchronize", api.stream_synchronize);

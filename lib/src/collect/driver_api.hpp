@@ -34,6 +34,9 @@ struct DriverApi {
   decltype(&::cuGraphNodeSetEnabled) graph_node_set_enabled = nullptr;
   decltype(&::cuGraphLaunch) graph_launch = nullptr;
   decltype(&::cuGraphLaunch) graph_launch_ptsz = nullptr;  // the app's launch used the per-thread default stream
+  // The app's graphs kept alive for that (kept_graphs.cpp).
+  decltype(&::cuGraphCreate) graph_create = nullptr;
+  decltype(&::cuGraphDestroy) graph_destroy = nullptr;
   decltype(&::cuStreamSynchronize) stream_synchronize = nullptr;
   decltype(&::cuStreamSynchronize) stream_synchronize_ptsz = nullptr;
 };

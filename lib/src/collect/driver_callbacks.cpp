@@ -1,6 +1,7 @@
 // The CUPTI subscriber's callbacks: launches (ENTER/EXIT), the places the app waits for the GPU
-// (sync_points.hpp), graph instantiation and destruction, context teardown. A callback never throws into the
-// driver: an error is reported, counted as a missed launch, and the app runs on.
+// (sync_points.hpp), graph and executable-graph creation and destruction, context teardown. A
+// callback never throws into the driver: an error is reported, counted as a missed launch, and
+// the app runs on.
 #include <cupti.h>
 
 #include <vector>
@@ -23,14 +24,6 @@ namespace {
 // Start per poll.
 constexpr auto kQueryFlushAge = std::chrono::milliseconds(100);
 
-constexpr CUpti_CallbackId kGraphCallbacks[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate,           CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags,  CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz, CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture,
-    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz,    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2,
-    CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz, CUPTI_DRIVER_TRACE_CBID_cuGraphCreate,
-};
-
 constexpr CUpti_CallbackId kLaunchCallbacks[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,           CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,         CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
@@ -38,7 +31,10 @@ constexpr CUpti_CallbackId kLaunchCallbacks[] = {
     CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,            CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
 };
 
-enum class CallKind : std::uint8_t { other, launch, graph_work, wait, query, profiler_start, profiler_stop };
+enum class CallKind : std::uint8_t {
+  other, launch, wait, query, profiler_start, profiler_stop,
+  graph_destroy, graph_exec_destroy  // kept_graphs.cpp
+};
 
 // The kind of every driver callback id, from its name, once.
 const std::vector<CallKind>& call_kinds() {
@@ -56,7 +52,8 @@ const std::vector<CallKind>& call_kinds() {
       }
     }
     for (CUpti_CallbackId id : kLaunchCallbacks) out[id] = CallKind::launch;
-    for (CUpti_CallbackId id : kGraphCallbacks) out[id] = CallKind::graph_work;
+    out[CUPTI_DRIVER_TRACE_CBID_cuGraphDestroy] = CallKind::graph_destroy;
+    out[CUPTI_DRIVER_TRACE_CBID_cuGraphExecDestroy] = CallKind::graph_exec_destroy;
     out[CUPTI_DRIVER_TRACE_CBID_cuProfilerStart] = CallKind::profiler_start;
     out[CUPTI_DRIVER_TRACE_CBID_cuProfilerStop] = CallKind::profiler_stop;
     return out;
@@ -75,8 +72,11 @@ void on_driver_call(Collector::Impl& impl, CUpti_CallbackId cbid, const CUpti_Ca
       if (call.callbackSite == CUPTI_API_ENTER) impl.on_launch_enter(cbid, call);
       else impl.on_launch_exit(call);
       return;
-    case CallKind::graph_work:
-      if (call.callbackSite == CUPTI_API_ENTER) impl.on_graph_work(call.context);
+    case CallKind::graph_destroy:
+      impl.on_graph_destroy(call);
+      return;
+    case CallKind::graph_exec_destroy:
+      if (call.callbackSite == CUPTI_API_EXIT) impl.on_graph_exec_destroyed();
       return;
     case CallKind::wait:
     case CallKind::query: {
@@ -115,12 +115,17 @@ void CUPTIAPI on_callback(void* user, CUpti_CallbackDomain domain, CUpti_Callbac
         std::lock_guard lock(impl->mutex);
         auto it = impl->contexts.find(resource.context);
         if (it != impl->contexts.end()) impl->finish(*it->second);
+      } else if (cbid == CUPTI_CBID_RESOURCE_GRAPH_DESTROY_STARTING) {
+        impl->on_graph_destroy_starting(static_cast<const CUpti_GraphData*>(resource.resourceDescriptor)->graph);
       } else {
         const auto& graph = *static_cast<const CUpti_GraphData*>(resource.resourceDescriptor);
         std::lock_guard lock(impl->mutex);
-        if (cbid == CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED) impl->record_graph(graph);
-        else if (cbid == CUPTI_CBID_RESOURCE_GRAPHEXEC_DESTROY_STARTING) impl->forget_graph_exec(graph.graphExec);
-        else if (cbid == CUPTI_CBID_RESOURCE_GRAPH_DESTROY_STARTING) impl->forget_source_graph(graph.graph);
+        if (cbid == CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED) {
+          impl->record_graph(graph);
+        } else if (cbid == CUPTI_CBID_RESOURCE_GRAPHEXEC_DESTROY_STARTING) {
+          impl->release_kept_graph_of(graph.graphExec);
+          impl->forget_graph_exec(graph.graphExec);
+        }
       }
     }
   } catch (const std::exception& e) {
@@ -145,6 +150,10 @@ void subscribe_callbacks(Collector::Impl& impl) {
   for (std::size_t id = 0; id < kinds.size(); ++id) {
     if (kinds[id] == CallKind::other) continue;
     if ((kinds[id] == CallKind::profiler_start || kinds[id] == CallKind::profiler_stop) && !impl.options.profiler_api_regions)
+      continue;
+    // The app's graphs are kept alive only where graph launches are profiled node by node.
+    const bool nodes_by_handle = impl.options.replay != "kernel" && impl.options.graph_profiling == "node";
+    if ((kinds[id] == CallKind::graph_destroy || kinds[id] == CallKind::graph_exec_destroy) && !nodes_by_handle)
       continue;
     LIMITER_CUPTI_CHECK(
         cuptiEnableCallback(1, impl.subscriber, CUPTI_CB_DOMAIN_DRIVER_API, static_cast<CUpti_CallbackId>(id)));

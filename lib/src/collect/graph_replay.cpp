@@ -1,14 +1,15 @@
-// CUDA graphs at user-replay cost (--replay graphs, experimental; --replay auto switches a
-// context that builds graphs to kernel replay instead). Under user replay CUPTI gives graph
+// CUDA graphs at user-replay cost (one-pass plans; --replay kernel ranges graph kernels by kernel
+// replay instead, ~50 ms a node). Under user replay CUPTI gives graph
 // kernels no auto range, and a user range around a graph launch measures the whole graph as one
 // workload (CUPTI.md §2). So a selected graph launch is run node by node before the app's own
 // launch: each runnable node (kernel, memset, memcpy) alone enabled in the exec, the exec
 // launched on the app's stream, each selected kernel node inside its own user range
 // (user_ranges.cpp: the context is in user-range mode from its first graph launch on). The nodes
 // are then left disabled, so the app's launch that follows runs none of them twice, and enabled
-// again at EXIT (changes apply to later launches only). Graphs with nodes that cannot be
-// disabled (host, event, child graph, memory, conditional nodes), and graphs the app destroyed,
-// are measured as one range per launch instead.
+// again at EXIT (changes apply to later launches only). The node handles are the app's graph's,
+// which stays alive for it even when the app destroys it (kept_graphs.cpp). Graphs with nodes
+// that cannot be disabled (host, event, child graph, memory, conditional nodes), and every graph
+// under --graph-profiling graph, are measured as one range per launch instead.
 #include <cupti_range_profiler.h>
 
 #include <algorithm>
@@ -92,8 +93,8 @@ std::vector<CUgraphNode> topological_order(CUgraph graph) {
 }  // namespace detail
 
 // At the exec's creation, while the app's graph still exists: the exec's nodes are reachable
-// only through that graph's node handles, so an exec whose graph the app destroys (PyTorch does,
-// right after instantiation, unless keep_graph=True) is measured as one range per launch.
+// only through that graph's node handles, so a graph the app destroys (PyTorch does, right after
+// instantiation, unless keep_graph=True) is kept alive while this exec needs it (kept_graphs.cpp).
 void Collector::Impl::record_graph(const CUpti_GraphData& data) {
   const auto& cu = driver_api();
   detail::GraphExec graph;
@@ -145,14 +146,16 @@ void Collector::Impl::record_graph(const CUpti_GraphData& data) {
     graph.whole_reason = "its nodes could not be listed";
   } else if (!unsupported.empty()) {
     graph.whole_reason = std::string("it has a ") + unsupported + " node, which cannot run on its own";
-  } else if (options.replay == "graphs") {
+  } else if (options.graph_profiling == "graph") {
+    graph.whole_reason = "--graph-profiling graph";
+  } else {
     // The exec knows its nodes only by the app's graph's node handles: a clone's handles were
     // refused by cuGraphNodeGetEnabled on an H100, also after cuGraphExecUpdate with the clone.
     const auto probe = std::find_if(graph.nodes.begin(), graph.nodes.end(),
                                     [](const detail::GraphNode& n) { return detail::runnable_alone(n.type); });
     unsigned enabled = 0;
     if (probe == graph.nodes.end() || cu.graph_node_get_enabled(data.graphExec, probe->handle, &enabled) == CUDA_SUCCESS) {
-      handles = "the app's graph";  // until the app destroys it (forget_source_graph)
+      handles = "the app's graph";  // kept alive if the app destroys it (kept_graphs.cpp)
       graph.per_node = true;
     } else {
       graph.whole_reason = "the driver refused its node handles";
@@ -169,7 +172,8 @@ void Collector::Impl::forget_graph_exec(CUgraphExec exec) {
   if (it != graph_execs.end()) graph_execs.erase(it);
 }
 
-// The app destroys a graph: execs that use its node handles fall back to one range per launch.
+// The driver destroys an app's graph that was not kept (kept_graphs.cpp): execs that use its node
+// handles fall back to one range per launch.
 void Collector::Impl::forget_source_graph(CUgraph graph) {
   for (auto& [exec, known] : graph_execs) {
     if (known.source != graph) continue;

@@ -72,25 +72,6 @@ detail::KernelAttributes Collector::Impl::attributes_of(CUfunction function, CUd
   return result;
 }
 
-// --replay auto: graph work is coming in this context (a capture or an instantiation, before
-// any graph launch): from now on it needs kernel replay, which ranges each kernel node.
-// Switching at the graph's launch is too late: on an H200 the graph's kernels then got no
-// ranges and lost their results. --replay graphs keeps user replay (graph_replay.cpp).
-void Collector::Impl::on_graph_work(CUcontext context) {
-  if (options.replay != "auto" || detail::holds_launch_lock || detail::inside_flush) return;
-  std::lock_guard lock(mutex);
-  if (!graph_contexts.insert(context).second) return;
-  auto it = contexts.find(context);
-  if (it == contexts.end()) return;
-  ContextProfiler& p = *it->second;
-  if (p.retired || p.paused || !p.user_replay) return;  // a paused one restarts with kernel replay
-  LIMITER_TRACE("graph work: context %p goes on with kernel replay", static_cast<void*>(context));
-  // A new profiler object: changing the replay mode of a started one crashed on an H200. The
-  // process keeps its turn on the counters (start_profiler finds the lock held).
-  disable_profiler(p);
-  start_profiler(p, 0);
-}
-
 void Collector::Impl::on_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData& data) {
   // Our own launches of a graph's nodes (graph_replay.cpp): the lock is ours already.
   if (detail::inside_graph_replay) return;
@@ -227,7 +208,7 @@ void Collector::Impl::on_launch_enter(CUpti_CallbackId cbid, const CUpti_Callbac
     if (full || Clock::now() - profiler->oldest_pending >= detail::kMaxBatchAge) flush_batch(*profiler);
   }
   if (profiler->user_range) {
-    // User-range mode (--replay graphs, from the context's first graph launch on): a selected
+    // User-range mode (from the context's first graph launch on): a selected
     // launch in its own range, closed at EXIT; an unselected one runs unranged.
     if (selected > 0) {
       const bool per_thread = cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||

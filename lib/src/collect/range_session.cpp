@@ -27,15 +27,15 @@ thread_local bool inside_flush = false;  // set while flush_batch synchronises a
 // The replay mode follows the pass count. One pass needs no save/restore: user replay runs
 // each kernel once and decodes batches at Stop (1.3-1.6 ms per launch on an H200, against ~52 ms
 // with kernel replay; bench/results/). Several passes need kernel replay: CUPTI saves device
-// memory and replays each kernel once per pass, decoding after every launch. So do contexts
-// that build CUDA graphs under --replay auto (CUPTI gives graph kernels no auto range under
-// user replay); --replay graphs keeps user replay and ranges them node by node (graph_replay.cpp).
+// memory and replays each kernel once per pass, decoding after every launch. Graph launches keep
+// user replay (CUPTI gives graph kernels no auto range under it): their kernels are ranged node
+// by node (graph_replay.cpp), as every launch after them (user_ranges.cpp).
 // False when the process's turn on the counters did not come: the context stays paused.
 bool Collector::Impl::start_profiler(ContextProfiler& p, std::size_t launches) {
   p.paused = true;
   if (!take_turn(p, launches)) return false;
   p.user_replay = wants_user_replay(p);
-  p.user_range = p.user_replay && p.graphs_launched;  // --replay graphs: user_ranges.cpp
+  p.user_range = p.user_replay && p.graphs_launched;  // user_ranges.cpp
   try {
     enable_profiler(p);
     configure_and_start(p);

@@ -222,6 +222,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     options.per_kernel_skip = env_number("LIMITER_PER_KERNEL_SKIP", 0);
     options.per_kernel_count = env_number("LIMITER_PER_KERNEL_COUNT", options.per_kernel_count);
     options.replay = env("LIMITER_REPLAY", "auto");
+    options.graph_profiling = env("LIMITER_GRAPH_PROFILING", "node");
     // --sampling: the PM-sampling mode (no range profiler); the interval in microseconds.
     options.sampling = !env("LIMITER_SAMPLING").empty();
     options.sampling_interval_ns = env_number("LIMITER_SAMPLING_INTERVAL_US", 100) * 1000;
