@@ -16,6 +16,7 @@
 #include "limiter/collector.hpp"
 #include "limiter/error.hpp"
 #include "limiter/record_json.hpp"
+#include "limiter/user_range_time.hpp"
 #include "gpu_test_support.hpp"
 
 namespace {
@@ -292,10 +293,14 @@ TEST(LimiterRunGpu, GraphsReplayCountsAsKernelReplay) {
     ASSERT_TRUE(launch.kernel_active_ns.has_value()) << "no engine-active time for a user-ranged launch";
     const double ranged = *launch.counter("gpu__time_duration.sum"), alone = *b.launches[i].counter("gpu__time_duration.sum");
     EXPECT_LE(ranged, *launch.user_range_ns);
-    // The engine is also busy with the profiler's own range work: ~2.4 us per eager range and
-    // ~4.8 us per graph node on an H100 (p50; 6.4 us seen), which stays in the kernel's time.
+    // The engine is also busy with the profiler's own range work, measured in an empty range
+    // and taken out (~1.9 us on an H100), never more than it: a graph node keeps the graph
+    // launch's own work (~3 us). Taking out an empty graph launch instead read a 4.8 us node
+    // as 3.2-3.9 us (H100, 2026-11-24): the lower bound catches that.
+    ASSERT_TRUE(launch.counter(limiter::kRangeWorkCounter).has_value());
     EXPECT_GT(ranged, 0.8 * alone) << "range " << *launch.user_range_ns << " ns, kernel replay " << alone << " ns";
-    EXPECT_LT(ranged, alone + 10000.0) << "range " << *launch.user_range_ns << " ns, kernel replay " << alone << " ns";
+    const double slack = launch.graph_node ? 6000.0 : 2500.0;
+    EXPECT_LT(ranged, alone + slack) << "range " << *launch.user_range_ns << " ns, kernel replay " << alone << " ns";
   }
   EXPECT_EQ(user_ranged, 17u);  // the 10 graph nodes and the 7 eager launches after the first graph launch
 }

@@ -118,6 +118,34 @@ TEST(UserRangeTime, AnEngineActiveLongerThanItsRangeIsCapped) {
   EXPECT_DOUBLE_EQ(*engine_active_ns(launch), 20000.0);
 }
 
+// The profiler's own work in the range, measured in an empty range of the same kind: taken out.
+TEST(UserRangeTime, TheRangeWorkOfAnEmptyRangeIsTakenOut) {
+  KernelLaunch launch = ranged_launch();  // engine active 4 us
+  launch.counters[kRangeWorkCounter] = 2400.0;
+  EXPECT_DOUBLE_EQ(*engine_active_ns(launch), 4000.0);
+  EXPECT_DOUBLE_EQ(*user_range_kernel_ns(launch), 1600.0);
+  EXPECT_TRUE(time_user_range(launch));
+  EXPECT_DOUBLE_EQ(*launch.kernel_active_ns, 1600.0);
+  EXPECT_DOUBLE_EQ(*launch.counter("gpu__time_duration.sum"), 1600.0);
+  EXPECT_DOUBLE_EQ(*launch.counter("lts__cycles_elapsed.avg"), 34000.0 * 1600.0 / 20000.0);
+  EXPECT_DOUBLE_EQ(*launch.counter(kRangeWorkCounter), 2400.0);  // kept: the record says what was taken out
+  const KernelLaunch once = launch;
+  EXPECT_TRUE(time_user_range(launch));  // again (limiter analyze): the same
+  EXPECT_EQ(launch, once);
+}
+
+// A calibration that does not fit the range (as long as the engine's whole active time, or
+// nearly): nothing is taken out, rather than a kernel of almost no time.
+TEST(UserRangeTime, ARangeWorkAsLongAsTheRangeIsNotTakenOut) {
+  KernelLaunch launch = ranged_launch();
+  launch.counters[kRangeWorkCounter] = 3700.0;  // would leave 300 ns of 4,000: under a tenth
+  EXPECT_DOUBLE_EQ(*user_range_kernel_ns(launch), 4000.0);
+  launch.counters[kRangeWorkCounter] = 3500.0;  // leaves more than a tenth
+  EXPECT_DOUBLE_EQ(*user_range_kernel_ns(launch), 500.0);
+  launch.counters.erase("gr__cycles_active.max");
+  EXPECT_FALSE(user_range_kernel_ns(launch).has_value());
+}
+
 TEST(UserRangeTime, EveryReaderKeepsBothTimes) {
   RunRecord run;
   run.tool_version = "0.1.0";

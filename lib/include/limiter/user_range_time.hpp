@@ -5,9 +5,10 @@
 // sectors) are exact; what scales with elapsed time is not. The compute engine's active cycles
 // in the range (gr__cycles_active, collected with every plan in the same pass) give the kernel's
 // own duration, and those counters are rescaled to it. The engine is also busy with the
-// profiler's own range work, which stays in: on an H100 a 3.6 us kernel reads 6.0 us in an eager
-// user range and 8.3 us as a graph node (p50; the ranges themselves 22 and 27 us), so short
-// kernels still lean towards latency-limited, long ones are off by a few microseconds.
+// profiler's own range work: on an H100 a 3.6 us kernel read 6.2 us in an eager user range and
+// 8.7 us as a graph node (p50; the ranges themselves 17 and 23 us). The work of an empty range is
+// taken out (kRangeWorkCounter): 4.0 us eager, ~6.8 us as a node, which keeps the graph launch's
+// own front-end work (bench/results/2026-11-24-graphs-default.md).
 //
 // Rejected: the kernels' CUPTI activity records (concurrent-kernel), matched by correlation ID.
 // Enabling them instruments the kernels inside the range: on an H100 a small kernel's
@@ -28,6 +29,15 @@ inline constexpr const char* kEngineElapsedCycles = "gr__cycles_elapsed.max";
 // active; none without those counters.
 std::optional<double> engine_active_ns(const KernelLaunch& launch);
 
+// The engine's active time in an empty range (nothing launched between push and pop): the
+// profiler's own range work, measured by the collector once per batch and context (the shortest
+// so far), kept as this counter of the launch. A graph node keeps the graph launch's own work.
+inline constexpr const char* kRangeWorkCounter = "limiter__range_work_ns";
+
+// engine_active_ns less the range work (kRangeWorkCounter) where the launch has it, unless that
+// would leave under a tenth of it (the calibration did not fit this range: nothing taken out).
+std::optional<double> user_range_kernel_ns(const KernelLaunch& launch);
+
 // Sets LAUNCH's user_range_ns (its range's gpu__time_duration.sum) and kernel_active_ns
 // (KERNEL_NS), and, where the range lasted longer than the kernel, rescales by r = kernel / range:
 //   gpu__time_duration.*, *cycles_elapsed* (not their .per_second: clocks)     x r
@@ -37,7 +47,7 @@ std::optional<double> engine_active_ns(const KernelLaunch& launch);
 void time_user_range_by_kernel(KernelLaunch& launch, double kernel_ns);
 
 // A user-ranged launch as the collector (and `limiter analyze` on its raw images) leaves it:
-// rescaled to engine_active_ns where the counters are there, else user_range_ns set and the
+// rescaled to user_range_kernel_ns where the counters are there, else user_range_ns set and the
 // range's own times kept. Returns whether it was rescaled.
 bool time_user_range(KernelLaunch& launch);
 

@@ -83,6 +83,9 @@ constexpr std::uint64_t kPauseAfterUnselected = 64;
 struct PendingLaunch {
   KernelLaunch launch;  // metadata; counters are added when its range is decoded
   bool keep = false;    // selected by the filters (others are decoded and dropped)
+  // An empty user range (push, pop, nothing between): the profiler's own work in a range
+  // (user_range_time.hpp), not a launch of the record.
+  bool measures_range_work = false;
 };
 
 // Kernel attributes, asked once per function handle.
@@ -161,6 +164,9 @@ struct ContextProfiler {
   std::size_t images_written = 0;
   std::deque<PendingLaunch> pending;
   Clock::time_point oldest_pending{};  // when the batch's first launch was made
+  // User-range mode: the engine's active time in the shortest empty range so far, taken out of
+  // the launches' times (user_range_time.hpp); one empty range per batch.
+  std::optional<double> range_work_ns;
   bool paused = false;   // disabled between profiled regions or turns: launches run at full speed
   bool retired = false;  // disabled for good (--launch-count reached, context destroyed)
   Clock::time_point busy_until{};  // another tool held the counters at the last Start
@@ -257,6 +263,10 @@ struct Collector::Impl {
                          detail::PendingLaunch&& launch);
   void push_range(ContextProfiler& profiler);  // named by the next launch's place in the batch
   void pop_range(ContextProfiler& profiler, CUstream stream, bool per_thread_stream, bool synchronize);
+  // The batch's empty range, unless it has one: pushed and popped with nothing between.
+  void measure_range_work(ContextProfiler& profiler);
+  // Decoded: an empty range's engine-active time kept as the context's range work.
+  void keep_range_work(ContextProfiler& profiler, const KernelLaunch& empty);
   // At EXIT: a graph's nodes enabled again, an open range closed (a failed launch's dropped).
   void finish_launch(const CUpti_CallbackData& data);
 

@@ -242,6 +242,8 @@ void Collector::Impl::profile_graph_launch(ContextProfiler& p, detail::GraphExec
     if (all_off) {
       std::size_t kernel = 0, next = 0;  // the nodes before `next` have run
       try {
+        if (std::any_of(launches.begin(), launches.end(), [](const auto& pending) { return pending.keep; }))
+          measure_range_work(p);
         for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
           const auto& node = graph.nodes[i];
           next = i;
@@ -304,6 +306,7 @@ void Collector::Impl::profile_graph_launch(ContextProfiler& p, detail::GraphExec
   whole.launch.context_id = launches.front().launch.context_id;
   whole.launch.device = launches.front().launch.device;
   whole.launch.nvtx = launches.front().launch.nvtx;
+  measure_range_work(p);
   if (p.pending.size() >= p.ranges_per_image) flush_batch(p);
   if (p.pending.empty()) p.oldest_pending = Clock::now();
   push_range(p);

@@ -288,13 +288,17 @@ void Collector::Impl::decode(ContextProfiler& p) {
 }
 
 void Collector::Impl::complete(ContextProfiler& p, detail::PendingLaunch&& pending, std::size_t range) {
-  if (!pending.keep) return;
+  if (!pending.keep && !pending.measures_range_work) return;
   KernelLaunch launch = std::move(pending.launch);
-  launch.sequence = next_sequence++;
   const auto values = p.host->evaluate(p.image, range, metrics);
   for (std::size_t i = 0; i < metrics.size(); ++i)
     if (!std::isnan(values[i])) launch.counters[metrics[i]] = values[i];
-  if (p.user_range) time_user_range(launch);  // the kernel's time, not the host's between push and pop
+  if (pending.measures_range_work) return keep_range_work(p, launch);
+  launch.sequence = next_sequence++;
+  if (p.user_range) {  // the kernel's time, not the host's between push and pop, nor the profiler's
+    if (p.range_work_ns) launch.counters[kRangeWorkCounter] = *p.range_work_ns;
+    time_user_range(launch);
+  }
   if (!raw_dir.empty()) detail::append_raw_launch(raw_launches, launch, p.images_written, range);
   if (sink.on_launch) sink.on_launch(launch);
   if (options.keep_launches) completed.push_back(std::move(launch));

@@ -65,7 +65,8 @@ struct RawLaunch {
 RawLaunch raw_launch_from(const nlohmann::json& entry) {
   RawLaunch raw{launch_from(entry.at("launch")), entry.at("image").get<std::size_t>(),
                 entry.at("range").get<std::size_t>()};
-  raw.launch.counters.clear();
+  // Evaluated again from the image; what the collector added itself (limiter__*) stays.
+  std::erase_if(raw.launch.counters, [](const auto& counter) { return !counter.first.starts_with("limiter__"); });
   return raw;
 }
 

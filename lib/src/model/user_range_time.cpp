@@ -2,6 +2,7 @@
 #include "limiter/user_range_time.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string_view>
 
 namespace limiter {
@@ -24,8 +25,16 @@ std::optional<double> engine_active_ns(const KernelLaunch& launch) {
   return *range_ns * std::min(*active / *elapsed, 1.0);
 }
 
+std::optional<double> user_range_kernel_ns(const KernelLaunch& launch) {
+  const auto active = engine_active_ns(launch);
+  const auto work = launch.counter(kRangeWorkCounter);
+  if (!active || !work || !(*work > 0)) return active;
+  const double kernel = *active - *work;
+  return kernel >= 0.1 * *active ? kernel : *active;
+}
+
 bool time_user_range(KernelLaunch& launch) {
-  const auto kernel_ns = engine_active_ns(launch);
+  const auto kernel_ns = user_range_kernel_ns(launch);
   if (!kernel_ns) {
     if (!launch.user_range_ns) launch.user_range_ns = launch.counter("gpu__time_duration.sum");
     return false;
@@ -35,8 +44,13 @@ bool time_user_range(KernelLaunch& launch) {
 }
 
 void time_user_range_by_kernel(KernelLaunch& launch, double kernel_ns) {
-  launch.kernel_active_ns = kernel_ns;
   const auto range_ns = launch.counter("gpu__time_duration.sum");  // the range's, unless rescaled before
+  // Rescaled before and read back from a record: its duration is its kernel time already, to the
+  // last digits the record kept; the kernel time derived again may differ in those.
+  if (range_ns && launch.user_range_ns && launch.kernel_active_ns &&
+      std::abs(*range_ns - *launch.kernel_active_ns) <= 1e-9 * *range_ns && *launch.user_range_ns > *range_ns)
+    return;
+  launch.kernel_active_ns = kernel_ns;
   if (!range_ns) return;
   if (!launch.user_range_ns) launch.user_range_ns = *range_ns;
   if (!(kernel_ns > 0) || !(*range_ns > kernel_ns)) return;  // nothing of the host's to take out
