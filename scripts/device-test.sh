@@ -63,7 +63,8 @@ if command -v python3 > /dev/null && python3 -c "import torch" 2> /dev/null; the
   [ "$quick" = 1 ] || timeout ncu --clock-control none --section SpeedOfLight --metrics "$metrics" --csv --page raw --print-units base \
     python3 "$workload" > "$out/pytorch_ncu.csv" 2> "$out/pytorch_ncu.log" || status=1
 
-  step "CUDA graphs: a PyTorch graph (destroyed by PyTorch, kept alive by limiter) profiled node by node gives the bare program's outputs"
+  step "CUDA graphs: a PyTorch graph (destroyed by PyTorch, kept alive by limiter) profiled node by node," \
+    "outputs as bare"
   graphs=$(dirname "$0")/../bench/workloads/graph_replay.py
   PHASE_ITERATIONS=5 timeout python3 "$graphs" > "$out/graphs_bare.txt" 2>&1 || status=1
   PHASE_ITERATIONS=5 timeout "$bin/limiter" run -q -o "$out/graphs_limiter.json" -- python3 "$graphs" \

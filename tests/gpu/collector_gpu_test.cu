@@ -243,8 +243,8 @@ TEST(LimiterRunGpu, GraphProfilingGraphIsOneRangePerLaunchAppUnchanged) {
     ASSERT_TRUE(run.launches[i].graph_id.has_value());
     EXPECT_FALSE(run.launches[i].graph_node.has_value());
     const double kernels = i < 13 ? 3 : 2;
-    EXPECT_NE(run.launches[i].name.find("one range: " + std::to_string(int(kernels)) + " kernels; --graph-profiling graph"),
-              std::string::npos);
+    const std::string why = "one range: " + std::to_string(int(kernels)) + " kernels; --graph-profiling graph";
+    EXPECT_NE(run.launches[i].name.find(why), std::string::npos);
     EXPECT_NEAR(counter(run.launches[i], "lts__t_sectors_srcunit_tex_op_read.sum"), kernels * eager_reads,
                 0.01 * eager_reads);
   }
@@ -261,7 +261,8 @@ TEST(LimiterRunGpu, UserAndKernelReplayCountTheSame) {
   ASSERT_EQ(std::system((limiter_cli() + " run -q -o " + user + " -- " + collector_app()).c_str()), 0);
   ASSERT_EQ(std::system((limiter_cli() + " run -q --replay kernel -o " + kernel + " -- " + collector_app()).c_str()), 0);
   auto a = limiter::read_run_file(user), b = limiter::read_run_file(kernel);
-  for (const auto& launch : a.launches) EXPECT_FALSE(launch.graph_id && !launch.graph_node) << "one range: " << launch.name;
+  for (const auto& launch : a.launches)
+    EXPECT_FALSE(launch.graph_id && !launch.graph_node) << "one range: " << launch.name;
   ASSERT_EQ(a.launches.size(), 22u);
   ASSERT_EQ(b.launches.size(), 22u);
   expect_same_counts(a, b);

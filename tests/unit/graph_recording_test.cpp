@@ -1,7 +1,8 @@
 // A PyTorch program's CUDA graph under user replay on an H100 (bench/workloads/graph_replay.py,
 // PHASE_ITERATIONS=2, run 2 of bench/results/2026-11-23-graphs.md), re-read and re-analysed
 // offline. PyTorch destroyed the captured graph, and limiter did not keep it alive yet (it does
-// since 2026-11-24: the last test), so each replay was profiled as one range: the record says so by name, with the graph's ID and no node; eager launches after the capture
+// since 2026-11-24: the last test), so each replay was profiled as one range: the record says so
+// by name, with the graph's ID and no node; eager launches after the capture
 // kept user replay and are all there. (The counters of those ranges are not checked: the
 // results page explains why they are not trusted.)
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 #pragma once
 // Times of launches profiled in user ranges (graph launches, and every launch after them). A user
-// range on the GPU lasts from PushRange to PopRange, so it spans the host's work between them as well as the kernel: a 3.6 us
-// kernel read 16-33 us on an H100 (bench/results/2026-11-23-graphs.md). Counts (instructions,
+// range on the GPU lasts from PushRange to PopRange, so it spans the host's work between them as
+// well as the kernel: a 3.6 us kernel read 16-33 us on an H100 (bench/results/2026-11-23-graphs.md). Counts (instructions,
 // sectors) are exact; what scales with elapsed time is not. The compute engine's active cycles
 // in the range (gr__cycles_active, collected with every plan in the same pass) give the kernel's
 // own duration, and those counters are rescaled to it. The engine is also busy with the
