@@ -8,6 +8,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 
@@ -33,9 +35,19 @@ TEST(LimiterRunGpu, PerKernelBudgetProfilesTheFirstKOfEachKernel) {
   REQUIRE_GPU();
   const auto output = (std::filesystem::temp_directory_path() / "limiter_gpu_budget.json").string();
   std::filesystem::remove(output);
-  const std::string command = limiter::gpu_test::from_env("LIMITER_CLI", LIMITER_CLI) + " run -q --per-kernel-skip 2 --per-kernel-count 3 -o " +
-                              output + " -- " + limiter::gpu_test::from_env("LIMITER_BENCH_APP", BENCH_APP) + " 200 > /dev/null";
+  const auto timing = (std::filesystem::temp_directory_path() / "limiter_gpu_budget.timing").string();
+  const std::string command = limiter::gpu_test::from_env("LIMITER_CLI", LIMITER_CLI) +
+                              " run -q --timing --per-kernel-skip 2 --per-kernel-count 3 -o " + output + " -- " +
+                              limiter::gpu_test::from_env("LIMITER_BENCH_APP", BENCH_APP) + " 200 > /dev/null 2> " +
+                              timing;
   ASSERT_EQ(std::system(command.c_str()), 0);
+  // Only the three selected launches were ranged; the 64 after them ran unranged beside the
+  // running profiler (user-range mode), which then paused: the budget was spent.
+  std::ifstream timing_file(timing);
+  const std::string timings{std::istreambuf_iterator<char>(timing_file), std::istreambuf_iterator<char>()};
+  EXPECT_NE(timings.find("(3 launches,"), std::string::npos) << timings;
+  EXPECT_NE(timings.find("(user-range mode): 63"), std::string::npos) << timings;
+  EXPECT_NE(timings.find("unselected launches: 1;"), std::string::npos) << timings;
   const auto run = limiter::read_run_file(output);
   ASSERT_EQ(run.launches.size(), 3u);
   for (std::size_t i = 0; i < run.launches.size(); ++i) {

@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-
+#include <filesystem>
+#include <fstream>
 #include <iterator>
 
+#include "collect/pm_raw_store.hpp"
 #include "collect/profiler_host.hpp"
 #include "collect/raw_store.hpp"
 #include "model/gzip_input.hpp"
@@ -57,6 +59,48 @@ TEST(PmSamplingRaw, OfflineValuesAreTheGpuMachines) {
   const auto values = host.evaluate(image, 5, metrics);
   const std::vector<double> on_gpu = {0.0, 99741.40909090909, 7168.0, 2304.0, 774.0, 0.0};
   for (std::size_t i = 0; i < metrics.size(); ++i) EXPECT_DOUBLE_EQ(values[i], on_gpu[i]) << metrics[i];
+}
+
+// The decoded form (samples.tsv, what --save-raw writes now): the recording's images evaluated
+// once and written as text give the same record as the images, and a torn last line is skipped.
+TEST(PmSamplingRaw, DecodedSamplesGiveTheRecordTheImagesGive) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(testing::TempDir()) / "pm_decoded";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  fs::copy_file(kRecording + "/meta.json", dir / "meta.json");
+  fs::copy_file(kRecording + "/kernels.jsonl", dir / "kernels.jsonl");
+  const RunRecord from_images = detail::evaluate_raw_dir(kRecording);
+  const std::vector<std::string> metrics = from_images.sampling->metrics;
+
+  detail::GzipInputBuffer buffer(kRecording + "/pm_image_0.bin.gz");
+  std::istream in(&buffer);
+  const std::vector<std::uint8_t> image{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  detail::ProfilerHost host("GH100", {}, /*pm_sampling=*/true);
+  std::vector<PmSample> samples;
+  std::ifstream times(kRecording + "/pm_image_0.times");
+  PmSample sample;
+  for (std::size_t i = 0; times >> sample.start_ns >> sample.end_ns; ++i) {
+    sample.values = host.evaluate(image, i, metrics);
+    samples.push_back(sample);
+  }
+  {
+    std::ofstream out(dir / "samples.tsv");
+    detail::append_pm_samples(out, metrics, {samples.begin(), samples.begin() + 400});
+    detail::append_pm_samples(out, metrics, {samples.begin() + 400, samples.end()});  // no second header
+    out << "17 18 1.5";  // torn by a killed process
+  }
+  ASSERT_EQ(detail::read_pm_samples((dir / "samples.tsv").string(), metrics.size()).size(), samples.size());
+
+  const RunRecord from_text = detail::evaluate_raw_dir(dir.string());
+  ASSERT_TRUE(from_text.sampling);
+  EXPECT_EQ(from_text.sampling->samples, from_images.sampling->samples);
+  ASSERT_EQ(from_text.launches.size(), from_images.launches.size());
+  for (std::size_t k = 0; k < from_text.launches.size(); ++k) {
+    EXPECT_EQ(from_text.launches[k].name, from_images.launches[k].name);
+    for (const auto& [metric, value] : from_images.launches[k].counters)
+      EXPECT_DOUBLE_EQ(from_text.launches[k].counter(metric).value_or(NAN), value) << metric;
+  }
 }
 
 }  // namespace

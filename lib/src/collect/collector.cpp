@@ -170,14 +170,15 @@ std::string CollectorTimings::to_text() const {
                 "  waits), batch synchronise %.1f us,\n"
                 "  Stop %.1f us, DecodeData %.1f us, evaluate %.1f us, image init %.1f us, SetConfig %.1f us, Start %.1f us\n"
                 "  turns on the counters: waited %.0f ms, %llu yielded (%.0f ms), Enable %.0f ms, %llu busy retries\n"
-                "  pauses after runs of unselected launches: %llu\n",
+                "  pauses after runs of unselected launches: %llu; unselected launches run unranged beside a\n"
+                "  running profiler (user-range mode): %llu\n",
                 set_up_s * 1e3, static_cast<unsigned long long>(launches), static_cast<unsigned long long>(batches),
                 total * per_launch, metadata_s * per_launch, launch_call_s * per_launch, launch_call_cpu_s * per_launch,
                 static_cast<double>(launch_call_switches) * per_launch * 1e-6, synchronize_s * per_launch,
                 stop_s * per_launch, decode_s * per_launch, evaluate_s * per_launch, image_init_s * per_launch,
                 set_config_s * per_launch, start_s * per_launch, turn_wait_s * 1e3, static_cast<unsigned long long>(turns_yielded), yield_s * 1e3,
                 enable_s * 1e3, static_cast<unsigned long long>(busy_retries),
-                static_cast<unsigned long long>(filter_pauses));
+                static_cast<unsigned long long>(filter_pauses), static_cast<unsigned long long>(unranged_launches));
   std::string out = text;
   if (user_ranges > 0 || graph_nodes > 0) {
     // Beside the parts above: the user ranges' own work and the graph nodes run one at a time.

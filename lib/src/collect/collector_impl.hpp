@@ -95,6 +95,14 @@ struct KernelAttributes {
   int local = 0;
 };
 
+// What a launch callback needs of its function, worked out once per function and context:
+// demangling a PyTorch template name takes microseconds, and every launch asks (unselected ones
+// included, so this is the per-launch cost of a run under a budget once its steps are profiled).
+struct KernelInfo {
+  std::string mangled_name, name;
+  KernelAttributes resources;
+};
+
 // One node of an executable graph, in a topological order of the graph (graph_replay.cpp).
 struct GraphNode {
   CUgraphNode handle = nullptr;  // identifies the node in the exec (cuGraphNodeSetEnabled)
@@ -192,7 +200,10 @@ struct Collector::Impl {
   std::mutex mutex;  // held from a launch's ENTER callback to its EXIT, on the same thread
   std::map<CUcontext, std::unique_ptr<ContextProfiler>> contexts;
   std::map<CUcontext, detail::FailedContext> failed_contexts;
-  std::map<void*, detail::KernelAttributes> attributes;
+  // By function handle and context; its own lock, since launch callbacks read it before taking
+  // the collector's.
+  std::mutex kernel_info_mutex;
+  std::map<std::pair<void*, CUcontext>, detail::KernelInfo> kernel_info;
   std::map<CUgraphExec, detail::GraphExec> graph_execs;
   // The app's graphs it destroyed while an exec made from them is profiled node by node: kept
   // alive (kept_graphs.cpp), and destroyed by us once no exec of theirs is left.
@@ -235,6 +246,9 @@ struct Collector::Impl {
   void on_launch_enter(CUpti_CallbackId cbid, const CUpti_CallbackData& data);
   void on_launch_exit(const CUpti_CallbackData& data);
   detail::KernelAttributes attributes_of(CUfunction function, CUdevice device);
+  // The name and resources of a launch's function (cached; refreshed when the handle now names
+  // another kernel, as after a module unload). A copy: the cache may change under other threads.
+  detail::KernelInfo kernel_info_of(CUfunction function, CUcontext context, const char* mangled_name);
   // User replay for this context: one pass, and not --replay kernel.
   bool wants_user_replay(const ContextProfiler& profiler) const {
     return profiler.passes == 1 && options.replay != "kernel";

@@ -55,6 +55,9 @@ DriverApi load() {
   LIMITER_RESOLVE(graph_node_set_enabled, cuGraphNodeSetEnabled);
   LIMITER_RESOLVE(graph_create, cuGraphCreate);
   LIMITER_RESOLVE(graph_destroy, cuGraphDestroy);
+  LIMITER_RESOLVE(kernel_get_function, cuKernelGetFunction);
+  api.func_is_loaded = reinterpret_cast<decltype(api.func_is_loaded)>(dlsym(library, "cuFuncIsLoaded"));
+  api.func_load = reinterpret_cast<decltype(api.func_load)>(dlsym(library, "cuFuncLoad"));
   resolve(library, "cuGraphLaunch", api.graph_launch);
   resolve(library, "cuGraphLaunch_ptsz", api.graph_launch_ptsz);
   resolve(library, "cuStreamSynchronize", api.stream_synchronize);

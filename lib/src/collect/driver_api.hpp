@@ -28,6 +28,11 @@ struct DriverApi {
   decltype(&::cuGraphKernelNodeGetParams) graph_kernel_node_get_params = nullptr;
   decltype(&::cuFuncGetName) func_get_name = nullptr;
   decltype(&::cuKernelGetName) kernel_get_name = nullptr;
+  // A function's module loaded before its range is pushed (launch_tracking.cpp); null on a
+  // driver older than CUDA 12.4, where loading stays inside the launch.
+  decltype(&::cuKernelGetFunction) kernel_get_function = nullptr;
+  decltype(&::cuFuncIsLoaded) func_is_loaded = nullptr;
+  decltype(&::cuFuncLoad) func_load = nullptr;
   // Graph launches profiled node by node (graph_replay.cpp).
   decltype(&::cuGraphGetEdges) graph_get_edges = nullptr;
   decltype(&::cuGraphNodeGetEnabled) graph_node_get_enabled = nullptr;

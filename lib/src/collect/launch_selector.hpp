@@ -33,6 +33,12 @@ class LaunchSelector {
   // True when selection filters launches out, so a profiler that ranges every launch wastes
   // its work on long runs of unselected ones (the collector pauses it then).
   bool filters() const { return filtering_; }
+  // True when only a kernel or configuration not seen yet can still be selected (per-kernel
+  // budgets, no sampling): a profiler paused after a long run of unselected launches is then
+  // resumed only for new kernels, never for the ones it has seen.
+  bool only_new_kernels_selectable() const {
+    return per_kernel_count_ != std::numeric_limits<std::uint64_t>::max() && sample_every_ == 1;
+  }
   // True when selection needs the launch configuration (per-kernel budgets).
   bool per_configuration() const {
     return per_kernel_skip_ > 0 || per_kernel_count_ != std::numeric_limits<std::uint64_t>::max();

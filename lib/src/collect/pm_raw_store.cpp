@@ -1,6 +1,10 @@
 // PM-sampling recordings: written by the collector's sampling mode, re-evaluated offline.
 #include "collect/pm_raw_store.hpp"
 
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iterator>
 #include <sstream>
@@ -92,6 +96,14 @@ RunRecord evaluate_pm_raw_dir(const std::string& dir_text) {
     }
   }
 
+  if (fs::exists(dir / "samples.tsv")) {
+    for (auto& sample : read_pm_samples((dir / "samples.tsv").string(), metrics.size()))
+      attributor.add_sample(std::move(sample));
+    run.launches = attributor.aggregates();
+    run.sampling = attributor.info();
+    run.schema_version = kRunSchemaVersion;
+    return run;
+  }
   ProfilerHost host(run.device.chip, {}, /*pm_sampling=*/true);
   for (std::size_t index = 0; fs::exists(image_path(dir, index)); ++index) {
     const fs::path path = image_path(dir, index);
@@ -146,6 +158,72 @@ void append_pm_kernel(std::ofstream& kernels, const KernelSpan& span) {
   entry["end"] = span.end_ns;
   entry["launch"] = launch_json(span.launch);
   kernels << json_text(entry) << "\n";
+}
+
+void append_pm_samples(std::ofstream& samples, const std::vector<std::string>& metrics,
+                       const std::vector<PmSample>& batch) {
+  if (samples.tellp() == 0) {
+    samples << "# start_ns end_ns";
+    for (const auto& metric : metrics) samples << ' ' << metric;
+    samples << '\n';
+  }
+  char text[64];
+  for (const auto& sample : batch) {
+    samples << sample.start_ns << ' ' << sample.end_ns;
+    for (const double value : sample.values) {
+      // Shortest text that reads back to the same double: re-analysis attributes the same numbers.
+      const auto [end, error] = std::to_chars(text, text + sizeof text, value);
+      samples << ' ' << (error == std::errc() ? std::string_view(text, static_cast<std::size_t>(end - text)) : "nan");
+    }
+    samples << '\n';
+  }
+}
+
+std::vector<PmSample> read_pm_samples(const std::string& path, std::size_t metrics) {
+  std::ifstream in(path);
+  if (!in) throw InputError("PM-sampling recording incomplete: cannot read '" + path + "'");
+  std::vector<PmSample> samples;
+  std::string line;
+  std::size_t line_number = 0;
+  while (std::getline(in, line)) {
+    ++line_number;
+    if (line.empty() || line.front() == '#') continue;
+    PmSample sample;
+    const char* at = line.data();
+    const char* const end = line.data() + line.size();
+    auto skip_spaces = [&] {
+      while (at < end && *at == ' ') ++at;
+    };
+    bool ok = true;
+    for (std::uint64_t* field : {&sample.start_ns, &sample.end_ns}) {
+      skip_spaces();
+      const auto result = std::from_chars(at, end, *field);
+      ok = ok && result.ec == std::errc();
+      at = result.ptr;
+    }
+    while (ok && at < end) {
+      skip_spaces();
+      if (at == end) break;
+      double value = NAN;
+      const auto result = std::from_chars(at, end, value);
+      if (result.ec != std::errc() && !(end - at >= 3 && std::strncmp(at, "nan", 3) == 0)) ok = false;
+      at = result.ec == std::errc() ? result.ptr : at + 3;
+      sample.values.push_back(value);
+    }
+    if (!ok || sample.values.size() != metrics) {
+      // A process killed mid-write leaves a torn last line: everything before it counts.
+      std::fprintf(stderr, "limiter: '%s':%zu: line ignored (expected start, end and %zu values)\n", path.c_str(),
+                   line_number, metrics);
+      continue;
+    }
+    samples.push_back(std::move(sample));
+  }
+  return samples;
+}
+
+bool keep_pm_raw_images() {
+  const char* value = std::getenv("LIMITER_PM_RAW_IMAGES");
+  return value && std::strcmp(value, "1") == 0;
 }
 
 }  // namespace limiter::detail

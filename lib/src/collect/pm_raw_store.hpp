@@ -3,7 +3,12 @@
 // re-evaluates offline through the CUPTI host API (chip name only) and attributes again.
 //   meta.json            {"mode": "pm-sampling", device, metrics, interval_ns, command_line}
 //   config.bin           the PM-sampling config image
-//   pm_image_<N>.bin     counter-data images in order (or .bin.gz, gzip-compressed)
+//   samples.tsv          the decoded samples, one per line: "start_ns end_ns value..." in the
+//                        order of meta.json's metrics (a first line "# ..." names the columns).
+//                        ~200 bytes a sample, where an image keeps ~58 kB (15 metrics).
+//   pm_image_<N>.bin     counter-data images in order (or .bin.gz, gzip-compressed), only with
+//                        LIMITER_PM_RAW_IMAGES=1 (or from older recordings): re-evaluated through
+//                        the host API where samples.tsv is absent
 //   pm_image_<N>.times   one line per sample of that image: "start_ns end_ns" (the sample times are
 //                        read through the sampling object, which an offline reader does not have)
 //   kernels.jsonl        one kernel per line: {"start": ns, "end": ns, "launch": {...}}
@@ -26,5 +31,11 @@ void write_pm_meta(const std::string& dir, const DeviceDescription& device, cons
 void write_pm_image(const std::string& dir, std::size_t index, const std::vector<std::uint8_t>& image,
                     const std::vector<std::pair<std::uint64_t, std::uint64_t>>& times);
 void append_pm_kernel(std::ofstream& kernels, const KernelSpan& span);
+// samples.tsv: the header once (an empty file), then the samples.
+void append_pm_samples(std::ofstream& samples, const std::vector<std::string>& metrics,
+                       const std::vector<PmSample>& batch);
+std::vector<PmSample> read_pm_samples(const std::string& path, std::size_t metrics);
+// LIMITER_PM_RAW_IMAGES=1: keep the counter-data images as well.
+bool keep_pm_raw_images();
 
 }  // namespace limiter::detail

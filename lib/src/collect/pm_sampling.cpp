@@ -228,6 +228,7 @@ void PmSampler::evaluate_image(int which, std::size_t count, std::size_t index) 
   std::vector<PmSample> batch;
   batch.reserve(count);
   std::vector<std::pair<std::uint64_t, std::uint64_t>> times;
+  const bool keep_images = !options_.raw_dir.empty() && keep_pm_raw_images();  // else samples.tsv only
   for (std::size_t i = 0; i < count; ++i) {
     CUpti_PmSampling_CounterData_GetSampleInfo_Params sample{CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE};
     sample.pPmSamplingObject = sampler_;
@@ -254,11 +255,11 @@ void PmSampler::evaluate_image(int which, std::size_t count, std::size_t index) 
     }
     sampled_ns_ += s.end_ns > s.start_ns ? s.end_ns - s.start_ns : 0;
     last_end_ns_ = std::max(last_end_ns_, s.end_ns);
-    if (!options_.raw_dir.empty()) times.emplace_back(s.start_ns, s.end_ns);
+    if (keep_images) times.emplace_back(s.start_ns, s.end_ns);
     batch.push_back(std::move(s));
   }
   samples_ += batch.size();
-  if (!options_.raw_dir.empty() && !times.empty()) write_pm_image(options_.raw_dir, index, image, times);
+  if (keep_images && !times.empty()) write_pm_image(options_.raw_dir, index, image, times);
   if (sink_) sink_(std::move(batch));
 }
 

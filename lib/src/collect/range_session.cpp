@@ -6,6 +6,8 @@
 #include <cupti_target.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <string_view>
 #include <thread>
 
 #include "collect/collector_impl.hpp"
@@ -35,7 +37,15 @@ bool Collector::Impl::start_profiler(ContextProfiler& p, std::size_t launches) {
   p.paused = true;
   if (!take_turn(p, launches)) return false;
   p.user_replay = wants_user_replay(p);
-  p.user_range = p.user_replay && p.graphs_launched;  // user_ranges.cpp
+  // User-range mode (user_ranges.cpp) after a graph launch, and whenever selection filters
+  // launches: then only the selected ones are ranged, and the unselected run at full speed
+  // without pausing the profiler (a resume costs ~270 ms in PyTorch on an H100).
+  // LIMITER_FILTER_RANGES=auto keeps auto range under filters: the earlier behaviour, for benchmarks.
+  static const bool auto_range_for_filters = [] {
+    const char* value = std::getenv("LIMITER_FILTER_RANGES");
+    return value && std::string_view(value) == "auto";
+  }();
+  p.user_range = p.user_replay && (p.graphs_launched || (selector.filters() && !auto_range_for_filters));
   try {
     enable_profiler(p);
     configure_and_start(p);

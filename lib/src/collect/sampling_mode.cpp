@@ -205,6 +205,10 @@ void SamplingMode::on_samples(std::vector<PmSample>&& samples) {
   bool advance = false;
   {
     std::lock_guard lock(mutex_);
+    if (!options_.raw_dir.empty()) {
+      if (!raw_samples_.is_open()) raw_samples_.open(options_.raw_dir + "/samples.tsv", std::ios::app);
+      append_pm_samples(raw_samples_, metrics_, samples);
+    }
     for (auto& sample : samples) attributor_.add_sample(std::move(sample));
     advance = Clock::now() - last_advance_ >= kAdvancePeriod;
     if (advance) last_advance_ = Clock::now();
@@ -236,7 +240,9 @@ RunRecord SamplingMode::finish() noexcept {
     if (trace) std::fprintf(stderr, "limiter: sampling: finish: aggregate\n");
     std::lock_guard lock(mutex_);
     run = record(attributor_.aggregates());
-    if (raw_kernels_.is_open()) raw_kernels_.flush();  // the injection's collector is never destroyed
+    // The injection's collector is never destroyed.
+    if (raw_kernels_.is_open()) raw_kernels_.flush();
+    if (raw_samples_.is_open()) raw_samples_.flush();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "limiter: PM sampling did not finish: %s\n", e.what());
   }

@@ -72,6 +72,7 @@ class SamplingMode {
   std::uint64_t other_device_kernels_ = 0;
   std::string start_error_;
   std::ofstream raw_kernels_;                    // --save-raw: kernels.jsonl
+  std::ofstream raw_samples_;                    // --save-raw: samples.tsv
   std::chrono::steady_clock::time_point last_advance_ = std::chrono::steady_clock::now();
 };
 

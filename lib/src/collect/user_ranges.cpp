@@ -1,9 +1,11 @@
-// User ranges (user replay, from a context's first graph launch on). Under user replay CUPTI
-// gives graph kernels no auto range, so a context that launches a graph goes to user-range mode
-// once, with a new profiler object (SetConfig after a Stop kept auto range on an H100), and stays there: a range is pushed around
-// every selected launch, eager or graph node (graph_replay.cpp). Switching back to auto range
-// for eager launches cost a new profiler object each way (~200 ms each under torch.compile on an
-// H200: 763 ms per step; 6 ms staying). Ranges are named by their launch's place in the batch,
+// User ranges (user replay): from a context's first graph launch on, and from the start when
+// selection filters launches (budgets, sampling, -k, NVTX), so that unselected launches are not
+// ranged at all. Under user replay CUPTI gives graph kernels no auto range, so a context that
+// launches a graph goes to user-range mode once, with a new profiler object (SetConfig after a
+// Stop kept auto range on an H100), and stays there: a range is pushed around every selected
+// launch, eager or graph node (graph_replay.cpp). Switching back to auto range for eager
+// launches cost a new profiler object each way (~200 ms each under torch.compile on an H200:
+// 763 ms per step; 6 ms staying). Ranges are named by their launch's place in the batch,
 // because CUPTI summed two pushes of one name into one range (H100), and decode() matches them
 // by name.
 //
