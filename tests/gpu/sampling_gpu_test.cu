@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <string>
 
+#include "collect/raw_store.hpp"
 #include "limiter/analysis.hpp"
 #include "limiter/collector.hpp"
 #include "limiter/record_json.hpp"
@@ -82,14 +83,24 @@ TEST(SamplingGpu, LimiterRunSamplingCoversEveryLaunch) {
 TEST(SamplingGpu, LimiterRunSamplingJudgesKnownKernels) {
   REQUIRE_GPU();
   const auto output = (std::filesystem::temp_directory_path() / "limiter_gpu_sampling_app.json").string();
+  const auto raw = std::filesystem::temp_directory_path() / "limiter_gpu_sampling_raw";
   std::filesystem::remove(output);
-  const std::string command =
-      limiter_cli() + " run -q --sampling --sampling-interval 100 -o " + output + " -- " + sampling_app();
+  std::filesystem::remove_all(raw);
+  const std::string command = limiter_cli() + " run -q --sampling --sampling-interval 100 --save-raw " +
+                              raw.string() + " -o " + output + " -- " + sampling_app();
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
   const auto run = limiter::read_run_file(output);
   ASSERT_TRUE(run.sampling.has_value());
   EXPECT_GT(run.sampling->samples, 200u);
   EXPECT_TRUE(run.missed.empty()) << run.missed.front().reason;
+  // The recording (raw/<pid>/: decoded samples and kernels) attributes to the same record offline.
+  std::filesystem::path recording;
+  for (const auto& entry : std::filesystem::directory_iterator(raw)) recording = entry.path();
+  ASSERT_TRUE(std::filesystem::exists(recording / "samples.tsv")) << recording;
+  const auto offline = limiter::detail::evaluate_raw_dir(recording.string());
+  ASSERT_TRUE(offline.sampling.has_value());
+  EXPECT_EQ(offline.sampling->samples, run.sampling->samples);
+  EXPECT_EQ(offline.launches.size(), run.launches.size());
   const auto analysis = limiter::analyze_run(run, {});
   int judged = 0;
   for (const auto& k : analysis.kernels) {

@@ -43,6 +43,7 @@ RunRecord sampled_record() {
     s.purity = 0.8;
     s.overlap_share = 0.1;
     if (i == 0) s.separability = 0.75;
+    if (i == 0) s.standard_errors = {{"smsp__inst_issued.sum", 12.5}, {"lts__t_sectors.sum", 0.25}};
     k.sampled = s;
     run.launches.push_back(k);
   }

@@ -47,6 +47,9 @@ struct DeviceDescription {
 
 // How a sampled entry's counters were obtained (PM-sampling mode): GPU-wide samples attributed
 // to the kernel by time over all its launches.
+// The prefix of a standard error's key in a sampled launch's "sampled" object ("se:METRIC").
+inline constexpr const char* kStandardErrorPrefix = "se:";
+
 struct SampleSupport {
   std::uint64_t launches = 0;     // launches of this kernel and configuration aggregated
   double kernel_time_ns = 0;      // their summed duration (Activity API)
@@ -56,6 +59,9 @@ struct SampleSupport {
   // Set where its activity counters come from the least-squares fit across samples: the share of
   // its sample signal no other kernel's can explain (0..1; sampling.hpp).
   std::optional<double> separability;
+  // Per fitted counter, its standard error in the counter's own unit (JSON: "se:METRIC" keys of
+  // "sampled"): the analysis gives a verdict only where it holds across two of them.
+  std::map<std::string, double> standard_errors;
   friend bool operator==(const SampleSupport&, const SampleSupport&) = default;
 };
 

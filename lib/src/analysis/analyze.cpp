@@ -149,9 +149,43 @@ void decide(const KernelLaunch& k, const Thresholds& t, const std::string& sourc
   }
 }
 
+// Counters of the memory side (DRAM, L2, L1): the others are the SMs' (issue, pipes).
+bool memory_side(const std::string& metric) {
+  return metric.starts_with("dram__") || metric.starts_with("lts__") || metric.starts_with("l1tex__") ||
+         metric.starts_with("fbpa__");
+}
+
+// The verdicts a sampled launch gets with its fitted counters moved by two standard errors and
+// the systematic share, the compute side and the memory side each up or down (the four corners
+// bound each side's busiest unit, so every verdict the errors allow is among them).
+std::vector<Verdict> verdicts_within_errors(const KernelLaunch& launch, const RunRecord& run, const PeakSet& peaks,
+                                            const Thresholds& t) {
+  std::vector<Verdict> out;
+  if (!launch.sampled || launch.sampled->standard_errors.empty()) return out;
+  for (const double compute : {-1.0, 1.0}) {
+    for (const double memory : {-1.0, 1.0}) {
+      KernelLaunch shifted = launch;
+      for (const auto& [metric, error] : launch.sampled->standard_errors) {
+        auto it = shifted.counters.find(metric);
+        if (it == shifted.counters.end() || !std::isfinite(it->second)) continue;
+        const double shift = 2 * error + t.sampling_systematic_error * std::fabs(it->second);
+        it->second = std::max(it->second + (memory_side(metric) ? memory : compute) * shift, 0.0);
+        if (metric.find(".pct_of_peak") != std::string::npos) it->second = std::min(it->second, 100.0);
+      }
+      KernelAnalysis corner;
+      corner.utilization = detail::compute_utilization(shifted, run.device, run.counter_model, peaks, nullptr);
+      decide(shifted, t, run.source, false, corner);
+      if (corner.verdict && std::find(out.begin(), out.end(), *corner.verdict) == out.end()) out.push_back(*corner.verdict);
+    }
+  }
+  return out;
+}
+
 // PM-sampling mode: the counters are GPU-wide samples split among the kernels that ran in them.
-// A verdict needs enough samples, mostly this kernel's, and little concurrency.
-void judge_sample_support(const Thresholds& t, KernelAnalysis& out) {
+// A verdict needs enough samples and little concurrency, and either holds across two standard
+// errors of the least-squares fit (ALTERNATIVES: the verdicts it gives there) or, in records
+// without them, rests on samples mostly this kernel's.
+void judge_sample_support(const Thresholds& t, const std::vector<Verdict>& alternatives, KernelAnalysis& out) {
   if (!out.sampled) return;
   const SampleSupport& s = *out.sampled;
   std::string support = std::to_string(s.samples) + " samples over " + std::to_string(s.launches) +
@@ -160,8 +194,16 @@ void judge_sample_support(const Thresholds& t, KernelAnalysis& out) {
   if (s.separability) support += ", least-squares separability " + format_percent(*s.separability);
   out.evidence.push_back({"sampling", static_cast<double>(s.samples), "PM-sampling aggregate: " + support});
   std::string lacking;
+  const bool fitted = !s.standard_errors.empty();
+  const bool holds = !out.verdict || std::all_of(alternatives.begin(), alternatives.end(),
+                                                 [&](Verdict v) { return v == *out.verdict; });
   if (s.samples < t.min_samples) lacking = "fewer than " + std::to_string(t.min_samples) + " samples";
-  else if (s.purity < t.min_purity && !(s.separability && *s.separability >= t.min_separability))
+  else if (fitted && !holds) {
+    std::string verdicts;
+    for (const Verdict v : alternatives) verdicts += (verdicts.empty() ? "" : " or ") + to_string(v);
+    lacking = "within the least-squares fit's uncertainty (two standard errors and " +
+              format_percent(t.sampling_systematic_error, 0) + ") it could be " + verdicts;
+  } else if (!fitted && s.purity < t.min_purity && !(s.separability && *s.separability >= t.min_separability))
     lacking = "its samples are mostly other kernels' work (purity below " + format_percent(t.min_purity, 0) +
               ") and the least-squares fit cannot tell it from its neighbours (separability below " +
               format_percent(t.min_separability, 0) + ")";
@@ -227,7 +269,7 @@ RunAnalysis analyze_run(const RunRecord& run, const AnalysisOptions& options) {
     add_occupancy(launch, run.device, kernel);
     decide(launch, options.thresholds, run.source, options.explain, kernel);
     kernel.sampled = launch.sampled;
-    judge_sample_support(options.thresholds, kernel);
+    judge_sample_support(options.thresholds, verdicts_within_errors(launch, run, peaks, options.thresholds), kernel);
     judge_lmem(options.thresholds, kernel);
     kernel.ncu_sm_throughput = launch.counter(c::ncu_sm_throughput_pct);
     kernel.ncu_memory_throughput = launch.counter(c::ncu_memory_throughput_pct);

@@ -28,6 +28,14 @@ std::vector<std::uint8_t> read_maybe_gzip(const fs::path& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
+// PATH, or PATH.gz where only that exists (a recording compressed to be kept).
+fs::path plain_or_gzip(const fs::path& path) {
+  if (fs::exists(path)) return path;
+  fs::path compressed = path;
+  compressed += ".gz";
+  return fs::exists(compressed) ? compressed : path;
+}
+
 fs::path image_path(const fs::path& dir, std::size_t index) {
   const fs::path plain = dir / ("pm_image_" + std::to_string(index) + ".bin");
   if (fs::exists(plain)) return plain;
@@ -74,9 +82,11 @@ RunRecord evaluate_pm_raw_dir(const std::string& dir_text) {
   run.source = "cupti-pm-sampling-raw";
   SampleAttributor attributor(metrics, interval_ns);
 
-  const fs::path kernels_path = dir / "kernels.jsonl";
-  std::ifstream kernels(kernels_path);
-  if (!kernels) throw InputError("PM-sampling recording incomplete: cannot read '" + kernels_path.string() + "'");
+  const fs::path kernels_path = plain_or_gzip(dir / "kernels.jsonl");
+  if (!fs::exists(kernels_path))
+    throw InputError("PM-sampling recording incomplete: cannot read '" + (dir / "kernels.jsonl").string() + "'");
+  GzipInputBuffer kernels_buffer(kernels_path.string());  // plain files pass through unchanged
+  std::istream kernels(&kernels_buffer);
   std::string line;
   std::size_t line_number = 0;
   while (std::getline(kernels, line)) {
@@ -96,8 +106,8 @@ RunRecord evaluate_pm_raw_dir(const std::string& dir_text) {
     }
   }
 
-  if (fs::exists(dir / "samples.tsv")) {
-    for (auto& sample : read_pm_samples((dir / "samples.tsv").string(), metrics.size()))
+  if (const fs::path samples = plain_or_gzip(dir / "samples.tsv"); fs::exists(samples)) {
+    for (auto& sample : read_pm_samples(samples.string(), metrics.size()))
       attributor.add_sample(std::move(sample));
     run.launches = attributor.aggregates();
     run.sampling = attributor.info();
@@ -160,28 +170,31 @@ void append_pm_kernel(std::ofstream& kernels, const KernelSpan& span) {
   kernels << json_text(entry) << "\n";
 }
 
-void append_pm_samples(std::ofstream& samples, const std::vector<std::string>& metrics,
-                       const std::vector<PmSample>& batch) {
-  if (samples.tellp() == 0) {
-    samples << "# start_ns end_ns";
-    for (const auto& metric : metrics) samples << ' ' << metric;
-    samples << '\n';
+std::string pm_samples_text(const std::vector<std::string>& metrics, const std::vector<PmSample>& batch, bool header) {
+  std::string text;
+  if (header) {
+    text += "# start_ns end_ns";
+    for (const auto& metric : metrics) text += ' ' + metric;
+    text += '\n';
   }
-  char text[64];
+  char number[64];
   for (const auto& sample : batch) {
-    samples << sample.start_ns << ' ' << sample.end_ns;
+    text += std::to_string(sample.start_ns) + ' ' + std::to_string(sample.end_ns);
     for (const double value : sample.values) {
       // Shortest text that reads back to the same double: re-analysis attributes the same numbers.
-      const auto [end, error] = std::to_chars(text, text + sizeof text, value);
-      samples << ' ' << (error == std::errc() ? std::string_view(text, static_cast<std::size_t>(end - text)) : "nan");
+      const auto [end, error] = std::to_chars(number, number + sizeof number, value);
+      text += ' ';
+      text += error == std::errc() ? std::string_view(number, static_cast<std::size_t>(end - number)) : "nan";
     }
-    samples << '\n';
+    text += '\n';
   }
+  return text;
 }
 
 std::vector<PmSample> read_pm_samples(const std::string& path, std::size_t metrics) {
-  std::ifstream in(path);
-  if (!in) throw InputError("PM-sampling recording incomplete: cannot read '" + path + "'");
+  if (!fs::exists(path)) throw InputError("PM-sampling recording incomplete: cannot read '" + path + "'");
+  GzipInputBuffer buffer(path);  // plain or gzip-compressed
+  std::istream in(&buffer);
   std::vector<PmSample> samples;
   std::string line;
   std::size_t line_number = 0;

@@ -31,9 +31,8 @@ void write_pm_meta(const std::string& dir, const DeviceDescription& device, cons
 void write_pm_image(const std::string& dir, std::size_t index, const std::vector<std::uint8_t>& image,
                     const std::vector<std::pair<std::uint64_t, std::uint64_t>>& times);
 void append_pm_kernel(std::ofstream& kernels, const KernelSpan& span);
-// samples.tsv: the header once (an empty file), then the samples.
-void append_pm_samples(std::ofstream& samples, const std::vector<std::string>& metrics,
-                       const std::vector<PmSample>& batch);
+// samples.tsv lines of BATCH, after the header line when HEADER (the file's start).
+std::string pm_samples_text(const std::vector<std::string>& metrics, const std::vector<PmSample>& batch, bool header);
 std::vector<PmSample> read_pm_samples(const std::string& path, std::size_t metrics);
 // LIMITER_PM_RAW_IMAGES=1: keep the counter-data images as well.
 bool keep_pm_raw_images();

@@ -7,8 +7,10 @@
 #include <cupti_target.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "collect/cupti_check.hpp"
 #include "collect/driver_api.hpp"
@@ -199,16 +201,29 @@ void SamplingMode::on_kernel(KernelSpan&& span) {
   attributor_.add_kernel(std::move(span));
 }
 
+// samples.tsv, flushed per batch so a process that dies keeps what was decoded; a failed write
+// is said once, and the record still holds every sample.
+void SamplingMode::write_raw_samples(const std::vector<PmSample>& samples) {
+  const bool header = raw_samples_ == nullptr;
+  if (header) raw_samples_ = std::fopen((options_.raw_dir + "/samples.tsv").c_str(), "w");
+  if (!raw_samples_) return;
+  const std::string text = pm_samples_text(metrics_, samples, header);
+  if (std::fwrite(text.data(), 1, text.size(), raw_samples_) != text.size() || std::fflush(raw_samples_) != 0) {
+    std::fprintf(stderr, "limiter: cannot write '%s/samples.tsv' (%s): the recording lacks samples from here on\n",
+                 options_.raw_dir.c_str(), std::strerror(errno));
+    std::fclose(raw_samples_);
+    raw_samples_ = nullptr;
+    options_.raw_dir.clear();  // said once; the kernels file stops too
+  }
+}
+
 void SamplingMode::on_samples(std::vector<PmSample>&& samples) {
   if (!samples.empty() && !samples_arrived_.exchange(true) && sink_ && sink_->on_sampling_started)
     sink_->on_sampling_started();  // the first decode and evaluation have set up what they use
   bool advance = false;
   {
     std::lock_guard lock(mutex_);
-    if (!options_.raw_dir.empty()) {
-      if (!raw_samples_.is_open()) raw_samples_.open(options_.raw_dir + "/samples.tsv", std::ios::app);
-      append_pm_samples(raw_samples_, metrics_, samples);
-    }
+    if (!options_.raw_dir.empty()) write_raw_samples(samples);
     for (auto& sample : samples) attributor_.add_sample(std::move(sample));
     advance = Clock::now() - last_advance_ >= kAdvancePeriod;
     if (advance) last_advance_ = Clock::now();
@@ -242,7 +257,6 @@ RunRecord SamplingMode::finish() noexcept {
     run = record(attributor_.aggregates());
     // The injection's collector is never destroyed.
     if (raw_kernels_.is_open()) raw_kernels_.flush();
-    if (raw_samples_.is_open()) raw_samples_.flush();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "limiter: PM sampling did not finish: %s\n", e.what());
   }

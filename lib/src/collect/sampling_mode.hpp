@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <cstdint>
 #include <memory>
@@ -49,6 +50,7 @@ class SamplingMode {
  private:
   void start_sampling(CUcontext context);
   void on_samples(std::vector<PmSample>&& samples);
+  void write_raw_samples(const std::vector<PmSample>& samples);  // caller holds mutex_
   void on_kernel(KernelSpan&& span);
   // The record around LAUNCHES: device, sampling, what is missing and why. Under mutex_.
   RunRecord record(std::vector<KernelLaunch> launches) const;
@@ -72,7 +74,7 @@ class SamplingMode {
   std::uint64_t other_device_kernels_ = 0;
   std::string start_error_;
   std::ofstream raw_kernels_;                    // --save-raw: kernels.jsonl
-  std::ofstream raw_samples_;                    // --save-raw: samples.tsv
+  std::FILE* raw_samples_ = nullptr;             // --save-raw: samples.tsv, flushed per batch
   std::chrono::steady_clock::time_point last_advance_ = std::chrono::steady_clock::now();
 };
 

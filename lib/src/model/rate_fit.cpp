@@ -22,6 +22,11 @@ void RateFit::add(const std::vector<std::pair<std::size_t, double>>& times, cons
     for (std::size_t m = 0; m < metrics_ && m < values.size(); ++m)
       if (std::isfinite(values[m])) rhs_[g][m] += tg * values[m];
   }
+  for (std::size_t m = 0; m < metrics_ && m < values.size(); ++m) {
+    if (!std::isfinite(values[m])) continue;
+    squares_[m] += values[m] * values[m];
+    ++rows_[m];
+  }
 }
 
 RateFit::Solution RateFit::solve() const {
@@ -61,11 +66,28 @@ RateFit::Solution RateFit::solve() const {
       }
     }
   }
+  // Unclamped rates, then per metric the residual variance: RSS = v'v - 2 r'A'v + r'A'A r.
+  std::vector<std::vector<double>> raw(n, std::vector<double>(metrics_, 0.0));
+  for (std::size_t g = 0; g < n; ++g)
+    for (std::size_t m = 0; m < metrics_; ++m)
+      for (std::size_t h = 0; h < n; ++h) raw[g][m] += inverse[g][h] * rhs_[h][m];
+  std::vector<double> variance(metrics_, NAN);
+  for (std::size_t m = 0; m < metrics_; ++m) {
+    if (rows_[m] <= n) continue;
+    double rss = squares_[m];
+    for (std::size_t g = 0; g < n; ++g) {
+      rss -= 2 * raw[g][m] * rhs_[g][m];
+      double row = 0;
+      for (std::size_t h = 0; h < n; ++h) row += normal_[g][h] * raw[h][m];
+      rss += raw[g][m] * row;
+    }
+    variance[m] = std::max(rss, 0.0) / static_cast<double>(rows_[m] - n);
+  }
+  out.errors.assign(n, std::vector<double>(metrics_, NAN));
   for (std::size_t g = 0; g < n; ++g) {
     for (std::size_t m = 0; m < metrics_; ++m) {
-      double rate = 0;
-      for (std::size_t h = 0; h < n; ++h) rate += inverse[g][h] * rhs_[h][m];
-      out.rates[g][m] = std::max(rate, 0.0);
+      out.rates[g][m] = std::max(raw[g][m], 0.0);
+      if (std::isfinite(variance[m]) && inverse[g][g] > 0) out.errors[g][m] = std::sqrt(variance[m] * inverse[g][g]);
     }
     // 1 / (A^T A)^-1_gg is the part of the kernel's column orthogonal to all the others; over
     // its whole length (A^T A)_gg it says how far the fit can tell this kernel from its neighbours.

@@ -113,6 +113,7 @@ ordered_json launch_json(const KernelLaunch& k) {
     out["sampled"] = {{"launches", s.launches},   {"kernel_time_ns", s.kernel_time_ns}, {"samples", s.samples},
                       {"purity", s.purity},       {"overlap_share", s.overlap_share}};
     if (s.separability) out["sampled"]["separability"] = *s.separability;
+    for (const auto& [metric, error] : s.standard_errors) out["sampled"][kStandardErrorPrefix + metric] = error;
   }
   ordered_json counters = ordered_json::object();
   for (const auto& [metric, value] : k.counters) counters[metric] = value;
@@ -169,6 +170,9 @@ KernelLaunch launch_from(const json& in) {
     s.purity = sampled->value("purity", 0.0);
     s.overlap_share = sampled->value("overlap_share", 0.0);
     if (auto fit = sampled->find("separability"); fit != sampled->end() && fit->is_number()) s.separability = fit->get<double>();
+    for (const auto& [key, value] : sampled->items())
+      if (key.starts_with(kStandardErrorPrefix) && value.is_number())
+        s.standard_errors[key.substr(std::string_view(kStandardErrorPrefix).size())] = value.get<double>();
     k.sampled = s;
   }
   for (const auto& [metric, value] : in.at("counters").items()) {
