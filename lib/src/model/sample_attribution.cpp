@@ -221,10 +221,10 @@ std::vector<KernelLaunch> SampleAttributor::attributed_so_far() const {
           for (std::size_t m = 0; m < metrics_.size(); ++m) {
             if (clock_like_[m]) continue;
             // Rates per ns of the kernel's own time: intensive metrics were fitted as value x wall time.
-            const double scale = intensive_[m] ? 1.0 : g->kernel_time;
-            k.counters[metrics_[m]] = fit.rates[g->index][m] * scale;
+            const double per_rate = intensive_[m] ? 1.0 : g->kernel_time;
+            k.counters[metrics_[m]] = fit.rates[g->index][m] * per_rate;
             const double error = fit.errors[g->index][m];
-            if (std::isfinite(error)) k.sampled->standard_errors[metrics_[m]] = error * scale;
+            if (std::isfinite(error)) k.sampled->standard_errors[metrics_[m]] = error * per_rate;
           }
         }
       }
