@@ -218,9 +218,9 @@ std::vector<PmSample> read_pm_samples(const std::string& path, std::size_t metri
       skip_spaces();
       if (at == end) break;
       double value = NAN;
-      const auto result = std::from_chars(at, end, value);
-      if (result.ec != std::errc() && !(end - at >= 3 && std::strncmp(at, "nan", 3) == 0)) ok = false;
-      at = result.ec == std::errc() ? result.ptr : at + 3;
+      const auto result = std::from_chars(at, end, value);  // reads "nan" as well
+      ok = result.ec == std::errc();
+      at = result.ptr;
       sample.values.push_back(value);
     }
     if (!ok || sample.values.size() != metrics) {
