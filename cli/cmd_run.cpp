@@ -207,7 +207,9 @@ int run_run(const Args& args) {
       ("sampling", po::bool_switch(&sampling),
        "PM-sampling mode: GPU-wide counters sampled at a fixed interval, no replay and no serialisation (the app "
        "runs at about full speed); samples attributed to kernels by time and aggregated per kernel and "
-       "configuration; a verdict only where enough samples support it; no LMEM shares")
+       "configuration; a verdict only where the samples support it; no LMEM shares. With --per-kernel-count N, "
+       "each kernel's first N launches are profiled exactly before sampling begins: their verdict stands where the "
+       "samples cannot decide, and they give the LMEM shares")
       ("sampling-interval", po::value(&sampling_interval_us)->default_value(100),
        "with --sampling: microseconds between samples (50 judges more kernels but loses samples, counted)")
       ("timing", po::bool_switch(&timing), "print where the collector's time went, per launch")
@@ -230,14 +232,14 @@ int run_run(const Args& args) {
   if (graph_profiling != "node" && graph_profiling != "graph")
     throw InputError("--graph-profiling must be node or graph");
   if (sampling_interval_us == 0) throw InputError("--sampling-interval must be at least 1 (microseconds)");
-  if (sampling && (replay != "auto" || !vm["graph-profiling"].defaulted() || vm.count("per-kernel-count") ||
-                   vm.count("launch-count") || skip || sample_every > 1 || per_kernel_skip ||
-                   capture_range != "none" || !kernel_regex.empty() || !nvtx_include.empty() ||
+  if (sampling && (replay != "auto" || !vm["graph-profiling"].defaulted() || vm.count("launch-count") || skip ||
+                   sample_every > 1 || capture_range != "none" || !kernel_regex.empty() || !nvtx_include.empty() ||
                    !nvtx_exclude.empty() || budget_by_range)) {
-    throw InputError("--sampling samples the whole GPU from the first launch, without replay: --replay, "
-                     "--graph-profiling and the launch filters (-k, -s, -c, --per-kernel-*, --sample-every, "
-                     "--capture-range, --nvtx-include/--nvtx-exclude, --budget-by-range) belong to the exact "
-                     "mode; filter the report instead (limiter report -k)");
+    throw InputError("--sampling samples the whole GPU without replay: --replay, --graph-profiling and the launch "
+                     "filters (-k, -s, -c, --sample-every, --capture-range, --nvtx-include/--nvtx-exclude, "
+                     "--budget-by-range) belong to the exact mode; filter the report instead (limiter report -k). "
+                     "--per-kernel-count/--per-kernel-skip go with it: each kernel's first launches exactly, then "
+                     "sampling");
   }
   if (capture_range != "none" && capture_range != "cudaProfilerApi")
     throw InputError("--capture-range must be none or cudaProfilerApi (for NVTX ranges: --nvtx-include)");

@@ -139,4 +139,74 @@ TEST(SamplingGpu, LimiterRunSamplingFasterThanTheDecoderStillExits) {
   EXPECT_EQ(launches, 120u);
 }
 
+// `limiter run --sampling --per-kernel-count 1`: each kernel's first launch exactly, sampling
+// after 64 launches in a row fell outside the budgets. spin_fma ran only before sampling began:
+// its exact launch judges it; stream_copy's aggregate holds its sampled launches and its one exact
+// launch. Every launch is counted once, and every kernel has a verdict and LMEM shares.
+TEST(SamplingGpu, LimiterRunBudgetsThenSamplingJudgesEveryKernel) {
+  REQUIRE_GPU();
+  const auto output = (std::filesystem::temp_directory_path() / "limiter_gpu_budgets_sampling.json").string();
+  std::filesystem::remove(output);
+  const std::string command = "timeout 90 " + limiter_cli() +
+                              " run -q --sampling --per-kernel-count 1 -o " + output + " -- " + sampling_app();
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  const auto run = limiter::read_run_file(output);
+  ASSERT_TRUE(run.sampling.has_value());
+  EXPECT_GT(run.sampling->samples, 20u);
+  EXPECT_TRUE(run.missed.empty()) << run.missed.front().reason;
+  EXPECT_EQ(run.launches_seen.value_or(0), 120u);
+  std::uint64_t seen = 0;
+  for (const auto& k : run.kernels_seen) seen += k.launches;
+  EXPECT_EQ(seen, 120u);
+  const auto analysis = limiter::analyze_run(run, {});
+  int judged = 0;
+  for (const auto& k : analysis.kernels) {
+    const bool fma = k.name.find("spin_fma") != std::string::npos;
+    const bool copy = k.name.find("stream_copy") != std::string::npos;
+    if (!fma && !copy) continue;
+    ++judged;
+    ASSERT_TRUE(k.verdict.has_value()) << k.name << ": " << k.verdict_reason;
+    EXPECT_EQ(*k.verdict, fma ? limiter::Verdict::instruction : limiter::Verdict::bandwidth)
+        << k.name << ": " << k.verdict_reason;
+    EXPECT_TRUE(k.lmem.instruction_share.has_value()) << k.name;
+    if (fma) {
+      EXPECT_FALSE(k.sampled.has_value()) << "spin_fma ran only before sampling began";
+    } else {
+      ASSERT_TRUE(k.sampled.has_value());
+      EXPECT_EQ(k.sampled->exact_launches, 1u);
+      EXPECT_GE(k.sampled->launches, 30u);  // 35 launches after the budgets were spent
+      EXPECT_LE(k.sampled->launches, 36u);
+    }
+  }
+  EXPECT_EQ(judged, 2);
+}
+
+// The in-process API with a budget: the first two launches exactly, then sampling; one record.
+TEST(SamplingGpu, InProcessApiBudgetsThenSampling) {
+  REQUIRE_GPU();
+  limiter::CollectorOptions options;
+  options.sampling = true;
+  options.per_kernel_count = 2;
+  limiter::Collector collector(options);
+  float* out = nullptr;
+  ASSERT_EQ(cudaMalloc(&out, 132 * 8 * 1024 * sizeof(float)), cudaSuccess);
+  {
+    limiter::ProfiledRegion region(collector);
+    for (int i = 0; i < 100; ++i) spin_fma<<<132 * 8, 1024>>>(out, 2000);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  }
+  const limiter::RunRecord run = collector.take_run();
+  cudaFree(out);
+  ASSERT_TRUE(run.sampling.has_value());
+  ASSERT_EQ(run.launches.size(), 1u) << "one kernel and configuration";
+  const auto& k = run.launches.front();
+  ASSERT_TRUE(k.sampled.has_value());
+  EXPECT_EQ(k.sampled->exact_launches, 2u);
+  EXPECT_GE(k.sampled->launches, 30u);
+  EXPECT_EQ(run.launches_seen.value_or(0), 100u);
+  const auto analysis = limiter::analyze_run(run, {});
+  ASSERT_TRUE(analysis.kernels[0].verdict.has_value()) << analysis.kernels[0].verdict_reason;
+  EXPECT_EQ(*analysis.kernels[0].verdict, limiter::Verdict::instruction) << analysis.kernels[0].verdict_reason;
+}
+
 }  // namespace

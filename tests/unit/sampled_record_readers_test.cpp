@@ -44,6 +44,10 @@ RunRecord sampled_record() {
     s.overlap_share = 0.1;
     if (i == 0) s.separability = 0.75;
     if (i == 0) s.standard_errors = {{"smsp__inst_issued.sum", 12.5}, {"lts__t_sectors.sum", 0.25}};
+    if (i == 0) {  // --sampling --per-kernel-count 3: its first launches profiled exactly
+      s.exact_launches = 3;
+      s.exact_counters = {{"smsp__inst_issued.sum", 1.5e6}, {"smsp__inst_executed_op_local_ld.sum", 20.0}};
+    }
     k.sampled = s;
     run.launches.push_back(k);
   }

@@ -4,7 +4,10 @@
 // With `sampling` set, the PM-sampling mode instead: GPU-wide counters sampled at a fixed
 // interval (no replay, no serialisation), attributed to kernels by their Activity-API times and
 // aggregated per kernel and configuration; take_run() then stops sampling and returns the
-// aggregates (a sampled record: RunRecord::sampling is set).
+// aggregates (a sampled record: RunRecord::sampling is set). With `sampling` and a per-kernel
+// budget, each kernel's first launches are profiled exactly before sampling begins, and join
+// their kernel's aggregate (SampleSupport::exact_launches): a verdict where the samples cannot
+// decide, and LMEM shares for every kernel.
 // No CUDA or CUPTI type appears here (pimpl); the implementation is lib/src/collect/.
 //
 //   limiter::Collector collector({.plan = "default"});
@@ -59,7 +62,8 @@ struct CollectorOptions {
                                        // start()/stop() do (ncu --profile-from-start off)
   bool keep_launches = true;           // false: launches only go to the sink (memory stays flat)
   bool sampling = false;               // PM-sampling mode (no range profiler; see above). Sampling covers
-                                       // the GPU from the first launch in a region until take_run()
+                                       // the GPU from the first launch in a region until take_run();
+                                       // with a per-kernel budget, from when the budgets are spent
   std::uint64_t sampling_interval_ns = 100000;  // under ~100 us the host falls behind the GPU and
                                                 // samples are lost, counted (H100)
   double lock_timeout_s = 60;          // longest wait for this process's turn on a GPU's counters while
@@ -147,8 +151,12 @@ class Collector {
   detail::LaunchSink& impl_sink();
 
  private:
+  void stop_exact_mode();  // the range profilers finished, the callbacks unsubscribed
+
   std::unique_ptr<Impl> impl_;
-  std::unique_ptr<detail::SamplingMode> sampling_;  // set in sampling mode: then impl_ stays idle
+  // Set in sampling mode: then impl_ stays idle, or, with per-kernel budgets, runs the exact
+  // phase first and hands the launches over to it (budgets_then_sampling.cpp).
+  std::unique_ptr<detail::SamplingMode> sampling_;
 };
 
 // Profiles the launches of a scope.

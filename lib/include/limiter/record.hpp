@@ -49,6 +49,8 @@ struct DeviceDescription {
 // to the kernel by time over all its launches.
 // The prefix of a standard error's key in a sampled launch's "sampled" object ("se:METRIC").
 inline constexpr const char* kStandardErrorPrefix = "se:";
+// The prefix of an exactly profiled counter's key there ("exact:METRIC"), with "exact_launches".
+inline constexpr const char* kExactCounterPrefix = "exact:";
 
 struct SampleSupport {
   std::uint64_t launches = 0;     // launches of this kernel and configuration aggregated
@@ -62,6 +64,11 @@ struct SampleSupport {
   // Per fitted counter, its standard error in the counter's own unit (JSON: "se:METRIC" keys of
   // "sampled"): the analysis gives a verdict only where it holds across two of them.
   std::map<std::string, double> standard_errors;
+  // `--sampling --per-kernel-count K`: the kernel's first K launches (after the per-kernel skip)
+  // were profiled exactly before sampling began; their counters' mean per launch, for the
+  // verdict where the samples cannot decide, and for the LMEM shares sampling cannot measure.
+  std::uint64_t exact_launches = 0;
+  std::map<std::string, double> exact_counters;
   friend bool operator==(const SampleSupport&, const SampleSupport&) = default;
 };
 

@@ -43,6 +43,22 @@ struct KernelSpan {
 // The LMEM counters (l1tex local sectors) make it two passes, which PM sampling cannot do.
 const std::vector<std::string>& sampling_plan_metrics();
 
+// What tells one aggregate from another: the kernel's (mangled) name, grid and block.
+std::string sampling_group_key(const KernelLaunch& launch);
+
+// `--sampling --per-kernel-count K` (exact launches first, then sampling): each aggregate gets
+// the exact launches of its kernel and configuration as SampleSupport::exact_launches and the
+// mean per launch of each counter; exact launches of a kernel without an aggregate (it ran only
+// before sampling began) follow the aggregates as they are, so none is lost.
+std::vector<KernelLaunch> join_exact_launches(std::vector<KernelLaunch> aggregates,
+                                              const std::vector<KernelLaunch>& exact);
+
+// The launches seen of each kernel and configuration over the whole run: those the exact phase
+// saw (profiled or not) plus those each aggregate sampled, so that a report estimates each
+// kernel's share of the whole run (RunRecord::kernels_seen).
+std::vector<KernelSeen> add_sampled_launches(std::vector<KernelSeen> exact_phase,
+                                             const std::vector<KernelLaunch>& aggregates);
+
 class SampleAttributor {
  public:
   SampleAttributor(std::vector<std::string> metrics, std::uint64_t interval_ns);

@@ -217,7 +217,55 @@ void judge_sample_support(const Thresholds& t, const std::vector<Verdict>& alter
   out.balanced = false;
   out.latency_causes.clear();
   out.verdict_reason = "no verdict from sampling: " + lacking + " (" + support +
-                       "); a smaller --sampling-interval or the exact mode (limiter run without --sampling) gives one";
+                       "); `--sampling --per-kernel-count 1` profiles its first launch exactly for one, as the exact mode "
+                       "(limiter run without --sampling) does";
+}
+
+// `--sampling --per-kernel-count K`: the kernel's first launches were profiled exactly before
+// sampling began. They give the LMEM shares sampling cannot measure, and the verdict where the
+// samples could not decide; where both decide and differ, the evidence says so (the kernel
+// changed after its first launches, or the samples mislead).
+void use_exact_launches(const KernelLaunch& launch, const RunRecord& run, const PeakSet& peaks,
+                        const AnalysisOptions& options, KernelAnalysis& out) {
+  if (!launch.sampled || launch.sampled->exact_launches == 0) return;
+  const SampleSupport& s = *launch.sampled;
+  KernelLaunch exact = launch;
+  exact.sampled.reset();
+  exact.counters.clear();
+  for (const auto& [metric, value] : s.exact_counters) exact.counters[metric] = value;
+  KernelAnalysis e;
+  e.utilization = detail::compute_utilization(exact, run.device, run.counter_model, peaks,
+                                              options.explain ? &e.evidence : nullptr);
+  e.lmem = detail::compute_lmem(exact, run.device, run.counter_model);
+  e.occupancy = out.occupancy;
+  decide(exact, options.thresholds, run.source, options.explain, e);
+  const std::string launches =
+      std::to_string(s.exact_launches) + " exactly profiled launch" + (s.exact_launches == 1 ? "" : "es");
+  if (!out.lmem.l2_share && !out.lmem.instruction_share) out.lmem = e.lmem;  // sampling measures none
+  if (!e.verdict) return;
+  if (out.too_few_samples) {
+    const std::string undecided = out.verdict_reason;
+    out.utilization = e.utilization;
+    out.verdict = e.verdict;
+    out.balanced = e.balanced;
+    out.limiting_unit = e.limiting_unit;
+    out.limiting_group = e.limiting_group;
+    out.latency_causes = e.latency_causes;
+    out.coverage_note = e.coverage_note;
+    out.too_few_samples = false;
+    out.verdict_reason = e.verdict_reason + " [from its " + launches + " before sampling began; " + undecided + "]";
+    out.evidence.insert(out.evidence.end(), e.evidence.begin(), e.evidence.end());
+    out.evidence.push_back({"exact", static_cast<double>(s.exact_launches),
+                            "verdict from the " + launches + " before sampling began: the samples could not decide"});
+  } else if (out.verdict) {
+    const bool same = *e.verdict == *out.verdict;
+    out.evidence.push_back({"exact", static_cast<double>(s.exact_launches),
+                            "the " + launches + " before sampling began say " + to_string(*e.verdict) +
+                                (e.limiting_unit.empty() ? "" : " (" + e.limiting_unit + ")") +
+                                (same ? ", as the samples do"
+                                      : ", the samples " + to_string(*out.verdict) +
+                                            ": the kernel changed after its first launches, or the samples mislead")});
+  }
 }
 
 void judge_lmem(const Thresholds& t, KernelAnalysis& out) {
@@ -270,6 +318,7 @@ RunAnalysis analyze_run(const RunRecord& run, const AnalysisOptions& options) {
     decide(launch, options.thresholds, run.source, options.explain, kernel);
     kernel.sampled = launch.sampled;
     judge_sample_support(options.thresholds, verdicts_within_errors(launch, run, peaks, options.thresholds), kernel);
+    use_exact_launches(launch, run, peaks, options, kernel);
     judge_lmem(options.thresholds, kernel);
     kernel.ncu_sm_throughput = launch.counter(c::ncu_sm_throughput_pct);
     kernel.ncu_memory_throughput = launch.counter(c::ncu_memory_throughput_pct);

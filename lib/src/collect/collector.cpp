@@ -7,6 +7,7 @@
 #include "collect/collector_impl.hpp"
 #include "collect/driver_api.hpp"
 #include "collect/sampling_mode.hpp"
+#include "limiter/error.hpp"
 #include "limiter/metric_plans.hpp"
 #include "limiter/record_json.hpp"
 
@@ -34,21 +35,34 @@ constexpr std::chrono::milliseconds kReadWait{1000};
 }  // namespace
 
 Collector::Collector(const CollectorOptions& options) : impl_(std::make_unique<Impl>(options)) {
-  if (options.sampling) {  // no range profiler at all: the sampler and kernel timestamps instead
+  const bool budgets = options.per_kernel_count != std::numeric_limits<std::uint64_t>::max() || options.per_kernel_skip > 0;
+  if (options.sampling && !budgets) {  // no range profiler at all: the sampler and kernel timestamps instead
     sampling_ = std::make_unique<detail::SamplingMode>(options, &impl_->sink);
     return;
+  }
+  if (options.sampling) {  // each kernel's first launches exactly, then sampling (budgets_then_sampling.cpp)
+    if (options.sample_every > 1) throw InputError("sampling after per-kernel budgets cannot go with sample_every");
+    impl_->options.sampling = false;
+    impl_->options.keep_launches = true;  // until they join the sampler's aggregates
+    sampling_ = std::make_unique<detail::SamplingMode>(options, &impl_->sink, /*after_budgets=*/true);
+    impl_->sampling_after_budgets = sampling_.get();
   }
   impl_->metrics = options.metrics.empty() ? metric_plan(options.plan).metrics : options.metrics;
   impl_->lock_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(options.lock_timeout_s * 1000.0));
   detail::driver_api();  // no driver: fail here, with the fix
-  impl_->raw_dir = options.raw_dir;
+  // After budgets, --save-raw keeps the samples only: the record itself holds the exact counters.
+  impl_->raw_dir = options.sampling ? std::string() : options.raw_dir;
   if (!impl_->raw_dir.empty()) detail::open_raw_dir(impl_->raw_dir, impl_->raw_launches);
   subscribe_callbacks(*impl_);
 }
 
 Collector::~Collector() {
+  // The exact mode's callbacks may reach the sampler after budgets: unsubscribed before it goes.
+  if (impl_ && impl_->subscriber) stop_exact_mode();
   sampling_.reset();
-  if (!impl_ || !impl_->subscriber) return;
+}
+
+void Collector::stop_exact_mode() {
   impl_->stopping = true;
   if (impl_->turn_keeper.joinable()) impl_->turn_keeper.join();
   {
@@ -61,11 +75,12 @@ Collector::~Collector() {
       }
     }
   }
-  if (impl_->subscriber) cuptiUnsubscribe(impl_->subscriber);
+  cuptiUnsubscribe(impl_->subscriber);
+  impl_->subscriber = nullptr;
 }
 
 void Collector::write_raw_files() {
-  if (sampling_) return;  // the sampler writes its images as they fill
+  if (sampling_) return;  // the sampler writes its samples as they come (after budgets: those only)
   std::lock_guard lock(impl_->mutex);
   for (auto& [context, profiler] : impl_->contexts) impl_->keep_raw_image(*profiler);
 }
@@ -87,19 +102,21 @@ void Collector::Impl::end_region() {
 }
 
 void Collector::start() {
-  if (sampling_) return sampling_->begin_region();
+  if (sampling_) sampling_->begin_region();
+  if (!impl_->subscriber) return;  // sampling alone
   std::lock_guard lock(impl_->mutex);
   impl_->begin_region();
 }
 
 void Collector::stop() noexcept {
-  if (sampling_) return sampling_->end_region();
+  if (sampling_) sampling_->end_region();
+  if (!impl_->subscriber) return;
   std::lock_guard lock(impl_->mutex);
   impl_->end_region();
 }
 
 void Collector::flush() {
-  if (!sampling_) impl_->flush_all();
+  if (impl_->subscriber && !impl_->handed_to_sampling) impl_->flush_all();
 }
 
 bool Collector::flush_before_exit(std::chrono::milliseconds wait) noexcept {
@@ -138,9 +155,10 @@ std::vector<MissedLaunches> Collector::missed() const {
 }
 
 std::uint64_t Collector::launches_seen() const {
-  if (sampling_) return sampling_->launches_seen();
+  const std::uint64_t sampled = sampling_ ? sampling_->launches_seen() : 0;
+  if (!impl_->subscriber) return sampled;
   const auto lock = lock_within(impl_->mutex, kReadWait);
-  return lock.owns_lock() ? impl_->launches_seen : 0;
+  return sampled + (lock.owns_lock() ? impl_->launches_seen : 0);
 }
 
 std::vector<KernelSeen> Collector::kernels_seen() const {
@@ -149,17 +167,22 @@ std::vector<KernelSeen> Collector::kernels_seen() const {
 }
 
 CollectorTimings Collector::timings() const {
-  if (sampling_) {
-    CollectorTimings times;
-    times.sampling = sampling_->timings_text();
-    return times;
+  CollectorTimings times;
+  if (impl_->subscriber) {
+    std::lock_guard lock(impl_->mutex);
+    times = impl_->times;
   }
-  std::lock_guard lock(impl_->mutex);
-  return impl_->times;
+  if (sampling_) times.sampling = sampling_->timings_text();
+  return times;
 }
 
 std::string CollectorTimings::to_text() const {
-  if (!sampling.empty()) return sampling;
+  if (!sampling.empty() && launches == 0 && unranged_launches == 0) return sampling;
+  if (!sampling.empty()) {  // sampling after per-kernel budgets: the exact phase, then the sampler
+    CollectorTimings exact = *this;
+    exact.sampling.clear();
+    return "exact phase: " + exact.to_text() + "then " + sampling;
+  }
   const double per_launch = launches ? 1e6 / static_cast<double>(launches) : 0.0;
   const double total =
       metadata_s + launch_call_s + synchronize_s + stop_s + decode_s + evaluate_s + image_init_s + set_config_s + start_s;
@@ -196,6 +219,10 @@ std::string CollectorTimings::to_text() const {
 
 RunRecord Collector::take_run() {
   if (sampling_) {
+    if (impl_->sampling_after_budgets) {  // budgets not spent yet: the exact launches join the record
+      std::lock_guard lock(impl_->mutex);
+      impl_->hand_over_to_sampling(/*sampling_follows=*/false);
+    }
     RunRecord run = sampling_->finish();
     run.tool_version = tool_version();
     run.created_at = utc_timestamp();

@@ -49,6 +49,7 @@ inline const auto kTraceEpoch = std::chrono::steady_clock::now();
 
 namespace detail {
 
+class SamplingMode;
 using Clock = std::chrono::steady_clock;
 inline double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
@@ -74,11 +75,6 @@ constexpr auto kMinTurn = std::chrono::milliseconds(1000);
 constexpr auto kBusyRetry = std::chrono::milliseconds(250);
 constexpr int kBusyAttempts = 6;
 
-// While a profiler runs, every launch is a range (auto range). After this many unselected
-// launches in a row (per-kernel budgets spent, a -k that matches rarely) it is paused, so the
-// app runs at full speed until a launch is selected again. A pause and a resume cost ~100 ms
-// (Stop, Disable, Enable, Start), about as much as ranging ~70 launches.
-constexpr std::uint64_t kPauseAfterUnselected = 64;
 
 struct PendingLaunch {
   KernelLaunch launch;  // metadata; counters are added when its range is decoded
@@ -228,6 +224,10 @@ struct Collector::Impl {
   std::ofstream raw_launches;
   detail::LaunchSink sink;  // injection: each completed launch goes to disk at once
   CollectorTimings times;
+  // `--sampling` with per-kernel budgets (budgets_then_sampling.cpp): once the budgets are spent,
+  // the profilers are finished and the sampler takes the launch and context callbacks over.
+  detail::SamplingMode* sampling_after_budgets = nullptr;
+  std::atomic<bool> handed_to_sampling{false};
 
   explicit Impl(const CollectorOptions& opts) : options(opts), selector(opts) {
     nvtx.set_process_scope(opts.nvtx_process_scope);
@@ -307,6 +307,10 @@ struct Collector::Impl {
   void end_turn(ContextProfiler& profiler);
   detail::CounterLock& counter_lock(const ContextProfiler& profiler);
   void keep_turns_fair();
+
+  // budgets_then_sampling.cpp: every context's profiler finished (its launches decoded) and the
+  // exact launches handed to the sampler; SAMPLING_FOLLOWS false at the end of the run. Lock held.
+  void hand_over_to_sampling(bool sampling_follows);
 
   // missed_launches.cpp
   void miss(detail::MissReason reason, std::uint64_t launches, const std::string& detail = "");

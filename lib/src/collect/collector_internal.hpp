@@ -12,6 +12,13 @@
 
 namespace limiter::detail {
 
+// While a profiler runs, every launch is a range (auto range). After this many unselected
+// launches in a row (per-kernel budgets spent, a -k that matches rarely) it is paused, so the
+// app runs at full speed until a launch is selected again. A pause and a resume cost ~100 ms
+// (Stop, Disable, Enable, Start), about as much as ranging ~70 launches. With `--sampling` and
+// per-kernel budgets, this is where the exact phase ends and sampling begins.
+constexpr std::uint64_t kPauseAfterUnselected = 64;
+
 // Called under the collector's lock, in launch order.
 struct LaunchSink {
   std::function<void(const DeviceDescription&)> on_device;

@@ -8,6 +8,7 @@
 
 #include "collect/collector_impl.hpp"
 #include "collect/cupti_check.hpp"
+#include "collect/sampling_mode.hpp"
 #include "collect/sync_points.hpp"
 
 namespace limiter {
@@ -69,7 +70,9 @@ CallKind kind_of(CUpti_CallbackId cbid) {
 void on_driver_call(Collector::Impl& impl, CUpti_CallbackId cbid, const CUpti_CallbackData& call) {
   switch (kind_of(cbid)) {
     case CallKind::launch:
-      if (call.callbackSite == CUPTI_API_ENTER) impl.on_launch_enter(cbid, call);
+      // Budgets spent under --sampling: the sampler's launches (an EXIT may still end ours).
+      if (call.callbackSite == CUPTI_API_ENTER && impl.handed_to_sampling) impl.sampling_after_budgets->on_launch(call);
+      else if (call.callbackSite == CUPTI_API_ENTER) impl.on_launch_enter(cbid, call);
       else impl.on_launch_exit(call);
       return;
     case CallKind::graph_destroy:
@@ -82,7 +85,9 @@ void on_driver_call(Collector::Impl& impl, CUpti_CallbackId cbid, const CUpti_Ca
     case CallKind::query: {
       // The app waited anyway: decode the batch, so a kill after this point loses none of it.
       // Our own cuCtxSynchronize (in flush_batch) comes back here: ignore it, or the lock deadlocks.
-      if (call.callbackSite != CUPTI_API_EXIT || detail::holds_launch_lock || detail::inside_flush) return;
+      if (call.callbackSite != CUPTI_API_EXIT || detail::holds_launch_lock || detail::inside_flush ||
+          impl.handed_to_sampling)
+        return;
       const bool query = kind_of(cbid) == CallKind::query;
       if (query && (!call.functionReturnValue || *static_cast<const CUresult*>(call.functionReturnValue) != CUDA_SUCCESS))
         return;
@@ -112,6 +117,7 @@ void CUPTIAPI on_callback(void* user, CUpti_CallbackDomain domain, CUpti_Callbac
     } else if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
       const auto& resource = *static_cast<const CUpti_ResourceData*>(data);
       if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
+        if (impl->handed_to_sampling) impl->sampling_after_budgets->on_context_destroy(resource.context);
         std::lock_guard lock(impl->mutex);
         auto it = impl->contexts.find(resource.context);
         if (it != impl->contexts.end()) impl->finish(*it->second);

@@ -200,8 +200,12 @@ void Collector::Impl::on_launch_enter(CUpti_CallbackId cbid, const CUpti_Callbac
   } else if (may_pause && ++unselected_in_a_row >= detail::kPauseAfterUnselected) {
     LIMITER_TRACE("%llu unselected launches in a row: pausing", static_cast<unsigned long long>(unselected_in_a_row));
     ++times.filter_pauses;
-    pause(*existing->second);
     unselected_in_a_row = 0;
+    if (sampling_after_budgets) {
+      hand_over_to_sampling(/*sampling_follows=*/true);  // --sampling: the sampler from the next launch on
+      return;  // EXIT releases the lock
+    }
+    pause(*existing->second);
     return;  // EXIT releases the lock
   }
   if (!running && selected == 0) return;  // EXIT releases the lock

@@ -83,11 +83,12 @@ DeviceDescription describe(CUdevice device) {
 
 }  // namespace
 
-SamplingMode::SamplingMode(const CollectorOptions& options, const LaunchSink* sink)
+SamplingMode::SamplingMode(const CollectorOptions& options, const LaunchSink* sink, bool after_budgets)
     : options_(options),
       sink_(sink),
       metrics_(options.metrics.empty() ? sampling_plan_metrics() : options.metrics),
-      attributor_(metrics_, options.sampling_interval_ns) {
+      attributor_(metrics_, options.sampling_interval_ns),
+      after_budgets_(after_budgets) {
   if (options.sampling_interval_ns == 0) throw InputError("--sampling-interval must be at least 1 us");
   driver_api();  // no driver: fail here, with the fix
   // libcupti loads libnvperf_host (sample evaluation) at its first use, at the first launch:
@@ -96,6 +97,8 @@ SamplingMode::SamplingMode(const CollectorOptions& options, const LaunchSink* si
   // it is torn down after the handler; libcupti's own load then finds this copy.
   if (!dlopen("libnvperf_host.so", RTLD_NOW | RTLD_LOCAL))
     std::fprintf(stderr, "limiter: libnvperf_host.so not loaded ahead (%s); CUPTI loads it later\n", dlerror());
+  if (options_.always_active) active_depth_ = 1;
+  if (after_budgets_) return;  // the exact-mode collector's callbacks, and begin_after_budgets()
   const CUptiResult status = cuptiSubscribe(&subscriber_, on_callback, this);
   if (status == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
     throw SystemError("another CUPTI tool (Nsight Systems, Nsight Compute, a profiler in the app) is attached to this "
@@ -107,7 +110,21 @@ SamplingMode::SamplingMode(const CollectorOptions& options, const LaunchSink* si
   // Kernel records from the start, before any context exists (as the H100 probe that worked did);
   // kernels before the first sampled launch find no samples and are dropped by the attributor.
   activity_ = std::make_unique<ActivityTimestamps>([this](KernelSpan&& span) { on_kernel(std::move(span)); });
-  if (options_.always_active) active_depth_ = 1;
+}
+
+void SamplingMode::begin_after_budgets(std::vector<KernelLaunch> exact, std::vector<MissedLaunches> missed,
+                                       std::uint64_t launches_seen, std::vector<KernelSeen> kernels_seen,
+                                       bool sampling_follows) {
+  {
+    std::lock_guard lock(mutex_);
+    exact_launches_ = std::move(exact);
+    exact_missed_ = std::move(missed);
+    exact_launches_seen_ = launches_seen;
+    exact_kernels_seen_ = std::move(kernels_seen);
+  }
+  if (sampling_follows && !activity_)
+    activity_ = std::make_unique<ActivityTimestamps>([this](KernelSpan&& span) { on_kernel(std::move(span)); });
+  budgets_spent_ = true;
 }
 
 SamplingMode::~SamplingMode() {
@@ -125,7 +142,7 @@ void SamplingMode::end_region() {
 
 void SamplingMode::on_launch(const CUpti_CallbackData& call) {
   ++launches_seen_;
-  if (started_ || start_failed_ || finished_ || active_depth_ == 0) return;
+  if (started_ || start_failed_ || finished_ || active_depth_ == 0 || (after_budgets_ && !budgets_spent_)) return;
   std::lock_guard lock(start_mutex_);
   if (started_ || start_failed_ || finished_) return;
   try {
@@ -267,14 +284,22 @@ RunRecord SamplingMode::record(std::vector<KernelLaunch> launches) const {
   RunRecord run;
   run.source = "cupti-pm-sampling";
   run.device = device_;
-  run.launches_seen = launches_seen_;
-  run.launches = std::move(launches);
+  run.launches_seen = launches_seen_ + exact_launches_seen_;
+  if (after_budgets_) run.kernels_seen = add_sampled_launches(exact_kernels_seen_, launches);
+  run.launches = exact_launches_.empty() ? std::move(launches) : join_exact_launches(std::move(launches), exact_launches_);
+  run.missed = exact_missed_;
   SamplingInfo info = attributor_.info();
   if (sampler_) info.samples_lost += sampler_->samples_lost();
   run.sampling = info;
   run.schema_version = kRunSchemaVersion;
   // Loud, never silent: a record without samples says why.
   const std::string exact = "run the exact mode (limiter run without --sampling)";
+  if (after_budgets_ && !started_ && finished_) {
+    run.missed.push_back({"PM sampling never began: the app ended before " + std::to_string(kPauseAfterUnselected) +
+                              " launches in a row fell outside the per-kernel budgets (the record holds the "
+                              "exactly profiled launches only)",
+                          0, "a smaller --per-kernel-count, or a longer run"});
+  }
   if (!start_error_.empty())
     run.missed.push_back({"PM sampling could not start: " + start_error_, launches_seen_.load(), exact});
   const std::string sampler_error = sampler_ ? sampler_->error() : "";

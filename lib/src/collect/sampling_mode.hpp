@@ -29,10 +29,20 @@ class SamplingMode {
  public:
   // Subscribes to CUPTI's launch callbacks. SINK's on_snapshot (if set, also later) gets the
   // aggregates so far about once a second: the injection keeps them on disk.
-  SamplingMode(const CollectorOptions& options, const LaunchSink* sink);
+  // AFTER_BUDGETS (`--sampling --per-kernel-count K`): the exact mode profiles each kernel's first
+  // launches first; this object waits, unsubscribed, for begin_after_budgets(), and the
+  // exact-mode collector hands it its launch and context callbacks from then on.
+  SamplingMode(const CollectorOptions& options, const LaunchSink* sink, bool after_budgets = false);
   ~SamplingMode();
   SamplingMode(const SamplingMode&) = delete;
   SamplingMode& operator=(const SamplingMode&) = delete;
+
+  // The exact phase is over (its profilers finished): its launches join the aggregates of their
+  // kernels in every record from now on, with its missed launches and launch count. Kernel
+  // timestamps start here; the sampler starts at the next launch, unless SAMPLING_FOLLOWS is
+  // false (the app is ending): then the record says that sampling never began.
+  void begin_after_budgets(std::vector<KernelLaunch> exact, std::vector<MissedLaunches> missed,
+                           std::uint64_t launches_seen, std::vector<KernelSeen> kernels_seen, bool sampling_follows);
 
   void begin_region();
   void end_region();
@@ -76,6 +86,13 @@ class SamplingMode {
   std::ofstream raw_kernels_;                    // --save-raw: kernels.jsonl
   std::FILE* raw_samples_ = nullptr;             // --save-raw: samples.tsv, flushed per batch
   std::chrono::steady_clock::time_point last_advance_ = std::chrono::steady_clock::now();
+  // After budgets: the exact phase's launches, what it missed and how many launches it saw.
+  bool after_budgets_ = false;
+  std::atomic<bool> budgets_spent_{false};
+  std::vector<KernelLaunch> exact_launches_;
+  std::vector<MissedLaunches> exact_missed_;
+  std::uint64_t exact_launches_seen_ = 0;
+  std::vector<KernelSeen> exact_kernels_seen_;
 };
 
 }  // namespace limiter::detail

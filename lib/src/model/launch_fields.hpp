@@ -49,8 +49,11 @@ inline void set_sample_support(SampleSupport& support, std::string_view key, dou
   else if (key == "purity") support.purity = value;
   else if (key == "overlap_share") support.overlap_share = value;
   else if (key == "separability") support.separability = value;
+  else if (key == "exact_launches") support.exact_launches = u64_from_double(value);
   else if (key.starts_with(kStandardErrorPrefix))
     support.standard_errors[std::string(key.substr(std::string_view(kStandardErrorPrefix).size()))] = value;
+  else if (key.starts_with(kExactCounterPrefix))
+    support.exact_counters[std::string(key.substr(std::string_view(kExactCounterPrefix).size()))] = value;
 }
 
 }  // namespace limiter::detail

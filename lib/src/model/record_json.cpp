@@ -9,6 +9,7 @@
 #include "limiter/error.hpp"
 #include "limiter/file_io.hpp"
 #include "limiter/json_text.hpp"
+#include "model/launch_fields.hpp"
 
 namespace limiter {
 namespace {
@@ -114,6 +115,10 @@ ordered_json launch_json(const KernelLaunch& k) {
                       {"purity", s.purity},       {"overlap_share", s.overlap_share}};
     if (s.separability) out["sampled"]["separability"] = *s.separability;
     for (const auto& [metric, error] : s.standard_errors) out["sampled"][kStandardErrorPrefix + metric] = error;
+    if (s.exact_launches > 0) {
+      out["sampled"]["exact_launches"] = s.exact_launches;
+      for (const auto& [metric, value] : s.exact_counters) out["sampled"][kExactCounterPrefix + metric] = value;
+    }
   }
   ordered_json counters = ordered_json::object();
   for (const auto& [metric, value] : k.counters) counters[metric] = value;
@@ -170,9 +175,10 @@ KernelLaunch launch_from(const json& in) {
     s.purity = sampled->value("purity", 0.0);
     s.overlap_share = sampled->value("overlap_share", 0.0);
     if (auto fit = sampled->find("separability"); fit != sampled->end() && fit->is_number()) s.separability = fit->get<double>();
-    for (const auto& [key, value] : sampled->items())
-      if (key.starts_with(kStandardErrorPrefix) && value.is_number())
-        s.standard_errors[key.substr(std::string_view(kStandardErrorPrefix).size())] = value.get<double>();
+    for (const auto& [key, value] : sampled->items())  // the errors and exact counters, as the streaming readers
+      if (value.is_number() && (key.starts_with(kStandardErrorPrefix) || key.starts_with(kExactCounterPrefix) ||
+                                key == "exact_launches"))
+        detail::set_sample_support(s, key, value.get<double>());
     k.sampled = s;
   }
   for (const auto& [metric, value] : in.at("counters").items()) {

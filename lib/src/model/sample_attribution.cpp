@@ -40,13 +40,13 @@ bool is_clock_like(const std::string& metric) {
   return contains(metric, "cycles_elapsed") || contains(metric, ".peak_sustained") || contains(metric, ".per_second");
 }
 
-std::string group_key(const KernelLaunch& k) {
+}  // namespace
+
+std::string sampling_group_key(const KernelLaunch& k) {
   const std::string& name = k.mangled_name.empty() ? k.name : k.mangled_name;
   return name + "|" + std::to_string(k.grid.x) + "," + std::to_string(k.grid.y) + "," + std::to_string(k.grid.z) + "|" +
          std::to_string(k.block.x) + "," + std::to_string(k.block.y) + "," + std::to_string(k.block.z);
 }
-
-}  // namespace
 
 // The least-squares rates replace the busy-time split where the fit separates the kernel at
 // all (below, its signal is all shared with neighbours that always come with it).
@@ -63,7 +63,7 @@ SampleAttributor::SampleAttributor(std::vector<std::string> metrics, std::uint64
 }
 
 SampleAttributor::Group& SampleAttributor::group_of(const KernelLaunch& launch, std::uint64_t start_ns) {
-  auto [it, inserted] = groups_.try_emplace(group_key(launch));
+  auto [it, inserted] = groups_.try_emplace(sampling_group_key(launch));
   Group& group = it->second;
   if (inserted) {
     group.meta = launch;

@@ -1,0 +1,137 @@
+// `limiter run --sampling --per-kernel-count K`: each kernel's first launches profiled exactly,
+// then PM sampling. On the host side: the exact launches join their kernel's aggregate (mean per
+// launch), a kernel that ran only before sampling keeps its launches, the launch counts add up,
+// and the analysis takes the exact verdict where the samples cannot decide and the LMEM shares
+// sampling cannot measure.
+#include <gtest/gtest.h>
+
+#include "limiter/analysis.hpp"
+#include "limiter/record_json.hpp"
+#include "limiter/sampling.hpp"
+
+namespace limiter {
+namespace {
+
+constexpr double kCycles = 1e6;
+constexpr double kSlots = 4 * 132 * kCycles;  // issue slots of an H100 over kCycles
+
+KernelLaunch launch(const std::string& name, std::uint32_t grid, double issued_share) {
+  KernelLaunch k;
+  k.name = name;
+  k.mangled_name = "_Z" + std::to_string(name.size()) + name + "v";
+  k.grid = {grid, 1, 1};
+  k.block = {256, 1, 1};
+  k.registers_per_thread = 32;
+  k.counters = {{"smsp__inst_issued.sum", issued_share * kSlots},
+                {"sm__cycles_elapsed.avg", kCycles},
+                {"gpu__time_duration.sum", 5e5}};
+  return k;
+}
+
+KernelLaunch aggregate(const std::string& name, std::uint32_t grid, double issued_share, std::uint64_t samples) {
+  KernelLaunch k = launch(name, grid, issued_share);
+  k.sampled = SampleSupport{100, 5e7, samples, 0.9, 0.0, std::nullopt, {}, 0, {}};
+  return k;
+}
+
+RunRecord sampled_run(std::vector<KernelLaunch> launches) {
+  RunRecord run;
+  run.device.name = "NVIDIA H100 80GB HBM3";
+  run.device.arch = "sm_90";
+  run.device.chip = "GH100";
+  run.device.sm_count = 132;
+  run.sampling = SamplingInfo{};
+  run.sampling->interval_ns = 100000;
+  run.launches = std::move(launches);
+  return run;
+}
+
+TEST(BudgetsThenSampling, ExactLaunchesJoinTheirAggregateAsAMeanPerLaunch) {
+  std::vector<KernelLaunch> exact = {launch("gemm", 132, 0.90), launch("gemm", 132, 0.70),
+                                     launch("gemm", 264, 0.50), launch("setup", 1, 0.01)};
+  exact[0].counters["smsp__inst_executed_op_local_ld.sum"] = 10;  // only the first has it
+  const auto joined = join_exact_launches({aggregate("gemm", 132, 0.8, 400), aggregate("gemm", 264, 0.5, 300)}, exact);
+  ASSERT_EQ(joined.size(), 3u);  // two aggregates, then the kernel that ran only before sampling
+  const SampleSupport& first = *joined[0].sampled;
+  EXPECT_EQ(first.exact_launches, 2u);
+  EXPECT_NEAR(first.exact_counters.at("smsp__inst_issued.sum"), 0.80 * kSlots, 1e-3);
+  EXPECT_EQ(first.exact_counters.at("smsp__inst_executed_op_local_ld.sum"), 10);  // over the launches that have it
+  EXPECT_EQ(first.launches, 100u);  // the sampled launches stay the sampled ones
+  EXPECT_EQ(joined[1].sampled->exact_launches, 1u);  // grid 264: its own configuration
+  EXPECT_EQ(joined[2].name, "setup");
+  EXPECT_FALSE(joined[2].sampled);
+  EXPECT_EQ(joined[2].sequence, 2u);
+}
+
+TEST(BudgetsThenSampling, LaunchesSeenAddTheSampledOnesToTheExactPhase) {
+  const std::vector<KernelSeen> exact_phase = {{"gemm", {132, 1, 1}, {256, 1, 1}, 67}, {"setup", {1, 1, 1}, {256, 1, 1}, 1}};
+  const auto seen = add_sampled_launches(exact_phase, {aggregate("gemm", 132, 0.8, 400), aggregate("late", 8, 0.1, 30)});
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_EQ(seen[0].launches, 167u);
+  EXPECT_EQ(seen[1].launches, 1u);
+  EXPECT_EQ(seen[2].name, "late");  // first seen after the budgets were spent
+  EXPECT_EQ(seen[2].launches, 100u);
+}
+
+// Five samples decide nothing: the exact launches give the verdict, and the reason says so.
+TEST(BudgetsThenSampling, ExactLaunchesJudgeWhereTheSamplesCannot) {
+  const auto joined = join_exact_launches({aggregate("gemm", 132, 0.9, 5)}, {launch("gemm", 132, 0.9)});
+  const auto analysis = analyze_run(sampled_run(joined));
+  const auto& k = analysis.kernels.at(0);
+  ASSERT_TRUE(k.verdict) << k.verdict_reason;
+  EXPECT_EQ(*k.verdict, Verdict::instruction);
+  EXPECT_FALSE(k.too_few_samples);
+  EXPECT_NE(k.verdict_reason.find("1 exactly profiled launch before sampling began"), std::string::npos)
+      << k.verdict_reason;
+  EXPECT_NE(k.verdict_reason.find("fewer than 20 samples"), std::string::npos) << k.verdict_reason;
+
+  const auto alone = analyze_run(sampled_run({aggregate("gemm", 132, 0.9, 5)}));  // without: no verdict
+  EXPECT_FALSE(alone.kernels.at(0).verdict);
+  EXPECT_NE(alone.kernels.at(0).verdict_reason.find("--per-kernel-count"), std::string::npos);
+}
+
+// Where the samples decide, their verdict stands; the evidence says whether the exact launches agree.
+TEST(BudgetsThenSampling, SampledVerdictStandsAndTheEvidenceComparesIt) {
+  const auto same = analyze_run(sampled_run(join_exact_launches({aggregate("gemm", 132, 0.9, 400)}, {launch("gemm", 132, 0.9)})));
+  ASSERT_TRUE(same.kernels.at(0).verdict);
+  EXPECT_EQ(*same.kernels.at(0).verdict, Verdict::instruction);
+  bool compared = false;
+  for (const auto& e : same.kernels.at(0).evidence)
+    compared |= e.quantity == "exact" && e.detail.find("as the samples do") != std::string::npos;
+  EXPECT_TRUE(compared);
+
+  // The kernel changed after its first launch (a warm-up at 10 % of the issue slots).
+  const auto changed =
+      analyze_run(sampled_run(join_exact_launches({aggregate("gemm", 132, 0.9, 400)}, {launch("gemm", 132, 0.1)})));
+  ASSERT_TRUE(changed.kernels.at(0).verdict);
+  EXPECT_EQ(*changed.kernels.at(0).verdict, Verdict::instruction);
+  bool differs = false;
+  for (const auto& e : changed.kernels.at(0).evidence)
+    differs |= e.quantity == "exact" && e.detail.find("the kernel changed") != std::string::npos;
+  EXPECT_TRUE(differs);
+}
+
+// Sampling measures no local memory (a second pass); the exact launches do.
+TEST(BudgetsThenSampling, LmemSharesComeFromTheExactLaunches) {
+  KernelLaunch spilled = launch("spill", 132, 0.9);
+  spilled.counters["smsp__inst_executed_op_local_ld.sum"] = 0.05 * 0.9 * kSlots;
+  spilled.counters["smsp__inst_executed_op_local_st.sum"] = 0.05 * 0.9 * kSlots;
+  const auto analysis = analyze_run(sampled_run(join_exact_launches({aggregate("spill", 132, 0.9, 400)}, {spilled})));
+  const auto& lmem = analysis.kernels.at(0).lmem;
+  ASSERT_TRUE(lmem.instruction_share);
+  EXPECT_NEAR(*lmem.instruction_share, 0.10, 1e-9);
+  const auto sampled_only = analyze_run(sampled_run({aggregate("spill", 132, 0.9, 400)}));
+  EXPECT_FALSE(sampled_only.kernels.at(0).lmem.instruction_share);
+}
+
+TEST(BudgetsThenSampling, ExactCountersRoundTripInTheRecord) {
+  RunRecord run = sampled_run(join_exact_launches({aggregate("gemm", 132, 0.9, 5)}, {launch("gemm", 132, 0.9)}));
+  const auto json = to_json(run);
+  EXPECT_EQ(json["launches"][0]["sampled"]["exact_launches"], 1);
+  EXPECT_TRUE(json["launches"][0]["sampled"].contains("exact:smsp__inst_issued.sum"));
+  const RunRecord back = run_from_json(nlohmann::json::parse(json.dump()));
+  EXPECT_EQ(back.launches.at(0).sampled, run.launches.at(0).sampled);
+}
+
+}  // namespace
+}  // namespace limiter
