@@ -2,7 +2,7 @@
 # `limiter run --sampling --per-kernel-count K` on a kernel-dense training loop (issue 13): each
 # kernel's first K launches exactly, then PM sampling for the rest of the run.
 # bench/workloads/mlp_training.py bare and budgets-then-sampling alternated (two pairs), then the
-# budget alone, sampling alone and the exact mode (every launch: the reference verdicts), and a
+# budget alone, K = 1 after a bare run of its own, sampling alone and the exact mode (every launch: the reference verdicts), and a
 # long run (LONG_STEPS) bare and budgets-then-sampling for the slowdown and memory over a longer
 # loop. Prints wall and loop times, slowdowns, max RSS, the collector's own account (--timing)
 # and the verdict agreement of every mode with the exact one (bench/sampling_agreement.py).
@@ -29,20 +29,28 @@ run hybrid "$steps" --sampling --per-kernel-count "$k"
 wall bare_again env STEPS="$steps" python3 "$workload"
 run hybrid_again "$steps" --sampling --per-kernel-count "$k"
 run budget "$steps" --per-kernel-count "$k"
+wall bare_k1 env STEPS="$steps" python3 "$workload"
+run hybrid_k1 "$steps" --sampling --per-kernel-count 1
 run sampling "$steps" --sampling
 run exact "$steps"
 wall bare_long env STEPS="$long_steps" python3 "$workload"
 run hybrid_long "$long_steps" --sampling --per-kernel-count "$k"
-for record in exact hybrid hybrid_again budget sampling hybrid_long; do
+for record in exact hybrid hybrid_again budget hybrid_k1 sampling hybrid_long; do
   [ -f "$out/$record.json" ] || { echo "$record: no record"; continue; }
   "$bin/limiter" report "$out/$record.json" --format json -o "$out/$record.report.json" 2> "$out/$record.report.err"
   "$bin/limiter" report "$out/$record.json" > "$out/$record.report.txt" 2>&1
 done
-for record in hybrid hybrid_again budget sampling hybrid_long; do
+for record in hybrid hybrid_again budget hybrid_k1 sampling hybrid_long; do
   [ -f "$out/$record.report.json" ] && [ -f "$out/exact.report.json" ] || continue
   echo "== agreement of $record with the exact mode"
   python3 "$root/bench/sampling_agreement.py" "$out/$record.report.json" "$out/exact.report.json" \
-    | tee "$out/$record.agreement.txt" | head -4
+    > "$out/$record.agreement.txt" 2>&1
+  head -4 "$out/$record.agreement.txt"
+done
+for record in hybrid hybrid_again; do  # the exact phase measures what the budget alone does
+  [ -f "$out/$record.json" ] && [ -f "$out/budget.json" ] || continue
+  echo "== exact phase of $record against the budget alone"
+  python3 "$root/bench/exact_phase_check.py" "$out/$record.json" "$out/budget.json"
 done
 python3 - "$out" << 'PY'
 import os, sys
@@ -61,7 +69,8 @@ def loop(label):
     except OSError:
         pass
     return float("nan")
-pairs = (("hybrid", "bare"), ("hybrid_again", "bare_again"), ("budget", "bare_again"), ("sampling", "bare_again"),
+pairs = (("hybrid", "bare"), ("hybrid_again", "bare_again"), ("budget", "bare_again"), ("hybrid_k1", "bare_k1"),
+         ("sampling", "bare_k1"),
          ("exact", "bare_again"), ("hybrid_long", "bare_long"))
 for label, ref in pairs:
     print(f"{label}: process {field(label, 'wall', 's'):.2f} s = {field(label, 'wall', 's') / field(ref, 'wall', 's'):.2f}x "

@@ -92,6 +92,7 @@ TEST(SamplingGpu, LimiterRunSamplingJudgesKnownKernels) {
   const auto run = limiter::read_run_file(output);
   ASSERT_TRUE(run.sampling.has_value());
   EXPECT_GT(run.sampling->samples, 200u);
+  EXPECT_TRUE(run.sampling->sm_side_counted);
   EXPECT_TRUE(run.missed.empty()) << run.missed.front().reason;
   // The recording (raw/<pid>/: decoded samples and kernels) attributes to the same record offline.
   std::filesystem::path recording;
@@ -139,25 +140,40 @@ TEST(SamplingGpu, LimiterRunSamplingFasterThanTheDecoderStillExits) {
   EXPECT_EQ(launches, 120u);
 }
 
+// After the range profiler has run in a process, PM samples count no SM-side work on an H100
+// (CUPTI 13.0, 2026-11-25: instructions 0 in every sample, L2 and DRAM counted; DeInitialize did
+// not help). The record must say so, and nothing else may be missing; should CUPTI change, the
+// samples count and nothing is missing.
+void expect_only_the_sm_side_missing(const limiter::RunRecord& run) {
+  if (run.sampling->sm_side_counted) {
+    EXPECT_TRUE(run.missed.empty()) << run.missed.front().reason;
+    return;
+  }
+  ASSERT_EQ(run.missed.size(), 1u) << run.missed.back().reason;
+  EXPECT_NE(run.missed.front().reason.find("SM-side counters did not count"), std::string::npos)
+      << run.missed.front().reason;
+}
+
 // `limiter run --sampling --per-kernel-count 1`: each kernel's first launch exactly, sampling
-// after 64 launches in a row fell outside the budgets. spin_fma ran only before sampling began:
-// its exact launch judges it; stream_copy's aggregate holds its sampled launches and its one exact
+// after 64 launches in a row fell outside the budgets, its set-up (~0.4 s) on a thread of its
+// own while the app runs on. spin_fma ran only before sampling began: its exact launch judges
+// it; stream_copy's aggregate holds its later launches (6,000 copies, ~1 s) and its one exact
 // launch. Every launch is counted once, and every kernel has a verdict and LMEM shares.
 TEST(SamplingGpu, LimiterRunBudgetsThenSamplingJudgesEveryKernel) {
   REQUIRE_GPU();
   const auto output = (std::filesystem::temp_directory_path() / "limiter_gpu_budgets_sampling.json").string();
   std::filesystem::remove(output);
-  const std::string command = "timeout 90 " + limiter_cli() +
-                              " run -q --sampling --per-kernel-count 1 -o " + output + " -- " + sampling_app();
+  const std::string command = "timeout 90 " + limiter_cli() + " run -q --sampling --per-kernel-count 1 -o " +
+                              output + " -- " + sampling_app() + " 6000";
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
   const auto run = limiter::read_run_file(output);
   ASSERT_TRUE(run.sampling.has_value());
-  EXPECT_GT(run.sampling->samples, 20u);
-  EXPECT_TRUE(run.missed.empty()) << run.missed.front().reason;
-  EXPECT_EQ(run.launches_seen.value_or(0), 120u);
+  EXPECT_GT(run.sampling->samples, 100u);
+  expect_only_the_sm_side_missing(run);
+  EXPECT_EQ(run.launches_seen.value_or(0), 6020u);
   std::uint64_t seen = 0;
   for (const auto& k : run.kernels_seen) seen += k.launches;
-  EXPECT_EQ(seen, 120u);
+  EXPECT_EQ(seen, 6020u);
   const auto analysis = limiter::analyze_run(run, {});
   int judged = 0;
   for (const auto& k : analysis.kernels) {
@@ -174,8 +190,8 @@ TEST(SamplingGpu, LimiterRunBudgetsThenSamplingJudgesEveryKernel) {
     } else {
       ASSERT_TRUE(k.sampled.has_value());
       EXPECT_EQ(k.sampled->exact_launches, 1u);
-      EXPECT_GE(k.sampled->launches, 30u);  // 35 launches after the budgets were spent
-      EXPECT_LE(k.sampled->launches, 36u);
+      EXPECT_EQ(k.sampled->launches, 6000u - 65u);  // the first 65 in the exact phase
+      EXPECT_GT(k.sampled->samples, 100u);
     }
   }
   EXPECT_EQ(judged, 2);
@@ -192,18 +208,20 @@ TEST(SamplingGpu, InProcessApiBudgetsThenSampling) {
   ASSERT_EQ(cudaMalloc(&out, 132 * 8 * 1024 * sizeof(float)), cudaSuccess);
   {
     limiter::ProfiledRegion region(collector);
-    for (int i = 0; i < 100; ++i) spin_fma<<<132 * 8, 1024>>>(out, 2000);
+    for (int i = 0; i < 1000; ++i) spin_fma<<<132 * 8, 1024>>>(out, 2000);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   }
   const limiter::RunRecord run = collector.take_run();
   cudaFree(out);
   ASSERT_TRUE(run.sampling.has_value());
+  expect_only_the_sm_side_missing(run);
   ASSERT_EQ(run.launches.size(), 1u) << "one kernel and configuration";
   const auto& k = run.launches.front();
   ASSERT_TRUE(k.sampled.has_value());
   EXPECT_EQ(k.sampled->exact_launches, 2u);
-  EXPECT_GE(k.sampled->launches, 30u);
-  EXPECT_EQ(run.launches_seen.value_or(0), 100u);
+  EXPECT_EQ(k.sampled->launches, 1000u - 66u);  // 2 profiled, 64 unselected, then sampling
+  EXPECT_GT(k.sampled->samples, 20u);
+  EXPECT_EQ(run.launches_seen.value_or(0), 1000u);
   const auto analysis = limiter::analyze_run(run, {});
   ASSERT_TRUE(analysis.kernels[0].verdict.has_value()) << analysis.kernels[0].verdict_reason;
   EXPECT_EQ(*analysis.kernels[0].verdict, limiter::Verdict::instruction) << analysis.kernels[0].verdict_reason;

@@ -124,6 +124,47 @@ TEST(BudgetsThenSampling, LmemSharesComeFromTheExactLaunches) {
   EXPECT_FALSE(sampled_only.kernels.at(0).lmem.instruction_share);
 }
 
+// A fit that puts a unit far above its peak did not separate the kernel (H100, 2026-11-25: a GEMM
+// at 135 % of the L1 data pipe, standard errors of 2 %): no sampled verdict, whatever the errors
+// say; the exact launches judge instead.
+TEST(BudgetsThenSampling, AnImpossibleFitGivesNoSampledVerdict) {
+  KernelLaunch fitted = aggregate("gemm", 132, 1.35, 400);
+  fitted.sampled->standard_errors = {{"smsp__inst_issued.sum", 0.01 * kSlots}};
+  const auto alone = analyze_run(sampled_run({fitted}));
+  EXPECT_FALSE(alone.kernels.at(0).verdict);
+  EXPECT_NE(alone.kernels.at(0).verdict_reason.find("more than the hardware can do"), std::string::npos)
+      << alone.kernels.at(0).verdict_reason;
+  const auto joined = analyze_run(sampled_run(join_exact_launches({fitted}, {launch("gemm", 132, 0.3)})));
+  ASSERT_TRUE(joined.kernels.at(0).verdict) << joined.kernels.at(0).verdict_reason;
+  EXPECT_EQ(*joined.kernels.at(0).verdict, Verdict::latency);
+  KernelLaunch plausible = fitted;  // 105 %: within the systematic share, judged
+  plausible.counters["smsp__inst_issued.sum"] = 1.05 * kSlots;
+  EXPECT_TRUE(analyze_run(sampled_run({plausible})).kernels.at(0).verdict);
+}
+
+// Samples that counted no instruction while kernels ran (the SM side dead, as after the range
+// profiler on an H100): no sampled verdict for any kernel, the exact launches judge, and the
+// record keeps the flag.
+TEST(BudgetsThenSampling, SamplesWithoutSmWorkGiveNoSampledVerdict) {
+  KernelLaunch fitted = aggregate("gemm", 132, 0.9, 400);
+  fitted.sampled->standard_errors = {{"smsp__inst_issued.sum", 0.001 * kSlots}};
+  RunRecord dead = sampled_run({fitted});
+  dead.sampling->sm_side_counted = false;
+  const auto alone = analyze_run(dead);
+  EXPECT_FALSE(alone.kernels.at(0).verdict);
+  EXPECT_NE(alone.kernels.at(0).verdict_reason.find("SM-side counters did not count"), std::string::npos)
+      << alone.kernels.at(0).verdict_reason;
+  RunRecord joined = sampled_run(join_exact_launches({fitted}, {launch("gemm", 132, 0.3)}));
+  joined.sampling->sm_side_counted = false;
+  const auto judged = analyze_run(joined);
+  ASSERT_TRUE(judged.kernels.at(0).verdict);
+  EXPECT_EQ(*judged.kernels.at(0).verdict, Verdict::latency);  // the exact launch's, not the samples' 90 %
+  const auto json = to_json(dead);
+  EXPECT_EQ(json["sampling"]["sm_side_counted"], false);
+  EXPECT_FALSE(run_from_json(nlohmann::json::parse(json.dump())).sampling->sm_side_counted);
+  EXPECT_FALSE(to_json(sampled_run({fitted}))["sampling"].contains("sm_side_counted"));  // written only when false
+}
+
 TEST(BudgetsThenSampling, ExactCountersRoundTripInTheRecord) {
   RunRecord run = sampled_run(join_exact_launches({aggregate("gemm", 132, 0.9, 5)}, {launch("gemm", 132, 0.9)}));
   const auto json = to_json(run);

@@ -80,6 +80,9 @@ struct SamplingInfo {
   std::uint64_t samples_lost = 0;   // hardware-buffer overflows: samples that never arrived (estimate)
   std::string attribution = "busy-time share";  // how a sample's counters are split among kernels
   std::vector<std::string> metrics;  // what each sample holds
+  // False when kernels ran but no sample counted an instruction: the SM-side counters did not
+  // count (on an H100, after the range profiler ran in the process), so no sampled verdict.
+  bool sm_side_counted = true;
   friend bool operator==(const SamplingInfo&, const SamplingInfo&) = default;
 };
 

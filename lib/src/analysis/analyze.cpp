@@ -185,7 +185,8 @@ std::vector<Verdict> verdicts_within_errors(const KernelLaunch& launch, const Ru
 // A verdict needs enough samples and little concurrency, and either holds across two standard
 // errors of the least-squares fit (ALTERNATIVES: the verdicts it gives there) or, in records
 // without them, rests on samples mostly this kernel's.
-void judge_sample_support(const Thresholds& t, const std::vector<Verdict>& alternatives, KernelAnalysis& out) {
+void judge_sample_support(const Thresholds& t, const std::vector<Verdict>& alternatives, bool sm_side_counted,
+                          KernelAnalysis& out) {
   if (!out.sampled) return;
   const SampleSupport& s = *out.sampled;
   std::string support = std::to_string(s.samples) + " samples over " + std::to_string(s.launches) +
@@ -197,8 +198,21 @@ void judge_sample_support(const Thresholds& t, const std::vector<Verdict>& alter
   const bool fitted = !s.standard_errors.empty();
   const bool holds = !out.verdict || std::all_of(alternatives.begin(), alternatives.end(),
                                                  [&](Verdict v) { return v == *out.verdict; });
-  if (s.samples < t.min_samples) lacking = "fewer than " + std::to_string(t.min_samples) + " samples";
-  else if (fitted && !holds) {
+  // A fitted rate above what the unit can do (beyond the systematic share) is a fit that did not
+  // separate this kernel from its neighbours, whatever its standard errors say: on an H100 a
+  // GEMM at separability 0.6 % was fitted at 135 % of the L1 data pipe (2026-11-25).
+  const SubUnitUse* impossible = nullptr;
+  if (fitted)
+    for (const auto& unit : out.utilization.units)
+      if (unit.value > 1.0 + t.sampling_systematic_error && (!impossible || unit.value > impossible->value)) impossible = &unit;
+  if (!sm_side_counted) {
+    lacking = "no sample of the run counted an instruction while kernels ran: the SM-side counters did not count "
+              "(on an H100 they do not after the range profiler ran in the process, as with --per-kernel-count)";
+  } else if (s.samples < t.min_samples) lacking = "fewer than " + std::to_string(t.min_samples) + " samples";
+  else if (impossible) {
+    lacking = "the least-squares fit puts the " + impossible->label + " at " + format_percent(impossible->value) +
+              " of its peak, more than the hardware can do: the fit did not separate it from the kernels beside it";
+  } else if (fitted && !holds) {
     std::string verdicts;
     for (const Verdict v : alternatives) verdicts += (verdicts.empty() ? "" : " or ") + to_string(v);
     lacking = "within the least-squares fit's uncertainty (two standard errors and " +
@@ -317,7 +331,8 @@ RunAnalysis analyze_run(const RunRecord& run, const AnalysisOptions& options) {
     add_occupancy(launch, run.device, kernel);
     decide(launch, options.thresholds, run.source, options.explain, kernel);
     kernel.sampled = launch.sampled;
-    judge_sample_support(options.thresholds, verdicts_within_errors(launch, run, peaks, options.thresholds), kernel);
+    judge_sample_support(options.thresholds, verdicts_within_errors(launch, run, peaks, options.thresholds),
+                         !run.sampling || run.sampling->sm_side_counted, kernel);
     use_exact_launches(launch, run, peaks, options, kernel);
     judge_lmem(options.thresholds, kernel);
     kernel.ncu_sm_throughput = launch.counter(c::ncu_sm_throughput_pct);

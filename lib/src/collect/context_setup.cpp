@@ -6,6 +6,7 @@
 #include "collect/collector_impl.hpp"
 #include "collect/cupti_check.hpp"
 #include "collect/driver_api.hpp"
+#include "collect/sampling_mode.hpp"
 #include "limiter/error.hpp"
 
 namespace limiter {
@@ -157,6 +158,8 @@ void Collector::Impl::set_up(ContextProfiler& p) {
                               p.availability, p.config);
   }
   if (sink.on_device) sink.on_device(p.description);
+  // --sampling after budgets: the sampler's host side is prepared while the exact phase runs.
+  if (sampling_after_budgets) sampling_after_budgets->prepare_ahead(static_cast<int>(p.device), p.description.chip);
 }
 
 }  // namespace limiter

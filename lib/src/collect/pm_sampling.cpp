@@ -66,30 +66,76 @@ std::string cupti_in_use() {
   return text;
 }
 
-PmSampler::PmSampler(const PmSamplerOptions& options, int device_index, const DeviceDescription& device, SampleSink sink)
-    : options_(options), sink_(std::move(sink)) {
+namespace {
+
+void set_config(CUpti_PmSampling_Object* sampler, const std::vector<std::uint8_t>& config, const PmSamplerOptions& options) {
+  CUpti_PmSampling_SetConfig_Params set{CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE};
+  set.pPmSamplingObject = sampler;
+  set.configSize = config.size();
+  set.pConfig = config.data();
+  set.hardwareBufferSize = options.hardware_buffer_bytes;
+  set.samplingInterval = options.interval_ns;
+  set.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
+  set.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
+  LIMITER_CUPTI_CHECK(cuptiPmSamplingSetConfig(&set));
+}
+
+void disable(CUpti_PmSampling_Object* sampler) {
+  CUpti_PmSampling_Disable_Params params{CUpti_PmSampling_Disable_Params_STRUCT_SIZE};
+  params.pPmSamplingObject = sampler;
+  cuptiPmSamplingDisable(&params);
+}
+
+CUpti_PmSampling_Object* enable(int device_index) {
+  CUpti_PmSampling_Enable_Params params{CUpti_PmSampling_Enable_Params_STRUCT_SIZE};
+  params.deviceIndex = static_cast<std::size_t>(device_index);
+  LIMITER_CUPTI_CHECK(cuptiPmSamplingEnable(&params));
+  return params.pPmSamplingObject;
+}
+
+}  // namespace
+
+PmSamplerHostSide prepare_pm_sampler_host(const std::vector<std::string>& metrics, int device_index,
+                                          const std::string& chip) {
   const auto t0 = Clock::now();
   CUpti_Profiler_Initialize_Params init{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
   LIMITER_CUPTI_CHECK(cuptiProfilerInitialize(&init));
-
+  PmSamplerHostSide host_side;
   CUpti_PmSampling_GetCounterAvailability_Params avail{CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE};
   avail.deviceIndex = static_cast<std::size_t>(device_index);
   LIMITER_CUPTI_CHECK(cuptiPmSamplingGetCounterAvailability(&avail));
-  availability_.resize(avail.counterAvailabilityImageSize);
-  avail.pCounterAvailabilityImage = availability_.data();
+  host_side.availability.resize(avail.counterAvailabilityImageSize);
+  avail.pCounterAvailabilityImage = host_side.availability.data();
   LIMITER_CUPTI_CHECK(cuptiPmSamplingGetCounterAvailability(&avail));
 
-  host_ = std::make_unique<ProfilerHost>(device.chip, availability_, /*pm_sampling=*/true);
-  config_ = host_->config_image(options_.metrics);
-  if (const std::size_t passes = ProfilerHost::pass_count(config_); passes != 1) {
+  host_side.host = std::make_shared<ProfilerHost>(chip, host_side.availability, /*pm_sampling=*/true);
+  host_side.config = host_side.host->config_image(metrics);
+  if (const std::size_t passes = ProfilerHost::pass_count(host_side.config); passes != 1) {
     throw SystemError("the sampling metrics need " + std::to_string(passes) +
                       " passes and PM sampling takes one: sample fewer metrics (the LMEM counters need the exact mode)");
   }
+  host_side.prepare_s = seconds_since(t0);
+  return host_side;
+}
 
-  CUpti_PmSampling_Enable_Params enable{CUpti_PmSampling_Enable_Params_STRUCT_SIZE};
-  enable.deviceIndex = static_cast<std::size_t>(device_index);
-  LIMITER_CUPTI_CHECK(cuptiPmSamplingEnable(&enable));
-  sampler_ = enable.pPmSamplingObject;
+PmSampler::PmSampler(const PmSamplerOptions& options, int device_index, const DeviceDescription& device, SampleSink sink,
+                     std::optional<PmSamplerHostSide> prepared)
+    : options_(options), sink_(std::move(sink)) {
+  const auto t0 = Clock::now();
+  times_.host_side_ahead = prepared.has_value();
+  if (!prepared) prepared = prepare_pm_sampler_host(options_.metrics, device_index, device.chip);
+  availability_ = std::move(prepared->availability);
+  config_ = std::move(prepared->config);
+  host_ = std::move(prepared->host);
+  times_.host_side_s = prepared->prepare_s;
+
+  auto step = Clock::now();
+  auto lap = [&step](double& into) {
+    into = seconds_since(step);
+    step = Clock::now();
+  };
+  sampler_ = enable(device_index);
+  lap(times_.enable_s);
   try {
     for (const auto& metric : options_.metrics) metric_names_.push_back(metric.c_str());
     CUpti_PmSampling_GetCounterDataSize_Params size{CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE};
@@ -100,23 +146,14 @@ PmSampler::PmSampler(const PmSamplerOptions& options, int device_index, const De
     LIMITER_CUPTI_CHECK(cuptiPmSamplingGetCounterDataSize(&size));
     for (auto& image : images_) image.resize(size.counterDataSize);
     reinitialize_image(filling_);
-
-    CUpti_PmSampling_SetConfig_Params set{CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE};
-    set.pPmSamplingObject = sampler_;
-    set.configSize = config_.size();
-    set.pConfig = config_.data();
-    set.hardwareBufferSize = options_.hardware_buffer_bytes;
-    set.samplingInterval = options_.interval_ns;
-    set.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
-    set.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
-    LIMITER_CUPTI_CHECK(cuptiPmSamplingSetConfig(&set));
+    set_config(sampler_, config_, options_);
+    lap(times_.set_config_s);
     CUpti_PmSampling_Start_Params start{CUpti_PmSampling_Start_Params_STRUCT_SIZE};
     start.pPmSamplingObject = sampler_;
     LIMITER_CUPTI_CHECK(cuptiPmSamplingStart(&start));
+    lap(times_.start_s);
   } catch (...) {
-    CUpti_PmSampling_Disable_Params disable{CUpti_PmSampling_Disable_Params_STRUCT_SIZE};
-    disable.pPmSamplingObject = sampler_;
-    cuptiPmSamplingDisable(&disable);
+    disable(sampler_);
     throw;
   }
   if (!options_.raw_dir.empty())
@@ -410,9 +447,7 @@ void PmSampler::stop() {
     new std::vector<std::string>(std::move(options_.metrics));  // keep their buffers when moved whole
     return;
   }
-  CUpti_PmSampling_Disable_Params disable{CUpti_PmSampling_Disable_Params_STRUCT_SIZE};
-  disable.pPmSamplingObject = sampler_;
-  cuptiPmSamplingDisable(&disable);
+  disable(sampler_);
   PM_TRACE("disabled");
 }
 

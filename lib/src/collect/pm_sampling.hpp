@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -35,9 +36,23 @@ struct PmSamplerOptions {
   std::vector<std::string> command_line;      // for the recording's meta.json
 };
 
-// Time spent by the decode thread (limiter run --timing).
+// The host side of a sampler's set-up: the counter availability, the metrics' config image (its
+// one pass checked) and the host object that evaluates samples. Sampling after per-kernel
+// budgets prepares it while the exact phase runs, so that only the device side falls on the app.
+struct PmSamplerHostSide {
+  std::vector<std::uint8_t> availability, config;
+  std::shared_ptr<ProfilerHost> host;
+  double prepare_s = 0;
+};
+PmSamplerHostSide prepare_pm_sampler_host(const std::vector<std::string>& metrics, int device_index,
+                                          const std::string& chip);
+
+// Time spent by the decode thread (limiter run --timing), and the set-up's parts.
 struct PmSamplerTimes {
   double set_up_s = 0, decode_s = 0, evaluate_s = 0;
+  double host_side_s = 0;  // prepare_pm_sampler_host, wherever it ran
+  bool host_side_ahead = false;  // prepared before the sampler started, off the app's path
+  double enable_s = 0, set_config_s = 0, start_s = 0;
   std::uint64_t decodes = 0, images = 0;
   std::uint64_t early_retries = 0;  // decodes that failed before the first records, tried again
 };
@@ -49,8 +64,10 @@ class PmSampler {
  public:
   using SampleSink = std::function<void(std::vector<PmSample>&&)>;  // from the decode thread
 
-  // Enables, configures and starts sampling on DEVICE_INDEX. Throws SystemError naming the fix.
-  PmSampler(const PmSamplerOptions& options, int device_index, const DeviceDescription& device, SampleSink sink);
+  // Enables, configures and starts sampling on DEVICE_INDEX, with the host side PREPARED ahead
+  // (else prepared here). Throws SystemError naming the fix.
+  PmSampler(const PmSamplerOptions& options, int device_index, const DeviceDescription& device, SampleSink sink,
+            std::optional<PmSamplerHostSide> prepared = std::nullopt);
   ~PmSampler();
   PmSampler(const PmSampler&) = delete;
   PmSampler& operator=(const PmSampler&) = delete;
@@ -79,7 +96,7 @@ class PmSampler {
   SampleSink sink_;
   std::vector<std::uint8_t> availability_, config_;  // CUPTI reads them until Disable: before host_
   std::vector<const char*> metric_names_;             // likewise (into options_.metrics)
-  std::unique_ptr<ProfilerHost> host_;
+  std::shared_ptr<ProfilerHost> host_;
   CUpti_PmSampling_Object* sampler_ = nullptr;
   // Two counter-data images: the decode thread fills one while the evaluate thread reads the
   // other. Decoding (~40-50 us a sample on an H100) and evaluating (~35-45 us) on one thread fell

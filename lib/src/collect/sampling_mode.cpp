@@ -122,13 +122,37 @@ void SamplingMode::begin_after_budgets(std::vector<KernelLaunch> exact, std::vec
     exact_launches_seen_ = launches_seen;
     exact_kernels_seen_ = std::move(kernels_seen);
   }
-  if (sampling_follows && !activity_)
-    activity_ = std::make_unique<ActivityTimestamps>([this](KernelSpan&& span) { on_kernel(std::move(span)); });
-  budgets_spent_ = true;
+  // Kernel timestamps start at the first sampled launch (on_launch), not here: this launch ran
+  // in the exact phase, and its kernel would be counted twice.
+  budgets_spent_ = sampling_follows;
+}
+
+PmSamplerOptions SamplingMode::sampler_options() const {
+  PmSamplerOptions sampler;
+  sampler.metrics = metrics_;
+  sampler.interval_ns = options_.sampling_interval_ns;
+  sampler.raw_dir = options_.raw_dir;
+  sampler.command_line = options_.command_line;
+  // The hardware buffer's size, for measuring what it costs to set up (MiB; default 512).
+  if (const char* mib = std::getenv("LIMITER_PM_BUFFER_MIB"); mib && std::atoll(mib) > 0)
+    sampler.hardware_buffer_bytes = static_cast<std::size_t>(std::atoll(mib)) << 20;
+  return sampler;
+}
+
+void SamplingMode::prepare_ahead(int device_index, const std::string& chip) {
+  std::lock_guard lock(start_mutex_);
+  if (!after_budgets_ || host_side_ahead_.valid() || started_) return;
+  host_side_device_ = device_index;
+  // The device side (Enable, SetConfig) cannot go ahead: SetConfig fails with
+  // CUPTI_ERROR_HARDWARE_BUSY while the range profiler is enabled (H100, 2026-11-25).
+  host_side_ahead_ = std::async(std::launch::async, [metrics = metrics_, device_index, chip] {
+    return prepare_pm_sampler_host(metrics, device_index, chip);
+  });
 }
 
 SamplingMode::~SamplingMode() {
   finish();
+  if (starter_.joinable()) starter_.join();
   if (subscriber_) cuptiUnsubscribe(subscriber_);
   // Their last callbacks reach this object (the attributor, its mutex): gone before it is.
   sampler_.reset();
@@ -145,8 +169,27 @@ void SamplingMode::on_launch(const CUpti_CallbackData& call) {
   if (started_ || start_failed_ || finished_ || active_depth_ == 0 || (after_budgets_ && !budgets_spent_)) return;
   std::lock_guard lock(start_mutex_);
   if (started_ || start_failed_ || finished_) return;
+  if (after_budgets_) {
+    // Mid-run, the sampler's set-up (SetConfig allocates the hardware buffer: ~400 ms for 512 MiB
+    // on an H100) would stall the app's launch: it runs on a thread of its own, and the kernels
+    // that run meanwhile are timed (their launches and time count) but have no samples.
+    try {
+      const auto t0 = Clock::now();
+      if (!activity_) activity_ = std::make_unique<ActivityTimestamps>([this](KernelSpan&& span) { on_kernel(std::move(span)); });
+      activity_enable_s_ = std::chrono::duration<double>(Clock::now() - t0).count();
+    } catch (const std::exception& e) {
+      start_failed_ = true;
+      start_error_ = e.what();
+      std::fprintf(stderr, "limiter: PM sampling could not start: %s\n", e.what());
+      return;
+    }
+    started_ = true;
+    starter_ = std::thread([this, context = call.context] { start_in_background(context); });
+    return;
+  }
   try {
     start_sampling(call.context);
+    sampler_ready_ = true;
     started_ = true;
     if (sink_ && sink_->on_sampling_started) sink_->on_sampling_started();
   } catch (const std::exception& e) {
@@ -156,6 +199,23 @@ void SamplingMode::on_launch(const CUpti_CallbackData& call) {
   }
   // On disk from the start: a process that ends without its exit handlers still leaves a record
   // that says what it holds.
+  snapshot();
+}
+
+void SamplingMode::start_in_background(CUcontext context) {
+  {
+    std::lock_guard lock(start_mutex_);
+    if (finished_) return;  // the app ended first: the record says that sampling never began
+    try {
+      start_sampling(context);
+      sampler_ready_ = true;
+      if (sink_ && sink_->on_sampling_started) sink_->on_sampling_started();
+    } catch (const std::exception& e) {
+      start_failed_ = true;
+      start_error_ = e.what();
+      std::fprintf(stderr, "limiter: PM sampling could not start: %s\n", e.what());
+    }
+  }
   snapshot();
 }
 
@@ -186,13 +246,19 @@ void SamplingMode::start_sampling(CUcontext context) {
     device_ = describe(device);
     device_id_ = static_cast<std::uint32_t>(device);
   }
-  PmSamplerOptions sampler;
-  sampler.metrics = metrics_;
-  sampler.interval_ns = options_.sampling_interval_ns;
-  sampler.raw_dir = options_.raw_dir;
-  sampler.command_line = options_.command_line;
+  const PmSamplerOptions sampler = sampler_options();
+  std::optional<PmSamplerHostSide> prepared;
+  if (host_side_ahead_.valid()) {
+    try {
+      PmSamplerHostSide ahead = host_side_ahead_.get();
+      if (host_side_device_ == static_cast<int>(device)) prepared = std::move(ahead);
+    } catch (const std::exception& e) {  // prepared again on this thread, where a failure stops sampling
+      std::fprintf(stderr, "limiter: PM sampling's set-up ahead failed (%s); done again now\n", e.what());
+    }
+  }
   sampler_ = std::make_unique<PmSampler>(sampler, static_cast<int>(device), device_,
-                                         [this](std::vector<PmSample>&& samples) { on_samples(std::move(samples)); });
+                                         [this](std::vector<PmSample>&& samples) { on_samples(std::move(samples)); },
+                                         std::move(prepared));
 }
 
 void SamplingMode::snapshot() {
@@ -241,6 +307,13 @@ void SamplingMode::on_samples(std::vector<PmSample>&& samples) {
   {
     std::lock_guard lock(mutex_);
     if (!options_.raw_dir.empty()) write_raw_samples(samples);
+    if (!sm_work_seen_) {
+      const auto issued = std::find(metrics_.begin(), metrics_.end(), "smsp__inst_issued.sum");
+      const auto index = static_cast<std::size_t>(issued - metrics_.begin());
+      for (const auto& sample : samples)
+        if (issued != metrics_.end() && index < sample.values.size() && sample.values[index] > 0) sm_work_seen_ = true;
+      if (issued == metrics_.end()) sm_work_seen_ = true;  // a metric list without it: not checked
+    }
     for (auto& sample : samples) attributor_.add_sample(std::move(sample));
     advance = Clock::now() - last_advance_ >= kAdvancePeriod;
     if (advance) last_advance_ = Clock::now();
@@ -261,6 +334,7 @@ void SamplingMode::on_samples(std::vector<PmSample>&& samples) {
 RunRecord SamplingMode::finish() noexcept {
   RunRecord run;
   if (finished_.exchange(true)) return run;
+  if (starter_.joinable() && starter_.get_id() != std::this_thread::get_id()) starter_.join();
   try {
     std::lock_guard start_lock(start_mutex_);  // a launch that is starting sampling finishes first
     const bool trace = std::getenv("LIMITER_DEBUG") != nullptr;
@@ -289,24 +363,36 @@ RunRecord SamplingMode::record(std::vector<KernelLaunch> launches) const {
   run.launches = exact_launches_.empty() ? std::move(launches) : join_exact_launches(std::move(launches), exact_launches_);
   run.missed = exact_missed_;
   SamplingInfo info = attributor_.info();
-  if (sampler_) info.samples_lost += sampler_->samples_lost();
+  if (sampler_ready_) info.samples_lost += sampler_->samples_lost();
+  const std::uint64_t kernels_timed = activity_ ? activity_->kernels() : 0;
+  info.sm_side_counted = sm_work_seen_ || info.samples == 0 || kernels_timed == 0;
   run.sampling = info;
   run.schema_version = kRunSchemaVersion;
   // Loud, never silent: a record without samples says why.
   const std::string exact = "run the exact mode (limiter run without --sampling)";
-  if (after_budgets_ && !started_ && finished_) {
-    run.missed.push_back({"PM sampling never began: the app ended before " + std::to_string(kPauseAfterUnselected) +
-                              " launches in a row fell outside the per-kernel budgets (the record holds the "
-                              "exactly profiled launches only)",
+  if (after_budgets_ && finished_ && !sampler_ready_ && start_error_.empty()) {
+    const std::string when = started_ ? "while the sampler was being set up, after the per-kernel budgets were spent"
+                                      : "before " + std::to_string(kPauseAfterUnselected) +
+                                            " launches in a row fell outside the per-kernel budgets";
+    run.missed.push_back({"PM sampling never began: the app ended " + when +
+                              " (the record holds the exactly profiled launches only)",
                           0, "a smaller --per-kernel-count, or a longer run"});
   }
   if (!start_error_.empty())
     run.missed.push_back({"PM sampling could not start: " + start_error_, launches_seen_.load(), exact});
-  const std::string sampler_error = sampler_ ? sampler_->error() : "";
+  if (!info.sm_side_counted) {
+    run.missed.push_back({"PM samples counted no instruction while " + std::to_string(kernels_timed) +
+                              " kernels ran: the SM-side counters did not count (on an H100 they do not after the "
+                              "range profiler ran in the process), so no kernel gets a sampled verdict; L2 and DRAM "
+                              "samples stand",
+                          0, after_budgets_ ? "the exact launches judge every kernel; --sampling alone samples the SMs"
+                                            : exact});
+  }
+  const std::string sampler_error = sampler_ready_ ? sampler_->error() : "";
   if (!sampler_error.empty()) {
     const bool overflow = sampler_error.find("overflowed") != std::string::npos;
     run.missed.push_back({sampler_error, 0, overflow ? "a longer --sampling-interval" : exact});
-  } else if (finished_ && sampler_ && sampler_->samples() == 0) {
+  } else if (finished_ && sampler_ready_ && sampler_->samples() == 0) {
     run.missed.push_back({"no PM sample was decoded while the app ran", 0, exact});
   }
   if (started_ && finished_ && activity_ && activity_->kernels() == 0 && launches_seen_ > 0) {
@@ -322,14 +408,21 @@ RunRecord SamplingMode::record(std::vector<KernelLaunch> launches) const {
 }
 
 std::string SamplingMode::timings_text() const {
-  if (!sampler_) return "PM sampling never started\n";
+  if (!sampler_ready_) return "PM sampling never started\n";
   const PmSamplerTimes t = sampler_->times();
   const double samples = static_cast<double>(std::max<std::uint64_t>(sampler_->samples(), 1));
-  char text[512];
+  char set_up[256];
+  std::snprintf(set_up, sizeof set_up,
+                "set-up %.0f ms%s (host side %.0f ms%s, Enable %.0f ms, SetConfig %.0f ms, Start %.0f ms, kernel "
+                "timestamps %.0f ms)",
+                (t.set_up_s + activity_enable_s_) * 1e3, after_budgets_ ? " on its own thread, the app running on" : "",
+                t.host_side_s * 1e3, t.host_side_ahead ? " ahead, during the exact phase" : "", t.enable_s * 1e3,
+                t.set_config_s * 1e3, t.start_s * 1e3, activity_enable_s_ * 1e3);
+  char text[768];
   std::snprintf(text, sizeof text,
-                "PM sampling: set-up %.0f ms; %llu samples (%llu lost), %llu kernels timed; decode %.1f us and "
+                "PM sampling: %s; %llu samples (%llu lost), %llu kernels timed; decode %.1f us and "
                 "evaluate %.1f us per sample (%llu decodes, %llu early retries, %llu images); ",
-                t.set_up_s * 1e3, static_cast<unsigned long long>(sampler_->samples()),
+                set_up, static_cast<unsigned long long>(sampler_->samples()),
                 static_cast<unsigned long long>(sampler_->samples_lost()),
                 static_cast<unsigned long long>(activity_ ? activity_->kernels() : 0), t.decode_s / samples * 1e6,
                 t.evaluate_s / samples * 1e6, static_cast<unsigned long long>(t.decodes),

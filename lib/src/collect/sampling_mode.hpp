@@ -10,11 +10,13 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <future>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "collect/activity_timestamps.hpp"
@@ -44,6 +46,14 @@ class SamplingMode {
   void begin_after_budgets(std::vector<KernelLaunch> exact, std::vector<MissedLaunches> missed,
                            std::uint64_t launches_seen, std::vector<KernelSeen> kernels_seen, bool sampling_follows);
 
+  // Sampling after budgets: the sampler's host side (prepare_pm_sampler_host, ~hundreds of ms)
+  // prepared on a thread of its own while the exact phase runs; from the exact collector's first
+  // context on DEVICE_INDEX. Once only.
+  void prepare_ahead(int device_index, const std::string& chip);
+
+  PmSamplerOptions sampler_options() const;
+  void start_in_background(CUcontext context);  // after budgets, on starter_
+
   void begin_region();
   void end_region();
   // Stops sampling, attributes what is left and returns the sampled record (launches: one
@@ -71,7 +81,9 @@ class SamplingMode {
   std::vector<std::string> metrics_;
   CUpti_SubscriberHandle subscriber_ = nullptr;
   std::unique_ptr<ActivityTimestamps> activity_;
-  std::unique_ptr<PmSampler> sampler_;
+  std::unique_ptr<PmSampler> sampler_;  // set once, under start_mutex_; others read it once sampler_ready_
+  std::atomic<bool> sampler_ready_{false};
+  std::thread starter_;  // after budgets: start_in_background()
   std::mutex start_mutex_;                       // the first launch starts sampling, once
   std::atomic<bool> started_{false}, start_failed_{false}, finished_{false}, samples_arrived_{false};
   std::atomic<int> active_depth_{0};
@@ -93,6 +105,10 @@ class SamplingMode {
   std::vector<MissedLaunches> exact_missed_;
   std::uint64_t exact_launches_seen_ = 0;
   std::vector<KernelSeen> exact_kernels_seen_;
+  std::future<PmSamplerHostSide> host_side_ahead_;  // prepare_ahead()'s, taken by start_sampling()
+  int host_side_device_ = -1;
+  double activity_enable_s_ = 0;
+  bool sm_work_seen_ = false;  // a sample counted an instruction (under mutex_)  // after budgets: kernel timestamps enabled at the first sampled launch
 };
 
 }  // namespace limiter::detail

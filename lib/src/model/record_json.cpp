@@ -127,8 +127,10 @@ ordered_json launch_json(const KernelLaunch& k) {
 }
 
 ordered_json sampling_json(const SamplingInfo& s) {
-  return {{"mode", s.mode},       {"interval_ns", s.interval_ns}, {"samples", s.samples},
-          {"samples_lost", s.samples_lost}, {"attribution", s.attribution}, {"metrics", s.metrics}};
+  ordered_json out = {{"mode", s.mode},       {"interval_ns", s.interval_ns}, {"samples", s.samples},
+                      {"samples_lost", s.samples_lost}, {"attribution", s.attribution}, {"metrics", s.metrics}};
+  if (!s.sm_side_counted) out["sm_side_counted"] = false;  // written only when it did not
+  return out;
 }
 
 SamplingInfo sampling_from(const json& in) {
@@ -139,6 +141,7 @@ SamplingInfo sampling_from(const json& in) {
   s.samples_lost = in.value("samples_lost", std::uint64_t{0});
   s.attribution = in.value("attribution", "");
   s.metrics = in.value("metrics", std::vector<std::string>{});
+  s.sm_side_counted = in.value("sm_side_counted", true);
   return s;
 }
 
