@@ -15,22 +15,25 @@ namespace {
 constexpr double kCycles = 1e6;
 constexpr double kSlots = 4 * 132 * kCycles;  // issue slots of an H100 over kCycles
 
-KernelLaunch launch(const std::string& name, std::uint32_t grid, double issued_share) {
+// One launch of SCALE times kCycles.
+KernelLaunch launch(const std::string& name, std::uint32_t grid, double issued_share, double scale = 1) {
   KernelLaunch k;
   k.name = name;
   k.mangled_name = "_Z" + std::to_string(name.size()) + name + "v";
   k.grid = {grid, 1, 1};
   k.block = {256, 1, 1};
   k.registers_per_thread = 32;
-  k.counters = {{"smsp__inst_issued.sum", issued_share * kSlots},
-                {"sm__cycles_elapsed.avg", kCycles},
-                {"gpu__time_duration.sum", 5e5}};
+  k.counters = {{"smsp__inst_issued.sum", scale * issued_share * kSlots},
+                {"sm__cycles_elapsed.avg", scale * kCycles},
+                {"gpu__time_duration.sum", scale * 5e5}};
   return k;
 }
 
-KernelLaunch aggregate(const std::string& name, std::uint32_t grid, double issued_share, std::uint64_t samples) {
-  KernelLaunch k = launch(name, grid, issued_share);
-  k.sampled = SampleSupport{100, 5e7, samples, 0.9, 0.0, std::nullopt, {}, 0, {}};
+// A sampled aggregate of 100 launches: its counters are their sums, as the fit gives them.
+KernelLaunch aggregate(const std::string& name, std::uint32_t grid, double issued_share, std::uint64_t samples,
+                       double scale = 1) {
+  KernelLaunch k = launch(name, grid, issued_share, 100 * scale);
+  k.sampled = SampleSupport{100, 100 * scale * 5e5, samples, 0.9, 0.0, std::nullopt, {}, 0, {}};
   return k;
 }
 
@@ -54,7 +57,7 @@ TEST(BudgetsThenSampling, ExactLaunchesJoinTheirAggregateAsAMeanPerLaunch) {
   ASSERT_EQ(joined.size(), 3u);  // two aggregates, then the kernel that ran only before sampling
   const SampleSupport& first = *joined[0].sampled;
   EXPECT_EQ(first.exact_launches, 2u);
-  EXPECT_NEAR(first.exact_counters.at("smsp__inst_issued.sum"), 0.80 * kSlots, 1e-3);
+  EXPECT_NEAR(first.exact_counters.at("smsp__inst_issued.sum"), 0.80 * kSlots, 1e-3);  // a launch's, not the sum
   EXPECT_EQ(first.exact_counters.at("smsp__inst_executed_op_local_ld.sum"), 10);  // over the launches that have it
   EXPECT_EQ(first.launches, 100u);  // the sampled launches stay the sampled ones
   EXPECT_EQ(joined[1].sampled->exact_launches, 1u);  // grid 264: its own configuration
@@ -100,9 +103,11 @@ TEST(BudgetsThenSampling, SampledVerdictStandsAndTheEvidenceComparesIt) {
     compared |= e.quantity == "exact" && e.detail.find("as the samples do") != std::string::npos;
   EXPECT_TRUE(compared);
 
-  // The kernel changed after its first launch (a warm-up at 10 % of the issue slots).
-  const auto changed =
-      analyze_run(sampled_run(join_exact_launches({aggregate("gemm", 132, 0.9, 400)}, {launch("gemm", 132, 0.1)})));
+  // The kernel changed after its first launch (a warm-up at 10 % of the issue slots); a kernel ten
+  // times its size keeps the run's sampled instructions close to what the exact launches give.
+  const auto changed = analyze_run(sampled_run(join_exact_launches(
+      {aggregate("gemm", 132, 0.9, 400), aggregate("big", 264, 0.9, 4000, 10)},
+      {launch("gemm", 132, 0.1), launch("big", 264, 0.9, 10)})));
   ASSERT_TRUE(changed.kernels.at(0).verdict);
   EXPECT_EQ(*changed.kernels.at(0).verdict, Verdict::instruction);
   bool differs = false;
@@ -163,6 +168,20 @@ TEST(BudgetsThenSampling, SamplesWithoutSmWorkGiveNoSampledVerdict) {
   EXPECT_EQ(json["sampling"]["sm_side_counted"], false);
   EXPECT_FALSE(run_from_json(nlohmann::json::parse(json.dump())).sampling->sm_side_counted);
   EXPECT_FALSE(to_json(sampled_run({fitted}))["sampling"].contains("sm_side_counted"));  // written only when false
+}
+
+// The samples must account for the instructions the exact launches give the sampled ones
+// (H100, 2026-11-25: 1-4 % and 75 % after the range profiler): else no sampled verdict.
+TEST(BudgetsThenSampling, SamplesThatMissTheExactPhasesInstructionsGiveNoSampledVerdict) {
+  KernelLaunch fitted = aggregate("gemm", 132, 0.9, 400);
+  fitted.sampled->standard_errors = {{"smsp__inst_issued.sum", 0.001 * kSlots}};
+  const auto missing = analyze_run(sampled_run(join_exact_launches({fitted}, {launch("gemm", 132, 0.9 / 0.75)})));
+  EXPECT_NE(missing.kernels.at(0).verdict_reason.find("the samples account for 75.0% of the instructions"),
+            std::string::npos)
+      << missing.kernels.at(0).verdict_reason;
+  EXPECT_NE(missing.kernels.at(0).verdict_reason.find("before sampling began"), std::string::npos);
+  const auto close = analyze_run(sampled_run(join_exact_launches({fitted}, {launch("gemm", 132, 0.9 / 0.85)})));
+  EXPECT_NE(close.kernels.at(0).verdict_reason.find("[sampled:"), std::string::npos) << close.kernels.at(0).verdict_reason;
 }
 
 TEST(BudgetsThenSampling, ExactCountersRoundTripInTheRecord) {
