@@ -209,7 +209,8 @@ int run_run(const Args& args) {
        "runs at about full speed); samples attributed to kernels by time and aggregated per kernel and "
        "configuration; a verdict only where the samples support it; no LMEM shares. With --per-kernel-count N, "
        "each kernel's first N launches are profiled exactly before sampling begins: their verdict stands where the "
-       "samples cannot decide, and they give the LMEM shares")
+       "samples cannot decide, and they give the LMEM shares (on an H100 the samples then miss most SM-side work, "
+       "and the exact launches judge every kernel)")
       ("sampling-interval", po::value(&sampling_interval_us)->default_value(100),
        "with --sampling: microseconds between samples (50 judges more kernels but loses samples, counted)")
       ("timing", po::bool_switch(&timing), "print where the collector's time went, per launch")

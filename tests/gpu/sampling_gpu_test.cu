@@ -23,22 +23,28 @@ std::string limiter_cli() { return limiter::gpu_test::from_env("LIMITER_CLI", LI
 std::string collector_app() { return limiter::gpu_test::from_env("LIMITER_COLLECTOR_APP", COLLECTOR_APP); }
 std::string sampling_app() { return limiter::gpu_test::from_env("LIMITER_SAMPLING_APP", SAMPLING_APP); }
 
+// LAUNCHES of spin_fma (ITERATIONS each) in a profiled region of the in-process API.
+limiter::RunRecord spin_fma_in_a_region(const limiter::CollectorOptions& options, int launches, int iterations) {
+  limiter::Collector collector(options);
+  float* out = nullptr;
+  EXPECT_EQ(cudaMalloc(&out, 132 * 8 * 1024 * sizeof(float)), cudaSuccess);
+  {
+    limiter::ProfiledRegion region(collector);
+    for (int i = 0; i < launches; ++i) spin_fma<<<132 * 8, 1024>>>(out, iterations);
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  }
+  limiter::RunRecord run = collector.take_run();
+  cudaFree(out);
+  return run;
+}
+
 // The in-process API: sampling from the first launch in a region until take_run().
 TEST(SamplingGpu, InProcessApiSamplesAndJudgesALongKernel) {
   REQUIRE_GPU();
   limiter::CollectorOptions options;
   options.sampling = true;
   options.sampling_interval_ns = 100000;
-  limiter::Collector collector(options);
-  float* out = nullptr;
-  ASSERT_EQ(cudaMalloc(&out, 132 * 8 * 1024 * sizeof(float)), cudaSuccess);
-  {
-    limiter::ProfiledRegion region(collector);
-    for (int i = 0; i < 20; ++i) spin_fma<<<132 * 8, 1024>>>(out, 20000);
-    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  }
-  const limiter::RunRecord run = collector.take_run();
-  cudaFree(out);
+  const limiter::RunRecord run = spin_fma_in_a_region(options, 20, 20000);
   ASSERT_TRUE(run.sampling.has_value());
   EXPECT_EQ(run.schema_version, limiter::kRunSchemaVersion);
   ASSERT_EQ(run.launches.size(), 1u) << "one kernel and configuration";
@@ -203,16 +209,8 @@ TEST(SamplingGpu, InProcessApiBudgetsThenSampling) {
   limiter::CollectorOptions options;
   options.sampling = true;
   options.per_kernel_count = 2;
-  limiter::Collector collector(options);
-  float* out = nullptr;
-  ASSERT_EQ(cudaMalloc(&out, 132 * 8 * 1024 * sizeof(float)), cudaSuccess);
-  {
-    limiter::ProfiledRegion region(collector);
-    for (int i = 0; i < 1000; ++i) spin_fma<<<132 * 8, 1024>>>(out, 2000);
-    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  }
-  const limiter::RunRecord run = collector.take_run();
-  cudaFree(out);
+  // ~2 s of GPU work after the budgets: the sampler's set-up (~0.5 s) runs beside it.
+  const limiter::RunRecord run = spin_fma_in_a_region(options, 1000, 8000);
   ASSERT_TRUE(run.sampling.has_value());
   expect_only_the_sm_side_missing(run);
   ASSERT_EQ(run.launches.size(), 1u) << "one kernel and configuration";

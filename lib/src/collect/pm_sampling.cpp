@@ -331,6 +331,11 @@ bool PmSampler::decode_once() {
     count_decoded();
     if (decode.decodeStopReason != CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL) return true;
     hand_over();
+    if (hardware_stopped_ && Clock::now() - drain_started_ > kDrainLimit) {
+      fail("the PM samples left after the sampler stopped could not all be decoded within " +
+           std::to_string(kDrainLimit.count()) + " s; samples after " + std::to_string(decoded_total_) + " are lost");
+      return false;
+    }
     // A full image is decoded again at once: the decoder is behind the GPU. While the sampler
     // runs, that backlog may never end, so once stop is asked for the hardware is stopped first
     // and the rest decoded after it (stop()); 50 us hung the process's exit here before
@@ -412,6 +417,7 @@ void PmSampler::stop() {
   const CUptiResult stop_status = cuptiPmSamplingStop(&stop);
   if (!failed_ && stop_status == CUPTI_SUCCESS) {
     hardware_stopped_ = true;
+    drain_started_ = Clock::now();
     const std::uint64_t before = decoded_total_;
     try {
       decode_once();  // the samples after the drain: all of a backlog, image by image

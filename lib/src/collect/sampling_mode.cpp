@@ -187,16 +187,7 @@ void SamplingMode::on_launch(const CUpti_CallbackData& call) {
     starter_ = std::thread([this, context = call.context] { start_in_background(context); });
     return;
   }
-  try {
-    start_sampling(call.context);
-    sampler_ready_ = true;
-    started_ = true;
-    if (sink_ && sink_->on_sampling_started) sink_->on_sampling_started();
-  } catch (const std::exception& e) {
-    start_failed_ = true;
-    start_error_ = e.what();
-    std::fprintf(stderr, "limiter: PM sampling could not start: %s\n", e.what());
-  }
+  if (start_or_say_why(call.context)) started_ = true;
   // On disk from the start: a process that ends without its exit handlers still leaves a record
   // that says what it holds.
   snapshot();
@@ -206,17 +197,23 @@ void SamplingMode::start_in_background(CUcontext context) {
   {
     std::lock_guard lock(start_mutex_);
     if (finished_) return;  // the app ended first: the record says that sampling never began
-    try {
-      start_sampling(context);
-      sampler_ready_ = true;
-      if (sink_ && sink_->on_sampling_started) sink_->on_sampling_started();
-    } catch (const std::exception& e) {
-      start_failed_ = true;
-      start_error_ = e.what();
-      std::fprintf(stderr, "limiter: PM sampling could not start: %s\n", e.what());
-    }
+    start_or_say_why(context);
   }
   snapshot();
+}
+
+bool SamplingMode::start_or_say_why(CUcontext context) {
+  try {
+    start_sampling(context);
+    sampler_ready_ = true;
+    if (sink_ && sink_->on_sampling_started) sink_->on_sampling_started();
+    return true;
+  } catch (const std::exception& e) {
+    start_failed_ = true;
+    start_error_ = e.what();
+    std::fprintf(stderr, "limiter: PM sampling could not start: %s\n", e.what());
+    return false;
+  }
 }
 
 void SamplingMode::on_context_destroy(CUcontext context) {

@@ -53,6 +53,7 @@ class SamplingMode {
 
   PmSamplerOptions sampler_options() const;
   void start_in_background(CUcontext context);  // after budgets, on starter_
+  bool start_or_say_why(CUcontext context);     // start_sampling(), or start_error_ set and said; start_mutex_ held
 
   void begin_region();
   void end_region();
