@@ -124,7 +124,7 @@ class PmSampler {
   bool stopped_ = false;
   bool hardware_stopped_ = false;  // cuptiPmSamplingStop done: what is left to decode is finite
   // The backlog after Stop is decoded for at most kDrainLimit: take_run() of the in-process API
-  // hung in that decode (busy, in the driver) in 2 of 7 runs of SamplingGpu.InProcessApiBudgetsThenSampling
+  // hung in that decode (busy, in the driver) in 3 of 5 runs of SamplingGpu.InProcessApiBudgetsThenSampling
   // on an H100 (2026-11-25); a full 512 MiB buffer should take a few seconds.
   static constexpr std::chrono::seconds kDrainLimit{15};
   std::chrono::steady_clock::time_point drain_started_;
