@@ -52,23 +52,13 @@ for record in hybrid hybrid_again; do  # the exact phase measures what the budge
   echo "== exact phase of $record against the budget alone"
   python3 "$root/bench/exact_phase_check.py" "$out/$record.json" "$out/budget.json"
 done
-python3 - "$out" << 'PY'
+python3 - "$out" "$root/bench/bench_times.py" << 'PY'
 import os, sys
 out = sys.argv[1]
-def field(label, key, unit):
-    try:
-        text = open(os.path.join(out, label + ".time")).read().split(key + " ")[1]
-        return float(text.split(" " + unit)[0])
-    except (OSError, IndexError, ValueError):
-        return float("nan")
-def loop(label):
-    try:
-        for line in open(os.path.join(out, label + ".log")):
-            if "loop " in line:
-                return float(line.split("loop ")[1].split(" s")[0])
-    except OSError:
-        pass
-    return float("nan")
+sys.path.insert(0, os.path.dirname(os.path.abspath(sys.argv[2])))
+import bench_times
+field = lambda label, key, unit: bench_times.field(out, label, key, unit)
+loop = lambda label: bench_times.loop(out, label)
 pairs = (("hybrid", "bare"), ("hybrid_again", "bare_again"), ("budget", "bare_again"), ("hybrid_k1", "bare_k1"),
          ("sampling", "bare_k1"),
          ("exact", "bare_again"), ("hybrid_long", "bare_long"))

@@ -39,23 +39,13 @@ for record in sampling_100us sampling_50us sampling_100us_long; do
   python3 "$root/bench/sampling_agreement.py" "$out/$record.report.json" "$out/exact.report.json" \
     | tee "$out/$record.agreement.txt" | head -4
 done
-python3 - "$out" << 'PY'
+python3 - "$out" "$root/bench/bench_times.py" << 'PY'
 import os, sys
 out = sys.argv[1]
-def field(label, key, unit):
-    try:
-        text = open(os.path.join(out, label + ".time")).read().split(key + " ")[1]
-        return float(text.split(" " + unit)[0])
-    except (OSError, IndexError, ValueError):
-        return float("nan")
-def loop(label):
-    try:
-        for line in open(os.path.join(out, label + ".log")):
-            if "loop " in line:
-                return float(line.split("loop ")[1].split(" s")[0])
-    except OSError:
-        pass
-    return float("nan")
+sys.path.insert(0, os.path.dirname(os.path.abspath(sys.argv[2])))
+import bench_times
+field = lambda label, key, unit: bench_times.field(out, label, key, unit)
+loop = lambda label: bench_times.loop(out, label)
 bare = min(field("bare", "wall", "s"), field("bare_again", "wall", "s"))
 bare_loop = min(loop("bare"), loop("bare_again"))
 for label, ref, ref_loop in (("sampling_100us", bare, bare_loop), ("sampling_50us", bare, bare_loop),
