@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <execinfo.h>
 #include <filesystem>
+#include <functional>
 #include <string>
 
 #include "collect/raw_store.hpp"
@@ -36,6 +37,24 @@ limiter::RunRecord spin_fma_in_a_region(const limiter::CollectorOptions& options
   limiter::RunRecord run = collector.take_run();
   cudaFree(out);
   return run;
+}
+
+// sampling_app's two kernels in ANALYSIS: each has its known verdict (spin_fma instruction,
+// stream_copy bandwidth), and MORE checks the rest of it; both must be there.
+void expect_known_verdicts(const limiter::RunAnalysis& analysis,
+                           const std::function<void(const limiter::KernelAnalysis&, bool fma)>& more) {
+  int judged = 0;
+  for (const auto& k : analysis.kernels) {
+    const bool fma = k.name.find("spin_fma") != std::string::npos;
+    const bool copy = k.name.find("stream_copy") != std::string::npos;
+    if (!fma && !copy) continue;
+    ++judged;
+    more(k, fma);
+    ASSERT_TRUE(k.verdict.has_value()) << k.name << ": " << k.verdict_reason;
+    EXPECT_EQ(*k.verdict, fma ? limiter::Verdict::instruction : limiter::Verdict::bandwidth)
+        << k.name << ": " << k.verdict_reason;
+  }
+  EXPECT_EQ(judged, 2);
 }
 
 // The in-process API: sampling from the first launch in a region until take_run().
@@ -108,20 +127,10 @@ TEST(SamplingGpu, LimiterRunSamplingJudgesKnownKernels) {
   ASSERT_TRUE(offline.sampling.has_value());
   EXPECT_EQ(offline.sampling->samples, run.sampling->samples);
   EXPECT_EQ(offline.launches.size(), run.launches.size());
-  const auto analysis = limiter::analyze_run(run, {});
-  int judged = 0;
-  for (const auto& k : analysis.kernels) {
-    const bool fma = k.name.find("spin_fma") != std::string::npos;
-    const bool copy = k.name.find("stream_copy") != std::string::npos;
-    if (!fma && !copy) continue;
-    ++judged;
+  expect_known_verdicts(limiter::analyze_run(run, {}), [](const limiter::KernelAnalysis& k, bool fma) {
     ASSERT_TRUE(k.sampled.has_value()) << k.name;
     EXPECT_EQ(k.sampled->launches, fma ? 20u : 100u) << k.name;
-    ASSERT_TRUE(k.verdict.has_value()) << k.name << ": " << k.verdict_reason;
-    EXPECT_EQ(*k.verdict, fma ? limiter::Verdict::instruction : limiter::Verdict::bandwidth)
-        << k.name << ": " << k.verdict_reason;
-  }
-  EXPECT_EQ(judged, 2);
+  });
 }
 
 // An interval shorter than the host's decode + evaluate per sample (~90 us on an H100): the
@@ -180,16 +189,7 @@ TEST(SamplingGpu, LimiterRunBudgetsThenSamplingJudgesEveryKernel) {
   std::uint64_t seen = 0;
   for (const auto& k : run.kernels_seen) seen += k.launches;
   EXPECT_EQ(seen, 6020u);
-  const auto analysis = limiter::analyze_run(run, {});
-  int judged = 0;
-  for (const auto& k : analysis.kernels) {
-    const bool fma = k.name.find("spin_fma") != std::string::npos;
-    const bool copy = k.name.find("stream_copy") != std::string::npos;
-    if (!fma && !copy) continue;
-    ++judged;
-    ASSERT_TRUE(k.verdict.has_value()) << k.name << ": " << k.verdict_reason;
-    EXPECT_EQ(*k.verdict, fma ? limiter::Verdict::instruction : limiter::Verdict::bandwidth)
-        << k.name << ": " << k.verdict_reason;
+  expect_known_verdicts(limiter::analyze_run(run, {}), [](const limiter::KernelAnalysis& k, bool fma) {
     EXPECT_TRUE(k.lmem.instruction_share.has_value()) << k.name;
     if (fma) {
       EXPECT_FALSE(k.sampled.has_value()) << "spin_fma ran only before sampling began";
@@ -199,8 +199,7 @@ TEST(SamplingGpu, LimiterRunBudgetsThenSamplingJudgesEveryKernel) {
       EXPECT_EQ(k.sampled->launches, 6000u - 65u);  // the first 65 in the exact phase
       EXPECT_GT(k.sampled->samples, 100u);
     }
-  }
-  EXPECT_EQ(judged, 2);
+  });
 }
 
 // The in-process API with a budget: the first two launches exactly, then sampling; one record.

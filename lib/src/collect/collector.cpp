@@ -35,7 +35,7 @@ constexpr std::chrono::milliseconds kReadWait{1000};
 }  // namespace
 
 Collector::Collector(const CollectorOptions& options) : impl_(std::make_unique<Impl>(options)) {
-  const bool budgets = options.per_kernel_count != std::numeric_limits<std::uint64_t>::max() || options.per_kernel_skip > 0;
+  const bool budgets = impl_->selector.per_configuration();  // per-kernel count or skip
   if (options.sampling && !budgets) {  // no range profiler at all: the sampler and kernel timestamps instead
     sampling_ = std::make_unique<detail::SamplingMode>(options, &impl_->sink);
     return;

@@ -90,6 +90,9 @@ SamplingMode::SamplingMode(const CollectorOptions& options, const LaunchSink* si
       attributor_(metrics_, options.sampling_interval_ns),
       after_budgets_(after_budgets) {
   if (options.sampling_interval_ns == 0) throw InputError("--sampling-interval must be at least 1 us");
+  const auto issued = std::find(metrics_.begin(), metrics_.end(), "smsp__inst_issued.sum");
+  if (issued != metrics_.end()) issued_index_ = static_cast<std::size_t>(issued - metrics_.begin());
+  else sm_work_seen_ = true;  // a metric list without it: not checked
   driver_api();  // no driver: fail here, with the fix
   // libcupti loads libnvperf_host (sample evaluation) at its first use, at the first launch:
   // later than the injection's exit handler, so at exit its static destructors ran first and
@@ -304,13 +307,9 @@ void SamplingMode::on_samples(std::vector<PmSample>&& samples) {
   {
     std::lock_guard lock(mutex_);
     if (!options_.raw_dir.empty()) write_raw_samples(samples);
-    if (!sm_work_seen_) {
-      const auto issued = std::find(metrics_.begin(), metrics_.end(), "smsp__inst_issued.sum");
-      const auto index = static_cast<std::size_t>(issued - metrics_.begin());
-      for (const auto& sample : samples)
-        if (issued != metrics_.end() && index < sample.values.size() && sample.values[index] > 0) sm_work_seen_ = true;
-      if (issued == metrics_.end()) sm_work_seen_ = true;  // a metric list without it: not checked
-    }
+    for (const auto& sample : samples)
+      if (!sm_work_seen_ && *issued_index_ < sample.values.size() && sample.values[*issued_index_] > 0)
+        sm_work_seen_ = true;
     for (auto& sample : samples) attributor_.add_sample(std::move(sample));
     advance = Clock::now() - last_advance_ >= kAdvancePeriod;
     if (advance) last_advance_ = Clock::now();

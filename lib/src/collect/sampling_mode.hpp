@@ -41,7 +41,7 @@ class SamplingMode {
 
   // The exact phase is over (its profilers finished): its launches join the aggregates of their
   // kernels in every record from now on, with its missed launches and launch count. Kernel
-  // timestamps start here; the sampler starts at the next launch, unless SAMPLING_FOLLOWS is
+  // timestamps and the sampler's set-up start at the next launch, unless SAMPLING_FOLLOWS is
   // false (the app is ending): then the record says that sampling never began.
   void begin_after_budgets(std::vector<KernelLaunch> exact, std::vector<MissedLaunches> missed,
                            std::uint64_t launches_seen, std::vector<KernelSeen> kernels_seen, bool sampling_follows);
@@ -50,10 +50,6 @@ class SamplingMode {
   // prepared on a thread of its own while the exact phase runs; from the exact collector's first
   // context on DEVICE_INDEX. Once only.
   void prepare_ahead(int device_index, const std::string& chip);
-
-  PmSamplerOptions sampler_options() const;
-  void start_in_background(CUcontext context);  // after budgets, on starter_
-  bool start_or_say_why(CUcontext context);     // start_sampling(), or start_error_ set and said; start_mutex_ held
 
   void begin_region();
   void end_region();
@@ -69,6 +65,9 @@ class SamplingMode {
   void on_context_destroy(CUcontext context);
 
  private:
+  PmSamplerOptions sampler_options() const;
+  void start_in_background(CUcontext context);  // after budgets, on starter_
+  bool start_or_say_why(CUcontext context);     // start_sampling(), or start_error_ set and said; start_mutex_ held
   void start_sampling(CUcontext context);
   void on_samples(std::vector<PmSample>&& samples);
   void write_raw_samples(const std::vector<PmSample>& samples);  // caller holds mutex_
@@ -108,8 +107,10 @@ class SamplingMode {
   std::vector<KernelSeen> exact_kernels_seen_;
   std::future<PmSamplerHostSide> host_side_ahead_;  // prepare_ahead()'s, taken by start_sampling()
   int host_side_device_ = -1;
-  double activity_enable_s_ = 0;
-  bool sm_work_seen_ = false;  // a sample counted an instruction (under mutex_)  // after budgets: kernel timestamps enabled at the first sampled launch
+  double activity_enable_s_ = 0;  // after budgets: kernel timestamps enabled at the first sampled launch
+  // Whether a sample counted an instruction (under mutex_); the metric's place in a sample, if sampled.
+  bool sm_work_seen_ = false;
+  std::optional<std::size_t> issued_index_;
 };
 
 }  // namespace limiter::detail
