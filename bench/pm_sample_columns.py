@@ -6,7 +6,10 @@ import glob
 import gzip
 import sys
 
-path = sorted(glob.glob(sys.argv[1] + "/samples.tsv*"))[0]
+found = sorted(glob.glob(sys.argv[1] + "/samples.tsv*") + glob.glob(sys.argv[1] + "/*/samples.tsv*"))
+if not found:
+    sys.exit(f"no samples.tsv in {sys.argv[1]} or its per-process folders")
+path = found[0]
 lines = (gzip.open(path, "rt") if path.endswith(".gz") else open(path)).read().split("\n")
 head = lines[0].lstrip("# ").split()
 rows = [list(map(float, line.split())) for line in lines[1:] if line.strip()]

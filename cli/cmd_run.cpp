@@ -195,7 +195,7 @@ int run_run(const Args& args) {
        "do not record NVTX ranges (by default each launch records its enclosing ranges and reports roll up by range)")
       ("sample-every", po::value(&sample_every)->default_value(1), "profile every Nth launch of each kernel; a paused profiler resumes only for a new kernel or once half the kernels are due (a round), since each resume costs ~0.3 s")
       ("plan", po::value(&plan)->default_value("default"), "metric plan (`limiter metrics` lists them)")
-      ("metrics", po::value(&metrics), "comma-separated metrics instead of a plan")
+      ("metrics", po::value(&metrics), "comma-separated metrics instead of a plan (with --sampling alone: the sampled metrics; with --sampling --per-kernel-count: the exact phase's, the sampler keeps its plan)")
       ("save-raw", po::value(&raw_dir), "keep raw counter images in DIR for `limiter analyze DIR`")
       ("replay", po::value(&replay)->default_value("auto"),
        "auto: user replay when the plan needs one pass (~1.5 ms per launch; CUDA graph launches too, see "

@@ -308,6 +308,7 @@ bool PmSampler::decode_once() {
     decode.pCounterDataImage = images_[filling_].data();
     decode.counterDataImageSize = images_[filling_].size();
     const auto t0 = Clock::now();
+    const std::uint64_t before = decoded_total_;
     const CUptiResult status = cuptiPmSamplingDecodeData(&decode);
     times_.decode_s += seconds_since(t0);
     ++times_.decodes;
@@ -329,7 +330,17 @@ bool PmSampler::decode_once() {
       return false;
     }
     count_decoded();
+    if (hardware_stopped_ && (++drain_decodes_ <= 8 || drain_decodes_ % 1000 == 0))
+      PM_TRACE("decode %llu after Stop: stop reason %d, %llu new samples, %zu in the image, %llu in all",
+               static_cast<unsigned long long>(drain_decodes_), static_cast<int>(decode.decodeStopReason),
+               static_cast<unsigned long long>(decoded_total_ - before), decoded_, static_cast<unsigned long long>(decoded_total_));
     if (decode.decodeStopReason != CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL) return true;
+    if (decoded_total_ == before && decoded_ == 0) {
+      // A fresh image reported full without taking a sample: decoding again would do the same.
+      fail("CUPTI's PM-sampling decode reported an empty image full; samples after " + std::to_string(decoded_total_) +
+           " are lost");
+      return false;
+    }
     hand_over();
     if (hardware_stopped_ && Clock::now() - drain_started_ > kDrainLimit) {
       fail("the PM samples left after the sampler stopped could not all be decoded within " +

@@ -106,6 +106,7 @@ class PmSampler {
   int filling_ = 0;                        // the image it decodes into
   std::size_t decoded_ = 0, image_index_ = 0;  // samples in that image; its number (raw recording)
   std::uint64_t decoded_total_ = 0, decoded_end_ns_ = 0;
+  std::uint64_t drain_decodes_ = 0;  // decodes after Stop (traced)
   // The evaluate thread's job (under job_mutex_): an image handed over whole.
   mutable std::mutex job_mutex_;
   std::condition_variable job_cv_;
@@ -125,7 +126,9 @@ class PmSampler {
   bool hardware_stopped_ = false;  // cuptiPmSamplingStop done: what is left to decode is finite
   // The backlog after Stop is decoded for at most kDrainLimit: take_run() of the in-process API
   // hung in that decode (busy, in the driver) in 3 of 5 runs of SamplingGpu.InProcessApiBudgetsThenSampling
-  // on an H100 (2026-11-25); a full 512 MiB buffer should take a few seconds.
+  // on an H100 (2026-11-25); a full 512 MiB buffer should take a few seconds. With the bound,
+  // 3 of 4 runs reported the loss after 15 s instead (7,325-11,712 of ~16,000 samples decoded),
+  // then 11 of 11 passed; not understood.
   static constexpr std::chrono::seconds kDrainLimit{15};
   std::chrono::steady_clock::time_point drain_started_;
   PmSamplerTimes times_;

@@ -86,7 +86,8 @@ DeviceDescription describe(CUdevice device) {
 SamplingMode::SamplingMode(const CollectorOptions& options, const LaunchSink* sink, bool after_budgets)
     : options_(options),
       sink_(sink),
-      metrics_(options.metrics.empty() ? sampling_plan_metrics() : options.metrics),
+      // After budgets, --metrics chose the exact phase's counters; the sampler keeps its one-pass plan.
+      metrics_(options.metrics.empty() || after_budgets ? sampling_plan_metrics() : options.metrics),
       attributor_(metrics_, options.sampling_interval_ns),
       after_budgets_(after_budgets) {
   if (options.sampling_interval_ns == 0) throw InputError("--sampling-interval must be at least 1 us");
