@@ -128,7 +128,7 @@ class PmSampler {
   // hung in that decode (busy, in the driver) in 3 of 5 runs of SamplingGpu.InProcessApiBudgetsThenSampling
   // on an H100 (2026-11-25); a full 512 MiB buffer should take a few seconds. With the bound,
   // 3 of 4 runs reported the loss after 15 s instead (7,325-11,712 of ~16,000 samples decoded),
-  // then 11 of 11 passed; not understood.
+  // then 17 of 17 passed; not understood.
   static constexpr std::chrono::seconds kDrainLimit{15};
   std::chrono::steady_clock::time_point drain_started_;
   PmSamplerTimes times_;
