@@ -185,7 +185,7 @@ TEST(BudgetsThenSampling, SamplesThatMissTheExactPhasesInstructionsGiveNoSampled
 }
 
 // An exact phase whose --metrics lack the instructions cannot vouch for the samples' SM side
-// (H100, 2026-11-25: after such a phase 0.4-2.4 % of the samples counted any): no sampled verdict.
+// (H100, 2026-11-25: after such a phase 0-2.4 % of the samples counted any): no sampled verdict.
 TEST(BudgetsThenSampling, AnExactPhaseWithoutInstructionsGivesNoSampledVerdict) {
   KernelLaunch fitted = aggregate("gemm", 132, 0.9, 400);
   fitted.sampled->standard_errors = {{"smsp__inst_issued.sum", 0.001 * kSlots}};

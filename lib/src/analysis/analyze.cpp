@@ -208,7 +208,7 @@ std::string sm_side_problem(const RunRecord& run) {
     expected += exact->second * static_cast<double>(k.sampled->launches);
   }
   // After an exact phase the SM side must be shown to count: with --metrics lacking the
-  // instructions, 0.4-2.4 % of the samples counted any (H100, 2026-11-25).
+  // instructions, 0-2.4 % of the samples counted any, 21 % with --sampling alone (H100, 2026-11-25).
   if (expected <= 0)
     return uncounted ? "the exactly profiled launches did not count instructions, so the samples' SM side cannot be "
                          "checked against them" + cause
