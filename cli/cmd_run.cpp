@@ -162,7 +162,7 @@ int run_run(const Args& args) {
   std::uint64_t skip = 0, count = 0, sample_every = 1, per_kernel_skip = 0, per_kernel_count = 0;
   bool quiet = false, timing = false, fail_on_missed = false, no_nvtx = false, budget_by_range = false;
   bool sampling = false;
-  std::uint64_t sampling_interval_us = 100;
+  std::uint64_t sampling_interval_us = 100, exact_undecided = 0, sampling_phase = 20000;
   std::vector<std::string> nvtx_include, nvtx_exclude;
   double lock_timeout = 60;
   visible.add_options()
@@ -213,6 +213,12 @@ int run_run(const Args& args) {
        "and the exact launches judge every kernel)")
       ("sampling-interval", po::value(&sampling_interval_us)->default_value(100),
        "with --sampling: microseconds between samples (50 judges more kernels but loses samples, counted)")
+      ("exact-undecided", po::value(&exact_undecided),
+       "with --sampling: after the sampling phase, the next N launches of each kernel and configuration its samples "
+       "could not judge (and of any new one) are profiled exactly, for their verdict and LMEM shares; the rest of "
+       "the run is only counted (no samples: they miss the SMs after the range profiler ran, on an H100)")
+      ("sampling-phase", po::value(&sampling_phase)->default_value(20000),
+       "with --exact-undecided: launches sampled before the exact phase (a run that ends first keeps the samples only)")
       ("timing", po::bool_switch(&timing), "print where the collector's time went, per launch")
       ("capture-range", po::value(&capture_range)->default_value("none"),
        "none: profile from the start; cudaProfilerApi: only between cudaProfilerStart and cudaProfilerStop "
@@ -242,6 +248,13 @@ int run_run(const Args& args) {
                      "--per-kernel-count/--per-kernel-skip go with it: each kernel's first launches exactly, then "
                      "sampling");
   }
+  if (vm.count("exact-undecided") && (!sampling || exact_undecided == 0))
+    throw InputError("--exact-undecided N goes with --sampling, N at least 1");
+  if (vm.count("exact-undecided") && (vm.count("per-kernel-count") || per_kernel_skip))
+    throw InputError("--exact-undecided (sampling, then the undecided kernels exactly) cannot go with "
+                     "--per-kernel-count/--per-kernel-skip (each kernel's first launches exactly, then sampling)");
+  if (!vm["sampling-phase"].defaulted() && !vm.count("exact-undecided"))
+    throw InputError("--sampling-phase goes with --exact-undecided");
   if (capture_range != "none" && capture_range != "cudaProfilerApi")
     throw InputError("--capture-range must be none or cudaProfilerApi (for NVTX ranges: --nvtx-include)");
   if (no_nvtx && (!nvtx_include.empty() || !nvtx_exclude.empty() || budget_by_range))
@@ -277,6 +290,10 @@ int run_run(const Args& args) {
   if (sampling) {
     set("LIMITER_SAMPLING", "1");
     set("LIMITER_SAMPLING_INTERVAL_US", std::to_string(sampling_interval_us));
+    if (exact_undecided) {
+      set("LIMITER_EXACT_UNDECIDED", std::to_string(exact_undecided));
+      set("LIMITER_SAMPLING_PHASE", std::to_string(sampling_phase));
+    }
   }
   if (capture_range != "none") set("LIMITER_CAPTURE_RANGE", capture_range);
   set("LIMITER_LOCK_TIMEOUT", std::to_string(lock_timeout));

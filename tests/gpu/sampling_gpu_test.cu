@@ -202,6 +202,35 @@ TEST(SamplingGpu, LimiterRunBudgetsThenSamplingJudgesEveryKernel) {
   });
 }
 
+// `limiter run --sampling --exact-undecided 2 --sampling-phase 10`: sampling for the first 10
+// launches (spin_fma, before the sampler's set-up is done: no verdict from samples), then the
+// next 2 launches of spin_fma and the first 2 of stream_copy (new after the phase) exactly, the
+// rest counted. The exact launches join spin_fma's aggregate; every launch is counted once and
+// both kernels get their known verdicts with LMEM shares.
+TEST(SamplingGpu, LimiterRunSamplingThenExactJudgesTheUndecided) {
+  REQUIRE_GPU();
+  const auto output = (std::filesystem::temp_directory_path() / "limiter_gpu_sampling_then_exact.json").string();
+  std::filesystem::remove(output);
+  const std::string command = "timeout 90 " + limiter_cli() + " run -q --timing --sampling --exact-undecided 2 " +
+                              "--sampling-phase 10 -o " + output + " -- " + sampling_app() + " 6000";
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  const auto run = limiter::read_run_file(output);
+  ASSERT_TRUE(run.sampling.has_value());
+  EXPECT_EQ(run.launches_seen.value_or(0), 6020u);
+  std::uint64_t seen = 0;
+  for (const auto& k : run.kernels_seen) seen += k.launches;
+  EXPECT_EQ(seen, 6020u);
+  for (const auto& m : run.missed) EXPECT_EQ(m.launches, 0u) << m.reason;  // said, but no launch lost
+  expect_known_verdicts(limiter::analyze_run(run, {}), [](const limiter::KernelAnalysis& k, bool fma) {
+    EXPECT_TRUE(k.lmem.instruction_share.has_value()) << k.name;
+    if (fma) {
+      ASSERT_TRUE(k.sampled.has_value()) << "spin_fma ran in the sampling phase";
+      EXPECT_EQ(k.sampled->launches, 10u);
+      EXPECT_EQ(k.sampled->exact_launches, 2u);
+    }
+  });
+}
+
 // The in-process API with a budget: the first two launches exactly, then sampling; one record.
 TEST(SamplingGpu, InProcessApiBudgetsThenSampling) {
   REQUIRE_GPU();

@@ -200,6 +200,21 @@ TEST(BudgetsThenSampling, AnExactPhaseWithoutInstructionsGivesNoSampledVerdict) 
   EXPECT_NE(alone.kernels.at(0).verdict_reason.find("[sampled:"), std::string::npos) << alone.kernels.at(0).verdict_reason;
 }
 
+// Sampling first (--exact-undecided): the exact launches came after the sampling phase; the
+// record says so and the verdict's words follow it.
+TEST(BudgetsThenSampling, ExactLaunchesAfterTheSamplingPhaseSaySo) {
+  RunRecord run = sampled_run(join_exact_launches({aggregate("gemm", 132, 0.9, 5)}, {launch("gemm", 132, 0.9)}));
+  run.sampling->exact_after_sampling = true;
+  const auto json = to_json(run);
+  EXPECT_EQ(json["sampling"]["exact_phase"], "after_sampling");
+  EXPECT_TRUE(run_from_json(nlohmann::json::parse(json.dump())).sampling->exact_after_sampling);
+  EXPECT_FALSE(to_json(sampled_run({}))["sampling"].contains("exact_phase"));
+  const auto analysis = analyze_run(run);
+  EXPECT_NE(analysis.kernels.at(0).verdict_reason.find("after the sampling phase"), std::string::npos)
+      << analysis.kernels.at(0).verdict_reason;
+  EXPECT_EQ(analysis.kernels.at(0).verdict_reason.find("before sampling began"), std::string::npos);
+}
+
 TEST(BudgetsThenSampling, ExactCountersRoundTripInTheRecord) {
   RunRecord run = sampled_run(join_exact_launches({aggregate("gemm", 132, 0.9, 5)}, {launch("gemm", 132, 0.9)}));
   const auto json = to_json(run);

@@ -55,6 +55,27 @@ TEST(LaunchSelector, PerKernelBudgetsCountEachKernelAndConfiguration) {
   EXPECT_FALSE(LaunchSelector(CollectorOptions{}).filters());
 }
 
+// Sampling then exact: the kernels the samples judged are only counted; the others, and kernels
+// new after the sampling phase, get their budget.
+TEST(LaunchSelector, ExcludedKernelsAreCountedNeverSelected) {
+  CollectorOptions options;
+  options.per_kernel_count = 2;
+  LaunchSelector selector(options);
+  const std::string wide = LaunchSelector::configuration_text({128, 1, 1}, {256, 1, 1});
+  EXPECT_EQ(wide, "128,1,1/256,1,1");
+  selector.exclude({{"judged", wide}});
+  std::string out;
+  for (const auto& [name, configuration] : std::vector<std::pair<std::string, std::string>>{
+           {"judged", wide}, {"undecided", wide}, {"judged", wide}, {"judged", "64,1,1/256,1,1"}, {"undecided", wide},
+           {"undecided", wide}, {"new", wide}})
+    out += selector.select(name, configuration) ? '1' : '0';
+  EXPECT_EQ(out, "0101101");  // another configuration of a judged kernel is not judged
+  std::uint64_t judged = 0;
+  for (const auto& k : selector.kernels_seen())
+    if (k.name == "judged" && k.grid.x == 128) judged = k.launches;
+  EXPECT_EQ(judged, 2u);
+}
+
 // The budget counts every launch of each kernel and configuration, profiled or not; the record
 // gets those counts (per NVTX range with budget_by_range, summed here over the ranges).
 TEST(LaunchSelector, KernelsSeenCountEveryLaunchOfEachKernelAndConfiguration) {

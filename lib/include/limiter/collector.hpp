@@ -7,7 +7,9 @@
 // aggregates (a sampled record: RunRecord::sampling is set). With `sampling` and a per-kernel
 // budget, each kernel's first launches are profiled exactly before sampling begins, and join
 // their kernel's aggregate (SampleSupport::exact_launches): a verdict where the samples cannot
-// decide, and LMEM shares for every kernel.
+// decide, and LMEM shares for every kernel. With `sampling` and `exact_undecided_count`, the
+// other order: sampling first, then the next launches of each kernel its samples could not
+// judge exactly (sampling_then_exact.cpp).
 // No CUDA or CUPTI type appears here (pimpl); the implementation is lib/src/collect/.
 //
 //   limiter::Collector collector({.plan = "default"});
@@ -66,6 +68,10 @@ struct CollectorOptions {
                                        // with a per-kernel budget, from when the budgets are spent
   std::uint64_t sampling_interval_ns = 100000;  // under ~100 us the host falls behind the GPU and
                                                 // samples are lost, counted (H100)
+  std::uint64_t exact_undecided_count = 0;      // with sampling: after sampling_phase_launches, the next
+                                                // this many launches of each kernel and configuration the
+                                                // samples did not judge, exactly (0: sampling to the end)
+  std::uint64_t sampling_phase_launches = 20000;
   double lock_timeout_s = 60;          // longest wait for this process's turn on a GPU's counters while
                                        // another profiled process has it; then launches run unprofiled
                                        // and the record counts them as missed
@@ -105,6 +111,7 @@ struct CollectorTimings {
   double graph_toggle_s = 0;              // cuGraphNodeSetEnabled
   double graph_node_launch_s = 0;         // our launches of the graph with one node enabled
   std::string sampling;             // sampling mode: the sampler's own account (replaces the above)
+  std::string sampling_phase;       // sampling then exact: what ended the sampling phase
   std::string to_text() const;  // a few lines: per-launch microseconds of each part
 };
 

@@ -83,6 +83,9 @@ struct SamplingInfo {
   // False when kernels ran but no sample counted an instruction: the SM-side counters did not
   // count (on an H100, after the range profiler ran in the process), so no sampled verdict.
   bool sm_side_counted = true;
+  // The exact launches joined to the aggregates were profiled after the sampling phase
+  // (--exact-undecided), not before sampling began (--per-kernel-count).
+  bool exact_after_sampling = false;
   friend bool operator==(const SamplingInfo&, const SamplingInfo&) = default;
 };
 

@@ -190,16 +190,21 @@ std::vector<Verdict> verdicts_within_errors(const KernelLaunch& launch, const Ru
 // [kMinSampledShare, 1 / kMinSampledShare] the samples do not measure the SM side. Empty: fine.
 constexpr double kMinSampledShare = 0.8;
 
-std::string sm_side_problem(const RunRecord& run) {
+std::string sm_side_problem(const RunRecord& run, std::uint64_t min_samples) {
   if (!run.sampling) return {};
-  const std::string cause = " (on an H100 PM samples miss SM-side work after the range profiler ran in the process, "
-                            "as it does with --per-kernel-count)";
+  const std::string cause = run.sampling->exact_after_sampling
+                                ? std::string()
+                                : " (on an H100 PM samples miss SM-side work after the range profiler ran in the process, "
+                                  "as it does with --per-kernel-count)";
   if (!run.sampling->sm_side_counted)
     return "no sample of the run counted an instruction while kernels ran: the SM-side counters did not count" + cause;
   double fitted = 0, expected = 0;
   bool uncounted = false;  // exact launches without instructions
   for (const auto& k : run.launches) {
     if (!k.sampled || k.sampled->exact_launches == 0) continue;
+    // Sampling first: a kernel the samples barely saw (the reason it was profiled exactly) has
+    // no fit to hold against its exact launches.
+    if (k.sampled->samples < min_samples) continue;
     const auto exact = k.sampled->exact_counters.find(c::inst_issued);
     if (exact == k.sampled->exact_counters.end()) uncounted = true;
     const auto sampled = k.counters.find(c::inst_issued);
@@ -225,7 +230,7 @@ std::string sm_side_problem(const RunRecord& run) {
 // errors of the least-squares fit (ALTERNATIVES: the verdicts it gives there) or, in records
 // without them, rests on samples mostly this kernel's.
 void judge_sample_support(const Thresholds& t, const std::vector<Verdict>& alternatives,
-                          const std::string& sm_side_problem, KernelAnalysis& out) {
+                          const std::string& sm_side_problem, bool exact_after_sampling, KernelAnalysis& out) {
   if (!out.sampled) return;
   const SampleSupport& s = *out.sampled;
   std::string support = std::to_string(s.samples) + " samples over " + std::to_string(s.launches) +
@@ -268,9 +273,12 @@ void judge_sample_support(const Thresholds& t, const std::vector<Verdict>& alter
   out.verdict.reset();
   out.balanced = false;
   out.latency_causes.clear();
-  out.verdict_reason = "no verdict from sampling: " + lacking + " (" + support +
-                       "); `--sampling --per-kernel-count 1` profiles its first launch exactly for one, as the exact mode "
-                       "(limiter run without --sampling) does";
+  out.verdict_reason = "no verdict from sampling: " + lacking + " (" + support + "); " +
+                       (exact_after_sampling
+                            ? "it did not run again after the sampling phase, where --exact-undecided profiles such a "
+                              "kernel exactly: a smaller --sampling-phase"
+                            : "`--sampling --per-kernel-count 1` profiles its first launch exactly for one, as the exact "
+                              "mode (limiter run without --sampling) does");
 }
 
 // `--sampling --per-kernel-count K`: the kernel's first launches were profiled exactly before
@@ -291,8 +299,10 @@ void use_exact_launches(const KernelLaunch& launch, const RunRecord& run, const 
   e.lmem = detail::compute_lmem(exact, run.device, run.counter_model);
   e.occupancy = out.occupancy;
   decide(exact, options.thresholds, run.source, options.explain, e);
-  const std::string launches =
-      std::to_string(s.exact_launches) + " exactly profiled launch" + (s.exact_launches == 1 ? "" : "es");
+  const bool after = run.sampling && run.sampling->exact_after_sampling;
+  const std::string launches = std::to_string(s.exact_launches) + " exactly profiled launch" +
+                               (s.exact_launches == 1 ? "" : "es") +
+                               (after ? " after the sampling phase" : " before sampling began");
   if (!out.lmem.l2_share && !out.lmem.instruction_share) out.lmem = e.lmem;  // sampling measures none
   if (!e.verdict) return;
   if (out.too_few_samples) {
@@ -305,18 +315,18 @@ void use_exact_launches(const KernelLaunch& launch, const RunRecord& run, const 
     out.latency_causes = e.latency_causes;
     out.coverage_note = e.coverage_note;
     out.too_few_samples = false;
-    out.verdict_reason = e.verdict_reason + " [from its " + launches + " before sampling began; " + undecided + "]";
+    out.verdict_reason = e.verdict_reason + " [from its " + launches + "; " + undecided + "]";
     out.evidence.insert(out.evidence.end(), e.evidence.begin(), e.evidence.end());
     out.evidence.push_back({"exact", static_cast<double>(s.exact_launches),
-                            "verdict from the " + launches + " before sampling began: the samples could not decide"});
+                            "verdict from the " + launches + ": the samples could not decide"});
   } else if (out.verdict) {
     const bool same = *e.verdict == *out.verdict;
     out.evidence.push_back({"exact", static_cast<double>(s.exact_launches),
-                            "the " + launches + " before sampling began say " + to_string(*e.verdict) +
+                            "the " + launches + " say " + to_string(*e.verdict) +
                                 (e.limiting_unit.empty() ? "" : " (" + e.limiting_unit + ")") +
                                 (same ? ", as the samples do"
                                       : ", the samples " + to_string(*out.verdict) +
-                                            ": the kernel changed after its first launches, or the samples mislead")});
+                                            ": the kernel changed between them, or the samples mislead")});
   }
 }
 
@@ -338,7 +348,7 @@ void judge_lmem(const Thresholds& t, KernelAnalysis& out) {
 }  // namespace
 
 RunAnalysis analyze_run(const RunRecord& run, const AnalysisOptions& options) {
-  const std::string sm_problem = sm_side_problem(run);
+  const std::string sm_problem = sm_side_problem(run, options.thresholds.min_samples);
   RunAnalysis result;
   result.device = run.device;
   result.missed = run.missed;
@@ -371,7 +381,7 @@ RunAnalysis analyze_run(const RunRecord& run, const AnalysisOptions& options) {
     decide(launch, options.thresholds, run.source, options.explain, kernel);
     kernel.sampled = launch.sampled;
     judge_sample_support(options.thresholds, verdicts_within_errors(launch, run, peaks, options.thresholds),
-                         sm_problem, kernel);
+                         sm_problem, run.sampling && run.sampling->exact_after_sampling, kernel);
     use_exact_launches(launch, run, peaks, options, kernel);
     judge_lmem(options.thresholds, kernel);
     kernel.ncu_sm_throughput = launch.counter(c::ncu_sm_throughput_pct);

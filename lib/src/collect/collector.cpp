@@ -2,6 +2,7 @@
 // flushes, the run it hands back. The work is done in its rooms (collector_impl.hpp).
 #include "limiter/collector.hpp"
 
+#include <limits>
 #include <thread>
 
 #include "collect/collector_impl.hpp"
@@ -34,13 +35,36 @@ constexpr std::chrono::milliseconds kReadWait{1000};
 
 }  // namespace
 
-Collector::Collector(const CollectorOptions& options) : impl_(std::make_unique<Impl>(options)) {
+namespace {
+
+// Sampling then exact: the exact phase is a budget of exact_undecided_count per kernel.
+CollectorOptions exact_phase_options(CollectorOptions options) {
+  if (options.sampling && options.exact_undecided_count > 0) {
+    if (options.per_kernel_skip > 0 || options.per_kernel_count != std::numeric_limits<std::uint64_t>::max())
+      throw InputError("--exact-undecided cannot go with --per-kernel-count/--per-kernel-skip (those profile each "
+                       "kernel's first launches exactly before sampling)");
+    options.per_kernel_count = options.exact_undecided_count;
+  }
+  return options;
+}
+
+}  // namespace
+
+Collector::Collector(const CollectorOptions& options) : impl_(std::make_unique<Impl>(exact_phase_options(options))) {
   const bool budgets = impl_->selector.per_configuration();  // per-kernel count or skip
-  if (options.sampling && !budgets) {  // no range profiler at all: the sampler and kernel timestamps instead
+  if (options.sampling && options.exact_undecided_count > 0) {  // sampling first (sampling_then_exact.cpp)
+    impl_->options.sampling = false;
+    impl_->options.keep_launches = true;  // until they join the sampled aggregates
+    sampling_ = std::make_unique<detail::SamplingMode>(options, &impl_->sink, /*after_budgets=*/true);
+    sampling_->begin_before_exact();
+    impl_->sampling_after_budgets = sampling_.get();
+    impl_->sampling_first = true;
+    impl_->handed_to_sampling = true;
+  } else if (options.sampling && !budgets) {  // no range profiler at all: the sampler and kernel timestamps instead
     sampling_ = std::make_unique<detail::SamplingMode>(options, &impl_->sink);
     return;
   }
-  if (options.sampling) {  // each kernel's first launches exactly, then sampling (budgets_then_sampling.cpp)
+  if (options.sampling && !impl_->sampling_first) {  // each kernel's first launches exactly, then sampling (budgets_then_sampling.cpp)
     if (options.sample_every > 1) throw InputError("sampling after per-kernel budgets cannot go with sample_every");
     impl_->options.sampling = false;
     impl_->options.keep_launches = true;  // until they join the sampler's aggregates
@@ -173,10 +197,17 @@ CollectorTimings Collector::timings() const {
     times = impl_->times;
   }
   if (sampling_) times.sampling = sampling_->timings_text();
+  if (impl_->sampling_phase_ended) times.sampling_phase = impl_->sampling_phase_text;
   return times;
 }
 
 std::string CollectorTimings::to_text() const {
+  if (!sampling.empty() && !sampling_phase.empty()) {  // sampling first, then the exact phase
+    CollectorTimings exact = *this;
+    exact.sampling.clear();
+    exact.sampling_phase.clear();
+    return sampling + sampling_phase + "then exact phase: " + exact.to_text();
+  }
   if (!sampling.empty() && launches == 0 && unranged_launches == 0) return sampling;
   if (!sampling.empty()) {  // sampling after per-kernel budgets: the exact phase, then the sampler
     CollectorTimings exact = *this;
@@ -218,6 +249,13 @@ std::string CollectorTimings::to_text() const {
 }
 
 RunRecord Collector::take_run() {
+  if (sampling_ && impl_->sampling_first) {
+    RunRecord run = impl_->sampling_then_exact_run();
+    run.tool_version = tool_version();
+    run.created_at = utc_timestamp();
+    run.command_line = impl_->options.command_line;
+    return run;
+  }
   if (sampling_) {
     if (impl_->sampling_after_budgets) {  // budgets not spent yet: the exact launches join the record
       std::lock_guard lock(impl_->mutex);

@@ -228,6 +228,11 @@ struct Collector::Impl {
   // the profilers are finished and the sampler takes the launch and context callbacks over.
   detail::SamplingMode* sampling_after_budgets = nullptr;
   std::atomic<bool> handed_to_sampling{false};
+  // `--sampling --exact-undecided K` (sampling_then_exact.cpp): the same two objects the other
+  // way round: the sampler has the callbacks first, then this collector profiles exactly.
+  bool sampling_first = false;
+  std::atomic<bool> sampling_phase_ended{false};
+  std::string sampling_phase_text;  // what the switch found and cost (--timing)
 
   explicit Impl(const CollectorOptions& opts) : options(opts), selector(opts) {
     nvtx.set_process_scope(opts.nvtx_process_scope);
@@ -311,6 +316,11 @@ struct Collector::Impl {
   // budgets_then_sampling.cpp: every context's profiler finished (its launches decoded) and the
   // exact launches handed to the sampler; SAMPLING_FOLLOWS false at the end of the run. Lock held.
   void hand_over_to_sampling(bool sampling_follows);
+  // Sampling first: whether this launch (ENTER) ends the sampling phase; then take_over_from_sampling().
+  bool sampling_phase_over() const;
+  void take_over_from_sampling();
+  // Sampling first, at take_run(): the sampled record with the exact phase's launches joined.
+  RunRecord sampling_then_exact_run();
 
   // missed_launches.cpp
   void miss(detail::MissReason reason, std::uint64_t launches, const std::string& detail = "");

@@ -159,7 +159,7 @@ void Collector::Impl::set_up(ContextProfiler& p) {
   }
   if (sink.on_device) sink.on_device(p.description);
   // --sampling after budgets: the sampler's host side is prepared while the exact phase runs.
-  if (sampling_after_budgets) sampling_after_budgets->prepare_ahead(static_cast<int>(p.device), p.description.chip);
+  if (sampling_after_budgets && !sampling_first) sampling_after_budgets->prepare_ahead(static_cast<int>(p.device), p.description.chip);
 }
 
 }  // namespace limiter

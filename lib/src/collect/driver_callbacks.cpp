@@ -70,7 +70,10 @@ CallKind kind_of(CUpti_CallbackId cbid) {
 void on_driver_call(Collector::Impl& impl, CUpti_CallbackId cbid, const CUpti_CallbackData& call) {
   switch (kind_of(cbid)) {
     case CallKind::launch:
-      // Budgets spent under --sampling: the sampler's launches (an EXIT may still end ours).
+      // Budgets spent under --sampling, or its sampling phase first: the sampler's launches (an
+      // EXIT may still end ours).
+      if (call.callbackSite == CUPTI_API_ENTER && impl.handed_to_sampling && impl.sampling_phase_over())
+        impl.take_over_from_sampling();  // this launch is the exact phase's first
       if (call.callbackSite == CUPTI_API_ENTER && impl.handed_to_sampling) impl.sampling_after_budgets->on_launch(call);
       else if (call.callbackSite == CUPTI_API_ENTER) impl.on_launch_enter(cbid, call);
       else impl.on_launch_exit(call);

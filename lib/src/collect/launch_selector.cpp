@@ -52,12 +52,22 @@ bool LaunchSelector::select(const std::string& kernel_name, const std::string& c
     if (budget_by_range_ && ranges) key += '\n' + nvtx_label(nvtx_paths(*ranges));
     const std::uint64_t seen = seen_per_configuration_[key]++;
     if (seen < per_kernel_skip_ || seen - per_kernel_skip_ >= per_kernel_count_) return false;
+    if (!excluded_.empty() && excluded_.count(kernel_name + '\n' + configuration)) return false;
   }
   // Sampling is per kernel, so a rare kernel is still seen once every N of its own launches.
   if (!sample(kernel_name, profiler_running)) return false;
   if (matched_++ < skip_) return false;
   ++profiled_;
   return true;
+}
+
+std::string LaunchSelector::configuration_text(const Dim3& grid, const Dim3& block) {
+  return std::to_string(grid.x) + "," + std::to_string(grid.y) + "," + std::to_string(grid.z) + "/" +
+         std::to_string(block.x) + "," + std::to_string(block.y) + "," + std::to_string(block.z);
+}
+
+void LaunchSelector::exclude(std::vector<std::pair<std::string, std::string>> kernels) {
+  for (auto& [name, configuration] : kernels) excluded_.insert(name + '\n' + configuration);
 }
 
 std::vector<KernelSeen> LaunchSelector::kernels_seen() const {

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,11 @@ class LaunchSelector {
   // Per-kernel budgets: the launches seen of each kernel and configuration (over its NVTX ranges
   // with budget_by_range), profiled or not; empty without a budget.
   std::vector<KernelSeen> kernels_seen() const;
+  // The configuration as select() takes it: "gx,gy,gz/bx,by,bz".
+  static std::string configuration_text(const Dim3& grid, const Dim3& block);
+  // From now on, launches of these kernels and configurations (name, configuration_text) are
+  // never selected, only counted: the ones the samples judged, under sampling then exact.
+  void exclude(std::vector<std::pair<std::string, std::string>> kernels);
 
  private:
   std::optional<std::regex> pattern_;
@@ -70,6 +76,7 @@ class LaunchSelector {
   std::map<std::string, Sampled> sampled_;
   std::uint64_t sampled_kernels_ = 0, due_kernels_ = 0;
   std::map<std::string, std::uint64_t> seen_per_configuration_;
+  std::set<std::string> excluded_;  // "name\nconfiguration"
 };
 
 }  // namespace limiter::detail

@@ -178,11 +178,8 @@ void Collector::Impl::on_launch_enter(CUpti_CallbackId cbid, const CUpti_Callbac
   for (auto& pending : launches) {
     // The configuration string only for per-kernel budgets: this runs for every launch.
     std::string configuration;
-    if (selector.per_configuration()) {
-      const Dim3 g = pending.launch.grid, b = pending.launch.block;
-      configuration = std::to_string(g.x) + "," + std::to_string(g.y) + "," + std::to_string(g.z) + "/" +
-                      std::to_string(b.x) + "," + std::to_string(b.y) + "," + std::to_string(b.z);
-    }
+    if (selector.per_configuration())
+      configuration = detail::LaunchSelector::configuration_text(pending.launch.grid, pending.launch.block);
     pending.keep = selector.select(pending.launch.name, configuration, running, ranges ? &*ranges : nullptr);
     selected += pending.keep ? 1 : 0;
   }
@@ -201,7 +198,7 @@ void Collector::Impl::on_launch_enter(CUpti_CallbackId cbid, const CUpti_Callbac
     LIMITER_TRACE("%llu unselected launches in a row: pausing", static_cast<unsigned long long>(unselected_in_a_row));
     ++times.filter_pauses;
     unselected_in_a_row = 0;
-    if (sampling_after_budgets) {
+    if (sampling_after_budgets && !sampling_first) {
       hand_over_to_sampling(/*sampling_follows=*/true);  // --sampling: the sampler from the next launch on
       return;  // EXIT releases the lock
     }

@@ -131,6 +131,29 @@ void SamplingMode::begin_after_budgets(std::vector<KernelLaunch> exact, std::vec
   budgets_spent_ = sampling_follows;
 }
 
+void SamplingMode::begin_before_exact() {
+  before_exact_ = true;
+  budgets_spent_ = true;  // after_budgets_'s start on a thread of its own, from the first launch
+}
+
+RunRecord SamplingMode::end_phase() noexcept {
+  if (phase_record_) return *phase_record_;
+  RunRecord run = finish();
+  try {
+    std::lock_guard start_lock(start_mutex_);
+    phase_timings_ = timings_text();
+    phase_record_ = run;
+    // Disabled before the range profiler is enabled (the PM sampler's SetConfig failed with
+    // CUPTI_ERROR_HARDWARE_BUSY beside an enabled range profiler; H100).
+    sampler_ready_ = false;
+    sampler_.reset();
+    activity_.reset();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "limiter: PM sampling did not end cleanly: %s\n", e.what());
+  }
+  return run;
+}
+
 PmSamplerOptions SamplingMode::sampler_options() const {
   PmSamplerOptions sampler;
   sampler.metrics = metrics_;
@@ -330,6 +353,7 @@ void SamplingMode::on_samples(std::vector<PmSample>&& samples) {
 
 RunRecord SamplingMode::finish() noexcept {
   RunRecord run;
+  if (phase_record_) return *phase_record_;
   if (finished_.exchange(true)) return run;
   if (starter_.joinable() && starter_.get_id() != std::this_thread::get_id()) starter_.join();
   try {
@@ -367,7 +391,11 @@ RunRecord SamplingMode::record(std::vector<KernelLaunch> launches) const {
   run.schema_version = kRunSchemaVersion;
   // Loud, never silent: a record without samples says why.
   const std::string exact = "run the exact mode (limiter run without --sampling)";
-  if (after_budgets_ && finished_ && !sampler_ready_ && start_error_.empty()) {
+  if (before_exact_ && finished_ && !sampler_ready_ && start_error_.empty() && !phase_record_) {
+    run.missed.push_back({"PM sampling never began: the " + std::string(started_ ? "sampling phase ended while the sampler was being set up" : "app launched no kernel") +
+                              " (the exact phase judges the kernels)",
+                          0, "a longer --sampling-phase"});
+  } else if (after_budgets_ && !before_exact_ && finished_ && !sampler_ready_ && start_error_.empty()) {
     const std::string when = started_ ? "while the sampler was being set up, after the per-kernel budgets were spent"
                                       : "before " + std::to_string(kPauseAfterUnselected) +
                                             " launches in a row fell outside the per-kernel budgets";
@@ -382,7 +410,7 @@ RunRecord SamplingMode::record(std::vector<KernelLaunch> launches) const {
                               " kernels ran: the SM-side counters did not count (on an H100 they do not after the "
                               "range profiler ran in the process), so no kernel gets a sampled verdict; L2 and DRAM "
                               "samples stand",
-                          0, after_budgets_ ? "the exact launches judge every kernel; --sampling alone samples the SMs"
+                          0, after_budgets_ && !before_exact_ ? "the exact launches judge every kernel; --sampling alone samples the SMs"
                                             : exact});
   }
   const std::string sampler_error = sampler_ready_ ? sampler_->error() : "";
@@ -405,6 +433,7 @@ RunRecord SamplingMode::record(std::vector<KernelLaunch> launches) const {
 }
 
 std::string SamplingMode::timings_text() const {
+  if (!phase_timings_.empty()) return phase_timings_;
   if (!sampler_ready_) return "PM sampling never started\n";
   const PmSamplerTimes t = sampler_->times();
   const double samples = static_cast<double>(std::max<std::uint64_t>(sampler_->samples(), 1));

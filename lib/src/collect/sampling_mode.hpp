@@ -46,6 +46,14 @@ class SamplingMode {
   void begin_after_budgets(std::vector<KernelLaunch> exact, std::vector<MissedLaunches> missed,
                            std::uint64_t launches_seen, std::vector<KernelSeen> kernels_seen, bool sampling_follows);
 
+  // Sampling first, then exact (CollectorOptions::exact_undecided_count): driven by the exact-mode
+  // collector's callbacks as after budgets, sampling from the first launch.
+  void begin_before_exact();
+  // Sampling first: the sampling phase is over. Stops the sampler and the kernel timestamps (the
+  // range profiler cannot be enabled beside them), and returns the sampled record, which
+  // finish() returns again later. Never throws.
+  RunRecord end_phase() noexcept;
+
   // Sampling after budgets: the sampler's host side (prepare_pm_sampler_host, ~hundreds of ms)
   // prepared on a thread of its own while the exact phase runs; from the exact collector's first
   // context on DEVICE_INDEX. Once only.
@@ -105,6 +113,10 @@ class SamplingMode {
   std::vector<MissedLaunches> exact_missed_;
   std::uint64_t exact_launches_seen_ = 0;
   std::vector<KernelSeen> exact_kernels_seen_;
+  // Sampling first: the record and the account of the sampling phase, once it is over.
+  bool before_exact_ = false;
+  std::optional<RunRecord> phase_record_;
+  std::string phase_timings_;
   std::future<PmSamplerHostSide> host_side_ahead_;  // prepare_ahead()'s, taken by start_sampling()
   int host_side_device_ = -1;
   double activity_enable_s_ = 0;  // after budgets: kernel timestamps enabled at the first sampled launch

@@ -226,6 +226,8 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     // --sampling: the PM-sampling mode (no range profiler); the interval in microseconds.
     options.sampling = !env("LIMITER_SAMPLING").empty();
     options.sampling_interval_ns = env_number("LIMITER_SAMPLING_INTERVAL_US", 100) * 1000;
+    options.exact_undecided_count = env_number("LIMITER_EXACT_UNDECIDED", 0);  // sampling, then exact
+    options.sampling_phase_launches = env_number("LIMITER_SAMPLING_PHASE", options.sampling_phase_launches);
     options.ranges_per_image = env_number("LIMITER_RANGES_PER_IMAGE", 0);
     options.nvtx = env("LIMITER_NVTX") == "1";
     options.nvtx_include = env_list("LIMITER_NVTX_INCLUDE");

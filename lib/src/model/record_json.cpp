@@ -130,6 +130,7 @@ ordered_json sampling_json(const SamplingInfo& s) {
   ordered_json out = {{"mode", s.mode},       {"interval_ns", s.interval_ns}, {"samples", s.samples},
                       {"samples_lost", s.samples_lost}, {"attribution", s.attribution}, {"metrics", s.metrics}};
   if (!s.sm_side_counted) out["sm_side_counted"] = false;  // written only when it did not
+  if (s.exact_after_sampling) out["exact_phase"] = "after_sampling";  // else before, if any
   return out;
 }
 
@@ -142,6 +143,7 @@ SamplingInfo sampling_from(const json& in) {
   s.attribution = in.value("attribution", "");
   s.metrics = in.value("metrics", std::vector<std::string>{});
   s.sm_side_counted = in.value("sm_side_counted", true);
+  s.exact_after_sampling = in.value("exact_phase", std::string()) == "after_sampling";
   return s;
 }
 
