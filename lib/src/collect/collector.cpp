@@ -51,25 +51,26 @@ CollectorOptions exact_phase_options(CollectorOptions options) {
 }  // namespace
 
 Collector::Collector(const CollectorOptions& options) : impl_(std::make_unique<Impl>(exact_phase_options(options))) {
-  const bool budgets = impl_->selector.per_configuration();  // per-kernel count or skip
-  if (options.sampling && options.exact_undecided_count > 0) {  // sampling first (sampling_then_exact.cpp)
-    impl_->options.sampling = false;
-    impl_->options.keep_launches = true;  // until they join the sampled aggregates
-    sampling_ = std::make_unique<detail::SamplingMode>(options, &impl_->sink, /*after_budgets=*/true);
-    sampling_->begin_before_exact();
-    impl_->sampling_after_budgets = sampling_.get();
-    impl_->sampling_first = true;
-    impl_->handed_to_sampling = true;
-  } else if (options.sampling && !budgets) {  // no range profiler at all: the sampler and kernel timestamps instead
+  const bool budgets = impl_->selector.per_configuration();  // per-kernel count or skip (sampling first's too)
+  if (options.sampling && !budgets) {  // no range profiler at all: the sampler and kernel timestamps instead
     sampling_ = std::make_unique<detail::SamplingMode>(options, &impl_->sink);
     return;
   }
-  if (options.sampling && !impl_->sampling_first) {  // each kernel's first launches exactly, then sampling (budgets_then_sampling.cpp)
-    if (options.sample_every > 1) throw InputError("sampling after per-kernel budgets cannot go with sample_every");
+  if (options.sampling) {
+    // An exact phase and a sampler driven by its callbacks: each kernel's first launches exactly,
+    // then sampling (budgets_then_sampling.cpp), or sampling first (sampling_then_exact.cpp).
+    const bool sampling_first = options.exact_undecided_count > 0;
+    if (!sampling_first && options.sample_every > 1)
+      throw InputError("sampling after per-kernel budgets cannot go with sample_every");
     impl_->options.sampling = false;
     impl_->options.keep_launches = true;  // until they join the sampler's aggregates
     sampling_ = std::make_unique<detail::SamplingMode>(options, &impl_->sink, /*after_budgets=*/true);
     impl_->sampling_after_budgets = sampling_.get();
+    if (sampling_first) {
+      sampling_->begin_before_exact();
+      impl_->sampling_first = true;
+      impl_->handed_to_sampling = true;
+    }
   }
   impl_->metrics = options.metrics.empty() ? metric_plan(options.plan).metrics : options.metrics;
   impl_->lock_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(options.lock_timeout_s * 1000.0));
