@@ -10,6 +10,7 @@
 #include "limiter/record_json.hpp"
 #include "limiter/reports.hpp"
 #include "options.hpp"
+#include "output_guard.hpp"
 #include "run_input.hpp"
 #ifdef LIMITER_HAVE_CUPTI
 #include "collect/raw_store.hpp"
@@ -32,6 +33,8 @@ int run_analyze(const Args& args) {
   if (!parse_options(args, "limiter analyze RAW_DIR|RUN [--peaks theoretical|calibrated] [--record FILE] [-o FILE]",
                      visible, positional, vm, &hidden))
     return kExitOk;
+  refuse_output_over_input(output, {input});
+  refuse_output_over_input(record, {input}, "--record");
   RunRecord run;
   if (std::filesystem::is_directory(input)) {
 #ifdef LIMITER_HAVE_CUPTI

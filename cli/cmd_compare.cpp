@@ -16,6 +16,7 @@
 #include "limiter/json_text.hpp"
 #include "limiter/record_stream.hpp"
 #include "options.hpp"
+#include "output_guard.hpp"
 #include "record_sets.hpp"
 #include "run_input.hpp"
 #include "selection_options.hpp"
@@ -114,6 +115,9 @@ int run_compare(const Args& args) {
   };
   const std::vector<std::string> before_paths = expand_record_arguments({before_path});
   const std::vector<std::string> after_paths = expand_record_arguments({after_path});
+  std::vector<std::string> input_paths = before_paths;
+  input_paths.insert(input_paths.end(), after_paths.begin(), after_paths.end());
+  refuse_output_over_input(output, input_paths);
   std::vector<std::pair<int, RunComparison>> comparisons;  // rank (-1: not by rank), comparison
   const auto compare_pair = [&](const std::string& before_record, const std::string& after_record, int rank) {
     CompareOptions pair_options = options;

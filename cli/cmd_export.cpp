@@ -6,6 +6,7 @@
 #include "limiter/error.hpp"
 #include "limiter/sqlite_export.hpp"
 #include "options.hpp"
+#include "output_guard.hpp"
 #include "run_input.hpp"
 
 namespace limiter::cli {
@@ -28,6 +29,7 @@ int run_export(const Args& args) {
                      visible, positional, vm, &hidden))
     return kExitOk;
   if (format != "sqlite") throw InputError("unknown --format '" + format + "' for export (expected sqlite)");
+  refuse_output_over_input(output, {run_path});
   AnalysisOptions analysis_options;
   analysis_options.peaks = peak_kind_from_string(peaks);
   SummaryOptions summary_options;

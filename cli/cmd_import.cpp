@@ -15,6 +15,7 @@
 #include "limiter/record.hpp"
 #include "limiter/record_json.hpp"
 #include "options.hpp"
+#include "output_guard.hpp"
 
 namespace limiter::cli {
 namespace {
@@ -76,6 +77,8 @@ int run_import(const Args& args) {
   if (has_arch && !std::regex_match(arch, std::regex("sm_[0-9]{2,3}[a-z]?"))) {
     throw InputError("--arch '" + arch + "' is not of the form sm_NN (e.g. sm_20, sm_35, sm_90)");
   }
+
+  refuse_output_over_input(output, {path});
 
   RunRecord run;
   if (from == "csv") {

@@ -13,6 +13,7 @@
 #include "limiter/reports.hpp"
 #include "limiter/rank_summary.hpp"
 #include "options.hpp"
+#include "output_guard.hpp"
 #include "record_sets.hpp"
 #include "run_input.hpp"
 #include "selection_options.hpp"
@@ -57,6 +58,7 @@ int run_report(const Args& args) {
                      visible, positional, vm, &hidden))
     return kExitOk;
   const std::vector<std::string> paths = expand_record_arguments(inputs);
+  refuse_output_over_input(output, paths);
   if (vm.count("rank")) run_path = record_of_rank(paths, rank);
   else if (paths.size() == 1) run_path = paths.front();
   const ReportFormat report_format = report_format_from_string(format);
