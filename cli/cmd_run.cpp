@@ -167,7 +167,7 @@ int run_run(const Args& args) {
   double lock_timeout = 60;
   visible.add_options()
       ("output,o", po::value(&output)->default_value("limiter_%p.json"),
-       "run record per process; %p = pid, %h = host, %r = rank in a job, %q{ENV} = an environment value. "
+       "run record per process; %p = pid of the process that writes (a forked child writes none; a process that starts CUDA itself, spawned or exec'd, writes its own, named by its pid when the name is taken), %h = host, %r = rank in a job, %q{ENV} = an environment value. "
        "By default a rank of a job (torchrun, mpirun, srun) writes limiter_rank<N>.json")
       ("kernel-regex,k", po::value(&kernel_regex), "profile only kernels whose (demangled) name matches")
       ("launch-skip,s", po::value(&skip)->default_value(0), "matching launches to skip first")
@@ -274,6 +274,7 @@ int run_run(const Args& args) {
   set("LIMITER_OUTPUT", fs::absolute(output).string());
   set("LIMITER_OUTPUT_IS_DEFAULT", vm["output"].defaulted() ? "1" : "0");  // ranks then name theirs by rank
   set("LIMITER_SESSION_DIR", session.string());
+  set("LIMITER_RUN_PID", std::to_string(getpid()));  // the app's own process is our child; its workers are not
   set("LIMITER_PLAN", plan);
   set("LIMITER_REPLAY", replay);
   set("LIMITER_GRAPH_PROFILING", graph_profiling);

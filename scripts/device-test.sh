@@ -63,6 +63,13 @@ if command -v python3 > /dev/null && python3 -c "import torch" 2> /dev/null; the
   [ "$quick" = 1 ] || timeout ncu --clock-control none --section SpeedOfLight --metrics "$metrics" --csv --page raw --print-units base \
     python3 "$workload" > "$out/pytorch_ncu.csv" 2> "$out/pytorch_ncu.log" || status=1
 
+  step "programs that fork: DataLoader workers, os.fork() ended every way, Pool.terminate, fork + exec, torch.compile;" \
+    "bare against every mode, launch by launch"
+  STEP_TIMEOUT=1500 timeout python3 "$(dirname "$0")/../tests/gpu/fork_test.py" "$bin/limiter" \
+    "$bin/limiter_lost_launches_app" "$out/fork" ${LIMITER_FORK_MODES:+--modes "$LIMITER_FORK_MODES"} \
+    > "$out/fork_tests.txt" 2>&1 || status=1
+  tail -1 "$out/fork_tests.txt"
+
   step "CUDA graphs: a PyTorch graph (destroyed by PyTorch, kept alive by limiter) profiled node by node," \
     "outputs as bare"
   graphs=$(dirname "$0")/../bench/workloads/graph_replay.py

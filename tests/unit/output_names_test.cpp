@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 
 #include "inject/output_names.hpp"
 #include "limiter/error.hpp"
@@ -24,6 +25,24 @@ TEST(OutputNames, BadPatternsNameTheProblem) {
   EXPECT_THROW(expand_output_name("%q{LIMITER_TEST_UNSET}"), InputError);
   EXPECT_THROW(expand_output_name("%q{OPEN"), InputError);
   EXPECT_THROW(expand_output_name("%z"), InputError);
+}
+
+TEST(OutputNames, APerProcessNameKeepsTheExtension) {
+  EXPECT_EQ(per_process_name("/out/run.json", 42), "/out/run_42.json");
+  EXPECT_EQ(per_process_name("run.json.gz", 42), "run_42.json.gz");
+  EXPECT_EQ(per_process_name("dir.v2/record", 7), "dir.v2/record_7");
+}
+
+// A spawned worker or a program a child execs, given the same -o as the app: the first process
+// keeps the name, the others write beside it under their pid.
+TEST(OutputNames, TheFirstClaimKeepsTheNameTheOthersAddTheirPid) {
+  char folder[] = "/tmp/limiter-claims-XXXXXX";
+  ASSERT_NE(mkdtemp(folder), nullptr);
+  EXPECT_EQ(claim_output_name(folder, "/out/run.json"), "/out/run.json");
+  EXPECT_EQ(claim_output_name(folder, "/out/run.json"), "/out/run_" + std::to_string(getpid()) + ".json");
+  EXPECT_EQ(claim_output_name(folder, "/out/other.json"), "/out/other.json");
+  EXPECT_EQ(claim_output_name("", "/out/run.json"), "/out/run.json");  // no limiter run session
+  std::filesystem::remove_all(folder);
 }
 
 }  // namespace

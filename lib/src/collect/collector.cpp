@@ -7,6 +7,7 @@
 
 #include "collect/collector_impl.hpp"
 #include "collect/driver_api.hpp"
+#include "collect/forked_child.hpp"
 #include "collect/sampling_mode.hpp"
 #include "limiter/error.hpp"
 #include "limiter/metric_plans.hpp"
@@ -51,6 +52,7 @@ CollectorOptions exact_phase_options(CollectorOptions options) {
 }  // namespace
 
 Collector::Collector(const CollectorOptions& options) : impl_(std::make_unique<Impl>(exact_phase_options(options))) {
+  detail::watch_for_fork();
   const bool budgets = impl_->selector.per_configuration();  // per-kernel count or skip (sampling first's too)
   if (options.sampling && !budgets) {  // no range profiler at all: the sampler and kernel timestamps instead
     sampling_ = std::make_unique<detail::SamplingMode>(options, &impl_->sink);
@@ -82,6 +84,13 @@ Collector::Collector(const CollectorOptions& options) : impl_(std::make_unique<I
 }
 
 Collector::~Collector() {
+  if (detail::in_forked_child_by_pid()) {
+    // The parent's threads and context are not here: joining or stopping them would hang or
+    // touch the parent's GPU state. The memory goes with the child.
+    (void)impl_.release();
+    (void)sampling_.release();
+    return;
+  }
   // The exact mode's callbacks may reach the sampler after budgets: unsubscribed before it goes.
   if (impl_ && impl_->subscriber) stop_exact_mode();
   sampling_.reset();
@@ -105,7 +114,7 @@ void Collector::stop_exact_mode() {
 }
 
 void Collector::write_raw_files() {
-  if (sampling_) return;  // the sampler writes its samples as they come (after budgets: those only)
+  if (sampling_ || detail::in_forked_child_by_pid()) return;  // the sampler writes its samples as they come (after budgets: those only)
   std::lock_guard lock(impl_->mutex);
   for (auto& [context, profiler] : impl_->contexts) impl_->keep_raw_image(*profiler);
 }
@@ -127,6 +136,7 @@ void Collector::Impl::end_region() {
 }
 
 void Collector::start() {
+  if (detail::in_forked_child_by_pid()) return;
   if (sampling_) sampling_->begin_region();
   if (!impl_->subscriber) return;  // sampling alone
   std::lock_guard lock(impl_->mutex);
@@ -134,6 +144,7 @@ void Collector::start() {
 }
 
 void Collector::stop() noexcept {
+  if (detail::in_forked_child_by_pid()) return;
   if (sampling_) sampling_->end_region();
   if (!impl_->subscriber) return;
   std::lock_guard lock(impl_->mutex);
@@ -141,10 +152,12 @@ void Collector::stop() noexcept {
 }
 
 void Collector::flush() {
+  if (detail::in_forked_child_by_pid()) return;
   if (impl_->subscriber && !impl_->handed_to_sampling) impl_->flush_all();
 }
 
 bool Collector::flush_before_exit(std::chrono::milliseconds wait) noexcept {
+  if (detail::in_forked_child_by_pid()) return false;
   if (sampling_) return true;  // take_run() stops the sampler and attributes what is left
   // A signal that interrupted this thread inside our own launch callback: the lock is ours
   // and the collector's state half-changed, so nothing more can be decoded.
@@ -174,12 +187,15 @@ bool Collector::flush_before_exit(std::chrono::milliseconds wait) noexcept {
   return decoded;
 }
 
+// In a forked child the collector's lock may be held by a parent thread that is not here.
 std::vector<MissedLaunches> Collector::missed() const {
+  if (detail::in_forked_child_by_pid()) return {};
   const auto lock = lock_within(impl_->mutex, kReadWait);  // may be called from a signal handler
   return lock.owns_lock() ? impl_->missed : std::vector<MissedLaunches>{};
 }
 
 std::uint64_t Collector::launches_seen() const {
+  if (detail::in_forked_child_by_pid()) return 0;
   const std::uint64_t sampled = sampling_ ? sampling_->launches_seen() : 0;
   if (!impl_->subscriber) return sampled;
   const auto lock = lock_within(impl_->mutex, kReadWait);
@@ -187,12 +203,14 @@ std::uint64_t Collector::launches_seen() const {
 }
 
 std::vector<KernelSeen> Collector::kernels_seen() const {
+  if (detail::in_forked_child_by_pid()) return {};
   const auto lock = lock_within(impl_->mutex, kReadWait);  // may be called from a signal handler
   return lock.owns_lock() ? impl_->selector.kernels_seen() : std::vector<KernelSeen>{};
 }
 
 CollectorTimings Collector::timings() const {
   CollectorTimings times;
+  if (detail::in_forked_child_by_pid()) return times;
   if (impl_->subscriber) {
     std::lock_guard lock(impl_->mutex);
     times = impl_->times;
@@ -250,6 +268,18 @@ std::string CollectorTimings::to_text() const {
 }
 
 RunRecord Collector::take_run() {
+  if (detail::in_forked_child_by_pid()) {  // the launches are the parent's, and so is the record
+    RunRecord run;
+    run.tool_version = tool_version();
+    run.source = "cupti";
+    run.created_at = utc_timestamp();
+    run.command_line = impl_->options.command_line;
+    run.missed.push_back({"this process was forked from the profiled one: profiling is off in a forked child (its "
+                          "parent's record holds the parent's launches)",
+                          0, "profile the child's own CUDA work in a process that starts CUDA itself (spawn, or "
+                          "fork and exec)"});
+    return run;
+  }
   if (sampling_ && impl_->sampling_first) {
     RunRecord run = impl_->sampling_then_exact_run();
     run.tool_version = tool_version();

@@ -8,6 +8,7 @@
 
 #include "collect/collector_impl.hpp"
 #include "collect/cupti_check.hpp"
+#include "collect/forked_child.hpp"
 #include "collect/sampling_mode.hpp"
 #include "collect/sync_points.hpp"
 
@@ -111,6 +112,7 @@ void on_driver_call(Collector::Impl& impl, CUpti_CallbackId cbid, const CUpti_Ca
 }
 
 void CUPTIAPI on_callback(void* user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+  if (detail::in_forked_child()) return;  // the parent profiles; a forked child runs unprofiled
   auto* impl = static_cast<Collector::Impl*>(user);
   try {
     if (domain == CUPTI_CB_DOMAIN_DRIVER_API) {

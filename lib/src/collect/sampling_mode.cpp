@@ -14,6 +14,7 @@
 
 #include "collect/cupti_check.hpp"
 #include "collect/driver_api.hpp"
+#include "collect/forked_child.hpp"
 #include "collect/pm_raw_store.hpp"
 
 namespace limiter::detail {
@@ -35,6 +36,7 @@ constexpr CUpti_CallbackId kLaunchCallbacks[] = {
 };
 
 void CUPTIAPI on_callback(void* user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+  if (detail::in_forked_child()) return;  // the parent samples; a forked child runs unprofiled
   if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
     static_cast<SamplingMode*>(user)->on_context_destroy(static_cast<const CUpti_ResourceData*>(data)->context);
     return;

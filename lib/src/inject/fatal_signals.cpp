@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "collect/forked_child.hpp"
 #include "limiter/record.hpp"
 
 
@@ -52,7 +53,12 @@ void on_signal(int signal, siginfo_t* info, void* context) {
     pass_on(signal, info, context);  // the app decides; if it exits, the exit handler writes the record
     return;
   }
-  if (!handling) {
+  const bool forked_child = in_forked_child_by_pid();  // its parent's record is none of its business
+  if (forked_child && app_handles(previous[signal])) {
+    pass_on(signal, info, context);
+    return;
+  }
+  if (!handling && !forked_child) {
     handling = 1;
     alarm(kHandlerDeadlineSeconds);
     callback(ended_by_signal(signal));

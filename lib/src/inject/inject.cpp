@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "collect/collector_internal.hpp"
+#include "collect/forked_child.hpp"
 #include "inject/fatal_signals.hpp"
 #include "inject/launch_progress.hpp"
 #include "inject/output_names.hpp"
@@ -37,6 +38,7 @@ namespace {
 struct Injection {
   limiter::Collector* collector = nullptr;  // never destroyed: the driver may still call back at exit
   std::string output, partial;
+  bool app_process = true;  // limiter run started this process itself (not a worker the app started)
   std::ofstream partial_out;
   limiter::RunRecord header;
   bool header_written = false;
@@ -88,6 +90,8 @@ void check_nvtx_injection() {
     }
   }
   setenv("NVTX_INJECTION64_PATH", ours.c_str(), 1);
+  // Still ours for a program a child execs: its injection may move it to the libcupti it uses.
+  setenv("LIMITER_NVTX_INJECTION", ours.c_str(), 1);
 }
 
 // Sampling mode: the aggregates so far replace the partial file (written aside, then renamed:
@@ -135,10 +139,20 @@ void write_sampled_record_on_signal(const std::string& ended) {
 // our exit handler was registered inside cuInit, after the runtime's, so it runs before the
 // runtime tears its context down), then the partial file becomes the record. Runs once.
 void write_final_record(const std::string& ended) {
+  // A forked child inherited this handler, the parent's files and its half-written state: the
+  // record is the parent's to write (forked_child.hpp).
+  if (limiter::detail::in_forked_child_by_pid()) return;
   static std::atomic<bool> written{false};
   if (!injection || !injection->collector || written.exchange(true)) return;
   if (injection->progress) injection->progress->finish();
   try {
+    // A worker the app started (a compile worker, a helper that only queried the GPU) that
+    // launched nothing leaves no record behind; the app's own process always writes one.
+    if (!injection->app_process && injection->collector->launches_seen() == 0 && injection->collector->missed().empty()) {
+      injection->partial_out.close();
+      std::filesystem::remove(injection->partial);
+      return;
+    }
     if (injection->collector->sampling()) {  // a few aggregates: written whole, not streamed
       if (ended != "exit") return write_sampled_record_on_signal(ended);
       limiter::RunRecord run = injection->collector->take_run();
@@ -249,7 +263,16 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
       std::fprintf(stderr, "limiter: rank %d of %d writes to '%s', as every rank does: they overwrite each other; "
                    "put %%r in the name (-o 'run_rank%%r.json')\n", rank->rank, rank->world_size, pattern.c_str());
     }
-    injection->output = limiter::detail::expand_output_name(pattern, rank);
+    const std::string session = env("LIMITER_SESSION_DIR");
+    const std::string named = limiter::detail::expand_output_name(pattern, rank);
+    // Another process of this run (the app, a worker it spawned, a program a child execs) may have
+    // been given the same name: the first keeps it, the others write beside it under their pid.
+    injection->output = limiter::detail::claim_output_name(session, named);
+    if (injection->output != named) {
+      std::fprintf(stderr, "limiter: process %d writes its own record, %s (%s is another process's)\n",
+                   static_cast<int>(getpid()), injection->output.c_str(), named.c_str());
+    }
+    injection->app_process = env("LIMITER_RUN_PID").empty() || env("LIMITER_RUN_PID") == std::to_string(getppid());
     injection->header.rank = rank;
     char host[256] = {};
     if (gethostname(host, sizeof host - 1) == 0) injection->header.host = host;
@@ -280,7 +303,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
       injection->partial_out << limiter::partial_status_line(status) << "\n";
       injection->partial_out.flush();
     };
-    register_output(env("LIMITER_SESSION_DIR"));
+    register_output(session);
     std::atexit(write_record_at_exit);
     limiter::detail::install_fatal_signal_handlers(write_final_record);
   } catch (const std::exception& e) {

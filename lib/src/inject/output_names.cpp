@@ -1,9 +1,13 @@
 #include "inject/output_names.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 
 #include "limiter/error.hpp"
 
@@ -56,6 +60,36 @@ bool names_each_process(const std::string& pattern) {
   for (const char* code : {"%p", "%r", "%q{"})
     if (pattern.find(code) != std::string::npos) return true;
   return false;
+}
+
+std::string per_process_name(const std::string& output, long pid) {
+  const std::filesystem::path path(output);
+  std::string name = path.filename().string();
+  std::size_t at = name.size();
+  for (const char* extension : {".json.gz", ".json"}) {
+    const std::string suffix = extension;
+    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      at = name.size() - suffix.size();
+      break;
+    }
+  }
+  name.insert(at, "_" + std::to_string(pid));
+  return (path.parent_path() / name).string();
+}
+
+std::string claim_output_name(const std::string& session_dir, const std::string& output) {
+  if (session_dir.empty()) return output;
+  // One claim file per output path; O_EXCL makes the first process to create it the owner.
+  char hash[32];
+  std::snprintf(hash, sizeof hash, "%016zx", std::hash<std::string>{}(output));
+  const std::string claim = session_dir + "/claim-" + hash;
+  const int fd = ::open(claim.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd >= 0) {
+    ::close(fd);
+    return output;
+  }
+  if (errno != EEXIST) return output;  // no session folder to claim in: as before claims existed
+  return per_process_name(output, static_cast<long>(getpid()));
 }
 
 }  // namespace limiter::detail

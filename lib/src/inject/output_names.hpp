@@ -25,4 +25,13 @@ std::string output_pattern_for(const std::string& pattern, bool is_default, cons
 // writing to a fixed name would overwrite the others' records.
 bool names_each_process(const std::string& pattern);
 
+// Several processes of one `limiter run` (a spawned worker, a program a child execs) may be
+// given the same name: the first to claim it in SESSION_DIR writes it; claim_output_name
+// returns the name this process writes: OUTPUT when the claim succeeds (or there is no
+// session), else per_process_name(OUTPUT, pid).
+std::string claim_output_name(const std::string& session_dir, const std::string& output);
+
+// OUTPUT with "_PID" before its extension: run.json -> run_123.json, run.json.gz -> run_123.json.gz.
+std::string per_process_name(const std::string& output, long pid);
+
 }  // namespace limiter::detail
