@@ -4,7 +4,6 @@
 #include <iostream>
 #include <map>
 #include <regex>
-#include <sstream>
 
 #include "commands.hpp"
 #include "limiter/analysis.hpp"
@@ -15,6 +14,7 @@
 #include "limiter/reports.hpp"
 #include "limiter/json_text.hpp"
 #include "limiter/record_stream.hpp"
+#include "limiter/run_summary.hpp"
 #include "options.hpp"
 #include "output_guard.hpp"
 #include "record_sets.hpp"
@@ -30,6 +30,8 @@ const char* const kUsage =
     "name and launch configuration (grid, block), and by order among equal ones. Exit code 4 when\n"
     "--fail-if-slower is given and a matched kernel or the total is slower by more than PCT percent\n"
     "(a kernel whose change lies within the spread of its repeated launches is noise and does not count).\n"
+    "Records that selected their launches differently (every launch, per-kernel budgets, a subset, PM\n"
+    "sampling) are compared per launch: each kernel by its mean time per launch, with a warning.\n"
     "BEFORE and AFTER may each be several records (a glob or a directory: the ranks of a job): rank N\n"
     "before is compared with rank N after, each rank in turn (text, md, json), and the gate counts every\n"
     "rank; --rank N compares one rank alone, in any format.";
@@ -56,13 +58,48 @@ std::string slowdown_summary(const RunComparison& comparison) {
   std::string text;
   for (const auto& k : comparison.matched) {
     if (!k.slower_than_limit) continue;
-    const auto name = kernel_base_name(k.before.name);
+    const auto name = kernel_base_name(std::string(k.before.name));
     text += (text.empty() ? "" : ", ") + name + " [" + std::to_string(k.before.sequence) + "] +" +
             format_fixed(*k.time.change * 100.0, 1) + "%";
   }
   if (comparison.totals.slower_than_limit)
-    text += (text.empty() ? "" : ", ") + std::string("the total +") + format_fixed(*comparison.totals.all.change * 100.0, 1) + "%";
+    text += (text.empty() ? "" : ", ") + std::string(comparison.per_launch ? "the mean per launch +" : "the total +") +
+            format_fixed(*comparison.totals.all.change * 100.0, 1) + "%";
   return text;
+}
+
+// A run record is read as a stream, never whole, and its launches analysed without words (a
+// comparison shows no reasons or advice: a fifth of the time), each kept in the compact form
+// the comparison uses. MANGLED, when given, collects each name's mangled form (a record is then
+// read a second time). The run keeps how its record selected its launches, before -k.
+ComparedRun load_compared(const std::string& path, const AnalysisOptions& analysis_options, const std::string& kernel_regex,
+                        std::unordered_map<std::string, std::string>* mangled) {
+  AnalysisOptions wordless = analysis_options;
+  wordless.explain = false;
+  ComparedRun run;
+  const auto note_mangled = [&](const KernelLaunch& launch) {
+    if (mangled && !launch.mangled_name.empty()) mangled->emplace(launch.name, launch.mangled_name);
+  };
+  if (is_run_record(path)) {
+    run = compared_run(analyze_run(read_run_header(path), wordless));
+    for_each_analysed_launch(path, wordless, "", [&](const KernelAnalysis& launch) { run.add(launch); });
+    if (mangled) read_run_stream(path, [](const RunRecord&) {}, [&](KernelLaunch&& launch) { note_mangled(launch); });
+  } else {
+    const RunRecord record = load_run(path);
+    for (const auto& launch : record.launches) note_mangled(launch);
+    run = compared_run(analyze_run(record, wordless));
+  }
+  run.selection = launch_selection(run);
+  if (!kernel_regex.empty()) {
+    const std::regex selected = kernel_name_regex(kernel_regex);
+    std::unordered_map<std::string_view, bool> matches;  // each name searched once, not each launch
+    std::erase_if(run.launches, [&](const ComparedLaunch& launch) {
+      auto [found, added] = matches.try_emplace(launch.name, false);
+      if (added) found->second = std::regex_search(launch.name.begin(), launch.name.end(), selected);
+      return !found->second;
+    });
+  }
+  return run;
 }
 
 }  // namespace
@@ -104,14 +141,7 @@ int run_compare(const Args& args) {
   const NameStyle names = name_style_from_string(selection.names);
   std::unordered_map<std::string, std::string> mangled;
   const auto load = [&](const std::string& path) {
-    RunRecord run = load_run(path);
-    if (!selection.kernel_regex.empty()) {
-      const std::regex selected = kernel_name_regex(selection.kernel_regex);
-      std::erase_if(run.launches, [&](const KernelLaunch& launch) { return !std::regex_search(launch.name, selected); });
-    }
-    for (const auto& launch : run.launches)
-      if (!launch.mangled_name.empty()) mangled.emplace(launch.name, launch.mangled_name);
-    return analyze_run(run, analysis_options);
+    return load_compared(path, analysis_options, selection.kernel_regex, names == NameStyle::mangled ? &mangled : nullptr);
   };
   const std::vector<std::string> before_paths = expand_record_arguments({before_path});
   const std::vector<std::string> after_paths = expand_record_arguments({after_path});
@@ -123,7 +153,8 @@ int run_compare(const Args& args) {
     CompareOptions pair_options = options;
     pair_options.before_label = before_record;
     pair_options.after_label = after_record;
-    comparisons.emplace_back(rank, compare_runs(load(before_record), load(after_record), pair_options));
+    ComparedRun before = load(before_record);
+    comparisons.emplace_back(rank, compare_runs(std::move(before), load(after_record), pair_options));
   };
   std::vector<std::string> unmatched;
   if (vm.count("rank")) {
@@ -148,46 +179,50 @@ int run_compare(const Args& args) {
   ComparisonOptions comparison_options;
   comparison_options.color = output.empty() && isatty(STDOUT_FILENO);
   comparison_options.top = top_for(selection, vm, report_format);
-  std::ostringstream text;
-  nlohmann::ordered_json ranks_json = nlohmann::ordered_json::array();
   bool failed = false;
   std::string failures;
+  const bool by_rank = comparisons.size() > 1;
   for (const auto& [rank, comparison] : comparisons) {
-    ComparisonOptions shown = comparison_options;
-    if (names == NameStyle::demangled)
-      for (const auto& k : comparison.matched) shown.names[k.before.name] = k.before.name;
-    if (names != NameStyle::short_form) {
-      for (const auto* side : {&comparison.only_before, &comparison.only_after})
-        for (const auto& k : *side) shown.names[k.name] = k.name;
-      for (const auto& k : comparison.matched) shown.names[k.before.name] = k.before.name;
+    if (!comparison.failed()) continue;
+    failed = true;
+    failures += (failures.empty() ? "" : "; ") + (rank >= 0 && by_rank ? "rank " + std::to_string(rank) + ": " : "") +
+                slowdown_summary(comparison);
+  }
+  // Written as it is rendered: the comparison of 100,000s of launches is never held as text.
+  write_output(output, [&](std::ostream& out) {
+    nlohmann::ordered_json ranks_json = nlohmann::ordered_json::array();
+    bool first = true;
+    for (const auto& [rank, comparison] : comparisons) {
+      ComparisonOptions shown = comparison_options;
+      if (names == NameStyle::demangled)
+        for (const auto& k : comparison.matched) shown.names.emplace(k.before.name, k.before.name);
+      if (names != NameStyle::short_form) {
+        for (const auto* side : {&comparison.only_before, &comparison.only_after})
+          for (const auto& k : *side) shown.names.emplace(k.name, k.name);
+        for (const auto& k : comparison.matched) shown.names.emplace(k.before.name, k.before.name);
+      }
+      if (names == NameStyle::mangled)
+        for (const auto& [name, mangled_name] : mangled) shown.names[name] = mangled_name;
+      if (by_rank && report_format == ReportFormat::json) {
+        ranks_json.push_back({{"rank", rank}, {"comparison", comparison_json(comparison, shown)}});
+        continue;
+      }
+      if (by_rank && report_format == ReportFormat::text) out << (first ? "" : "\n") << "=== rank " << rank << " ===\n";
+      if (by_rank && report_format == ReportFormat::md) out << "## Rank " << rank << "\n\n";
+      first = false;
+      write_comparison(comparison, report_format, out, shown);
     }
-    if (names == NameStyle::mangled)
-      for (const auto& [name, mangled_name] : mangled) shown.names[name] = mangled_name;
-    const bool by_rank = comparisons.size() > 1;
     if (by_rank && report_format == ReportFormat::json) {
-      ranks_json.push_back({{"rank", rank}, {"comparison", comparison_json(comparison, shown)}});
+      nlohmann::ordered_json document;
+      document["schema_version"] = kComparisonSchemaVersion;
+      document["kind"] = "limiter-rank-comparison";
+      document["ranks"] = std::move(ranks_json);
+      document["unmatched"] = unmatched;
+      out << json_text(document, 2) << "\n";
     } else {
-      if (by_rank && report_format == ReportFormat::text) text << (text.tellp() > 0 ? "\n" : "") << "=== rank " << rank << " ===\n";
-      if (by_rank && report_format == ReportFormat::md) text << "## Rank " << rank << "\n\n";
-      write_comparison(comparison, report_format, text, shown);
+      for (const auto& note : unmatched) out << (report_format == ReportFormat::md ? "> **Warning:** " : "WARNING: ") << note << "\n";
     }
-    if (comparison.failed()) {
-      failed = true;
-      failures += (failures.empty() ? "" : "; ") + (rank >= 0 && by_rank ? "rank " + std::to_string(rank) + ": " : "") +
-                  slowdown_summary(comparison);
-    }
-  }
-  if (comparisons.size() > 1 && report_format == ReportFormat::json) {
-    nlohmann::ordered_json document;
-    document["schema_version"] = kComparisonSchemaVersion;
-    document["kind"] = "limiter-rank-comparison";
-    document["ranks"] = std::move(ranks_json);
-    document["unmatched"] = unmatched;
-    text << json_text(document, 2) << "\n";
-  } else if (!unmatched.empty()) {
-    for (const auto& note : unmatched) text << (report_format == ReportFormat::md ? "> **Warning:** " : "WARNING: ") << note << "\n";
-  }
-  write_output(output, text.str());
+  });
   if (failed) {
     std::cerr << "limiter: compare: slower than --fail-if-slower " << format_fixed(*options.max_slowdown * 100.0, 1)
               << "%: " << failures << "\n";

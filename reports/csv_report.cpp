@@ -113,19 +113,19 @@ const std::vector<std::string> kCsvComparisonColumns = {
 namespace {
 
 // The figures of one side of a row; empty cells for the side a kernel is missing from.
-std::vector<std::string> side_cells(const KernelAnalysis* k) {
+std::vector<std::string> side_cells(const ComparedLaunch* k) {
   if (!k) return std::vector<std::string>(8, "");
   return {optional_verdict(k->verdict),
           plain_number(k->utilization.issue), plain_number(k->utilization.l2), plain_number(k->utilization.dram),
-          plain_number(k->utilization.compute()), plain_number(k->utilization.memory()),
+          plain_number(k->utilization.compute), plain_number(k->utilization.memory),
           plain_number(k->lmem.l2_share), plain_number(k->lmem.instruction_share)};
 }
 
-std::vector<std::string> comparison_row(const std::string& status, const KernelAnalysis* before,
-                                        const KernelAnalysis* after, const KernelComparison* matched,
+std::vector<std::string> comparison_row(const std::string& status, const ComparedLaunch* before,
+                                        const ComparedLaunch* after, const KernelComparison* matched,
                                         const render::NameLookup& names) {
-  const KernelAnalysis& either = before ? *before : *after;
-  std::vector<std::string> row = {status, either.name, names(either.name)};
+  const ComparedLaunch& either = before ? *before : *after;
+  std::vector<std::string> row = {status, std::string(either.name), names(either.name)};
   for (auto& cell : configuration_cells(either.grid, either.block)) row.push_back(std::move(cell));
   const auto b = side_cells(before);
   const auto a = side_cells(after);
@@ -135,7 +135,9 @@ std::vector<std::string> comparison_row(const std::string& status, const KernelA
   const std::vector<std::string> timing = {
       matched ? std::to_string(matched->occurrence) : "",
       before ? count_text(before->sequence) : "", after ? count_text(after->sequence) : "",
-      before ? plain_number(before->duration_ns) : "", after ? plain_number(after->duration_ns) : "",
+      // A matched row's times are its time change's: the launches' own, or per launch their means.
+      matched ? plain_number(matched->time.before_ns) : before ? plain_number(before->duration_ns) : "",
+      matched ? plain_number(matched->time.after_ns) : after ? plain_number(after->duration_ns) : "",
       matched ? plain_number(matched->time.ratio) : "", matched ? plain_number(matched->time.change) : "",
       matched ? flag(matched->within_noise) : "", matched ? flag(matched->slower_than_limit) : ""};
   row.insert(row.end(), timing.begin(), timing.end());
@@ -160,14 +162,17 @@ void write_csv_comparison(const RunComparison& comparison, std::ostream& out, co
     out << csv_row(comparison_row("matched", &k->before, &k->after, k, names));
   for (const auto& k : comparison.only_before) out << csv_row(comparison_row("only_before", &k, nullptr, nullptr, names));
   for (const auto& k : comparison.only_after) out << csv_row(comparison_row("only_after", nullptr, &k, nullptr, names));
-  // The run totals, as one last row with no kernel: status "total".
+  // The run totals, as one last row with no kernel: status "total". When the runs selected their
+  // launches differently, "total_per_launch": the durations are means per launch, and the kernel
+  // cell says how each run selected them.
   std::vector<std::string> total(kCsvComparisonColumns.size(), "");
   const auto column = [&](const std::string& name) {
     return static_cast<std::size_t>(std::find(kCsvComparisonColumns.begin(), kCsvComparisonColumns.end(), name) -
                                     kCsvComparisonColumns.begin());
   };
   const auto& all = comparison.totals.all;
-  total[column("status")] = "total";
+  total[column("status")] = comparison.per_launch ? "total_per_launch" : "total";
+  if (comparison.per_launch) total[column("kernel")] = comparison.selection_warning;
   total[column("before_duration_ns")] = plain_number(all.before_ns);
   total[column("after_duration_ns")] = plain_number(all.after_ns);
   total[column("time_ratio")] = plain_number(all.ratio);

@@ -60,8 +60,8 @@ void write_movement_map(std::ostream& out, const RunComparison& comparison, cons
   std::vector<MapArrow> arrows;
   std::vector<double> extents;
   for (const auto& k : comparison.matched) {
-    const auto mb = k.before.utilization.memory(), cb = k.before.utilization.compute();
-    const auto ma = k.after.utilization.memory(), ca = k.after.utilization.compute();
+    const auto mb = k.before.utilization.memory, cb = k.before.utilization.compute;
+    const auto ma = k.after.utilization.memory, ca = k.after.utilization.compute;
     if (!ma || !ca) continue;
     MapPoint point;
     point.memory = *ma;
@@ -70,7 +70,7 @@ void write_movement_map(std::ostream& out, const RunComparison& comparison, cons
     point.fill = verdict_fill(k.after.verdict);
     point.css_class = verdict_key(k.after.verdict);
     point.label = "#" + std::to_string(k.after.sequence) + " " + ellipsize(names(k.after.name), 28);
-    point.tooltip = k.after.name + "\n" + arrow_text(verdict_label(k.before), verdict_label(k.after)) + ", time " +
+    point.tooltip = std::string(k.after.name) + "\n" + arrow_text(verdict_label(k.before), verdict_label(k.after)) + ", time " +
                     render::change_percent_text(k.time.change);
     points.push_back(point);
     extents.insert(extents.end(), {*ma, *ca});
@@ -87,7 +87,7 @@ void write_movement_map(std::ostream& out, const RunComparison& comparison, cons
          "after. Dashed lines: the verdict thresholds.</p>\n";
 }
 
-void write_unmatched_table(std::ostream& out, const std::string& id, const std::vector<KernelAnalysis>& kernels,
+void write_unmatched_table(std::ostream& out, const std::string& id, const std::vector<ComparedLaunch>& kernels,
                            const render::NameLookup& names) {
   if (kernels.empty()) {
     out << "<p class=\"muted\">none</p>\n";
@@ -116,18 +116,22 @@ void write_html_comparison(const RunComparison& comparison, std::ostream& out, c
       << html_escape(render::device_text(comparison.before_device));
   if (render::device_text(comparison.after_device) != render::device_text(comparison.before_device))
     out << " → " << html_escape(render::device_text(comparison.after_device)) << " (different GPUs: times are not comparable)";
-  out << "</p>\n</header>\n";
+  out << "</p>\n";
+  if (comparison.per_launch) out << "<p class=\"warning\">Warning: " << html_escape(comparison.selection_warning) << "</p>\n";
+  out << "</header>\n";
 
   out << "<section class=\"summary\">\n<div class=\"stat\"><b>" << render::change_percent_text(totals.all.change)
-      << "</b>total time: " << html_escape(total_text(totals.all)) << "</div>\n<div class=\"stat\"><b>"
-      << comparison.matched.size() << "</b>matched launches (" << totals.before_launches << " before, "
+      << "</b>" << (comparison.per_launch ? "mean per launch: " : "total time: ") << html_escape(total_text(totals.all))
+      << "</div>\n<div class=\"stat\"><b>" << comparison.matched.size()
+      << (comparison.per_launch ? "</b>matched kernels (" : "</b>matched launches (") << totals.before_launches << " before, "
       << totals.after_launches << " after)</div>\n<div class=\"stat\"><b>" << comparison.only_before.size() << " / "
       << comparison.only_after.size() << "</b>only before / only after</div>\n</section>\n";
   if (comparison.max_slowdown) {
     const std::string limit = format_percent(*comparison.max_slowdown, 1);
     if (comparison.failed()) {
       out << "<div class=\"gate failed\">Gate failed: slower by more than " << limit << ":";
-      if (totals.slower_than_limit) out << " the total (" << render::change_percent_text(totals.all.change) << ")";
+      if (totals.slower_than_limit)
+        out << (comparison.per_launch ? " the mean per launch (" : " the total (") << render::change_percent_text(totals.all.change) << ")";
       for (const auto& k : comparison.matched) {
         if (k.slower_than_limit)
           out << " <code>" << html_escape(names(k.before.name)) << "</code> [" << k.before.sequence << "] ("
@@ -148,8 +152,13 @@ void write_html_comparison(const RunComparison& comparison, std::ostream& out, c
   write_movement_map(out, comparison, names);
   out << "</figure>\n</div>\n";
 
-  out << "<h2>Matched kernels</h2>\n<table id=\"matched\">\n<thead><tr><th class=\"text\">#</th><th class=\"name\">kernel</th>"
-         "<th>before</th><th>after</th><th>change</th><th class=\"text\">speed</th><th class=\"text\">verdict</th>"
+  out << "<h2>Matched kernels</h2>\n";
+  if (comparison.per_launch)
+    out << "<p class=\"muted\">Each row is a kernel and configuration: its mean time per launch on each side (# its first "
+           "launch).</p>\n";
+  out << "<table id=\"matched\">\n<thead><tr><th class=\"text\">#</th><th class=\"name\">kernel</th>"
+      << (comparison.per_launch ? "<th>before/launch</th><th>after/launch</th>" : "<th>before</th><th>after</th>")
+      << "<th>change</th><th class=\"text\">speed</th><th class=\"text\">verdict</th>"
          "<th>issue</th><th>L2</th><th>DRAM</th><th>LMEM-L2</th><th>LMEM-inst</th></tr></thead>\n<tbody>\n";
   for (std::size_t index : order) {
     const auto& k = comparison.matched[index];

@@ -1,4 +1,5 @@
-// JSON via nlohmann ordered_json: the report schema (with its roll-ups) and the comparison schema.
+// JSON via nlohmann ordered_json: the report schema, with its roll-ups (the comparison schema:
+// json_comparison.cpp).
 #include <algorithm>
 #include <ostream>
 #include <string_view>
@@ -234,69 +235,6 @@ ordered_json launch_json(const RunSummary& summary, const KernelAnalysis& kernel
   return ordered;
 }
 
-ordered_json before_after_json(const std::optional<double>& before, const std::optional<double>& after) {
-  return {{"before", optional_number(before)}, {"after", optional_number(after)}};
-}
-
-ordered_json time_change_json(const TimeChange& time) {
-  return {{"before_ns", optional_number(time.before_ns)},
-          {"after_ns", optional_number(time.after_ns)},
-          {"ratio", optional_number(time.ratio)},
-          {"change", optional_number(time.change)}};
-}
-
-ordered_json launch_spread_json(const DurationStats& durations) {
-  return {{"launches", durations.timed_launches},
-          {"min_ns", optional_number(durations.min_ns)},
-          {"max_ns", optional_number(durations.max_ns)}};
-}
-
-ordered_json matched_json(const KernelComparison& k, const render::NameLookup& names) {
-  ordered_json out;
-  out["name"] = k.before.name;
-  out["display_name"] = names(k.before.name);
-  out["grid"] = dim3_json(k.before.grid);
-  out["block"] = dim3_json(k.before.block);
-  out["occurrence"] = k.occurrence;
-  out["before_sequence"] = k.before.sequence;
-  out["after_sequence"] = k.after.sequence;
-  out["time"] = time_change_json(k.time);
-  out["launches"] = {{"before", launch_spread_json(k.before_launches)}, {"after", launch_spread_json(k.after_launches)}};
-  out["within_noise"] = k.within_noise;
-  out["slower_than_limit"] = k.slower_than_limit;
-  out["verdict"] = {{"before", optional_verdict(k.before.verdict)},
-                    {"after", optional_verdict(k.after.verdict)},
-                    {"changed", k.verdict_changed}};
-  out["balanced"] = {{"before", k.before.balanced}, {"after", k.after.balanced}};
-  out["limiting_unit"] = {{"before", k.before.limiting_unit}, {"after", k.after.limiting_unit}};
-  out["utilization"] = {{"issue", before_after_json(k.before.utilization.issue, k.after.utilization.issue)},
-                        {"l2", before_after_json(k.before.utilization.l2, k.after.utilization.l2)},
-                        {"dram", before_after_json(k.before.utilization.dram, k.after.utilization.dram)},
-                        {"compute", before_after_json(k.before.utilization.compute(), k.after.utilization.compute())},
-                        {"memory", before_after_json(k.before.utilization.memory(), k.after.utilization.memory())}};
-  out["lmem"] = {{"l2_share", before_after_json(k.before.lmem.l2_share, k.after.lmem.l2_share)},
-                 {"instruction_share", before_after_json(k.before.lmem.instruction_share, k.after.lmem.instruction_share)}};
-  return out;
-}
-
-ordered_json unmatched_json(const KernelAnalysis& k, const render::NameLookup& names) {
-  return {{"sequence", k.sequence},
-          {"name", k.name},
-          {"display_name", names(k.name)},
-          {"grid", dim3_json(k.grid)},
-          {"block", dim3_json(k.block)},
-          {"duration_ns", optional_number(k.duration_ns)},
-          {"verdict", optional_verdict(k.verdict)}};
-}
-
-ordered_json run_side_json(const std::string& label, const std::string& source, const DeviceDescription& device,
-                           std::size_t launches) {
-  return {{"label", label},
-          {"source", source},
-          {"device", {{"name", device.name}, {"arch", device.arch}, {"sm_count", device.sm_count}}},
-          {"launches", launches}};
-}
-
 }  // namespace
 
 ordered_json report_json(const RunSummary& summary, const ReportOptions& options) {
@@ -325,44 +263,6 @@ void write_json_report(const RunSummary& summary, std::ostream& out, const Repor
     }
   });
   out << (first ? "]," : "\n  ],") << document.substr(at + empty_kernels.size()) << "\n";
-}
-
-ordered_json comparison_json(const RunComparison& comparison, const ComparisonOptions& options) {
-  const render::NameLookup names(comparison, options.names);
-  ordered_json out;
-  out["schema_version"] = kComparisonSchemaVersion;
-  out["kind"] = "limiter-compare";
-  out["before"] = run_side_json(comparison.before_label, comparison.before_source, comparison.before_device,
-                                comparison.totals.before_launches);
-  out["after"] = run_side_json(comparison.after_label, comparison.after_source, comparison.after_device,
-                               comparison.totals.after_launches);
-  if (comparison.max_slowdown) {
-    ordered_json slower = ordered_json::array();
-    for (const auto& k : comparison.matched)
-      if (k.slower_than_limit) slower.push_back(k.before.sequence);
-    out["gate"] = {{"max_slowdown", *comparison.max_slowdown},
-                   {"failed", comparison.failed()},
-                   {"total_slower", comparison.totals.slower_than_limit},
-                   {"slower_before_sequences", slower}};
-  } else {
-    out["gate"] = nullptr;
-  }
-  out["total"] = time_change_json(comparison.totals.all);
-  out["matched_total"] = time_change_json(comparison.totals.matched);
-  ordered_json matched = ordered_json::array();
-  for (const KernelComparison* k : render::matched_in_order(comparison, options.top)) matched.push_back(matched_json(*k, names));
-  out["matched"] = matched;
-  ordered_json only_before = ordered_json::array();
-  for (const auto& k : comparison.only_before) only_before.push_back(unmatched_json(k, names));
-  out["only_before"] = only_before;
-  ordered_json only_after = ordered_json::array();
-  for (const auto& k : comparison.only_after) only_after.push_back(unmatched_json(k, names));
-  out["only_after"] = only_after;
-  return out;
-}
-
-void write_json_comparison(const RunComparison& comparison, std::ostream& out, const ComparisonOptions& options) {
-  out << json_text(comparison_json(comparison, options), 2) << "\n";
 }
 
 }  // namespace limiter

@@ -28,7 +28,7 @@ std::string total_text(const TimeChange& time) {
          render::change_percent_text(time.change) + ", " + render::speed_factor_text(time.ratio) + ")";
 }
 
-void write_unmatched_list(const std::string& title, const std::vector<KernelAnalysis>& kernels,
+void write_unmatched_list(const std::string& title, const std::vector<ComparedLaunch>& kernels,
                           const render::NameLookup& names, std::ostream& out) {
   if (kernels.empty()) return;
   out << "**" << title << "** (" << kernels.size() << "):\n\n";
@@ -51,14 +51,22 @@ void write_markdown_comparison(const RunComparison& comparison, std::ostream& ou
       << " · " << markdown_escape(render::device_text(comparison.before_device));
   if (render::device_text(comparison.after_device) != render::device_text(comparison.before_device))
     out << " → " << markdown_escape(render::device_text(comparison.after_device)) << " (different GPUs: times are not comparable)";
-  out << "\n\n"
-      << "**Total:** " << total_text(totals.all) << ", " << totals.before_launches << " → " << totals.after_launches
-      << " launches; matched " << comparison.matched.size() << ": " << total_text(totals.matched) << "\n\n";
+  out << "\n\n";
+  if (comparison.per_launch) {
+    out << "> **Warning:** " << markdown_escape(comparison.selection_warning) << "\n\n"
+        << "**Mean per launch:** " << total_text(totals.all) << ", " << totals.before_launches << " → "
+        << totals.after_launches << " launches; matched " << comparison.matched.size()
+        << (comparison.matched.size() == 1 ? " kernel: " : " kernels: ") << total_text(totals.matched) << "\n\n";
+  } else {
+    out << "**Total:** " << total_text(totals.all) << ", " << totals.before_launches << " → " << totals.after_launches
+        << " launches; matched " << comparison.matched.size() << ": " << total_text(totals.matched) << "\n\n";
+  }
   if (comparison.max_slowdown) {
     const std::string limit = format_percent(*comparison.max_slowdown, 1);
     if (comparison.failed()) {
       out << "**Gate failed:** slower by more than " << limit << ":";
-      if (totals.slower_than_limit) out << " the total (" << render::change_percent_text(totals.all.change) << ")";
+      if (totals.slower_than_limit)
+        out << (comparison.per_launch ? " the mean per launch (" : " the total (") << render::change_percent_text(totals.all.change) << ")";
       for (const auto& k : comparison.matched) {
         if (k.slower_than_limit)
           out << " " << markdown_code(names(k.before.name)) << " [" << k.before.sequence << "] ("
@@ -72,7 +80,10 @@ void write_markdown_comparison(const RunComparison& comparison, std::ostream& ou
 
   const auto order = render::comparison_display_order(comparison, options.top);
   if (!order.empty()) {
-    out << "| # | kernel | before | after | change | speed | verdict | issue | L2 | DRAM | LMEM-L2 | LMEM-inst |\n"
+    if (comparison.per_launch)
+      out << "Each row is a kernel and configuration: its mean time per launch on each side (# its first launch).\n\n";
+    out << "| # | kernel | " << (comparison.per_launch ? "before/launch | after/launch" : "before | after")
+        << " | change | speed | verdict | issue | L2 | DRAM | LMEM-L2 | LMEM-inst |\n"
         << "|:--|:--|--:|--:|--:|:--|:--|--:|--:|--:|--:|--:|\n";
     for (std::size_t index : order) {
       const auto& k = comparison.matched[index];

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <iterator>
 #include <numeric>
+#include <string_view>
+#include <unordered_set>
 
 #include "limiter/format.hpp"
 
@@ -31,6 +33,7 @@ std::string verdict_label(const std::optional<Verdict>& verdict, bool balanced) 
 }
 
 std::string verdict_label(const KernelAnalysis& kernel) { return verdict_label(kernel.verdict, kernel.balanced); }
+std::string verdict_label(const ComparedLaunch& launch) { return verdict_label(launch.verdict, launch.balanced); }
 
 std::string verdict_key(const std::optional<Verdict>& verdict) { return verdict ? to_string(*verdict) : "none"; }
 
@@ -289,17 +292,17 @@ std::optional<double> occupancy_of(const KernelAnalysis& kernel) {
 }
 
 NameLookup::NameLookup(const RunComparison& comparison, const std::unordered_map<std::string, std::string>& given) {
-  std::vector<std::string> names;
-  for (const auto& k : comparison.matched) names.push_back(k.before.name);
-  for (const auto& k : comparison.only_before) names.push_back(k.name);
-  for (const auto& k : comparison.only_after) names.push_back(k.name);
-  names_ = short_kernel_names(names);
+  std::unordered_set<std::string_view> distinct;  // a name once, however many launches have it
+  for (const auto& k : comparison.matched) distinct.insert(k.before.name);
+  for (const auto& k : comparison.only_before) distinct.insert(k.name);
+  for (const auto& k : comparison.only_after) distinct.insert(k.name);
+  names_ = short_kernel_names(std::vector<std::string>(distinct.begin(), distinct.end()));
   for (const auto& [name, shown] : given) names_[name] = shown;
 }
 
-const std::string& NameLookup::operator()(const std::string& name) const {
-  const auto found = names_.find(name);
-  return found == names_.end() ? name : found->second;
+std::string NameLookup::operator()(std::string_view name) const {
+  const auto found = names_.find(std::string(name));
+  return found == names_.end() ? std::string(name) : found->second;
 }
 
 // Matched kernels for display: the biggest absolute time difference first.

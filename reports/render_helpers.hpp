@@ -5,6 +5,7 @@
 #include <optional>
 #include <unordered_map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "limiter/analysis.hpp"
@@ -25,6 +26,7 @@ std::string launch_configuration_text(const Dim3& grid, const Dim3& block);
 // "bandwidth", "bandwidth (bal.)", "no verdict".
 std::string verdict_label(const std::optional<Verdict>& verdict, bool balanced = false);
 std::string verdict_label(const KernelAnalysis& kernel);
+std::string verdict_label(const ComparedLaunch& launch);
 // The CSS class / key of a verdict: "bandwidth", "instruction", "latency", "none".
 std::string verdict_key(const std::optional<Verdict>& verdict);
 
@@ -102,7 +104,7 @@ std::optional<double> occupancy_of(const KernelAnalysis& kernel);
 class NameLookup {
  public:
   NameLookup(const RunComparison& comparison, const std::unordered_map<std::string, std::string>& given);
-  const std::string& operator()(const std::string& name) const;
+  std::string operator()(std::string_view name) const;
 
  private:
   std::unordered_map<std::string, std::string> names_;

@@ -41,7 +41,7 @@ std::string total_line(const TimeChange& time) {
          render::change_percent_text(time.change) + " (" + render::speed_factor_text(time.ratio) + ")";
 }
 
-void write_unmatched(const std::string& title, const std::vector<KernelAnalysis>& kernels,
+void write_unmatched(const std::string& title, const std::vector<ComparedLaunch>& kernels,
                      const render::NameLookup& names, std::ostream& out) {
   out << "\n" << title << ": " << (kernels.empty() ? "none" : std::to_string(kernels.size())) << "\n";
   if (kernels.empty()) return;
@@ -66,14 +66,23 @@ void write_text_comparison(const RunComparison& comparison, std::ostream& out, c
   if (after_device != before_device) out << " -> " << after_device << " (different GPUs: times are not comparable)";
   out << "\n";
   const auto& totals = comparison.totals;
-  out << "total: " << total_line(totals.all) << "; " << totals.before_launches << " -> " << totals.after_launches
-      << " launches\n";
-  out << "matched: " << comparison.matched.size() << " launches, " << total_line(totals.matched) << "\n";
+  if (comparison.per_launch) {
+    out << colored("WARNING", "\033[31m", color) << ": " << comparison.selection_warning << "\n";
+    out << "mean per launch: " << total_line(totals.all) << "; " << totals.before_launches << " -> "
+        << totals.after_launches << " launches\n";
+    out << "matched: " << comparison.matched.size() << (comparison.matched.size() == 1 ? " kernel" : " kernels")
+        << ", mean per launch " << total_line(totals.matched) << "\n";
+  } else {
+    out << "total: " << total_line(totals.all) << "; " << totals.before_launches << " -> " << totals.after_launches
+        << " launches\n";
+    out << "matched: " << comparison.matched.size() << " launches, " << total_line(totals.matched) << "\n";
+  }
   if (comparison.max_slowdown) {
     const std::string limit = format_percent(*comparison.max_slowdown, 1);
     if (comparison.failed()) {
       out << colored("gate FAILED", "\033[31m", color) << ": slower by more than " << limit << ":";
-      if (totals.slower_than_limit) out << " the total (" << render::change_percent_text(totals.all.change) << ")";
+      if (totals.slower_than_limit)
+        out << (comparison.per_launch ? " the mean per launch (" : " the total (") << render::change_percent_text(totals.all.change) << ")";
       for (const auto& k : comparison.matched) {
         if (k.slower_than_limit)
           out << " " << names(k.before.name) << " [" << k.before.sequence << "] ("
@@ -89,8 +98,10 @@ void write_text_comparison(const RunComparison& comparison, std::ostream& out, c
   const auto order = render::comparison_display_order(comparison, options.top);
   if (!order.empty()) {
     out << "\n";
-    TextTable times({{"#", Align::left}, {"before"}, {"after"}, {"change"}, {"speed"}, {"note", Align::left},
-                     {"verdict before -> after", Align::left}, {"kernel", Align::left}});
+    const bool per_launch = comparison.per_launch;
+    TextTable times({{"#", Align::left}, {per_launch ? "before/launch" : "before"}, {per_launch ? "after/launch" : "after"},
+                     {"change"}, {"speed"}, {"note", Align::left}, {"verdict before -> after", Align::left},
+                     {"kernel", Align::left}});
     for (std::size_t index : order) {
       const auto& k = comparison.matched[index];
       const std::string kind = render::change_kind(k);
@@ -102,6 +113,8 @@ void write_text_comparison(const RunComparison& comparison, std::ostream& out, c
                     color ? change_color(kind) : "", 3);
     }
     times.write(out);
+    if (per_launch)
+      out << "per launch: a row per kernel and configuration, its mean time per launch on each side (# its first launch)\n";
     if (std::any_of(comparison.matched.begin(), comparison.matched.end(),
                     [](const KernelComparison& k) { return k.within_noise; })) {
       out << "noise: the kernel has several launches and the change lies within their min..max on one side\n";

@@ -59,3 +59,33 @@ limiter_cli_test(NAME compare.top EXIT 4 MATCH "^5>5 +2% +68% -> 54% .*local_arr
                  ARGS compare ${_probe} ${_slower} --fail-if-slower 10 --top 1)
 limiter_cli_test(NAME compare.names_demangled MATCH "local_array_2k\\(const int \\*, int \\*, int\\)$"
                  ARGS compare ${_probe} ${_slower} --names demangled)
+# Records that selected their launches differently (issue 30): the whole MLP loop against the same
+# loop with --per-kernel-count 3 (a record from before kernels_seen) and with budgets then PM
+# sampling. A warning says how each selected, and the times are means per launch, weighted alike.
+set(_mlp_full tests/data/cupti/h100_mlp_training_limiter.json.gz)
+set(_mlp_budget3 tests/data/cupti/h100_mlp_training_budget3_limiter.json.gz)
+set(_mlp_budgets_sampled tests/data/cupti/h100_mlp_training_budgets_then_sampling_limiter.json.gz)
+limiter_cli_test(NAME compare.selection_warning
+                 MATCH "^WARNING: before profiled every launch \\(10,071\\); after profiled 111 of 10,071 launches seen: totals are not comparable, compared per launch$"
+                 ARGS compare ${_mlp_full} ${_mlp_budget3})
+limiter_cli_test(NAME compare.per_launch_mean MATCH "^mean per launch: 12\\.3 us -> 12\\.4 us, \\+0\\.9% \\(1\\.01x slower\\); 10071 -> 111 launches\nmatched: 39 kernels"
+                 ARGS compare ${_mlp_full} ${_mlp_budget3})
+limiter_cli_test(NAME compare.per_launch_gate EXIT 4 MATCH "slower than --fail-if-slower 0\\.5%: .*the mean per launch \\+0\\.9%"
+                 ARGS compare ${_mlp_full} ${_mlp_budget3} --fail-if-slower 0.5)
+# The selection is read before -k: a kernel alone still tells the runs apart.
+limiter_cli_test(NAME compare.selection_before_kernel_regex MATCH "^WARNING: before profiled every launch"
+                 ARGS compare ${_mlp_full} ${_mlp_budget3} -k sgemm_largek)
+limiter_cli_test(NAME compare.selection_sampled
+                 MATCH "after profiled 3 per kernel and configuration, then sampled 9,834 of 10,071 launches seen \\(PM sampling: 34 kernel aggregates\\)"
+                 ARGS compare ${_mlp_full} ${_mlp_budgets_sampled})
+limiter_cli_test(NAME compare.selection_md MATCH "^> \\*\\*Warning:\\*\\* before profiled every launch"
+                 ARGS compare ${_mlp_full} ${_mlp_budget3} --format md)
+limiter_cli_test(NAME compare.selection_json MATCH "\"compared\": \"per launch\""
+                 ARGS compare ${_mlp_full} ${_mlp_budget3} --format json)
+limiter_cli_test(NAME compare.selection_csv MATCH "^total_per_launch,\"before profiled every launch \\(10,071\\);"
+                 ARGS compare ${_mlp_full} ${_mlp_budget3} --format csv)
+limiter_cli_test(NAME compare.selection_html MATCH "<p class=\"warning\">Warning: before profiled every launch"
+                 ARGS compare ${_mlp_full} ${_mlp_budget3} --format html)
+# The same selection on both sides: no warning, launches matched by order.
+limiter_cli_test(NAME compare.same_selection MATCH "^total: 124 ms -> 124 ms, 0\\.0% \\(same\\); 10071 -> 10071 launches"
+                 ARGS compare ${_mlp_full} ${_mlp_full})

@@ -1,11 +1,20 @@
 #pragma once
 // Before/after comparison of two analysed runs. Launches are matched by kernel name and
 // launch configuration (grid, block), and by order among equals: the k-th launch of a kernel
-// and configuration in BEFORE is compared with the k-th one in AFTER. Plain structs; the
-// renderers in reports/ print them.
+// and configuration in BEFORE is compared with the k-th one in AFTER. When the two records
+// selected their launches differently (every launch against per-kernel budgets, a subset, PM
+// sampling), launch k of one is not launch k of the other and their totals cover different
+// launches: each kernel and configuration is then compared by its mean time per launch, with a
+// warning. Each launch is kept in a compact form (ComparedLaunch), so that runs of 100,000s of
+// launches compare in little memory. Plain structs; the renderers in reports/ print them.
 #include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "limiter/analysis.hpp"
@@ -20,10 +29,89 @@ struct TimeChange {
 };
 TimeChange time_change(std::optional<double> before_ns, std::optional<double> after_ns);
 
+// Each distinct kernel name (and limiting unit) once, however many launches have it; launches
+// hold views into it (the elements of an unordered_set never move).
+class NameTable {
+ public:
+  std::string_view intern(std::string_view text);
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
+  };
+  std::unordered_set<std::string, Hash, std::equal_to<>> names_;
+};
+
+// What a comparison keeps of a launch: a fifth of the memory of its KernelAnalysis (no words,
+// evidence or sub-units), its name a view into a NameTable.
+struct ComparedLaunch {
+  std::uint64_t sequence = 0;
+  std::string_view name;
+  Dim3 grid, block;
+  std::optional<double> duration_ns;
+  std::optional<Verdict> verdict;
+  bool balanced = false;
+  std::string_view limiting_unit;
+  // PM sampling: the entry aggregates this many launches (0: it is one launch).
+  std::uint64_t aggregated_launches = 0;
+  std::uint64_t exact_launches = 0;  // of them, profiled exactly (per-kernel budgets first)
+  struct Utilization {  // fractions of peak, as KernelAnalysis::utilization gives them
+    std::optional<double> issue, l2, dram, compute, memory;
+  } utilization;
+  struct Lmem {
+    std::optional<double> l2_share, instruction_share;
+  } lmem;
+};
+
+// How a record chose the launches it holds, read from its fields (the record keeps the
+// profiled program's command line, not limiter's flags).
+struct LaunchSelection {
+  enum class Kind {
+    every,       // every launch seen (or the record does not say how many were seen: an import)
+    subset,      // fewer than seen: -c, -s, --sample-every, --capture-range, NVTX, -k, or missed
+    per_kernel,  // per-kernel budgets: at most `per_kernel` of each kernel and configuration
+    sampled,     // PM sampling: entries aggregate many launches (after `per_kernel` exact ones)
+  };
+  Kind kind = Kind::every;
+  std::uint64_t profiled = 0;         // launches behind the record's entries (aggregates count theirs)
+  std::optional<std::uint64_t> seen;  // launches the collector saw, when the record says
+  std::uint64_t missed = 0;           // seen but lost (the record's "missed")
+  std::uint64_t per_kernel = 0;       // the budget, as the record shows it (its largest group)
+  std::size_t aggregates = 0;         // sampled entries
+  std::uint64_t sampled = 0;          // launches they aggregate
+  std::string description;            // "profiled 3 per kernel and configuration (111 of 10,071 seen)"
+};
+
+// A run as a comparison needs it: the analysis's fields and its launches, compact.
+struct ComparedRun {
+  DeviceDescription device;
+  std::string source;
+  Thresholds thresholds;
+  std::optional<std::uint64_t> launches_seen;
+  std::vector<KernelSeen> kernels_seen;
+  std::uint64_t missed_launches = 0;
+  std::shared_ptr<NameTable> names = std::make_shared<NameTable>();
+  std::vector<ComparedLaunch> launches;  // launch order
+  // How the record selected its launches, set when `launches` are only part of it (-k keeps
+  // some); empty: launch_selection() of this run.
+  std::optional<LaunchSelection> selection;
+  void add(const KernelAnalysis& launch);
+};
+// The analysis's fields and its launches (add() more one at a time: a run read as a stream).
+ComparedRun compared_run(const RunAnalysis& analysis);
+
+// How RUN's record selected its launches, from its launches and fields.
+LaunchSelection launch_selection(const ComparedRun& run);
+// Whether the totals of two runs so selected cover the same launches (so compare by order).
+bool same_selection(const LaunchSelection& before, const LaunchSelection& after);
+
 struct KernelComparison {
-  std::size_t occurrence = 0;  // 0-based, among launches of the same name and configuration
-  KernelAnalysis before, after;
-  TimeChange time;
+  // 0-based, among launches of the same name and configuration. Per launch (the selections
+  // differ): 0, and before / after are the first launch of the kernel and configuration.
+  std::size_t occurrence = 0;
+  ComparedLaunch before, after;
+  TimeChange time;  // per launch: the kernel and configuration's mean time per launch
   // All launches of this name and configuration on each side: their count and min..max.
   DurationStats before_launches, after_launches;
   // The kernel has several launches on a side and one side's time lies within the other
@@ -35,8 +123,11 @@ struct KernelComparison {
 
 struct ComparisonTotals {
   std::size_t before_launches = 0, after_launches = 0;
+  // Per launch (RunComparison::per_launch): both are mean times per launch, each kernel and
+  // configuration weighted by the launches seen of it (kernels_seen, or all of a run that holds
+  // every launch; BEFORE's where both know), so that both sides average the same mix.
   TimeChange all;      // every timed launch of each run
-  TimeChange matched;  // matched launches only
+  TimeChange matched;  // matched launches only (per launch: matched kernels and configurations)
   bool slower_than_limit = false;
 };
 
@@ -54,14 +145,22 @@ struct RunComparison {
   std::string before_source, after_source;
   std::optional<double> max_slowdown;
   Thresholds thresholds;  // BEFORE's; both runs are analysed with the same options
+  LaunchSelection before_selection, after_selection;
+  // The selections differ: matched holds one entry per kernel and configuration, and times are
+  // means per launch. selection_warning says so in one line (empty when they are the same).
+  bool per_launch = false;
+  std::string selection_warning;
   std::vector<KernelComparison> matched;     // in BEFORE's launch order
-  std::vector<KernelAnalysis> only_before;   // launch order
-  std::vector<KernelAnalysis> only_after;
+  std::vector<ComparedLaunch> only_before;   // launch order
+  std::vector<ComparedLaunch> only_after;
   ComparisonTotals totals;
+  std::vector<std::shared_ptr<const NameTable>> names;  // what the launches' names view
   bool failed() const;  // some matched kernel or the total is slower than max_slowdown
   std::size_t slower_kernel_count() const;
 };
 
+// Linear in the launches: each is keyed by its kernel and configuration once.
+RunComparison compare_runs(ComparedRun before, ComparedRun after, const CompareOptions& options = {});
 RunComparison compare_runs(const RunAnalysis& before, const RunAnalysis& after, const CompareOptions& options = {});
 
 }  // namespace limiter

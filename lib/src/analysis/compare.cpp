@@ -1,15 +1,68 @@
 // Before/after comparison: match launches, measure time changes, mark noise, apply the gate.
+// Every launch is keyed by its kernel and configuration once (a hash), so matching is linear:
+// the k-th launch of a key in BEFORE meets the k-th of the same key in AFTER. Runs whose records
+// selected their launches differently meet once per key instead, by mean time per launch.
 #include "limiter/compare.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <string_view>
+#include <unordered_map>
 
 namespace limiter {
 namespace {
 
-DurationStats launches_like(const KernelAnalysis& kernel, const RunAnalysis& run) {
-  DurationStats stats;
-  for (const auto& other : run.kernels)
-    if (same_kernel_and_configuration(kernel, other)) stats.add(other.duration_ns);
+std::string count_text(std::uint64_t count) {  // 10071 -> "10,071", as the reports write counts
+  std::string digits = std::to_string(count);
+  for (int at = static_cast<int>(digits.size()) - 3; at > 0; at -= 3) digits.insert(static_cast<std::size_t>(at), ",");
+  return digits;
+}
+
+// What same_kernel_and_configuration compares; views into the launches' names.
+struct LaunchKey {
+  std::string_view name;
+  Dim3 grid, block;
+  bool operator==(const LaunchKey&) const = default;
+};
+
+struct LaunchKeyHash {
+  std::size_t operator()(const LaunchKey& key) const {
+    std::size_t hash = std::hash<std::string_view>{}(key.name);
+    for (std::uint32_t value : {key.grid.x, key.grid.y, key.grid.z, key.block.x, key.block.y, key.block.z})
+      hash = hash * 1099511628211u ^ value;
+    return hash;
+  }
+};
+
+// Each launch of both runs numbered by its kernel and configuration (one numbering for both).
+struct Grouping {
+  std::vector<std::size_t> before, after;  // group of each launch
+  std::size_t groups = 0;
+};
+
+Grouping group_launches(const ComparedRun& before, const ComparedRun& after) {
+  std::unordered_map<LaunchKey, std::size_t, LaunchKeyHash> ids;
+  Grouping grouping;
+  const auto number = [&](const ComparedRun& run, std::vector<std::size_t>& out) {
+    out.reserve(run.launches.size());
+    for (const auto& k : run.launches) out.push_back(ids.try_emplace({k.name, k.grid, k.block}, ids.size()).first->second);
+  };
+  number(before, grouping.before);
+  number(after, grouping.after);
+  grouping.groups = ids.size();
+  return grouping;
+}
+
+// Durations of each group's launches. A sampled aggregate counts as its launches when
+// AGGREGATES_AS_LAUNCHES (per launch), as one entry otherwise (the order match, as it was).
+std::vector<DurationStats> group_durations(const ComparedRun& run, const std::vector<std::size_t>& group_of,
+                                           std::size_t groups, bool aggregates_as_launches) {
+  std::vector<DurationStats> stats(groups);
+  for (std::size_t i = 0; i < run.launches.size(); ++i) {
+    const auto& k = run.launches[i];
+    if (aggregates_as_launches && k.aggregated_launches > 0) stats[group_of[i]].add_aggregate(k.duration_ns, k.aggregated_launches);
+    else stats[group_of[i]].add(k.duration_ns);
+  }
   return stats;
 }
 
@@ -28,39 +81,187 @@ bool slower_than(const TimeChange& time, const std::optional<double>& max_slowdo
   return max_slowdown && time.change && *time.change > *max_slowdown;
 }
 
-// Index of the `occurrence`-th launch in `run` with the same name and configuration as `kernel`.
-std::optional<std::size_t> find_occurrence(const RunAnalysis& run, const KernelAnalysis& kernel, std::size_t occurrence) {
-  std::size_t seen = 0;
-  for (std::size_t index = 0; index < run.kernels.size(); ++index) {
-    if (!same_kernel_and_configuration(run.kernels[index], kernel)) continue;
-    if (seen++ == occurrence) return index;
+// Sums of durations; empty when no launch is timed.
+struct TimeSum {
+  double ns = 0;
+  bool timed = false;
+  void add(const std::optional<double>& duration) {
+    if (!duration) return;
+    ns += *duration;
+    timed = true;
   }
-  return std::nullopt;
+  std::optional<double> value() const { return timed ? std::optional<double>(ns) : std::nullopt; }
+};
+
+KernelComparison compared(const ComparedLaunch& before, const ComparedLaunch& after, std::size_t occurrence, TimeChange time,
+                          const DurationStats& before_launches, const DurationStats& after_launches,
+                          const std::optional<double>& max_slowdown) {
+  KernelComparison comparison;
+  comparison.occurrence = occurrence;
+  comparison.before = before;
+  comparison.after = after;
+  comparison.time = time;
+  comparison.before_launches = before_launches;
+  comparison.after_launches = after_launches;
+  comparison.within_noise = is_noise(comparison);
+  comparison.verdict_changed = comparison.before.verdict != comparison.after.verdict;
+  comparison.slower_than_limit = !comparison.within_noise && slower_than(comparison.time, max_slowdown);
+  return comparison;
 }
 
-std::size_t occurrence_of(const RunAnalysis& run, std::size_t index) {
-  std::size_t earlier = 0;
-  for (std::size_t other = 0; other < index; ++other)
-    if (same_kernel_and_configuration(run.kernels[other], run.kernels[index])) ++earlier;
-  return earlier;
-}
-
-double timed_sum(const std::vector<std::optional<double>>& durations, bool& any) {
-  double sum = 0;
-  for (const auto& duration : durations) {
-    if (!duration) continue;
-    any = true;
-    sum += *duration;
+// The same selection: the k-th launch of a kernel and configuration against the k-th.
+void match_in_order(const ComparedRun& before, const ComparedRun& after, const Grouping& grouping, const CompareOptions& options,
+                    RunComparison& result) {
+  const auto before_stats = group_durations(before, grouping.before, grouping.groups, false);
+  const auto after_stats = group_durations(after, grouping.after, grouping.groups, false);
+  std::vector<std::vector<std::size_t>> after_launches(grouping.groups);  // launch order
+  for (std::size_t j = 0; j < after.launches.size(); ++j) after_launches[grouping.after[j]].push_back(j);
+  std::vector<std::size_t> seen(grouping.groups, 0);
+  std::vector<bool> after_matched(after.launches.size(), false);
+  result.matched.reserve(std::min(before.launches.size(), after.launches.size()));
+  TimeSum matched_before, matched_after;
+  for (std::size_t i = 0; i < before.launches.size(); ++i) {
+    const std::size_t group = grouping.before[i];
+    const std::size_t occurrence = seen[group]++;
+    if (occurrence >= after_launches[group].size()) {
+      result.only_before.push_back(before.launches[i]);
+      continue;
+    }
+    const std::size_t partner = after_launches[group][occurrence];
+    after_matched[partner] = true;
+    const TimeChange time = time_change(before.launches[i].duration_ns, after.launches[partner].duration_ns);
+    matched_before.add(time.before_ns);
+    matched_after.add(time.after_ns);
+    result.matched.push_back(compared(before.launches[i], after.launches[partner], occurrence, time,
+                                      before_stats[group], after_stats[group], options.max_slowdown));
   }
-  return sum;
+  for (std::size_t j = 0; j < after.launches.size(); ++j)
+    if (!after_matched[j]) result.only_after.push_back(after.launches[j]);
+  result.totals.matched = time_change(matched_before.value(), matched_after.value());
 }
 
-TimeChange total_change(const std::vector<std::optional<double>>& before, const std::vector<std::optional<double>>& after) {
-  bool before_timed = false, after_timed = false;
-  const double before_ns = timed_sum(before, before_timed);
-  const double after_ns = timed_sum(after, after_timed);
-  return time_change(before_timed ? std::optional<double>(before_ns) : std::nullopt,
-                     after_timed ? std::optional<double>(after_ns) : std::nullopt);
+// How many launches of each group the run saw, where it knows: kernels_seen (per-kernel
+// budgets), or the launches it holds when it holds every one (aggregates count theirs).
+std::vector<std::optional<double>> launches_seen_by_group(const ComparedRun& run, const LaunchSelection& selection,
+                                                          const std::vector<std::size_t>& group_of,
+                                                          const std::vector<DurationStats>& stats) {
+  std::vector<std::optional<double>> seen_by_group(stats.size());
+  std::unordered_map<LaunchKey, std::uint64_t, LaunchKeyHash> seen;
+  for (const auto& k : run.kernels_seen) seen[{k.name, k.grid, k.block}] += k.launches;
+  const bool holds_every = selection.kind == LaunchSelection::Kind::every || selection.kind == LaunchSelection::Kind::sampled;
+  for (std::size_t i = 0; i < run.launches.size(); ++i) {
+    const auto& k = run.launches[i];
+    if (const auto found = seen.find({k.name, k.grid, k.block}); found != seen.end())
+      seen_by_group[group_of[i]] = static_cast<double>(found->second);
+    else if (holds_every && seen.empty())
+      seen_by_group[group_of[i]] = static_cast<double>(stats[group_of[i]].timed_launches);
+  }
+  return seen_by_group;
+}
+
+// Mean time per launch over the groups IN, each weighted by its launches seen: BEFORE's count
+// where known, else AFTER's, else the side's own launches. Both sides then average the same
+// mix of launches, however few of each they profiled.
+std::optional<double> mean_per_launch(const std::vector<DurationStats>& stats,
+                                      const std::vector<std::optional<double>>& before_seen,
+                                      const std::vector<std::optional<double>>& after_seen, const std::vector<bool>& in) {
+  double time = 0, launches = 0;
+  for (std::size_t g = 0; g < stats.size(); ++g) {
+    if (!in[g] || !stats[g].mean_ns) continue;
+    const double weight =
+        before_seen[g].value_or(after_seen[g].value_or(static_cast<double>(stats[g].timed_launches)));
+    time += *stats[g].mean_ns * weight;
+    launches += weight;
+  }
+  return launches > 0 ? std::optional<double>(time / launches) : std::nullopt;
+}
+
+// Different selections: each kernel and configuration once, by its mean time per launch.
+void match_per_launch(const ComparedRun& before, const ComparedRun& after, const Grouping& grouping, const CompareOptions& options,
+                      RunComparison& result) {
+  const auto before_stats = group_durations(before, grouping.before, grouping.groups, true);
+  const auto after_stats = group_durations(after, grouping.after, grouping.groups, true);
+  constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  std::vector<std::size_t> first_after(grouping.groups, kNone), first_before(grouping.groups, kNone);
+  for (std::size_t j = 0; j < after.launches.size(); ++j)
+    if (first_after[grouping.after[j]] == kNone) first_after[grouping.after[j]] = j;
+  for (std::size_t i = 0; i < before.launches.size(); ++i)
+    if (first_before[grouping.before[i]] == kNone) first_before[grouping.before[i]] = i;
+  std::vector<bool> matched(grouping.groups, false), every(grouping.groups, true);
+  for (std::size_t g = 0; g < grouping.groups; ++g) matched[g] = first_before[g] != kNone && first_after[g] != kNone;
+  const auto before_seen = launches_seen_by_group(before, result.before_selection, grouping.before, before_stats);
+  const auto after_seen = launches_seen_by_group(after, result.after_selection, grouping.after, after_stats);
+  result.totals.all = time_change(mean_per_launch(before_stats, before_seen, after_seen, every),
+                                  mean_per_launch(after_stats, before_seen, after_seen, every));
+  result.totals.matched = time_change(mean_per_launch(before_stats, before_seen, after_seen, matched),
+                                      mean_per_launch(after_stats, before_seen, after_seen, matched));
+
+  for (std::size_t i = 0; i < before.launches.size(); ++i) {
+    const std::size_t group = grouping.before[i];
+    if (!matched[group]) {
+      result.only_before.push_back(before.launches[i]);
+      continue;
+    }
+    if (first_before[group] != i) continue;
+    const auto& b = before_stats[group];
+    const auto& a = after_stats[group];
+    result.matched.push_back(compared(before.launches[i], after.launches[first_after[group]], 0,
+                                      time_change(b.mean_ns, a.mean_ns), b, a, options.max_slowdown));
+  }
+  for (std::size_t j = 0; j < after.launches.size(); ++j)
+    if (!matched[grouping.after[j]]) result.only_after.push_back(after.launches[j]);
+}
+
+std::string selection_text(const LaunchSelection& s) {
+  const std::string seen = s.seen ? count_text(*s.seen) : "";
+  const std::string missed = s.missed > 0 ? ", " + count_text(s.missed) + " missed" : "";
+  switch (s.kind) {
+    case LaunchSelection::Kind::every:
+      return s.seen ? "profiled every launch (" + seen + missed + ")" : "profiled " + count_text(s.profiled) + " launches";
+    case LaunchSelection::Kind::subset:
+      return "profiled " + count_text(s.profiled) + " of " + seen + " launches seen" + (missed.empty() ? "" : " (" + missed.substr(2) + ")");
+    case LaunchSelection::Kind::per_kernel:
+      return "profiled " + count_text(s.per_kernel) + " per kernel and configuration (" + count_text(s.profiled) +
+             (s.seen ? " of " + seen + " seen" : "") + missed + ")";
+    case LaunchSelection::Kind::sampled:
+      return (s.per_kernel > 0 ? "profiled " + count_text(s.per_kernel) + " per kernel and configuration, then " : "") +
+             "sampled " + count_text(s.sampled) + (s.seen && *s.seen > s.sampled ? " of " + seen + " launches seen" : " launches") +
+             " (PM sampling: " + count_text(s.aggregates) + (s.aggregates == 1 ? " kernel aggregate" : " kernel aggregates") +
+             missed + ")";
+  }
+  return {};
+}
+
+RunComparison compare(const ComparedRun& before, const ComparedRun& after, const CompareOptions& options) {
+  RunComparison result;
+  result.before_label = options.before_label;
+  result.after_label = options.after_label;
+  result.before_device = before.device;
+  result.after_device = after.device;
+  result.before_source = before.source;
+  result.after_source = after.source;
+  result.max_slowdown = options.max_slowdown;
+  result.thresholds = before.thresholds;
+  result.names = {before.names, after.names};
+  result.before_selection = before.selection ? *before.selection : launch_selection(before);
+  result.after_selection = after.selection ? *after.selection : launch_selection(after);
+  result.per_launch = !same_selection(result.before_selection, result.after_selection);
+  if (result.per_launch)
+    result.selection_warning = "before " + result.before_selection.description + "; after " +
+                               result.after_selection.description + ": totals are not comparable, compared per launch";
+
+  TimeSum before_total, after_total;
+  for (const auto& k : before.launches) before_total.add(k.duration_ns);
+  for (const auto& k : after.launches) after_total.add(k.duration_ns);
+  result.totals.before_launches = before.launches.size();
+  result.totals.after_launches = after.launches.size();
+  result.totals.all = time_change(before_total.value(), after_total.value());
+
+  const Grouping grouping = group_launches(before, after);
+  if (result.per_launch) match_per_launch(before, after, grouping, options, result);
+  else match_in_order(before, after, grouping, options, result);
+  result.totals.slower_than_limit = slower_than(result.totals.all, options.max_slowdown);
+  return result;
 }
 
 }  // namespace
@@ -76,6 +277,96 @@ TimeChange time_change(std::optional<double> before_ns, std::optional<double> af
   return change;
 }
 
+std::string_view NameTable::intern(std::string_view text) {
+  auto found = names_.find(text);
+  if (found == names_.end()) found = names_.emplace(text).first;
+  return *found;
+}
+
+void ComparedRun::add(const KernelAnalysis& k) {
+  ComparedLaunch launch;
+  launch.sequence = k.sequence;
+  launch.name = names->intern(k.name);
+  launch.grid = k.grid;
+  launch.block = k.block;
+  launch.duration_ns = k.duration_ns;
+  launch.verdict = k.verdict;
+  launch.balanced = k.balanced;
+  launch.limiting_unit = names->intern(k.limiting_unit);
+  if (k.sampled) {
+    launch.aggregated_launches = k.sampled->launches;
+    launch.exact_launches = k.sampled->exact_launches;
+  }
+  launch.utilization = {k.utilization.issue, k.utilization.l2, k.utilization.dram, k.utilization.compute(),
+                        k.utilization.memory()};
+  launch.lmem = {k.lmem.l2_share, k.lmem.instruction_share};
+  launches.push_back(launch);
+}
+
+ComparedRun compared_run(const RunAnalysis& analysis) {
+  ComparedRun run;
+  run.device = analysis.device;
+  run.source = analysis.source;
+  run.thresholds = analysis.thresholds;
+  run.launches_seen = analysis.launches_seen;
+  run.kernels_seen = analysis.kernels_seen;
+  for (const auto& m : analysis.missed) run.missed_launches += m.launches;
+  run.launches.reserve(analysis.kernels.size());
+  for (const auto& k : analysis.kernels) run.add(k);
+  return run;
+}
+
+LaunchSelection launch_selection(const ComparedRun& run) {
+  LaunchSelection s;
+  s.seen = run.launches_seen;
+  s.missed = run.missed_launches;
+  std::unordered_map<LaunchKey, std::uint64_t, LaunchKeyHash> exact_per_group;
+  bool budgets_before_sampling = false;
+  for (const auto& k : run.launches) {
+    if (k.aggregated_launches > 0) {
+      ++s.aggregates;
+      s.sampled += k.aggregated_launches;
+      s.profiled += k.aggregated_launches;
+      s.per_kernel = std::max(s.per_kernel, k.exact_launches);
+      budgets_before_sampling = budgets_before_sampling || k.exact_launches > 0;
+    } else {
+      ++s.profiled;
+      s.per_kernel = std::max(s.per_kernel, ++exact_per_group[{k.name, k.grid, k.block}]);
+    }
+  }
+  if (s.aggregates > 0) {
+    s.kind = LaunchSelection::Kind::sampled;
+    // Without budgets, exact entries are launches the samples could not take (not a budget).
+    if (run.kernels_seen.empty() && !budgets_before_sampling) s.per_kernel = 0;
+  } else if (s.seen && *s.seen <= s.profiled) {
+    s.kind = LaunchSelection::Kind::every;  // budgets that spared every launch included
+  } else if (!run.kernels_seen.empty()) {
+    s.kind = LaunchSelection::Kind::per_kernel;
+  } else if (s.seen) {
+    s.kind = LaunchSelection::Kind::subset;
+  }
+  s.description = selection_text(s);
+  return s;
+}
+
+bool same_selection(const LaunchSelection& before, const LaunchSelection& after) {
+  using Kind = LaunchSelection::Kind;
+  if (before.kind != after.kind) return false;
+  switch (before.kind) {
+    case Kind::every: return true;
+    case Kind::per_kernel:
+    case Kind::sampled: return before.per_kernel == after.per_kernel;
+    case Kind::subset: {
+      // The record keeps no flags: a subset is told by its share of the launches seen. The
+      // change under test moves that share a little; another -c, -s or --sample-every, a lot.
+      const double before_share = static_cast<double>(before.profiled) / static_cast<double>(*before.seen);
+      const double after_share = static_cast<double>(after.profiled) / static_cast<double>(*after.seen);
+      return std::max(before_share, after_share) <= 1.25 * std::min(before_share, after_share);
+    }
+  }
+  return true;
+}
+
 bool RunComparison::failed() const { return totals.slower_than_limit || slower_kernel_count() > 0; }
 
 std::size_t RunComparison::slower_kernel_count() const {
@@ -83,54 +374,12 @@ std::size_t RunComparison::slower_kernel_count() const {
       std::count_if(matched.begin(), matched.end(), [](const KernelComparison& k) { return k.slower_than_limit; }));
 }
 
+RunComparison compare_runs(ComparedRun before, ComparedRun after, const CompareOptions& options) {
+  return compare(before, after, options);
+}
+
 RunComparison compare_runs(const RunAnalysis& before, const RunAnalysis& after, const CompareOptions& options) {
-  RunComparison result;
-  result.before_label = options.before_label;
-  result.after_label = options.after_label;
-  result.before_device = before.device;
-  result.after_device = after.device;
-  result.before_source = before.source;
-  result.after_source = after.source;
-  result.max_slowdown = options.max_slowdown;
-  result.thresholds = before.thresholds;
-
-  std::vector<bool> after_matched(after.kernels.size(), false);
-  std::vector<std::optional<double>> matched_before_ns, matched_after_ns;
-  for (std::size_t index = 0; index < before.kernels.size(); ++index) {
-    const auto& kernel = before.kernels[index];
-    const std::size_t occurrence = occurrence_of(before, index);
-    const auto partner = find_occurrence(after, kernel, occurrence);
-    if (!partner) {
-      result.only_before.push_back(kernel);
-      continue;
-    }
-    after_matched[*partner] = true;
-    KernelComparison comparison;
-    comparison.occurrence = occurrence;
-    comparison.before = kernel;
-    comparison.after = after.kernels[*partner];
-    comparison.time = time_change(kernel.duration_ns, comparison.after.duration_ns);
-    comparison.before_launches = launches_like(kernel, before);
-    comparison.after_launches = launches_like(kernel, after);
-    comparison.within_noise = is_noise(comparison);
-    comparison.verdict_changed = comparison.before.verdict != comparison.after.verdict;
-    comparison.slower_than_limit = !comparison.within_noise && slower_than(comparison.time, options.max_slowdown);
-    matched_before_ns.push_back(comparison.time.before_ns);
-    matched_after_ns.push_back(comparison.time.after_ns);
-    result.matched.push_back(std::move(comparison));
-  }
-  for (std::size_t index = 0; index < after.kernels.size(); ++index)
-    if (!after_matched[index]) result.only_after.push_back(after.kernels[index]);
-
-  std::vector<std::optional<double>> all_before_ns, all_after_ns;
-  for (const auto& kernel : before.kernels) all_before_ns.push_back(kernel.duration_ns);
-  for (const auto& kernel : after.kernels) all_after_ns.push_back(kernel.duration_ns);
-  result.totals.before_launches = before.kernels.size();
-  result.totals.after_launches = after.kernels.size();
-  result.totals.all = total_change(all_before_ns, all_after_ns);
-  result.totals.matched = total_change(matched_before_ns, matched_after_ns);
-  result.totals.slower_than_limit = slower_than(result.totals.all, options.max_slowdown);
-  return result;
+  return compare(compared_run(before), compared_run(after), options);
 }
 
 }  // namespace limiter

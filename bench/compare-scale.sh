@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The compare-scale benchmark (issue 30): `limiter compare A A` of synthetic records of 1,000,
+# 10,000 and 100,000 launches (bench/make_synthetic_run.py), wall time and peak memory from
+# /usr/bin/time -v (else Python's resource module). The 100,000 also in csv and json (every
+# matched launch written) and against a copy with 3 launches per kernel and configuration, as
+# `--per-kernel-count 3` records it (kernels_seen): the comparison per launch.
+#   bench/compare-scale.sh [BUILD_DIR (build)] [WORK_DIR (/tmp/limiter-compare-scale)]
+# BEFORE=path/to/an/older/limiter times it too, on records of up to BEFORE_MAX launches (10000:
+# its matching was quadratic, 100,000 launches ran for more than 10 minutes).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build}
+work=${2:-/tmp/limiter-compare-scale}
+limiter=$build/cli/limiter
+before=${BEFORE:-}
+before_max=${BEFORE_MAX:-10000}
+mkdir -p "$work"
+
+measure() {  # NAME COMMAND...: prints "NAME  elapsed s  peak RSS MB"; the output goes to WORK/NAME.out
+  local name=$1; shift
+  local elapsed rss
+  if [ -x /usr/bin/time ]; then
+    /usr/bin/time -v "$@" > "$work/$name.out" 2> "$work/$name.time"
+    elapsed=$(awk -F': ' '/Elapsed \(wall clock\)/ {split($2, t, ":"); print (length(t) == 3 ? t[1]*3600 + t[2]*60 + t[3] : t[1]*60 + t[2])}' "$work/$name.time")
+    rss=$(awk -F': ' '/Maximum resident set size/ {printf "%.0f", $2 / 1024}' "$work/$name.time")
+  else
+    read -r elapsed rss < <(python3 - "$work/$name.out" "$@" <<'EOF'
+import resource, subprocess, sys, time
+start = time.monotonic()
+with open(sys.argv[1], "w") as out:
+    subprocess.run(sys.argv[2:], stdout=out, check=True)
+print(f"{time.monotonic() - start:.2f} {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024:.0f}")
+EOF
+)
+  fi
+  printf '%-44s %8.2f s %8s MB\n' "$name" "$elapsed" "$rss"
+}
+
+# RUN's first 3 launches of each kernel and configuration, with the launches seen of each.
+budget_copy() {  # RUN OUT
+  python3 - "$1" "$2" <<'EOF'
+import collections, json, sys
+seen, kept = collections.Counter(), []
+with open(sys.argv[1]) as run:
+    header = []
+    for line in run:
+        if line.startswith('  {'):
+            launch = json.loads(line.rstrip().rstrip(','))
+            key = (launch["name"], tuple(launch["grid"]), tuple(launch["block"]))
+            seen[key] += 1
+            if seen[key] <= 3: kept.append(line.rstrip().rstrip(','))
+        elif not kept:
+            header.append(line)
+text = "".join(header)
+text = text[: text.rfind('"launches"')]
+kernels_seen = [{"name": n, "grid": list(g), "block": list(b), "launches": c} for (n, g, b), c in seen.items()]
+with open(sys.argv[2], "w") as out:
+    out.write(text + '"launches_seen": %d,\n "kernels_seen": %s,\n "launches": [\n' % (sum(seen.values()), json.dumps(kernels_seen)))
+    out.write(",\n".join(kept) + "\n ]\n}\n")
+EOF
+}
+
+for launches in 1000 10000 100000; do
+  [ -s "$work/run_$launches.json" ] || python3 "$root/bench/make_synthetic_run.py" --launches "$launches" -o "$work/run_$launches.json"
+done
+[ -s "$work/run_100000_budget3.json" ] || budget_copy "$work/run_100000.json" "$work/run_100000_budget3.json"
+ls -l "$work"/run_*.json | awk '{printf "%s %.1f MB\n", $NF, $5 / 1e6}'
+echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GB", $2 / 1e6}' /proc/meminfo), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "limiter: $limiter ($(cd "$root" && git rev-parse --short HEAD)$(cd "$root" && git diff --quiet HEAD -- lib cli reports || echo ', with uncommitted changes'))"
+
+for launches in 1000 10000 100000; do
+  run=$work/run_$launches.json
+  measure "compare $launches x $launches" "$limiter" compare "$run" "$run"
+  if [ -n "$before" ] && [ "$launches" -le "$before_max" ]; then
+    measure "compare $launches x $launches (BEFORE)" "$before" compare "$run" "$run"
+  fi
+done
+run=$work/run_100000.json
+measure "compare 100000 x 100000 --format csv" "$limiter" compare "$run" "$run" --format csv
+measure "compare 100000 x 100000 --format json" "$limiter" compare "$run" "$run" --format json
+measure "compare 100000 x its budget of 3" "$limiter" compare "$run" "$work/run_100000_budget3.json"
+grep -m1 '^WARNING' "$work/compare 100000 x its budget of 3.out"
+grep -m1 '^mean per launch' "$work/compare 100000 x its budget of 3.out"
