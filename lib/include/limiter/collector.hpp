@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "limiter/collector_options.hpp"
 #include "limiter/record.hpp"
 
 namespace limiter {
@@ -33,49 +34,6 @@ namespace detail {
 struct LaunchSink;
 class SamplingMode;
 }
-
-struct CollectorOptions {
-  std::string plan = "default";        // a named metric plan (`limiter metrics` lists them)
-  std::vector<std::string> metrics;    // a user list instead of the plan, when not empty
-  std::string kernel_regex;            // profile only kernels whose name matches (ECMAScript)
-  std::uint64_t skip = 0;              // matching launches to skip first
-  std::uint64_t count = std::numeric_limits<std::uint64_t>::max();  // then profile at most this many
-  std::uint64_t sample_every = 1;      // profile every Nth launch of each kernel
-  std::uint64_t per_kernel_skip = 0;   // launches of each kernel and configuration to skip first
-  std::uint64_t per_kernel_count = std::numeric_limits<std::uint64_t>::max();  // then profile this many of each
-  bool nvtx = false;                   // record each launch's NVTX ranges (CUPTI's NVTX callbacks; the app's
-                                       // NVTX must find CUPTI: NVTX_INJECTION64_PATH, set by limiter run)
-  std::vector<std::string> nvtx_include;  // profile only launches inside these ranges (ncu's syntax,
-  std::vector<std::string> nvtx_exclude;  // nvtx_ranges.hpp), and none inside these
-  bool nvtx_process_scope = false;      // push/pop ranges on one stack for all threads (ncu's
-                                        // --nvtx-push-pop-scope process; PyTorch's backward)
-  bool budget_by_range = false;        // per-kernel budgets count per kernel, configuration and NVTX ranges
-  std::string raw_dir;                 // keep raw counter images here, for `limiter analyze`
-  std::vector<std::string> command_line;  // recorded in the run
-  std::string replay = "auto";         // auto: user replay for one-pass plans, graph launches included
-                                       // (graph_replay.cpp), kernel replay for plans of several passes;
-                                       // kernel: kernel replay always. "graphs" is an old name of auto
-  std::string graph_profiling = "node";  // node: each kernel node of a graph launch in its own range (the
-                                         // app's graphs kept alive for it: kept_graphs.cpp); graph: one
-                                         // range per graph launch (ncu's --graph-profiling graph)
-  std::size_t ranges_per_image = 0;    // ranges per counter-data image (and user-replay batch); 0 = 128
-  bool always_active = false;          // profile from the first launch (limiter run), no start() needed
-  bool profiler_api_regions = false;   // cudaProfilerStart/Stop open and close profiled regions, as
-                                       // start()/stop() do (ncu --profile-from-start off)
-  bool keep_launches = true;           // false: launches only go to the sink (memory stays flat)
-  bool sampling = false;               // PM-sampling mode (no range profiler; see above). Sampling covers
-                                       // the GPU from the first launch in a region until take_run();
-                                       // with a per-kernel budget, from when the budgets are spent
-  std::uint64_t sampling_interval_ns = 100000;  // under ~100 us the host falls behind the GPU and
-                                                // samples are lost, counted (H100)
-  std::uint64_t exact_undecided_count = 0;      // with sampling: after sampling_phase_launches, the next
-                                                // this many launches of each kernel and configuration the
-                                                // samples did not judge, exactly (0: sampling to the end)
-  std::uint64_t sampling_phase_launches = 20000;
-  double lock_timeout_s = 60;          // longest wait for this process's turn on a GPU's counters while
-                                       // another profiled process has it; then launches run unprofiled
-                                       // and the record counts them as missed
-};
 
 // Where the collector's host time went, summed over threads (`limiter run --timing`).
 struct CollectorTimings {

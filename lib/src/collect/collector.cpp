@@ -38,14 +38,12 @@ constexpr std::chrono::milliseconds kReadWait{1000};
 
 namespace {
 
-// Sampling then exact: the exact phase is a budget of exact_undecided_count per kernel.
+// Checked once, here for the in-process API (limiter run checks before the app starts). Sampling
+// then exact: the exact phase is a budget of exact_undecided_count per kernel.
 CollectorOptions exact_phase_options(CollectorOptions options) {
-  if (options.sampling && options.exact_undecided_count > 0) {
-    if (options.per_kernel_skip > 0 || options.per_kernel_count != std::numeric_limits<std::uint64_t>::max())
-      throw InputError("--exact-undecided cannot go with --per-kernel-count/--per-kernel-skip (those profile each "
-                       "kernel's first launches exactly before sampling)");
-    options.per_kernel_count = options.exact_undecided_count;
-  }
+  validate_collector_options(options);
+  detail::set_tracing(options.debug);
+  if (options.sampling && options.exact_undecided_count > 0) options.per_kernel_count = options.exact_undecided_count;
   return options;
 }
 
@@ -62,8 +60,6 @@ Collector::Collector(const CollectorOptions& options) : impl_(std::make_unique<I
     // An exact phase and a sampler driven by its callbacks: each kernel's first launches exactly,
     // then sampling (budgets_then_sampling.cpp), or sampling first (sampling_then_exact.cpp).
     const bool sampling_first = options.exact_undecided_count > 0;
-    if (!sampling_first && options.sample_every > 1)
-      throw InputError("sampling after per-kernel budgets cannot go with sample_every");
     impl_->options.sampling = false;
     impl_->options.keep_launches = true;  // until they join the sampler's aggregates
     sampling_ = std::make_unique<detail::SamplingMode>(options, &impl_->sink, /*after_budgets=*/true);

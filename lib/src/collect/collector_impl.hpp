@@ -22,38 +22,20 @@
 #include <thread>
 #include <vector>
 
+#include "collect/clock.hpp"
 #include "collect/collector_internal.hpp"
 #include "collect/counter_lock.hpp"
 #include "collect/launch_selector.hpp"
 #include "collect/nvtx_tracker.hpp"
 #include "collect/profiler_host.hpp"
+#include "collect/trace.hpp"
 #include "limiter/collector.hpp"
 
 namespace limiter {
 
-// LIMITER_DEBUG=1 traces the collector's steps on stderr (for reports from new platforms),
-// each line with the milliseconds since the collector was loaded.
-inline const bool kCollectorTrace = std::getenv("LIMITER_DEBUG") != nullptr;
-inline const auto kTraceEpoch = std::chrono::steady_clock::now();
-#define LIMITER_TRACE(...)                                                                      \
-  do {                                                                                          \
-    if (::limiter::kCollectorTrace) {                                                           \
-      std::fprintf(stderr, "limiter: [%.3f] ",                                                  \
-                   std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - \
-                                                             ::limiter::kTraceEpoch)            \
-                       .count());                                                               \
-      std::fprintf(stderr, __VA_ARGS__);                                                        \
-      std::fprintf(stderr, "\n");                                                               \
-    }                                                                                           \
-  } while (0)
-
 namespace detail {
 
 class SamplingMode;
-using Clock = std::chrono::steady_clock;
-inline double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 // Ranges one counter-data image holds before it is evaluated, kept (raw) and re-initialised.
 // With user replay it is also the batch between two Stop/Start pairs, and Start costs ~44 ms
@@ -137,7 +119,7 @@ struct LaunchInFlight {
 // When a user range is closed (user_ranges.cpp): at once, PopRange being ordered after the
 // launch's work on the GPU, or after a stream synchronise (for graph ranges, or all ranges).
 enum class RangeSync { none, graph, all };
-RangeSync range_sync();  // LIMITER_RANGE_SYNC=none (default)|graph|all
+RangeSync range_sync_of(const std::string& name);  // CollectorOptions::range_sync
 
 std::string demangle(const char* mangled);
 

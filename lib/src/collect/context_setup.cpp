@@ -5,6 +5,7 @@
 
 #include "collect/collector_impl.hpp"
 #include "collect/cupti_check.hpp"
+#include "collect/device_description.hpp"
 #include "collect/driver_api.hpp"
 #include "collect/sampling_mode.hpp"
 #include "limiter/error.hpp"
@@ -14,22 +15,6 @@ namespace limiter {
 using detail::Clock;
 using detail::driver_api;
 using detail::ProfilerHost;
-
-namespace {
-
-std::string uuid_text(const CUuuid& uuid) {
-  static const char* digits = "0123456789abcdef";
-  std::string text = "GPU-";
-  for (int i = 0; i < 16; ++i) {
-    const auto byte = static_cast<unsigned char>(uuid.bytes[i]);
-    text += digits[byte >> 4];
-    text += digits[byte & 15];
-    if (i == 3 || i == 5 || i == 7 || i == 9) text += '-';
-  }
-  return text;
-}
-
-}  // namespace
 
 // The context's profiler, set up at its first use; nullptr while it cannot be profiled (the
 // LAUNCHES are then counted as missed, with the reason).
@@ -75,9 +60,7 @@ void Collector::Impl::set_up(ContextProfiler& p) {
   p.paused = true;  // until the launch starts it (resume)
   const auto& cu = driver_api();
   if (cu.ctx_get_device(&p.device) != CUDA_SUCCESS) throw SystemError("cuCtxGetDevice failed in a launch callback");
-  CUuuid uuid{};
-  p.device_uuid = cu.device_get_uuid(&uuid, p.device) == CUDA_SUCCESS ? uuid_text(uuid)
-                                                                       : "device-" + std::to_string(p.device);
+  p.device_uuid = detail::device_uuid_text(p.device);
   // The counters' turn before any profiler call: while another process profiles, even the
   // availability query can meet CUPTI_ERROR_HARDWARE_BUSY. Kept for the launch that follows.
   const bool turn = take_turn(p, 0);
@@ -106,28 +89,7 @@ void Collector::Impl::set_up(ContextProfiler& p) {
                       " run on a supported, non-virtualised GPU");
   }
 
-  // The device as the record describes it.
-  char name[256] = {};
-  cu.device_get_name(name, sizeof name, p.device);
-  auto attribute = [&](CUdevice_attribute which) {
-    int value = 0;
-    cu.device_get_attribute(&value, which, p.device);
-    return value;
-  };
-  p.description.name = name;
-  if (p.device_uuid.starts_with("GPU-")) p.description.uuid = p.device_uuid;
-  p.description.arch = "sm_" + std::to_string(attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)) +
-                       std::to_string(attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));
-  p.description.sm_count = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
-  p.description.memory_bus_width_bits = attribute(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
-  p.description.l2_bytes = static_cast<std::uint64_t>(attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE));
-  std::size_t total = 0;
-  if (cu.device_total_mem(&total, p.device) == CUDA_SUCCESS) p.description.global_memory_bytes = total;
-
-  CUpti_Device_GetChipName_Params chip{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
-  chip.deviceIndex = static_cast<std::size_t>(p.device);
-  LIMITER_CUPTI_CHECK(cuptiDeviceGetChipName(&chip));
-  p.description.chip = chip.pChipName;
+  p.description = detail::describe_device(p.device);  // as the record describes it
   last_device = p.description;
 
   // The availability image lets the host API refuse counters this device cannot give (MIG,

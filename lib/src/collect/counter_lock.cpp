@@ -10,10 +10,11 @@
 #include <cstring>
 #include <thread>
 
+#include "collect/clock.hpp"
+
 namespace limiter::detail {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 
 // A poll interval well below a batch (~100 ms) and above the cost of the probe (~1 us).
 constexpr auto kPollInterval = std::chrono::microseconds(500);
@@ -67,11 +68,6 @@ CounterLock::CounterLock(const std::string& directory, const std::string& device
 CounterLock::~CounterLock() {
   if (lock_fd_ >= 0) ::close(lock_fd_);  // closing drops the process's locks on the file
   if (waiting_fd_ >= 0) ::close(waiting_fd_);
-}
-
-std::string CounterLock::default_directory() {
-  const char* directory = std::getenv("LIMITER_LOCK_DIR");
-  return directory && *directory ? directory : "/tmp";
 }
 
 bool CounterLock::acquire(std::chrono::milliseconds timeout) {

@@ -39,9 +39,6 @@ class CounterLock {
   const std::string& disabled_reason() const { return disabled_reason_; }
   const std::string& path() const { return lock_path_; }
 
-  // The directory: LIMITER_LOCK_DIR, or /tmp.
-  static std::string default_directory();
-
  private:
   std::string lock_path_, waiting_path_, disabled_reason_;
   int lock_fd_ = -1, waiting_fd_ = -1;

@@ -9,6 +9,7 @@
 #include "collect/collector_impl.hpp"
 #include "collect/cupti_check.hpp"
 #include "collect/forked_child.hpp"
+#include "collect/launch_callbacks.hpp"
 #include "collect/sampling_mode.hpp"
 #include "collect/sync_points.hpp"
 
@@ -25,13 +26,6 @@ namespace {
 // (PyTorch's NCCL watchdog queries events all the time) would otherwise cost a Stop and a
 // Start per poll.
 constexpr auto kQueryFlushAge = std::chrono::milliseconds(100);
-
-constexpr CUpti_CallbackId kLaunchCallbacks[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,           CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,         CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,            CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
-};
 
 enum class CallKind : std::uint8_t {
   other, launch, wait, query, profiler_start, profiler_stop,
@@ -53,7 +47,7 @@ const std::vector<CallKind>& call_kinds() {
         case detail::SyncPoint::none: break;
       }
     }
-    for (CUpti_CallbackId id : kLaunchCallbacks) out[id] = CallKind::launch;
+    for (CUpti_CallbackId id : detail::kLaunchCallbacks) out[id] = CallKind::launch;
     out[CUPTI_DRIVER_TRACE_CBID_cuGraphDestroy] = CallKind::graph_destroy;
     out[CUPTI_DRIVER_TRACE_CBID_cuGraphExecDestroy] = CallKind::graph_exec_destroy;
     out[CUPTI_DRIVER_TRACE_CBID_cuProfilerStart] = CallKind::profiler_start;

@@ -217,7 +217,7 @@ void Collector::Impl::profile_graph_launch(ContextProfiler& p, detail::GraphExec
                                    [&](const auto& entry) { return &entry.second == &graph; });
   const CUgraphExec exec = exec_entry.first;
   const auto launch_graph = per_thread_stream ? cu.graph_launch_ptsz : cu.graph_launch;
-  const bool sync_before_pop = detail::range_sync() != detail::RangeSync::none;
+  const bool sync_before_pop = detail::range_sync_of(options.range_sync) != detail::RangeSync::none;
   in_flight = {};
   in_flight.profiler = &p;
   in_flight.stream = stream;

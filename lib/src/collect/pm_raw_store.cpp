@@ -234,9 +234,4 @@ std::vector<PmSample> read_pm_samples(const std::string& path, std::size_t metri
   return samples;
 }
 
-bool keep_pm_raw_images() {
-  const char* value = std::getenv("LIMITER_PM_RAW_IMAGES");
-  return value && std::strcmp(value, "1") == 0;
-}
-
 }  // namespace limiter::detail

@@ -34,7 +34,5 @@ void append_pm_kernel(std::ofstream& kernels, const KernelSpan& span);
 // samples.tsv lines of BATCH, after the header line when HEADER (the file's start).
 std::string pm_samples_text(const std::vector<std::string>& metrics, const std::vector<PmSample>& batch, bool header);
 std::vector<PmSample> read_pm_samples(const std::string& path, std::size_t metrics);
-// LIMITER_PM_RAW_IMAGES=1: keep the counter-data images as well.
-bool keep_pm_raw_images();
 
 }  // namespace limiter::detail

@@ -20,24 +20,16 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "collect/clock.hpp"
 #include "collect/cupti_check.hpp"
 #include "collect/pm_raw_store.hpp"
 #include "collect/profiler_host.hpp"
-
-#define PM_TRACE(...)                                                     \
-  do {                                                                    \
-    if (std::getenv("LIMITER_DEBUG")) {                                   \
-      std::fprintf(stderr, "limiter: pm: " __VA_ARGS__);                  \
-      std::fprintf(stderr, "\n");                                         \
-    }                                                                     \
-  } while (0)
+#include "collect/trace.hpp"
 
 namespace limiter::detail {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 // How often the decode thread drains the hardware buffer when it has caught up.
 constexpr auto kDecodePeriod = std::chrono::milliseconds(10);
@@ -160,7 +152,7 @@ PmSampler::PmSampler(const PmSamplerOptions& options, int device_index, const De
     write_pm_meta(options_.raw_dir, device, options_.metrics, options_.interval_ns, options_.command_line, config_);
   times_.set_up_s = seconds_since(t0);
   started_at_ = Clock::now();
-  PM_TRACE("started: %zu metrics, interval %llu ns, two images of %zu bytes, %s", options_.metrics.size(),
+  LIMITER_TRACE("pm: started: %zu metrics, interval %llu ns, two images of %zu bytes, %s", options_.metrics.size(),
            static_cast<unsigned long long>(options_.interval_ns), images_[0].size(), cupti_in_use().c_str());
   evaluator_ = std::thread([this] { evaluate_loop(); });
   decoder_ = std::thread([this] { decode_loop(); });
@@ -265,7 +257,7 @@ void PmSampler::evaluate_image(int which, std::size_t count, std::size_t index) 
   std::vector<PmSample> batch;
   batch.reserve(count);
   std::vector<std::pair<std::uint64_t, std::uint64_t>> times;
-  const bool keep_images = !options_.raw_dir.empty() && keep_pm_raw_images();  // else samples.tsv only
+  const bool keep_images = !options_.raw_dir.empty() && options_.keep_images;  // else samples.tsv only
   for (std::size_t i = 0; i < count; ++i) {
     CUpti_PmSampling_CounterData_GetSampleInfo_Params sample{CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE};
     sample.pPmSamplingObject = sampler_;
@@ -286,7 +278,7 @@ void PmSampler::evaluate_image(int which, std::size_t count, std::size_t index) 
       const std::uint64_t missing = (s.start_ns - last_end_ns_ + length / 2) / length;
       lost_ += missing;
       ++gaps_;
-      PM_TRACE("hole of %.1f us (%llu samples) before sample %zu of image %zu (%zu samples)",
+      LIMITER_TRACE("pm: hole of %.1f us (%llu samples) before sample %zu of image %zu (%zu samples)",
                static_cast<double>(s.start_ns - last_end_ns_) / 1e3, static_cast<unsigned long long>(missing), i, index,
                count);
     }
@@ -314,7 +306,7 @@ bool PmSampler::decode_once() {
     ++times_.decodes;
     if (!decode.overflow && status != CUPTI_SUCCESS && early_failure(status)) {
       ++times_.early_retries;
-      PM_TRACE("decode before the first records: %s; trying again", cupti_error_text(status).c_str());
+      LIMITER_TRACE("pm: decode before the first records: %s; trying again", cupti_error_text(status).c_str());
       return true;
     }
     if (decode.overflow || status != CUPTI_SUCCESS) {
@@ -331,7 +323,7 @@ bool PmSampler::decode_once() {
     }
     count_decoded();
     if (hardware_stopped_ && (++drain_decodes_ <= 8 || drain_decodes_ % 1000 == 0))
-      PM_TRACE("decode %llu after Stop: stop reason %d, %llu new samples, %zu in the image, %llu in all",
+      LIMITER_TRACE("pm: decode %llu after Stop: stop reason %d, %llu new samples, %zu in the image, %llu in all",
                static_cast<unsigned long long>(drain_decodes_), static_cast<int>(decode.decodeStopReason),
                static_cast<unsigned long long>(decoded_total_ - before), decoded_, static_cast<unsigned long long>(decoded_total_));
     if (decode.decodeStopReason != CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL) return true;
@@ -402,7 +394,7 @@ void PmSampler::stop() {
   std::lock_guard lock(mutex_);
   if (stopped_ || !sampler_) return;
   stopped_ = true;
-  PM_TRACE("stop after %llu samples%s", static_cast<unsigned long long>(samples_.load()), failed_ ? " (failed)" : "");
+  LIMITER_TRACE("pm: stop after %llu samples%s", static_cast<unsigned long long>(samples_.load()), failed_ ? " (failed)" : "");
   cuptiGetTimestamp(&stopped_at_ns_);
   // Drained while the sampler still runs (a decode right after Start failed on the H100: the
   // first records take a moment), then stopped; what arrives after the drain is at most a few
@@ -435,9 +427,9 @@ void PmSampler::stop() {
     } catch (const std::exception& e) {
       fail(std::string("the last PM samples could not be decoded: ") + e.what());
     }
-    PM_TRACE("%llu samples decoded after the sampler stopped", static_cast<unsigned long long>(decoded_total_ - before));
+    LIMITER_TRACE("pm: %llu samples decoded after the sampler stopped", static_cast<unsigned long long>(decoded_total_ - before));
   }
-  PM_TRACE("stopped (%s), last decode done", cupti_error_text(stop_status).c_str());
+  LIMITER_TRACE("pm: stopped (%s), last decode done", cupti_error_text(stop_status).c_str());
   try {
     hand_over();  // the last image, however full
   } catch (const std::exception& e) {
@@ -451,7 +443,7 @@ void PmSampler::stop() {
   if (evaluator_.joinable()) evaluator_.join();
   if (failed_ && stopped_at_ns_ > last_end_ns_ && options_.interval_ns > 0)
     lost_ += (stopped_at_ns_ - last_end_ns_) / options_.interval_ns;  // the samples that never arrived
-  PM_TRACE("samples last %.1f us on average; %llu gaps between them, %llu samples missing",
+  LIMITER_TRACE("pm: samples last %.1f us on average; %llu gaps between them, %llu samples missing",
            samples_ ? static_cast<double>(sampled_ns_) / 1e3 / static_cast<double>(samples_.load()) : 0.0,
            static_cast<unsigned long long>(gaps_), static_cast<unsigned long long>(lost_.load()));
   // After a failed decode, Disable was seen to hang when the process exited (H100, with the config image
@@ -465,7 +457,7 @@ void PmSampler::stop() {
     return;
   }
   disable(sampler_);
-  PM_TRACE("disabled");
+  LIMITER_TRACE("pm: disabled");
 }
 
 std::string PmSampler::error() const {

@@ -33,6 +33,7 @@ struct PmSamplerOptions {
   std::size_t hardware_buffer_bytes = 512u << 20;
   std::uint32_t samples_per_image = 1000;     // ~30 KB of host memory per slot on GH100
   std::string raw_dir;                        // keep images, times and config for `limiter analyze`
+  bool keep_images = false;                   // with raw_dir: the images too, not only the decoded samples
   std::vector<std::string> command_line;      // for the recording's meta.json
 };
 

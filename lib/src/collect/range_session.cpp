@@ -40,12 +40,8 @@ bool Collector::Impl::start_profiler(ContextProfiler& p, std::size_t launches) {
   // User-range mode (user_ranges.cpp) after a graph launch, and whenever selection filters
   // launches: then only the selected ones are ranged, and the unselected run at full speed
   // without pausing the profiler (a resume costs ~270 ms in PyTorch on an H100).
-  // LIMITER_FILTER_RANGES=auto keeps auto range under filters: the earlier behaviour, for benchmarks.
-  static const bool auto_range_for_filters = [] {
-    const char* value = std::getenv("LIMITER_FILTER_RANGES");
-    return value && std::string_view(value) == "auto";
-  }();
-  p.user_range = p.user_replay && (p.graphs_launched || (selector.filters() && !auto_range_for_filters));
+  // CollectorOptions::auto_range_for_filters keeps auto range under filters (the earlier behaviour).
+  p.user_range = p.user_replay && (p.graphs_launched || (selector.filters() && !options.auto_range_for_filters));
   try {
     enable_profiler(p);
     configure_and_start(p);
@@ -361,7 +357,7 @@ void Collector::Impl::flush_all(Clock::duration min_age) {
 detail::CounterLock& Collector::Impl::counter_lock(const ContextProfiler& p) {
   auto& slot = counter_locks[p.device_uuid];
   if (!slot) {
-    slot = std::make_unique<detail::CounterLock>(detail::CounterLock::default_directory(), p.device_uuid);
+    slot = std::make_unique<detail::CounterLock>(options.lock_dir, p.device_uuid);
     if (!slot->disabled_reason().empty())
       std::fprintf(stderr, "limiter: warning: %s; processes on this GPU are not serialised\n",
                    slot->disabled_reason().c_str());

@@ -12,28 +12,24 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "collect/clock.hpp"
 #include "collect/cupti_check.hpp"
+#include "collect/device_description.hpp"
 #include "collect/driver_api.hpp"
 #include "collect/forked_child.hpp"
+#include "collect/launch_callbacks.hpp"
 #include "collect/pm_raw_store.hpp"
+#include "collect/trace.hpp"
 
 namespace limiter::detail {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 
 // How often samples are attributed while the app runs, and how long after a sample ends its
 // kernels' records may still be on their way (CUPTI delivers a kernel's record once it ended).
 constexpr auto kAdvancePeriod = std::chrono::seconds(1);
 constexpr std::uint64_t kRecordLagNs = 2'000'000'000;
-
-constexpr CUpti_CallbackId kLaunchCallbacks[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,           CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,         CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,            CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
-};
 
 void CUPTIAPI on_callback(void* user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   if (detail::in_forked_child()) return;  // the parent samples; a forked child runs unprofiled
@@ -46,43 +42,6 @@ void CUPTIAPI on_callback(void* user, CUpti_CallbackDomain domain, CUpti_Callbac
   if (call.callbackSite == CUPTI_API_ENTER) static_cast<SamplingMode*>(user)->on_launch(call);
 }
 
-DeviceDescription describe(CUdevice device) {
-  const DriverApi& cu = driver_api();
-  DeviceDescription d;
-  char name[256] = {};
-  cu.device_get_name(name, sizeof name, device);
-  d.name = name;
-  auto attribute = [&](CUdevice_attribute which) {
-    int value = 0;
-    cu.device_get_attribute(&value, which, device);
-    return value;
-  };
-  d.arch = "sm_" + std::to_string(attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)) +
-           std::to_string(attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));
-  d.sm_count = attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
-  d.memory_bus_width_bits = attribute(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
-  d.l2_bytes = static_cast<std::uint64_t>(attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE));
-  std::size_t total = 0;
-  if (cu.device_total_mem(&total, device) == CUDA_SUCCESS) d.global_memory_bytes = total;
-  CUuuid uuid{};
-  if (cu.device_get_uuid(&uuid, device) == CUDA_SUCCESS) {
-    static const char* hex = "0123456789abcdef";
-    std::string text = "GPU-";
-    for (int i = 0; i < 16; ++i) {
-      if (i == 4 || i == 6 || i == 8 || i == 10) text += '-';
-      const auto byte = static_cast<unsigned char>(uuid.bytes[i]);
-      text += hex[byte >> 4];
-      text += hex[byte & 15];
-    }
-    d.uuid = text;
-  }
-  CUpti_Device_GetChipName_Params chip{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
-  chip.deviceIndex = static_cast<std::size_t>(device);
-  LIMITER_CUPTI_CHECK(cuptiDeviceGetChipName(&chip));
-  d.chip = chip.pChipName;
-  return d;
-}
-
 }  // namespace
 
 SamplingMode::SamplingMode(const CollectorOptions& options, const LaunchSink* sink, bool after_budgets)
@@ -92,7 +51,6 @@ SamplingMode::SamplingMode(const CollectorOptions& options, const LaunchSink* si
       metrics_(options.metrics.empty() || after_budgets ? sampling_plan_metrics() : options.metrics),
       attributor_(metrics_, options.sampling_interval_ns),
       after_budgets_(after_budgets) {
-  if (options.sampling_interval_ns == 0) throw InputError("--sampling-interval must be at least 1 us");
   const auto issued = std::find(metrics_.begin(), metrics_.end(), "smsp__inst_issued.sum");
   if (issued != metrics_.end()) issued_index_ = static_cast<std::size_t>(issued - metrics_.begin());
   else sm_work_seen_ = true;  // a metric list without it: not checked
@@ -161,10 +119,9 @@ PmSamplerOptions SamplingMode::sampler_options() const {
   sampler.metrics = metrics_;
   sampler.interval_ns = options_.sampling_interval_ns;
   sampler.raw_dir = options_.raw_dir;
+  sampler.keep_images = options_.keep_pm_images;
   sampler.command_line = options_.command_line;
-  // The hardware buffer's size, for measuring what it costs to set up (MiB; default 512).
-  if (const char* mib = std::getenv("LIMITER_PM_BUFFER_MIB"); mib && std::atoll(mib) > 0)
-    sampler.hardware_buffer_bytes = static_cast<std::size_t>(std::atoll(mib)) << 20;
+  sampler.hardware_buffer_bytes = options_.pm_buffer_mib << 20;  // its set-up cost grows with it
   return sampler;
 }
 
@@ -205,7 +162,7 @@ void SamplingMode::on_launch(const CUpti_CallbackData& call) {
     try {
       const auto t0 = Clock::now();
       if (!activity_) activity_ = std::make_unique<ActivityTimestamps>([this](KernelSpan&& span) { on_kernel(std::move(span)); });
-      activity_enable_s_ = std::chrono::duration<double>(Clock::now() - t0).count();
+      activity_enable_s_ = seconds_since(t0);
     } catch (const std::exception& e) {
       start_failed_ = true;
       start_error_ = e.what();
@@ -269,7 +226,7 @@ void SamplingMode::start_sampling(CUcontext context) {
   if (got != CUDA_SUCCESS) throw SystemError("no device for the first launch's context: " + driver_error_name(got));
   {
     std::lock_guard lock(mutex_);
-    device_ = describe(device);
+    device_ = describe_device(device);
     device_id_ = static_cast<std::uint32_t>(device);
   }
   const PmSamplerOptions sampler = sampler_options();
@@ -360,13 +317,12 @@ RunRecord SamplingMode::finish() noexcept {
   if (starter_.joinable() && starter_.get_id() != std::this_thread::get_id()) starter_.join();
   try {
     std::lock_guard start_lock(start_mutex_);  // a launch that is starting sampling finishes first
-    const bool trace = std::getenv("LIMITER_DEBUG") != nullptr;
-    if (trace) std::fprintf(stderr, "limiter: sampling: finish: flush\n");
+    LIMITER_TRACE("sampling: finish: flush");
     if (activity_) activity_->flush(true);
-    if (trace) std::fprintf(stderr, "limiter: sampling: finish: stop the sampler\n");
+    LIMITER_TRACE("sampling: finish: stop the sampler");
     if (sampler_) sampler_->stop();  // decodes the backlog into the attributor
     if (activity_) activity_->flush(true);
-    if (trace) std::fprintf(stderr, "limiter: sampling: finish: aggregate\n");
+    LIMITER_TRACE("sampling: finish: aggregate");
     std::lock_guard lock(mutex_);
     run = record(attributor_.aggregates());
     // The injection's collector is never destroyed.

@@ -35,14 +35,10 @@ using detail::seconds_since;
 
 namespace detail {
 
-RangeSync range_sync() {
-  static const RangeSync mode = [] {
-    const char* text = std::getenv("LIMITER_RANGE_SYNC");
-    if (text && std::strcmp(text, "graph") == 0) return RangeSync::graph;
-    if (text && std::strcmp(text, "all") == 0) return RangeSync::all;
-    return RangeSync::none;
-  }();
-  return mode;
+RangeSync range_sync_of(const std::string& name) {
+  if (name == "graph") return RangeSync::graph;
+  if (name == "all") return RangeSync::all;
+  return RangeSync::none;
 }
 
 std::optional<std::size_t> user_range_index(const std::vector<std::uint8_t>& image, std::size_t range) {
@@ -96,7 +92,7 @@ void Collector::Impl::open_launch_range(ContextProfiler& p, CUstream stream, boo
   in_flight.stream = stream;
   in_flight.per_thread_stream = per_thread_stream;
   in_flight.range_open = true;
-  in_flight.sync_before_pop = detail::range_sync() == detail::RangeSync::all;
+  in_flight.sync_before_pop = detail::range_sync_of(options.range_sync) == detail::RangeSync::all;
   in_flight.pending_index = p.pending.size();
   p.pending.push_back(std::move(launch));
 }

@@ -37,7 +37,7 @@ void pass_on(int signal, siginfo_t* info, void* context) {
   else action.sa_handler(signal);
 }
 
-bool debug = false;  // LIMITER_DEBUG: where a fatal signal hit, before anything else runs
+bool debug = false;  // CollectorOptions::debug: where a fatal signal hit, before anything else runs
 
 void on_signal(int signal, siginfo_t* info, void* context) {
   const bool terminating = signal == SIGINT || signal == SIGTERM;
@@ -82,9 +82,9 @@ void install(int signal) {
 
 }  // namespace
 
-void install_fatal_signal_handlers(void (*on_end)(const std::string& ended)) {
+void install_fatal_signal_handlers(void (*on_end)(const std::string& ended), bool trace) {
   callback = on_end;
-  debug = std::getenv("LIMITER_DEBUG") != nullptr;
+  debug = trace;
   if (debug) {
     void* frame[1];
     backtrace(frame, 1);  // loads the unwinder now, not inside a handler

@@ -9,7 +9,8 @@
 
 namespace limiter::detail {
 
-// ON_SIGNAL gets how the process ends, e.g. "signal SIGTERM"; it runs at most once.
-void install_fatal_signal_handlers(void (*on_signal)(const std::string& ended));
+// ON_SIGNAL gets how the process ends, e.g. "signal SIGTERM"; it runs at most once. With TRACE,
+// a fatal signal first prints its thread and a backtrace.
+void install_fatal_signal_handlers(void (*on_signal)(const std::string& ended), bool trace = false);
 
 }  // namespace limiter::detail

@@ -52,16 +52,6 @@ std::string env(const char* name, const std::string& fallback = "") {
   return value ? value : fallback;
 }
 
-std::uint64_t env_number(const char* name, std::uint64_t fallback) {
-  const std::string text = env(name);
-  return text.empty() ? fallback : std::stoull(text);
-}
-
-std::vector<std::string> env_list(const char* name) {  // a JSON array of strings
-  const std::string text = env(name);
-  return text.empty() ? std::vector<std::string>{} : nlohmann::json::parse(text).get<std::vector<std::string>>();
-}
-
 // NVTX reaches CUPTI's callbacks only when the app's NVTX loads the libcupti this library uses
 // (NVTX_INJECTION64_PATH). limiter run sets it to its own libcupti before the app starts, so that
 // NVTX calls before cuInit find it; but an app that loaded another libcupti first (PyTorch ships
@@ -217,42 +207,13 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   static std::atomic<bool> initialized{false};
   if (initialized.exchange(true)) return 1;
   try {
-    limiter::CollectorOptions options;
-    // --capture-range cudaProfilerApi: only between cudaProfilerStart and cudaProfilerStop.
-    options.profiler_api_regions = env("LIMITER_CAPTURE_RANGE") == "cudaProfilerApi";
-    options.always_active = !options.profiler_api_regions;
-    options.keep_launches = false;  // streamed to the partial file instead
-    options.plan = env("LIMITER_PLAN", "default");
-    const std::string metrics = env("LIMITER_METRICS");
-    for (std::size_t start = 0; start < metrics.size();) {
-      const std::size_t comma = std::min(metrics.find(',', start), metrics.size());
-      if (comma > start) options.metrics.push_back(metrics.substr(start, comma - start));
-      start = comma + 1;
-    }
-    options.kernel_regex = env("LIMITER_KERNEL_REGEX");
-    options.skip = env_number("LIMITER_SKIP", 0);
-    options.count = env_number("LIMITER_COUNT", options.count);
-    options.sample_every = env_number("LIMITER_SAMPLE_EVERY", 1);
-    options.per_kernel_skip = env_number("LIMITER_PER_KERNEL_SKIP", 0);
-    options.per_kernel_count = env_number("LIMITER_PER_KERNEL_COUNT", options.per_kernel_count);
-    options.replay = env("LIMITER_REPLAY", "auto");
-    options.graph_profiling = env("LIMITER_GRAPH_PROFILING", "node");
-    // --sampling: the PM-sampling mode (no range profiler); the interval in microseconds.
-    options.sampling = !env("LIMITER_SAMPLING").empty();
-    options.sampling_interval_ns = env_number("LIMITER_SAMPLING_INTERVAL_US", 100) * 1000;
-    options.exact_undecided_count = env_number("LIMITER_EXACT_UNDECIDED", 0);  // sampling, then exact
-    options.sampling_phase_launches = env_number("LIMITER_SAMPLING_PHASE", options.sampling_phase_launches);
-    options.ranges_per_image = env_number("LIMITER_RANGES_PER_IMAGE", 0);
-    options.nvtx = env("LIMITER_NVTX") == "1";
-    options.nvtx_include = env_list("LIMITER_NVTX_INCLUDE");
-    options.nvtx_exclude = env_list("LIMITER_NVTX_EXCLUDE");
-    options.nvtx_process_scope = env("LIMITER_NVTX_PUSH_POP_SCOPE") == "process";
-    options.budget_by_range = env("LIMITER_BUDGET_BY_RANGE") == "1";
+    // What limiter run asked for (collector_options.hpp); the launches stream to the partial file.
+    limiter::CollectorOptions options = limiter::collector_options_from_environment();
+    options.keep_launches = false;
     if (options.nvtx) check_nvtx_injection();
-    if (const std::string timeout = env("LIMITER_LOCK_TIMEOUT"); !timeout.empty()) options.lock_timeout_s = std::stod(timeout);
     const std::optional<limiter::RankInfo> rank = limiter::detail::detect_rank();
-    const std::string raw = env("LIMITER_SAVE_RAW");
-    if (!raw.empty()) options.raw_dir = limiter::detail::expand_output_name(raw, rank) + "/" + std::to_string(getpid());
+    if (!options.raw_dir.empty())  // a folder per process
+      options.raw_dir = limiter::detail::expand_output_name(options.raw_dir, rank) + "/" + std::to_string(getpid());
     if (options.sampling && !options.raw_dir.empty()) std::filesystem::create_directories(options.raw_dir);
 
     injection = new Injection;
@@ -277,9 +238,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     char host[256] = {};
     if (gethostname(host, sizeof host - 1) == 0) injection->header.host = host;
     injection->partial = injection->output + ".partial";
-    const std::string command = env("LIMITER_COMMAND");
-    if (!command.empty()) injection->header.command_line = nlohmann::json::parse(command).get<std::vector<std::string>>();
-    options.command_line = injection->header.command_line;
+    injection->header.command_line = options.command_line;
     injection->header.tool_version = limiter::tool_version();
     injection->header.source = "cupti";
     injection->header.created_at = limiter::utc_timestamp();
@@ -305,7 +264,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     };
     register_output(session);
     std::atexit(write_record_at_exit);
-    limiter::detail::install_fatal_signal_handlers(write_final_record);
+    limiter::detail::install_fatal_signal_handlers(write_final_record, options.debug);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "limiter: profiling disabled: %s\n", e.what());
   }

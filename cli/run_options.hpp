@@ -1,0 +1,23 @@
+#pragma once
+// limiter run's flags: what the collector is to do becomes one CollectorOptions value (checked
+// once, by validate_collector_options); the rest is limiter run's own (its output, summary, exit).
+#include <string>
+
+#include "commands.hpp"
+#include "limiter/collector_options.hpp"
+
+namespace limiter::cli {
+
+struct RunFlags {
+  CollectorOptions collector;
+  std::string output;            // the -o pattern (%p, %h, %r, %q{ENV})
+  bool output_is_default = true; // a rank of a job then names its record by its rank
+  bool quiet = false, timing = false, fail_on_missed = false;
+};
+
+// Parses limiter run's own arguments (those before "--"). False after --help. Throws InputError
+// on a bad flag or a combination validate_collector_options refuses; the environment's knobs
+// (LIMITER_DEBUG, LIMITER_RANGES_PER_IMAGE, ...) are read first, flags override them.
+bool parse_run_flags(const Args& ours, RunFlags& flags);
+
+}  // namespace limiter::cli

@@ -1,0 +1,84 @@
+#pragma once
+// What the collector does, as one value: `limiter run` fills it from its flags, checks it
+// (validate_collector_options) and hands it to the injected library through the environment
+// (collector_options_environment / collector_options_from_environment); the in-process API
+// takes it as it is. Nothing else in the collector reads the environment.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace limiter {
+
+struct CollectorOptions {
+  std::string plan = "default";        // a named metric plan (`limiter metrics` lists them)
+  std::vector<std::string> metrics;    // a user list instead of the plan, when not empty
+  std::string kernel_regex;            // profile only kernels whose name matches (ECMAScript)
+  std::uint64_t skip = 0;              // matching launches to skip first
+  std::uint64_t count = std::numeric_limits<std::uint64_t>::max();  // then profile at most this many
+  std::uint64_t sample_every = 1;      // profile every Nth launch of each kernel
+  std::uint64_t per_kernel_skip = 0;   // launches of each kernel and configuration to skip first
+  std::uint64_t per_kernel_count = std::numeric_limits<std::uint64_t>::max();  // then profile this many of each
+  bool nvtx = false;                   // record each launch's NVTX ranges (CUPTI's NVTX callbacks; the app's
+                                       // NVTX must find CUPTI: NVTX_INJECTION64_PATH, set by limiter run)
+  std::vector<std::string> nvtx_include;  // profile only launches inside these ranges (ncu's syntax,
+  std::vector<std::string> nvtx_exclude;  // nvtx_ranges.hpp), and none inside these
+  bool nvtx_process_scope = false;      // push/pop ranges on one stack for all threads (ncu's
+                                        // --nvtx-push-pop-scope process; PyTorch's backward)
+  bool budget_by_range = false;        // per-kernel budgets count per kernel, configuration and NVTX ranges
+  std::string raw_dir;                 // keep raw counter images here, for `limiter analyze`
+  std::vector<std::string> command_line;  // recorded in the run
+  std::string replay = "auto";         // auto: user replay for one-pass plans, graph launches included
+                                       // (graph_replay.cpp), kernel replay for plans of several passes;
+                                       // kernel: kernel replay always. "graphs" is an old name of auto
+  std::string graph_profiling = "node";  // node: each kernel node of a graph launch in its own range (the
+                                         // app's graphs kept alive for it: kept_graphs.cpp); graph: one
+                                         // range per graph launch (ncu's --graph-profiling graph)
+  std::size_t ranges_per_image = 0;    // ranges per counter-data image (and user-replay batch); 0 = 128
+  bool always_active = false;          // profile from the first launch (limiter run), no start() needed
+  bool profiler_api_regions = false;   // cudaProfilerStart/Stop open and close profiled regions, as
+                                       // start()/stop() do (ncu --profile-from-start off)
+  bool keep_launches = true;           // false: launches only go to the sink (memory stays flat)
+  bool sampling = false;               // PM-sampling mode (no range profiler; see above). Sampling covers
+                                       // the GPU from the first launch in a region until take_run();
+                                       // with a per-kernel budget, from when the budgets are spent
+  std::uint64_t sampling_interval_ns = 100000;  // under ~100 us the host falls behind the GPU and
+                                                // samples are lost, counted (H100)
+  std::uint64_t exact_undecided_count = 0;      // with sampling: after sampling_phase_launches, the next
+                                                // this many launches of each kernel and configuration the
+                                                // samples did not judge, exactly (0: sampling to the end)
+  std::uint64_t sampling_phase_launches = 20000;
+  double lock_timeout_s = 60;          // longest wait for this process's turn on a GPU's counters while
+                                       // another profiled process has it; then launches run unprofiled
+                                       // and the record counts them as missed
+  std::string lock_dir = "/tmp";       // where the per-GPU counter locks live (every profiled process of
+                                       // a machine must share it: LIMITER_LOCK_DIR)
+
+  // Knobs for measurements and for reports from new platforms (environment names in brackets).
+  bool debug = false;                  // trace the collector's steps on stderr [LIMITER_DEBUG]
+  bool auto_range_for_filters = false; // keep auto range under selection filters, the earlier
+                                       // behaviour, for benchmarks [LIMITER_FILTER_RANGES=auto]
+  std::string range_sync = "none";     // synchronise before each user range's pop: none, graph (graph
+                                       // nodes), all [LIMITER_RANGE_SYNC]
+  std::size_t pm_buffer_mib = 512;     // the PM sampler's hardware buffer [LIMITER_PM_BUFFER_MIB]
+  bool keep_pm_images = false;         // with raw_dir: keep the PM images too, not only the decoded
+                                       // samples [LIMITER_PM_RAW_IMAGES=1]
+};
+
+// Throws InputError when options contradict each other or a value is out of range; the message
+// names the flags of `limiter run` (the in-process fields are documented beside them above).
+void validate_collector_options(const CollectorOptions& options);
+
+// The environment that carries OPTIONS into an injected process: NAME=value entries, one for
+// every field but keep_launches (the injected process's own choice).
+std::vector<std::string> collector_options_environment(const CollectorOptions& options);
+
+// The options an injected process was given. LOOKUP returns a variable's value or nullptr
+// (std::getenv when empty). Throws InputError on a malformed value.
+using EnvironmentLookup = std::function<const char*(const char*)>;
+CollectorOptions collector_options_from_environment(const EnvironmentLookup& lookup = {});
+
+}  // namespace limiter

@@ -1,0 +1,177 @@
+// CollectorOptions: one check of every combination, and the environment that carries the value
+// into an injected process gives back the same value (collector_options.hpp).
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "limiter/collector_options.hpp"
+#include "limiter/error.hpp"
+
+namespace limiter {
+namespace {
+
+std::string refusal(const CollectorOptions& options) {
+  try {
+    validate_collector_options(options);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(CollectorOptions, TheDefaultsAreValid) { EXPECT_EQ(refusal(CollectorOptions{}), ""); }
+
+TEST(CollectorOptions, EachConflictNamesItsFlags) {
+  const auto with = [](auto change) {
+    CollectorOptions options;
+    change(options);
+    return refusal(options);
+  };
+  EXPECT_NE(with([](auto& o) { o.plan = "nope"; }).find("unknown metric plan 'nope'"), std::string::npos);
+  EXPECT_EQ(with([](auto& o) { o.plan = "nope"; o.metrics = {"sm__cycles_elapsed.avg"}; }), "");  // a list replaces the plan
+  EXPECT_NE(with([](auto& o) { o.sample_every = 0; }).find("--sample-every must be at least 1"), std::string::npos);
+  EXPECT_NE(with([](auto& o) { o.replay = "user"; }).find("--replay must be auto or kernel"), std::string::npos);
+  EXPECT_NE(with([](auto& o) { o.graph_profiling = "nodes"; }).find("--graph-profiling must be node or graph"),
+            std::string::npos);
+  EXPECT_NE(with([](auto& o) { o.sampling_interval_ns = 500; }).find("--sampling-interval must be at least 1"),
+            std::string::npos);
+  for (auto filter : std::initializer_list<void (*)(CollectorOptions&)>{
+           [](CollectorOptions& o) { o.kernel_regex = "gemm"; }, [](CollectorOptions& o) { o.skip = 1; },
+           [](CollectorOptions& o) { o.count = 5; }, [](CollectorOptions& o) { o.sample_every = 2; },
+           [](CollectorOptions& o) { o.profiler_api_regions = true; },
+           [](CollectorOptions& o) { o.graph_profiling = "graph"; }, [](CollectorOptions& o) { o.replay = "kernel"; }}) {
+    EXPECT_NE(with([&](auto& o) { o.sampling = true; filter(o); }).find("--sampling samples the whole GPU"),
+              std::string::npos);
+  }
+  EXPECT_EQ(with([](auto& o) { o.sampling = true; o.per_kernel_count = 3; }), "");  // budgets, then sampling
+  EXPECT_NE(with([](auto& o) { o.exact_undecided_count = 3; }).find("--exact-undecided N goes with --sampling"),
+            std::string::npos);
+  EXPECT_NE(with([](auto& o) { o.sampling = true; o.exact_undecided_count = 3; o.per_kernel_skip = 1; })
+                .find("cannot go with --per-kernel-count/--per-kernel-skip"),
+            std::string::npos);
+  EXPECT_NE(with([](auto& o) { o.sampling_phase_launches = 5; }).find("--sampling-phase goes with --exact-undecided"),
+            std::string::npos);
+  EXPECT_NE(with([](auto& o) { o.nvtx_include = {"a/"}; }).find("--no-nvtx cannot go with --nvtx-include"),
+            std::string::npos);
+  EXPECT_NE(with([](auto& o) { o.nvtx = true; o.budget_by_range = true; }).find("--budget-by-range needs --per-kernel-count"),
+            std::string::npos);
+  EXPECT_NE(with([](auto& o) { o.nvtx = true; o.nvtx_include = {"a//b"}; }).find("empty range name"), std::string::npos);
+  EXPECT_NE(with([](auto& o) { o.range_sync = "some"; }).find("LIMITER_RANGE_SYNC must be none, graph or all"),
+            std::string::npos);
+}
+
+// limiter run serialises the value, the injected process reads it back: every field survives.
+TEST(CollectorOptions, TheEnvironmentGivesBackTheSameValue) {
+  CollectorOptions o;
+  o.plan = "sol";
+  o.metrics = {"sm__cycles_elapsed.avg", "dram__bytes_read.sum"};
+  o.kernel_regex = "gemm|conv, \"quoted\"";
+  o.skip = 3;
+  o.count = 7;
+  o.sample_every = 2;
+  o.per_kernel_skip = 1;
+  o.per_kernel_count = 4;
+  o.nvtx = true;
+  o.nvtx_include = {"train/", "regex:fw.*/"};
+  o.nvtx_exclude = {"eval/"};
+  o.nvtx_process_scope = true;
+  o.budget_by_range = true;
+  o.raw_dir = "/tmp/raw dir";
+  o.command_line = {"python3", "-c", "print('a b')"};
+  o.replay = "kernel";
+  o.graph_profiling = "graph";
+  o.ranges_per_image = 8;
+  o.always_active = true;
+  o.profiler_api_regions = true;
+  o.sampling = true;
+  o.sampling_interval_ns = 50000;
+  o.exact_undecided_count = 2;
+  o.sampling_phase_launches = 900;
+  o.lock_timeout_s = 2.5;
+  o.lock_dir = "/var/tmp";
+  o.debug = true;
+  o.auto_range_for_filters = true;
+  o.range_sync = "graph";
+  o.pm_buffer_mib = 64;
+  o.keep_pm_images = true;
+  std::map<std::string, std::string> environment;
+  for (const auto& entry : collector_options_environment(o)) {
+    const auto equals = entry.find('=');
+    ASSERT_NE(equals, std::string::npos) << entry;
+    EXPECT_TRUE(environment.emplace(entry.substr(0, equals), entry.substr(equals + 1)).second) << "twice: " << entry;
+  }
+  const auto lookup = [&](const char* name) -> const char* {
+    const auto found = environment.find(name);
+    return found == environment.end() ? nullptr : found->second.c_str();
+  };
+  const CollectorOptions back = collector_options_from_environment(lookup);
+  EXPECT_EQ(back.plan, o.plan);
+  EXPECT_EQ(back.metrics, o.metrics);
+  EXPECT_EQ(back.kernel_regex, o.kernel_regex);
+  EXPECT_EQ(back.skip, o.skip);
+  EXPECT_EQ(back.count, o.count);
+  EXPECT_EQ(back.sample_every, o.sample_every);
+  EXPECT_EQ(back.per_kernel_skip, o.per_kernel_skip);
+  EXPECT_EQ(back.per_kernel_count, o.per_kernel_count);
+  EXPECT_EQ(back.nvtx, o.nvtx);
+  EXPECT_EQ(back.nvtx_include, o.nvtx_include);
+  EXPECT_EQ(back.nvtx_exclude, o.nvtx_exclude);
+  EXPECT_EQ(back.nvtx_process_scope, o.nvtx_process_scope);
+  EXPECT_EQ(back.budget_by_range, o.budget_by_range);
+  EXPECT_EQ(back.raw_dir, o.raw_dir);
+  EXPECT_EQ(back.command_line, o.command_line);
+  EXPECT_EQ(back.replay, o.replay);
+  EXPECT_EQ(back.graph_profiling, o.graph_profiling);
+  EXPECT_EQ(back.ranges_per_image, o.ranges_per_image);
+  EXPECT_EQ(back.always_active, o.always_active);
+  EXPECT_EQ(back.profiler_api_regions, o.profiler_api_regions);
+  EXPECT_EQ(back.sampling, o.sampling);
+  EXPECT_EQ(back.sampling_interval_ns, o.sampling_interval_ns);
+  EXPECT_EQ(back.exact_undecided_count, o.exact_undecided_count);
+  EXPECT_EQ(back.sampling_phase_launches, o.sampling_phase_launches);
+  EXPECT_EQ(back.lock_timeout_s, o.lock_timeout_s);
+  EXPECT_EQ(back.lock_dir, o.lock_dir);
+  EXPECT_EQ(back.debug, o.debug);
+  EXPECT_EQ(back.auto_range_for_filters, o.auto_range_for_filters);
+  EXPECT_EQ(back.range_sync, o.range_sync);
+  EXPECT_EQ(back.pm_buffer_mib, o.pm_buffer_mib);
+  EXPECT_EQ(back.keep_pm_images, o.keep_pm_images);
+
+  // And the defaults survive too (every variable is written, defaults included).
+  environment.clear();
+  for (const auto& entry : collector_options_environment(CollectorOptions{}))
+    environment.emplace(entry.substr(0, entry.find('=')), entry.substr(entry.find('=') + 1));
+  const CollectorOptions defaults = collector_options_from_environment(lookup);
+  EXPECT_EQ(defaults.count, CollectorOptions{}.count);
+  EXPECT_EQ(defaults.per_kernel_count, CollectorOptions{}.per_kernel_count);
+  EXPECT_FALSE(defaults.debug);
+  EXPECT_EQ(refusal(defaults), "");
+}
+
+TEST(CollectorOptions, TheKnobsOfAnEmptyEnvironmentAreTheDefaults) {
+  const CollectorOptions o = collector_options_from_environment([](const char*) -> const char* { return nullptr; });
+  EXPECT_EQ(o.lock_dir, "/tmp");
+  EXPECT_EQ(o.pm_buffer_mib, 512u);
+  EXPECT_EQ(o.range_sync, "none");
+  EXPECT_FALSE(o.debug);
+}
+
+TEST(CollectorOptions, AMalformedVariableNamesItself) {
+  const auto reading = [](const char* variable, const char* value) {
+    try {
+      collector_options_from_environment([&](const char* name) -> const char* {
+        return std::string(name) == variable ? value : nullptr;
+      });
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_NE(reading("LIMITER_SKIP", "3x").find("LIMITER_SKIP='3x' is not a whole number"), std::string::npos);
+  EXPECT_NE(reading("LIMITER_NVTX_INCLUDE", "a/").find("LIMITER_NVTX_INCLUDE must be a JSON array"), std::string::npos);
+  EXPECT_NE(reading("LIMITER_LOCK_TIMEOUT", "soon").find("LIMITER_LOCK_TIMEOUT='soon'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace limiter
