@@ -8,20 +8,13 @@
 
 #include "limiter/json_text.hpp"
 #include "limiter/reports.hpp"
+#include "json_values.hpp"
 #include "render_helpers.hpp"
 
 namespace limiter {
 namespace {
 
 using ordered_json = nlohmann::ordered_json;
-
-ordered_json optional_number(const std::optional<double>& value) {
-  return value ? ordered_json(*value) : ordered_json(nullptr);
-}
-
-ordered_json optional_verdict(const std::optional<Verdict>& verdict) {
-  return verdict ? ordered_json(to_string(*verdict)) : ordered_json(nullptr);
-}
 
 ordered_json dim3_json(const Dim3& dim) { return {dim.x, dim.y, dim.z}; }
 
