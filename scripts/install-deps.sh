@@ -3,6 +3,7 @@
 # when everything is there. The CUDA toolkit (nvcc, CUPTI) is expected at /usr/local/cuda.
 set -euo pipefail
 packages=(cmake g++ make libboost-program-options-dev nlohmann-json3-dev libsimdjson-dev libgtest-dev libgmock-dev zlib1g-dev libsqlite3-dev)
+packages+=(python3)  # tests/cli/readme_test.py
 packages+=(chromium)  # headless, for the HTML report test (tests/html/render_in_chromium.sh)
 packages+=(clang libclang-rt-14-dev)  # scripts/fuzz.sh: clang's -fsanitize=fuzzer (libFuzzer) and ASan runtimes
 missing=()
