@@ -26,7 +26,9 @@ int run_analyze(const Args& args) {
       ("record", po::value(&record), "also write the re-evaluated run record (JSON) to FILE")
       ("output,o", po::value(&output), "write the report (JSON) to FILE instead of a table on stdout");
   po::options_description hidden;
-  hidden.add_options()("input", po::value(&input)->required(), "raw folder or run");
+  hidden.add_options()("input", po::value(&input)->required()->value_name("RAW_DIR|RUN"),
+                       "a raw data folder (limiter run --save-raw DIR), a run record (.json or .json.gz) or an "
+                       "Nsight Compute CSV");
   po::positional_options_description positional;
   positional.add("input", 1);
   po::variables_map vm;

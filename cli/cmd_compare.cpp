@@ -16,6 +16,7 @@
 #include "limiter/record_stream.hpp"
 #include "limiter/run_summary.hpp"
 #include "options.hpp"
+#include "output_format.hpp"
 #include "output_guard.hpp"
 #include "record_sets.hpp"
 #include "run_input.hpp"
@@ -108,7 +109,8 @@ int run_compare(const Args& args) {
   po::options_description visible("options");
   std::string before_path, after_path, format, output, peaks;
   visible.add_options()
-      ("format,f", po::value(&format)->default_value("text"), "text, md, csv, json or html")
+      ("format,f", po::value(&format),
+       "text, md, csv, json or html; without it, -o's extension picks (.html, .md, .csv, .json; text for any other)")
       ("output,o", po::value(&output), "write to FILE instead of standard output")
       ("fail-if-slower", po::value<double>(), "exit with code 4 when a matched kernel or the total is slower by more "
                                               "than PCT percent (e.g. 10)")
@@ -126,7 +128,6 @@ int run_compare(const Args& args) {
   if (!parse_options(args, kUsage, visible, positional, vm, &hidden)) return kExitOk;
   if (before_path.empty() || after_path.empty())
     throw InputError("name two runs, BEFORE and AFTER: limiter compare before.json after.json (see --help)");
-  const ReportFormat report_format = report_format_from_string(format);
 
   CompareOptions options;
   options.before_label = before_path;
@@ -148,6 +149,7 @@ int run_compare(const Args& args) {
   std::vector<std::string> input_paths = before_paths;
   input_paths.insert(input_paths.end(), after_paths.begin(), after_paths.end());
   refuse_output_over_input(output, input_paths);
+  const ReportFormat report_format = output_format(format, output, "limiter compare");  // warns: after the refusals
   std::vector<std::pair<int, RunComparison>> comparisons;  // rank (-1: not by rank), comparison
   const auto compare_pair = [&](const std::string& before_record, const std::string& after_record, int rank) {
     CompareOptions pair_options = options;

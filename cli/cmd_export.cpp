@@ -19,7 +19,8 @@ int run_export(const Args& args) {
       ("output,o", po::value(&output)->required(), "the database to write (replaced if it exists)")
       ("peaks", po::value(&peaks)->default_value("theoretical"), "theoretical or calibrated");
   po::options_description hidden;
-  hidden.add_options()("run", po::value(&run_path)->required(), "run file");
+  hidden.add_options()("run", po::value(&run_path)->required()->value_name("RUN"),
+                       "a run record (.json or .json.gz) or an Nsight Compute CSV");
   po::positional_options_description positional;
   positional.add("run", 1);
   po::variables_map vm;

@@ -55,13 +55,13 @@ int run_import(const Args& args) {
        "run record to write (JSON); '-' for stdout");
   // clang-format on
   po::options_description hidden;
-  hidden.add_options()("file", po::value<std::string>(), "input CSV");
+  hidden.add_options()("file", po::value<std::string>()->required()->value_name("FILE"),
+                       "the CSV to import: an Nsight Compute export (--from ncu) or kernel,metric,value rows (--from csv)");
   po::positional_options_description positional;
   positional.add("file", 1);
   po::variables_map vm;
   if (!parse_options(args, kUsage, visible, positional, vm, &hidden)) return kExitOk;
 
-  if (!vm.count("file")) throw InputError(std::string("name the CSV file to import: ") + kUsage);
   const std::string from = vm["from"].as<std::string>();
   const std::string path = vm["file"].as<std::string>();
   const std::string output = vm["output"].as<std::string>();

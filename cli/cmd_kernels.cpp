@@ -17,6 +17,7 @@
 #include "limiter/record_json.hpp"
 #include "limiter/reports.hpp"
 #include "options.hpp"
+#include "output_guard.hpp"
 #ifdef LIMITER_HAVE_KERNEL_SUITE
 #include "limiter/kernels/suite.hpp"
 #endif
@@ -31,12 +32,14 @@ const char* const kUsage =
     "unavailable) and checked against a host reference. Writes the run record to FILE (the median time\n"
     "is each launch's limiter__time_unprofiled_ns), prints the limiter report and one results table per\n"
     "family. Exit code 1 when a kernel gives a wrong result. Without a GPU it shows the committed\n"
-    "recording instead. --list shows the catalog: each kernel's intended verdict and the seed's claim.";
+    "recording instead, and writes it to FILE when -o is given. --list shows the catalog: each\n"
+    "kernel's intended verdict and the seed's claim.";
 
 struct KernelsRequest {
   bool list = false;
   std::vector<std::string> only;
   std::string output;
+  bool output_given = false;  // -o typed: without a GPU the recording shown is written there
   std::string sizes;
   bool timing_only = false;
   bool sweep = false;
@@ -74,6 +77,7 @@ int show_recording(const KernelsRequest& request, const std::string& why_not) {
               << "); run `limiter kernels` on a machine with a GPU to make one.\n";
     return kExitSystem;
   }
+  if (request.output_given) refuse_output_over_input(request.output, {request.recording});  // (a GPU run may replace it)
   RunRecord run = read_run_file(request.recording);
   std::cerr << "Showing the committed recording instead.\n";
   std::ostringstream text;
@@ -87,6 +91,11 @@ int show_recording(const KernelsRequest& request, const std::string& why_not) {
   }
   write_report_and_tables(run, kernels::measurements_from_run(run), nullptr, text, false);
   write_output("", text.str());
+  if (request.output_given) {
+    write_run_file(run, request.output);
+    std::cerr << "limiter kernels: the recording shown (from " << run.device.name << ", not measured here) written to "
+              << request.output << "\n";
+  }
   return kExitOk;
 }
 
@@ -151,6 +160,7 @@ int run_kernels(const Args& args) {
   po::positional_options_description no_positional;
   po::variables_map vm;
   if (!parse_options(args, kUsage, visible, no_positional, vm)) return kExitOk;
+  request.output_given = !vm["output"].defaulted();
   kernels::problem_size_from_string(request.sizes);  // reject a bad value before anything runs
   if (request.runs < 1) throw InputError("--runs must be at least 1, got " + std::to_string(request.runs));
   if (request.warmup < 0) throw InputError("--warmup must not be negative, got " + std::to_string(request.warmup));

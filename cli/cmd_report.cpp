@@ -13,6 +13,7 @@
 #include "limiter/reports.hpp"
 #include "limiter/rank_summary.hpp"
 #include "options.hpp"
+#include "output_format.hpp"
 #include "output_guard.hpp"
 #include "record_sets.hpp"
 #include "run_input.hpp"
@@ -30,9 +31,10 @@ int run_report(const Args& args) {
   int rank = -1;
   SelectionArgs selection;
   visible.add_options()
-      ("format,f", po::value(&format)->default_value("text"),
+      ("format,f", po::value(&format),
        "text, md (Markdown), csv (one row per launch), json, or html (one file, SVG charts); "
-       "`limiter export --format sqlite` for a database")
+       "`limiter export --format sqlite` for a database. Without it, -o's extension picks (.html, .md, .csv, "
+       ".json; text for any other)")
       ("output,o", po::value(&output), "write to FILE instead of standard output")
       ("peaks", po::value(&peaks)->default_value("theoretical"),
        "theoretical (datasheet / ncu peak_sustained) or calibrated (measured on this GPU model)")
@@ -44,7 +46,8 @@ int run_report(const Args& args) {
                         "rows: kernels (grouped view) or launches (--launches), most time first; 0 for all. "
                         "csv and json: launches, all unless given");
   po::options_description hidden;
-  hidden.add_options()("run", po::value(&inputs)->required(), "run files");
+  hidden.add_options()("run", po::value(&inputs)->required()->value_name("RUN"),
+                       "a run record (.json or .json.gz), an Nsight Compute CSV, or a folder of a job's ranks");
   po::positional_options_description positional;
   positional.add("run", -1);
   po::variables_map vm;
@@ -61,7 +64,7 @@ int run_report(const Args& args) {
   refuse_output_over_input(output, paths);
   if (vm.count("rank")) run_path = record_of_rank(paths, rank);
   else if (paths.size() == 1) run_path = paths.front();
-  const ReportFormat report_format = report_format_from_string(format);
+  const ReportFormat report_format = output_format(format, output, "limiter report");
   if (!(latency > 0 && latency <= high && high <= 100 && gap >= 0))
     throw InputError("thresholds must satisfy 0 < --latency <= --high <= 100 and --gap >= 0");
 

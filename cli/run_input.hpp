@@ -8,7 +8,9 @@
 
 namespace limiter::cli {
 
-// A run record (a JSON object, or gzip-compressed); anything else is tried as an ncu CSV export.
+// True for a run record (a JSON object, plain or gzip-compressed), false for what may be an ncu
+// CSV export (text). Throws InputError for a file that can be neither (empty, binary, a .json
+// that holds no JSON object), saying why, rather than letting the CSV importer call it a bad CSV.
 bool is_run_record(const std::string& path);
 
 RunRecord load_run(const std::string& path);

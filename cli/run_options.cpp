@@ -83,6 +83,8 @@ bool parse_run_flags(const Args& ours, RunFlags& flags) {
   po::positional_options_description positional;
   po::variables_map vm;
   if (!parse_options(ours, "limiter run [options] -- app [args...]", visible, positional, vm)) return false;
+  if (!vm["plan"].defaulted() && vm.count("metrics"))  // a typed --plan; its default goes with --metrics
+    throw InputError("--plan and --metrics cannot go together: --metrics replaces the plan");
   if (vm.count("exact-undecided") && exact_undecided == 0)
     throw InputError("--exact-undecided N goes with --sampling, N at least 1");
   if (capture_range != "none" && capture_range != "cudaProfilerApi")

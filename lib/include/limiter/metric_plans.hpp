@@ -18,4 +18,13 @@ struct MetricPlan {
 const std::vector<MetricPlan>& metric_plans();
 const MetricPlan& metric_plan(const std::string& name);  // throws InputError listing the plans
 
+// A plan as one chip can collect it: the metrics whose base name (before the first '.') is among
+// CHIP_BASE_METRICS (the chip's counters, ratios and throughputs, from the CUPTI host API), and
+// the others, left out (the `sol` plan names sub-units GH100 has and GA100 lacks).
+struct ChipPlan {
+  MetricPlan plan;
+  std::vector<std::string> missing;
+};
+ChipPlan plan_for_chip(const MetricPlan& plan, const std::vector<std::string>& chip_base_metrics);
+
 }  // namespace limiter

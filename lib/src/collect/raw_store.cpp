@@ -17,6 +17,7 @@
 #include "limiter/json_text.hpp"
 #include "limiter/record_json.hpp"
 #include "limiter/user_range_time.hpp"
+#include "model/record_faults.hpp"
 
 namespace limiter::detail {
 namespace fs = std::filesystem;
@@ -100,9 +101,9 @@ RunRecord evaluate_process_dir(const fs::path& dir) {
     try {
       raw = raw_launch_from(entry);
     } catch (const nlohmann::json::exception& e) {
+      throw InputError(where + ": not a launch of a raw data set: " + detail::json_error_words(e));
+    } catch (const InputError& e) {  // a launch's field, named by launch_from
       throw InputError(where + ": not a launch of a raw data set: " + e.what());
-    } catch (const InputError& e) {
-      throw InputError(where + ": " + e.what());
     }
     if (!images.count(raw.image)) {
       const fs::path path = image_path(dir, raw.image);

@@ -1,5 +1,8 @@
 #include "limiter/metric_plans.hpp"
 
+#include <set>
+#include <string_view>
+
 #include "limiter/error.hpp"
 
 namespace limiter {
@@ -83,6 +86,16 @@ const MetricPlan& metric_plan(const std::string& name) {
     known += (known.empty() ? "" : ", ") + plan.name;
   }
   throw InputError("unknown metric plan '" + name + "' (plans: " + known + "; `limiter metrics` lists them)");
+}
+
+ChipPlan plan_for_chip(const MetricPlan& plan, const std::vector<std::string>& chip_base_metrics) {
+  const std::set<std::string, std::less<>> known(chip_base_metrics.begin(), chip_base_metrics.end());
+  ChipPlan on_chip{{plan.name, plan.purpose, {}}, {}};
+  for (const auto& metric : plan.metrics) {
+    const std::string_view base = std::string_view(metric).substr(0, metric.find('.'));
+    (known.count(base) ? on_chip.plan.metrics : on_chip.missing).push_back(metric);
+  }
+  return on_chip;
 }
 
 }  // namespace limiter

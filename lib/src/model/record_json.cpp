@@ -10,6 +10,7 @@
 #include "limiter/file_io.hpp"
 #include "limiter/json_text.hpp"
 #include "model/launch_fields.hpp"
+#include "model/record_faults.hpp"
 
 namespace limiter {
 namespace {
@@ -147,7 +148,9 @@ SamplingInfo sampling_from(const json& in) {
   return s;
 }
 
-KernelLaunch launch_from(const json& in) {
+namespace {
+
+KernelLaunch launch_fields_from(const json& in) {
   KernelLaunch k;
   k.sequence = in.at("sequence").get<std::uint64_t>();
   k.name = in.at("name").get<std::string>();
@@ -191,6 +194,17 @@ KernelLaunch launch_from(const json& in) {
     if (!value.is_null()) k.counters[metric] = value.get<double>();
   }
   return k;
+}
+
+}  // namespace
+
+KernelLaunch launch_from(const json& in) {
+  try {
+    return launch_fields_from(in);
+  } catch (const json::exception& e) {  // named in the user's words, not the library's
+    const std::string fault = detail::launch_field_fault(in);
+    throw InputError(fault.empty() ? "malformed launch: " + detail::json_error_words(e) : fault);
+  }
 }
 
 ordered_json missed_json(const std::vector<MissedLaunches>& missed) {
@@ -254,18 +268,18 @@ ordered_json to_json(const RunRecord& run) {
 }
 
 RunRecord run_from_json(const json& in, const std::string& origin) {
-  if (!in.is_object() || in.value("kind", "") != "limiter-run") {
+  if (!in.is_object() || !in.contains("kind") || in["kind"] != "limiter-run") {
     throw InputError(origin + ": not a limiter run record (no \"kind\": \"limiter-run\"); "
                      "make one with `limiter run`, `limiter kernels` or `limiter import`");
   }
-  const int version = in.value("schema_version", 0);
-  if (version < 1 || version > kRunSchemaVersion) {
-    throw InputError(origin + ": run schema_version " + std::to_string(version) +
-                     " is not supported by limiter " + tool_version() + " (reads 1.." +
-                     std::to_string(kRunSchemaVersion) + "); use a matching limiter version");
-  }
   RunRecord run;
   try {
+    const int version = in.value("schema_version", 0);
+    if (version < 1 || version > kRunSchemaVersion) {
+      throw InputError("run schema_version " + std::to_string(version) + " is not supported by limiter " +
+                       tool_version() + " (reads 1.." + std::to_string(kRunSchemaVersion) +
+                       "); use a matching limiter version");
+    }
     run.schema_version = version;
     run.tool_version = in.value("tool_version", "");
     run.source = in.value("source", "");
@@ -289,10 +303,12 @@ RunRecord run_from_json(const json& in, const std::string& origin) {
       }
       ++index;
     }
-  } catch (const InputError& e) {
-    throw InputError(origin + ": " + e.what());
-  } catch (const json::exception& e) {
-    throw InputError(origin + ": malformed run record: " + e.what());
+  } catch (const InputError& e) {  // a field of the wrong type is named, where the message did not
+    const std::string fault = detail::record_field_fault(in);
+    throw InputError(origin + ": " + (fault.empty() ? e.what() : fault));
+  } catch (const json::exception& e) {  // named in the user's words, not the library's
+    const std::string fault = detail::record_field_fault(in);
+    throw InputError(origin + ": " + (fault.empty() ? "malformed run record: " + detail::json_error_words(e) : fault));
   }
   return run;
 }
@@ -316,7 +332,7 @@ RunRecord open_partial_run(std::ifstream& in, const std::string& path, ordered_j
   try {
     header = ordered_json::parse(line);
   } catch (const json::exception& e) {
-    throw InputError("partial run '" + path + "' has a corrupt header: " + e.what());
+    throw InputError("partial run '" + path + "' has a corrupt header: " + detail::json_error_words(e));
   }
   header["kind"] = "limiter-run";
   json checked = json::parse(json_text(header));

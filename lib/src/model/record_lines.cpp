@@ -387,7 +387,11 @@ bool read_run_lines(std::streambuf& in, const std::string& origin, const RunHead
       throw InputError(origin + " is not valid JSON (truncated or corrupt?): line " + std::to_string(lines.line_number()) +
                        ": a launch cut short, or not one launch per line as limiter writes records");
     KernelLaunch parsed;
-    parser.parse(launch, index++, parsed);
+    try {
+      parser.parse(launch, index++, parsed);
+    } catch (const InputError& e) {  // the line, where the launch can be found in an editor
+      throw InputError(std::string(e.what()) + " (line " + std::to_string(lines.line_number()) + ")");
+    }
     on_launch(std::move(parsed));
   }
   // After the launches: the array's end and the rest of the record, whose fields were read
