@@ -5,6 +5,9 @@
 # exit 0; a chip CUPTI lists but offers no range profiler for (GV11B) is told so, exit 2.
 set -u
 limiter=$1
+# CUPTI 13.0 leaks ~1 MB inside cuptiProfilerHostInitialize when it refuses GV11B (valgrind: "definitely
+# lost", all in libcupti); under AddressSanitizer that leak would turn the exit code into 1.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
 chips=$("$limiter" metrics --chip NO_SUCH_CHIP 2>&1 | sed -n 's/.*chips this CUPTI supports: //p' | tr -d ',')
 if [ -z "$chips" ]; then echo "FAIL: no chip list in the unknown-chip message"; exit 1; fi
 failures=0
