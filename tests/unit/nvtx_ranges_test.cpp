@@ -12,7 +12,6 @@
 #include "limiter/record_json.hpp"
 #include "limiter/record_stream.hpp"
 #include "limiter/run_summary.hpp"
-#include "model/record_lines.hpp"
 #include "record_layout.hpp"
 
 namespace limiter {
@@ -164,7 +163,7 @@ std::string as_lines(const RunRecord& run) { return testing::as_written_lines(ru
 
 std::optional<RunRecord> by_lines(const std::string& text) { return testing::read_by_lines(text); }
 
-RunRecord by_sax(const std::string& text) { return testing::read_streamed(text); }
+RunRecord by_stream(const std::string& text) { return testing::read_streamed(text); }
 
 TEST(NvtxRecord, TheThreeReadersReadTheRangesAlike) {
   const RunRecord run = probe_with_ranges();
@@ -172,7 +171,7 @@ TEST(NvtxRecord, TheThreeReadersReadTheRangesAlike) {
   EXPECT_EQ(json["launches"][1]["nvtx"], nlohmann::ordered_json({"train_step/backward/", "lib@phase"}));
   EXPECT_FALSE(json["launches"][2].contains("nvtx"));  // none: records stay as they were
   EXPECT_EQ(run_from_json(nlohmann::json::parse(json.dump())), run);
-  EXPECT_EQ(by_sax(json.dump()), run);  // one line: the SAX reader
+  EXPECT_EQ(by_stream(json.dump()), run);  // all on one line
   const auto lines = by_lines(as_lines(run));
   ASSERT_TRUE(lines);
   EXPECT_EQ(*lines, run);
@@ -185,7 +184,7 @@ TEST(NvtxRecord, NullIsNoRangeAndOtherTypesAreRejectedByEveryReader) {
   RunRecord expected = run;
   expected.launches[0].nvtx.clear();
   EXPECT_EQ(run_from_json(nlohmann::json::parse(json.dump())), expected);
-  EXPECT_EQ(by_sax(json.dump()), expected);
+  EXPECT_EQ(by_stream(json.dump()), expected);
   for (const nlohmann::ordered_json& bad : {nlohmann::ordered_json("a/"), nlohmann::ordered_json({1}),
                                             nlohmann::ordered_json::object(), nlohmann::ordered_json({{"a", 1}}),
                                             nlohmann::ordered_json::array({nlohmann::ordered_json::array()})}) {
@@ -193,7 +192,7 @@ TEST(NvtxRecord, NullIsNoRangeAndOtherTypesAreRejectedByEveryReader) {
     json = to_json(run);
     json["launches"][0]["nvtx"] = bad;
     EXPECT_THROW(run_from_json(nlohmann::json::parse(json.dump())), InputError);
-    EXPECT_THROW(by_sax(json.dump()), InputError);
+    EXPECT_THROW(by_stream(json.dump()), InputError);
     const std::string text = as_lines(run);
     const std::string good = to_json(run)["launches"][0].dump(), worse = json["launches"][0].dump();
     std::string broken = text;

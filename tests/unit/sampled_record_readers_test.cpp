@@ -1,5 +1,5 @@
-// A sampled record (PM-sampling mode) keeps each kernel's sample support in every reader (DOM,
-// simdjson lines, nlohmann SAX), so `limiter report` applies the analysis's sample gate; and
+// A sampled record (PM-sampling mode) keeps each kernel's sample support in every reader and
+// layout (the stream reader on a launch per line, indented and one-line text), so `limiter report` applies the analysis's sample gate; and
 // the report counts the launches behind each aggregate, not one per aggregate.
 #include <gtest/gtest.h>
 
@@ -10,7 +10,6 @@
 #include "limiter/record_json.hpp"
 #include "limiter/record_stream.hpp"
 #include "limiter/run_summary.hpp"
-#include "model/record_lines.hpp"
 #include "record_layout.hpp"
 
 namespace limiter {
@@ -68,28 +67,24 @@ TEST(SampledRecordReaders, SupportSurvivesEveryReader) {
   ASSERT_EQ(dom.launches.size(), 2u);
   EXPECT_EQ(dom.launches[0].sampled, written.launches[0].sampled);
   EXPECT_EQ(dom.launches[1].sampled, written.launches[1].sampled);
-  // A launch per line: the simdjson reader.
-  std::istringstream lines_in(as_lines(written));
-  RunRecord lines;
-  std::string prefix;
-  ASSERT_TRUE(detail::read_run_lines(*lines_in.rdbuf(), "<text>", [&](const RunRecord& h) { lines = h; },
-                                     [&](KernelLaunch&& l) { lines.launches.push_back(std::move(l)); }, nullptr, prefix));
+  // A launch per line.
+  const RunRecord lines = by_stream(as_lines(written));
   ASSERT_EQ(lines.launches.size(), 2u);
   EXPECT_EQ(lines.launches[0].sampled, written.launches[0].sampled);
   EXPECT_EQ(lines.launches[1].sampled, written.launches[1].sampled);
   ASSERT_TRUE(lines.sampling);
-  // As written by write_run_file and indented: the line reader gives both to the SAX reader.
+  // As written by write_run_file, and indented.
   std::stringstream text;
   text << std::ifstream(path).rdbuf();
   const RunRecord streamed = by_stream(text.str());
   ASSERT_EQ(streamed.launches.size(), 2u);
   EXPECT_EQ(streamed.launches[0].sampled, written.launches[0].sampled);
-  const RunRecord sax = by_stream(to_json(written).dump(2));
-  ASSERT_EQ(sax.launches.size(), 2u);
-  EXPECT_EQ(sax.launches[0].sampled, written.launches[0].sampled);
-  EXPECT_EQ(sax.launches[1].sampled, written.launches[1].sampled);
-  ASSERT_TRUE(sax.sampling);
-  EXPECT_EQ(sax.sampling->interval_ns, 100000u);
+  const RunRecord indented = by_stream(to_json(written).dump(2));
+  ASSERT_EQ(indented.launches.size(), 2u);
+  EXPECT_EQ(indented.launches[0].sampled, written.launches[0].sampled);
+  EXPECT_EQ(indented.launches[1].sampled, written.launches[1].sampled);
+  ASSERT_TRUE(indented.sampling);
+  EXPECT_EQ(indented.sampling->interval_ns, 100000u);
   std::filesystem::remove(path);
 }
 

@@ -1,8 +1,9 @@
 #pragma once
-// Reading a run record one launch at a time (simdjson a line at a time, else nlohmann-json's SAX
-// interface: record_stream.cpp), so records of
-// millions of launches are read in flat memory: no DOM of the whole file is ever built.
-// Gives the same RunRecord as read_run_file (record_json.hpp), with the same checks and messages.
+// Reading a run record one launch at a time, in any layout (a launch per line as `limiter run`
+// writes it, indented, all on one line: each launch is cut out of the text and parsed with
+// simdjson, record_stream.cpp), so records of millions of launches are read in flat memory: no
+// DOM of the whole file is ever built. Gives the RunRecord the DOM reader gives (run_from_json,
+// record_json.hpp), with the same checks and messages.
 //
 //   read_run_stream("run.json",
 //                   [](const RunRecord& header) { ... },        // everything but the launches
@@ -20,7 +21,9 @@ using RunHeaderSink = std::function<void(const RunRecord& header)>;
 using LaunchSink = std::function<void(KernelLaunch&& launch)>;
 
 // Calls on_header once, before the first launch, with the run's fields (launches empty), then
-// on_launch for each launch. Throws InputError naming the file, and the launch, on any error.
+// on_launch for each launch. Throws InputError naming the file, and the launch and its line, on
+// any error. Fields after the launches are ignored where those before them make a run (limiter
+// writes the launches last); else they are read first (keys sorted, launches first).
 // SPARE, if given: used launches whose storage (strings, counter nodes) new ones are built in.
 void read_run_stream(const std::string& path, const RunHeaderSink& on_header, const LaunchSink& on_launch,
                      std::vector<KernelLaunch>* spare = nullptr);

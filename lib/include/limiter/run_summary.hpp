@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <regex>
 #include <set>
@@ -140,11 +141,13 @@ class SummaryBuilder {
   RunSummary summary_;
   struct Accumulator;
   std::vector<Accumulator> accumulators_;
+  struct GroupIndex;  // accumulators_ by name and launch configuration, found without a key string per launch
+  std::unique_ptr<GroupIndex> group_index_;
   struct RangeAccumulator;  // by NVTX ranges (RunSummary::nvtx_ranges)
   std::vector<RangeAccumulator> range_accumulators_;
   std::unordered_map<std::string, std::size_t> range_index_;
   bool any_nvtx_ = false;
-  void add_to_range(const KernelAnalysis& launch);
+  void add_to_range(const KernelAnalysis& launch, std::size_t name_id);
   void finish_ranges();
   std::function<KernelAnalysis(const KernelLaunch&)> explain_;
   using Noted = std::pair<double, std::uint64_t>;  // duration, sequence
@@ -162,11 +165,12 @@ std::regex kernel_name_regex(const std::string& pattern);
 // A summary of an analysis in memory (every launch kept unless OPTIONS says otherwise).
 RunSummary summarize(const RunAnalysis& analysis, const SummaryOptions& options = {});
 
-// Each batch of launches with its analysis, as it goes by (limiter export writes them out).
+// Each batch of launches with its analysis, as it goes by (limiter export writes them out): in
+// launch order, one batch at a time, on one of the threads that analyse the record.
 using BatchSink = std::function<void(const RunRecord& batch, const RunAnalysis& analysis)>;
 
-// Reads a run record (streamed; .json or .json.gz), analyses it in batches and summarises it:
-// memory stays flat however many launches the record holds.
+// Reads a run record (streamed; .json or .json.gz, any layout), analyses it in batches on every
+// core and summarises it as one thread would: memory stays flat however many launches it holds.
 RunSummary summarize_run_file(const std::string& path, const AnalysisOptions& analysis_options,
                               const SummaryOptions& options, const BatchSink& on_batch = {});
 // The same for a record in memory (an imported ncu CSV).

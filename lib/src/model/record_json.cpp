@@ -243,7 +243,10 @@ std::vector<MissedLaunches> missed_from(const json& in) {
   return missed;
 }
 
-ordered_json to_json(const RunRecord& run) {
+namespace {
+
+// The run's fields but its launches, in the order every writer puts them.
+ordered_json run_fields_json(const RunRecord& run) {
   ordered_json out;
   out["schema_version"] = run.sampling ? kRunSchemaVersion : run.schema_version;
   out["kind"] = "limiter-run";
@@ -261,6 +264,24 @@ ordered_json to_json(const RunRecord& run) {
   if (!run.missed.empty()) out["missed"] = missed_json(run.missed);
   if (run.launches_seen) out["launches_seen"] = *run.launches_seen;
   if (!run.kernels_seen.empty()) out["kernels_seen"] = kernels_seen_json(run.kernels_seen);
+  return out;
+}
+
+// The layout of every record limiter writes: the run's fields indented, then a launch per line,
+// which editors, grep and diff show whole (the reader takes any layout alike: record_stream.hpp).
+std::string line_layout_head(const ordered_json& fields) {
+  std::string head = json_text(fields, 1);
+  head.resize(head.rfind('}'));  // reopened: the launches follow
+  while (!head.empty() && std::isspace(static_cast<unsigned char>(head.back()))) head.pop_back();
+  return head + ",\n \"launches\": [";
+}
+const char* line_layout_separator(std::size_t index) { return index ? ",\n  " : "\n  "; }
+constexpr const char* kLineLayoutEnd = "\n ]\n}\n";
+
+}  // namespace
+
+ordered_json to_json(const RunRecord& run) {
+  ordered_json out = run_fields_json(run);
   ordered_json launches = ordered_json::array();
   for (const auto& launch : run.launches) launches.push_back(launch_json(launch));
   out["launches"] = std::move(launches);
@@ -406,23 +427,25 @@ std::size_t finish_partial_run(const std::string& partial, const std::string& ou
   in.clear();
   in.seekg(0);
   std::getline(in, line);  // the header line, already read
-  std::string head = json_text(header, 1);
-  head.resize(head.rfind('}'));  // reopened: the launches follow
-  while (!head.empty() && std::isspace(static_cast<unsigned char>(head.back()))) head.pop_back();
   std::size_t count = 0;
   write_file_atomically(output, [&](std::ostream& out) {
-    out << head << ",\n \"launches\": [";
+    out << line_layout_head(header);
     while (std::getline(in, line)) {
       if (line.starts_with(kStatusPrefix)) continue;
       if (!json::accept(line)) break;  // the torn last line of a process that died mid-write
-      out << (count++ ? ",\n  " : "\n  ") << line;
+      out << line_layout_separator(count++) << line;
     }
-    out << "\n ]\n}\n";
+    out << kLineLayoutEnd;
   });
   return count;
 }
 
-void write_run_json(const RunRecord& run, std::ostream& out) { out << json_text(to_json(run), 1) << "\n"; }
+void write_run_json(const RunRecord& run, std::ostream& out) {
+  out << line_layout_head(run_fields_json(run));
+  for (std::size_t i = 0; i < run.launches.size(); ++i)
+    out << line_layout_separator(i) << json_text(launch_json(run.launches[i]));
+  out << kLineLayoutEnd;
+}
 
 void write_run_file(const RunRecord& run, const std::string& path) {
   std::ostringstream text;

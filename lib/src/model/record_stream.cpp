@@ -1,12 +1,11 @@
-// The run record read a launch at a time: a line at a time with simdjson where it is in the
-// layout limiter writes (record_lines.cpp), else through nlohmann-json's SAX interface, where
-// launches are built field by field; the run's other fields are collected into a small JSON
-// object and checked by run_from_json, so every reader accepts and rejects the same files.
+// The run record read a launch at a time, whatever its layout — a launch per line as `limiter
+// run` writes it, indented, or all on one line: the text is cut into the record's fields and its
+// launches (json_stream.hpp), each launch parsed with simdjson (launch_parser.hpp) and each other
+// field with nlohmann-json, the fields checked by run_from_json, so that every reader accepts and
+// rejects the same files with the same words.
 #include "limiter/record_stream.hpp"
 
 #include <fstream>
-#include <map>
-#include <memory>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -14,361 +13,220 @@
 #include "limiter/error.hpp"
 #include "limiter/record_json.hpp"
 #include "model/gzip_input.hpp"
-#include "model/launch_fields.hpp"
-#include "model/record_lines.hpp"
+#include "model/json_stream.hpp"
+#include "model/launch_parser.hpp"
+#include "model/record_texts.hpp"
 
 namespace limiter {
 namespace {
 
 using json = nlohmann::json;
+using detail::JsonStream;
 
-using detail::LaunchField;
-using detail::launch_field;
+// Whether C can start a JSON value.
+bool starts_value(int c) {
+  return c == '{' || c == '[' || c == '"' || c == '-' || (c >= '0' && c <= '9') || c == 't' || c == 'f' || c == 'n';
+}
 
-class RunSaxHandler final : public nlohmann::json_sax<json> {
+class RunReader {
  public:
-  RunSaxHandler(std::string origin, const RunHeaderSink& on_header, const LaunchSink& on_launch,
-                std::vector<KernelLaunch>* spare)
-      : origin_(std::move(origin)), on_header_(on_header), on_launch_(on_launch), recycler_(spare) {}
+  RunReader(std::streambuf& in, std::string origin, const RunHeaderSink& on_header,
+            const detail::LaunchTextSink& on_text)
+      : origin_(std::move(origin)), on_header_(on_header), on_text_(on_text), text_(in) {}
 
-  // After the parse: a record without "launches", or whose launches came before its device.
-  void finish() {
+  void read() {
+    const int first = text_.peek();
+    if (first == JsonStream::kEnd) corrupt("the file is empty");
+    if (first != '{') {
+      if (starts_value(first)) throw InputError(not_a_run());
+      corrupt("it does not start with '{'");
+    }
+    text_.take();
+    if (text_.peek() == '}') text_.take();
+    else other_fields(field());
     if (!header_sent_) send_header();
-    for (auto& launch : held_) on_launch_(std::move(launch));
-    held_.clear();
-  }
-
-  bool null() override { return scalar(json(nullptr), std::nullopt); }
-  bool boolean(bool value) override { return scalar(json(value), std::nullopt); }
-  bool number_integer(number_integer_t value) override { return scalar(json(value), static_cast<double>(value)); }
-  bool number_unsigned(number_unsigned_t value) override { return scalar(json(value), static_cast<double>(value)); }
-  bool number_float(number_float_t value, const string_t&) override { return scalar(json(value), value); }
-  bool binary(binary_t&) override { return true; }
-  bool string(string_t& value) override {
-    if (in_launch_ && depth_ == kLaunchDepth) {
-      if (field_ == LaunchField::name) {
-        launch_.name.assign(value);  // a copy into a reused string: the parser keeps its buffer
-        has_name_ = true;
-        return true;
-      }
-      if (field_ == LaunchField::mangled_name) {
-        launch_.mangled_name.assign(value);
-        return true;
-      }
-    }
-    if (in_launch_ && depth_ == kLaunchDepth + 1 && field_ == LaunchField::nvtx) {
-      launch_.nvtx.push_back(std::move(value));
-      return true;
-    }
-    return scalar(json(std::move(value)), std::nullopt);
-  }
-
-  bool start_object(std::size_t) override {
-    ++depth_;
-    if (depth_ == 1) return true;  // the record itself
-    if (in_launches_ && depth_ == kLaunchDepth && !in_launch_) {
-      start_launch();
-      in_launch_ = true;
-      has_sequence_ = has_name_ = has_grid_ = has_block_ = has_counters_ = false;
-      return true;
-    }
-    if (in_launch_ && depth_ == kLaunchDepth + 1 && field_ == LaunchField::counters) {
-      has_counters_ = true;
-      return true;
-    }
-    if (in_launch_ && depth_ > kLaunchDepth && field_ == LaunchField::nvtx) fail_launch(kNvtxType);
-    if (in_launch_ && depth_ == kLaunchDepth + 1 && field_ == LaunchField::sampled) {
-      launch_.sampled = SampleSupport{};
-      return true;
-    }
-    return open_captured(json::object());
-  }
-
-  bool end_object() override {
-    if (in_launch_ && depth_ == kLaunchDepth) finish_launch();
-    else if (!(in_launch_ && depth_ == kLaunchDepth + 1 && in_own_object())) close_captured();
-    --depth_;
-    return true;
-  }
-
-  bool start_array(std::size_t) override {
-    ++depth_;
-    if (depth_ == 1) throw InputError(not_a_run());
-    if (depth_ == 2 && top_key_ == "launches") {
-      in_launches_ = true;
-      if (header_.contains("device")) send_header();  // else the device comes later: hold the launches
-      return true;
-    }
-    if (in_launch_ && depth_ == kLaunchDepth + 1 && (field_ == LaunchField::grid || field_ == LaunchField::block)) {
-      dims_.clear();
-      return true;
-    }
-    if (in_launch_ && depth_ == kLaunchDepth + 1 && field_ == LaunchField::nvtx) {
-      launch_.nvtx.clear();  // a repeated key: the last one counts, as in the DOM reader
-      return true;
-    }
-    if (in_launch_ && depth_ > kLaunchDepth + 1 && field_ == LaunchField::nvtx) fail_launch(kNvtxType);
-    return open_captured(json::array());
-  }
-
-  bool end_array() override {
-    if (in_launches_ && depth_ == 2) {
-      in_launches_ = false;
-    } else if (in_launch_ && depth_ == kLaunchDepth + 1 && field_ == LaunchField::nvtx) {
-      // the paths are in launch_.nvtx already
-    } else if (in_launch_ && depth_ == kLaunchDepth + 1 && (field_ == LaunchField::grid || field_ == LaunchField::block)) {
-      if (dims_.size() != 3) fail_launch("expected [x, y, z] for \"" + std::string(field_ == LaunchField::grid ? "grid" : "block") + "\"");
-      const Dim3 dim{static_cast<std::uint32_t>(dims_[0]), static_cast<std::uint32_t>(dims_[1]),
-                     static_cast<std::uint32_t>(dims_[2])};
-      (field_ == LaunchField::grid ? launch_.grid : launch_.block) = dim;
-      (field_ == LaunchField::grid ? has_grid_ : has_block_) = true;
-    } else {
-      close_captured();
-    }
-    --depth_;
-    return true;
-  }
-
-  bool key(string_t& key) override {
-    if (depth_ == 1) {
-      top_key_ = key;
-    } else if (in_launch_ && depth_ == kLaunchDepth) {
-      field_ = launch_field(key);
-    } else if (in_launch_ && depth_ == kLaunchDepth + 1 && in_own_object()) {
-      metric_.assign(key);
-    } else {
-      captured_key_ = std::move(key);
-    }
-    return true;
-  }
-
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
-    throw InputError(origin_ + " is not valid JSON (truncated or corrupt?): " + e.what());
+    for (const auto& launch : held_)
+      on_text_(std::string_view(launch.text).substr(0, launch.size), launch.index, launch.line);
   }
 
  private:
-  static constexpr int kLaunchDepth = 3;  // record { launches [ launch { ... } ] }
-  static constexpr const char* kNvtxType = "\"nvtx\" must be an array of strings";
+  // The fields after LAST, to the record's end.
+  void other_fields(std::string last) {
+    for (;;) {
+      const int next = text_.peek();
+      if (next == JsonStream::kEnd) corrupt("the record is cut short after \"" + last + "\"");
+      if (next != ',' && next != '}') corrupt("expected ',' or '}' after \"" + last + "\"");
+      text_.take();
+      if (next == '}') break;
+      last = field();
+    }
+    if (text_.peek() != JsonStream::kEnd) corrupt("there is more after the record's closing '}'");
+  }
 
-  // The launch's objects this handler reads key by key: its counters and its sample support.
-  bool in_own_object() const { return field_ == LaunchField::counters || field_ == LaunchField::sampled; }
+  // One of the record's fields; returns its name.
+  std::string field() {
+    if (text_.peek() != '"') corrupt("expected a field name in quotes");
+    const std::string key = parsed(text_.value(), "a field name").get<std::string>();
+    if (text_.peek() != ':') corrupt("expected ':' after \"" + key + "\"");
+    text_.take();
+    if (key == "launches" && text_.peek() == '[') {
+      launches();
+    } else {
+      const std::string_view value = text_.value();
+      if (value.empty()) corrupt("\"" + key + "\" is cut short");
+      header_[key] = parsed(value, "\"" + key + "\"");
+    }
+    return key;
+  }
 
-  // A scalar: a launch field, a counter, or part of the run's other fields.
-  bool scalar(json value, std::optional<double> number) {
-    if (depth_ == 0) throw InputError(not_a_run());
-    if (in_launch_) {
-      if (depth_ == kLaunchDepth + 1 && field_ == LaunchField::counters) {
-        // null: a counter the hardware could not provide (NaN is written as null).
-        if (number) add_counter(*number);
-        else if (!value.is_null()) fail_launch("counter \"" + metric_ + "\" is not a number");
-        return true;
+  // The launches array: each launch parsed and handed on once the run's fields are complete.
+  // Fields after the launches are ignored where the fields before them make a run (limiter's
+  // writers put the launches last); else (keys sorted, launches first) they are read first, the
+  // launches skipped, where the stream can seek back (a file), or the launches held till then.
+  void launches() {
+    const bool complete = header_.contains("kind") && header_.contains("schema_version") && header_.contains("device");
+    if (!header_sent_ && !complete && !skipping_ && text_.can_seek()) {
+      const JsonStream::Position array = text_.position();
+      skipping_ = true;
+      launch_array();
+      other_fields("launches");
+      skipping_ = false;
+      text_.seek(array);
+    }
+    if (!header_sent_ && (complete || text_.can_seek()) && !skipping_) {
+      saw_launches_ = true;
+      send_header();
+    }
+    launch_array();
+  }
+
+  void launch_array() {
+    text_.take();
+    saw_launches_ = true;
+    std::size_t index = 0;  // of the next launch
+    if (text_.peek() == ']') {
+      text_.take();
+      return;
+    }
+    for (;;) {
+      const int first = text_.peek();
+      if (first == JsonStream::kEnd) corrupt("the record does not end after its " + std::to_string(index) + " launches");
+      if (first != '{') {
+        if (starts_value(first)) fail_launch(index, "expected an object");
+        corrupt("expected launch " + std::to_string(index) + " after ','");
       }
-      if (depth_ == kLaunchDepth + 1 && field_ == LaunchField::nvtx) fail_launch(kNvtxType);
-      if (depth_ == kLaunchDepth + 1 && field_ == LaunchField::sampled) {
-        if (!number) fail_launch("\"sampled\": \"" + metric_ + "\" is not a number");
-        detail::set_sample_support(*launch_.sampled, metric_, *number);
-        return true;
-      }
-      if (depth_ == kLaunchDepth + 1 && (field_ == LaunchField::grid || field_ == LaunchField::block)) {
-        if (!number) fail_launch("expected [x, y, z] of numbers");
-        dims_.push_back(*number);
-        return true;
-      }
-      if (depth_ == kLaunchDepth) launch_scalar(value, number);
-      return true;  // deeper: inside a field limiter does not read
-    }
-    if (depth_ == 1) {
-      header_[top_key_] = std::move(value);
-      return true;
-    }
-    if (in_launches_) throw InputError(origin_ + ": launch " + std::to_string(launch_index_) + ": expected an object");
-    add_captured(std::move(value));
-    return true;
-  }
-
-  void start_launch() { recycler_.renew(launch_); }
-  void add_counter(double value) { recycler_.add_counter(launch_, metric_, value); }
-
-  void launch_scalar(const json& value, std::optional<double> number) {
-    const auto optional_number = [&](const char* name) -> std::optional<double> {
-      if (value.is_null()) return std::nullopt;
-      if (!number) fail_launch(std::string("\"") + name + "\" must be a number or null");
-      return number;
-    };
-    switch (field_) {
-      case LaunchField::sequence:
-        if (!number) fail_launch("\"sequence\" must be a number");
-        launch_.sequence = value.is_number_unsigned() ? value.get<std::uint64_t>() : detail::u64_from_double(*number);
-        has_sequence_ = true;
-        break;
-      case LaunchField::name: fail_launch("\"name\" must be a string");
-      case LaunchField::mangled_name: fail_launch("\"mangled_name\" must be a string");
-      case LaunchField::registers:
-        if (auto v = optional_number("registers_per_thread")) launch_.registers_per_thread = static_cast<int>(*v);
-        break;
-      case LaunchField::static_shared: set_u64(launch_.static_shared_bytes, optional_number("static_shared_bytes"), value); break;
-      case LaunchField::dynamic_shared: set_u64(launch_.dynamic_shared_bytes, optional_number("dynamic_shared_bytes"), value); break;
-      case LaunchField::local_bytes: set_u64(launch_.local_bytes_per_thread, optional_number("local_bytes_per_thread"), value); break;
-      case LaunchField::stream_id: set_u64(launch_.stream_id, optional_number("stream_id"), value); break;
-      case LaunchField::context_id: set_u64(launch_.context_id, optional_number("context_id"), value); break;
-      case LaunchField::graph_id: set_u64(launch_.graph_id, optional_number("graph_id"), value); break;
-      case LaunchField::graph_node: set_u64(launch_.graph_node, optional_number("graph_node"), value); break;
-      case LaunchField::user_range_ns: launch_.user_range_ns = optional_number("user_range_ns"); break;
-      case LaunchField::kernel_active_ns: launch_.kernel_active_ns = optional_number("kernel_active_ns"); break;
-      case LaunchField::device:
-        if (auto v = optional_number("device")) launch_.device = static_cast<int>(*v);
-        break;
-      case LaunchField::nvtx:
-        if (!value.is_null()) fail_launch(kNvtxType);
-        launch_.nvtx.clear();
-        break;
-      case LaunchField::grid: case LaunchField::block: fail_launch("expected [x, y, z]");
-      case LaunchField::counters: fail_launch("\"counters\" must be an object");
-      case LaunchField::sampled: fail_launch("\"sampled\" must be an object");
-      case LaunchField::ignored: break;
+      const std::size_t line = text_.line();
+      const std::string_view text = text_.value();
+      if (text.empty()) corrupt("launch " + std::to_string(index) + " is cut short", line);
+      if (!skipping_) hand_on(text, index, line);
+      ++index;
+      const int next = text_.peek();
+      if (next == JsonStream::kEnd) corrupt("the record does not end after its " + std::to_string(index) + " launches");
+      if (next != ',' && next != ']') corrupt("expected ',' or ']' after launch " + std::to_string(index - 1));
+      text_.take();
+      if (next == ']') return;
     }
   }
 
-  static void set_u64(std::optional<std::uint64_t>& out, std::optional<double> number, const json& value) {
-    if (!number) return;
-    out = value.is_number_unsigned() ? value.get<std::uint64_t>() : detail::u64_from_double(*number);
-  }
-
-  void finish_launch() {
-    for (const auto& [present, name] : {std::pair{has_sequence_, "sequence"}, {has_name_, "name"}, {has_grid_, "grid"},
-                                        {has_block_, "block"}, {has_counters_, "counters"}}) {
-      if (!present) fail_launch(std::string("no \"") + name + "\"");
+  void hand_on(std::string_view text, std::size_t index, std::size_t line) {
+    if (header_sent_) {
+      on_text_(text, index, line);
+      return;
     }
-    in_launch_ = false;
-    ++launch_index_;
-    if (header_sent_) on_launch_(std::move(launch_));
-    else held_.push_back(std::move(launch_));
+    std::string copy(text);
+    copy.append(simdjson::SIMDJSON_PADDING, ' ');  // the parser reads ahead
+    held_.push_back({std::move(copy), text.size(), index, line});
   }
 
-  [[noreturn]] void fail_launch(const std::string& what) const {
-    throw InputError(origin_ + ": launch " + std::to_string(launch_index_) + ": " + what);
+  json parsed(std::string_view text, const std::string& what) const {
+    json value = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+    if (value.is_discarded()) corrupt(what + " is malformed");
+    return value;
   }
 
+  void send_header() {
+    json checked = header_;
+    // Without a launches array run_from_json names what is missing, as the DOM reader does.
+    if (saw_launches_) checked["launches"] = json::array();
+    on_header_(run_from_json(checked, origin_));
+    header_sent_ = true;
+  }
+
+  [[noreturn]] void corrupt(const std::string& what) const { corrupt(what, text_.line()); }
+  [[noreturn]] void corrupt(const std::string& what, std::size_t line) const {
+    throw InputError(origin_ + " is not valid JSON (truncated or corrupt?): " + what + " (line " + std::to_string(line) +
+                     ")");
+  }
+  [[noreturn]] void fail_launch(std::size_t index, const std::string& what) const {
+    throw InputError(origin_ + ": launch " + std::to_string(index) + ": " + what + " (line " +
+                     std::to_string(text_.line()) + ")");
+  }
   std::string not_a_run() const {
     return origin_ + ": not a limiter run record (no \"kind\": \"limiter-run\"); make one with `limiter run`, "
                      "`limiter kernels` or `limiter import`";
   }
 
-  void send_header() {
-    json checked = header_;
-    // Without a "launches" key run_from_json names what is missing, as the DOM reader does.
-    if (saw_launches_key()) checked["launches"] = json::array();
-    on_header_(run_from_json(checked, origin_));
-    header_sent_ = true;
-  }
+  // A launch read before the run's fields were complete, handed on after them.
+  struct HeldLaunch {
+    std::string text;  // with padding after its SIZE bytes
+    std::size_t size, index, line;
+  };
 
-  bool saw_launches_key() const { return in_launches_ || launch_index_ > 0 || top_key_ == "launches"; }
-
-  // The run's other fields (device, command_line, ...) kept as JSON, however deep.
-  bool open_captured(json container) {
-    if (in_launch_) {  // an object or array under a launch field limiter does not read
-      captured_stack_.push_back(nullptr);
-      return true;
-    }
-    if (in_launches_) throw InputError(origin_ + ": launch " + std::to_string(launch_index_) + ": expected an object");
-    json* slot = nullptr;
-    if (captured_stack_.empty()) {
-      slot = &(header_[top_key_] = std::move(container));
-    } else if (json* parent = captured_stack_.back()) {
-      if (parent->is_array()) {
-        parent->push_back(std::move(container));
-        slot = &parent->back();
-      } else {
-        slot = &((*parent)[captured_key_] = std::move(container));
-      }
-    }
-    captured_stack_.push_back(slot);
-    return true;
-  }
-
-  void add_captured(json value) {
-    if (captured_stack_.empty() || !captured_stack_.back()) return;
-    json& parent = *captured_stack_.back();
-    if (parent.is_array()) parent.push_back(std::move(value));
-    else parent[captured_key_] = std::move(value);
-  }
-
-  void close_captured() {
-    if (!captured_stack_.empty()) captured_stack_.pop_back();
-  }
-
-  std::string origin_;
+  const std::string origin_;
   const RunHeaderSink& on_header_;
-  const LaunchSink& on_launch_;
-  int depth_ = 0;
-  std::string top_key_;
-  json header_ = json::object();
-  std::vector<json*> captured_stack_;
-  std::string captured_key_;
-  bool header_sent_ = false;
-  bool in_launches_ = false;
-  bool in_launch_ = false;
-  std::size_t launch_index_ = 0;
-  KernelLaunch launch_;
-  LaunchField field_ = LaunchField::ignored;
-  std::string metric_;
-  std::vector<double> dims_;
-  bool has_sequence_ = false, has_name_ = false, has_grid_ = false, has_block_ = false, has_counters_ = false;
-  std::vector<KernelLaunch> held_;
-  detail::LaunchRecycler recycler_;
-};
-
-// PREFIX (what the line reader read before it gave up), then the rest of IN.
-class PrefixedStreambuf final : public std::streambuf {
- public:
-  PrefixedStreambuf(std::string prefix, std::streambuf& in) : prefix_(std::move(prefix)), in_(in) {
-    setg(prefix_.data(), prefix_.data(), prefix_.data() + prefix_.size());
-  }
-
- protected:
-  int_type underflow() override {
-    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
-    const std::streamsize got = in_.sgetn(chunk_, sizeof chunk_);
-    if (got <= 0) return traits_type::eof();
-    setg(chunk_, chunk_, chunk_ + got);
-    return traits_type::to_int_type(*gptr());
-  }
-
- private:
-  std::string prefix_;
-  std::streambuf& in_;
-  char chunk_[1 << 16];
+  const detail::LaunchTextSink& on_text_;
+  JsonStream text_;
+  json header_ = json::object();  // the run's fields but its launches
+  bool saw_launches_ = false, header_sent_ = false;
+  bool skipping_ = false;  // reading the fields after the launches first
+  std::vector<HeldLaunch> held_;
 };
 
 }  // namespace
 
+namespace detail {
+
+void read_run_texts(std::streambuf& in, const std::string& origin, const RunHeaderSink& on_header,
+                    const LaunchTextSink& on_text) {
+  RunReader(in, origin, on_header, on_text).read();
+}
+
+void read_run_texts(const std::string& path, const RunHeaderSink& on_header, const LaunchTextSink& on_text) {
+  if (is_gzip_file(path)) {  // run.json.gz: decompressed as it is read
+    GzipInputBuffer buffer(path);
+    read_run_texts(buffer, "'" + path + "'", on_header, on_text);
+    return;
+  }
+  std::filebuf in;
+  if (!in.open(path, std::ios::in | std::ios::binary)) throw InputError("cannot open run file '" + path + "': check the path");
+  read_run_texts(in, "'" + path + "'", on_header, on_text);
+}
+
+}  // namespace detail
+
 void read_run_stream(std::istream& in, const std::string& origin, const RunHeaderSink& on_header,
                      const LaunchSink& on_launch, std::vector<KernelLaunch>* spare) {
-  std::string prefix;
-  if (detail::read_run_lines(*in.rdbuf(), origin, on_header, on_launch, spare, prefix)) return;
-  // Not in the layout limiter writes: the SAX parser, on what was read and the rest.
-  PrefixedStreambuf joined(std::move(prefix), *in.rdbuf());
-  std::istream rest(&joined);
-  RunSaxHandler handler(origin, on_header, on_launch, spare);
-  nlohmann::json::sax_parse(rest, &handler);
-  handler.finish();
+  detail::LaunchParser parser(origin, spare);
+  detail::read_run_texts(*in.rdbuf(), origin, on_header, [&](std::string_view text, std::size_t index, std::size_t line) {
+    KernelLaunch launch;
+    parser.parse(text, index, line, launch);
+    on_launch(std::move(launch));
+  });
 }
 
 void read_run_stream(const std::string& path, const RunHeaderSink& on_header, const LaunchSink& on_launch,
                      std::vector<KernelLaunch>* spare) {
-  if (detail::is_gzip_file(path)) {  // run.json.gz: decompressed as it is read
-    detail::GzipInputBuffer buffer(path);
-    std::istream in(&buffer);
-    read_run_stream(in, "'" + path + "'", on_header, on_launch, spare);
-    return;
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("cannot open run file '" + path + "': check the path");
-  read_run_stream(in, "'" + path + "'", on_header, on_launch, spare);
+  const std::string origin = "'" + path + "'";
+  detail::LaunchParser parser(origin, spare);
+  detail::read_run_texts(path, on_header, [&](std::string_view text, std::size_t index, std::size_t line) {
+    KernelLaunch launch;
+    parser.parse(text, index, line, launch);
+    on_launch(std::move(launch));
+  });
 }
 
 RunRecord read_run_header(const std::string& path) {
-  struct HeaderRead {};  // stops the parse at the header: the launches are never read
+  struct HeaderRead {};  // stops the reading at the header: the launches are never parsed
   RunRecord header;
   try {
     read_run_stream(

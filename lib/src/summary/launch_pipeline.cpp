@@ -1,117 +1,236 @@
 #include "summary/launch_pipeline.hpp"
 
+#include <algorithm>
 #include <condition_variable>
 #include <deque>
 #include <exception>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <vector>
 
-#include "limiter/record_stream.hpp"
+#include "model/launch_parser.hpp"
+#include "model/record_texts.hpp"
 
 namespace limiter::detail {
 namespace {
 
-constexpr std::size_t kBatchesInFlight = 4;
+// Past a few analysers the reading thread is the bound (~1.5 µs a launch, against ~8 µs to parse
+// and analyse one).
+constexpr std::size_t kMostAnalysers = 8;
 
-// Batches from the reader to the analyser and, used, back again.
+std::size_t analyser_count() { return std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, kMostAnalysers); }
+
+// Launches as the reader cut them out of the record, one after the other in TEXT.
+struct TextBatch {
+  struct Launch {
+    std::size_t offset, size, index, line;
+  };
+  std::string text;  // with simdjson's padding after the last launch
+  std::vector<Launch> launches;
+};
+
+struct Batch {
+  std::size_t number = 0;    // in file order
+  std::size_t analyser = 0;  // whose thread built its launches and analysis
+  TextBatch text;
+  std::vector<KernelLaunch> launches;
+  AnalysedBatch analysed;
+};
+
+// Batches from the reader to the analysers, folded by them in file order, and, used, back to the
+// thread whose memory they hold.
 class BatchExchange {
  public:
   struct Cancelled {};
 
-  void send(std::vector<KernelLaunch>&& batch) {  // reader: waits while the analyser is behind
+  BatchExchange(std::size_t analysers, std::size_t in_flight) : disposal_(analysers), in_flight_(in_flight) {}
+
+  // Reader: waits while too many batches are read and not yet folded; TEXT gets a used buffer.
+  void send(TextBatch& text) {
     std::unique_lock lock(mutex_);
-    changed_.wait(lock, [&] { return full_.size() < kBatchesInFlight || cancelled_; });
+    changed_.wait(lock, [&] { return sent_ - folded_ < in_flight_ || cancelled_; });
     if (cancelled_) throw Cancelled{};
-    full_.push_back(std::move(batch));
-    changed_.notify_all();
-  }
-  std::optional<std::vector<KernelLaunch>> receive() {  // analyser: empty when the reader is done
-    std::unique_lock lock(mutex_);
-    changed_.wait(lock, [&] { return !full_.empty() || done_; });
-    if (full_.empty()) return std::nullopt;
-    auto batch = std::move(full_.front());
-    full_.pop_front();
-    changed_.notify_all();
-    return batch;
-  }
-  void give_back(std::vector<KernelLaunch>&& batch) {  // analyser: the reader frees it
-    std::lock_guard lock(mutex_);
-    used_.push_back(std::move(batch));
-  }
-  // Reader: the used launches, to be built again in (or freed) on this thread.
-  void take_used(std::vector<KernelLaunch>& spare) {
-    std::deque<std::vector<KernelLaunch>> used;
-    {
-      std::lock_guard lock(mutex_);
-      used.swap(used_);
+    Batch batch;
+    batch.number = sent_++;
+    batch.text = std::move(text);
+    to_analyse_.push_back(std::move(batch));
+    text = {};
+    if (!used_texts_.empty()) {
+      text = std::move(used_texts_.back());
+      used_texts_.pop_back();
     }
-    for (auto& batch : used)
-      for (auto& launch : batch) spare.push_back(std::move(launch));
+    changed_.notify_all();
   }
+  // Reader: done, or failed after the batches it sent.
   void close(std::exception_ptr error) {
     std::lock_guard lock(mutex_);
-    done_ = true;
-    error_ = error;
+    reading_done_ = true;
+    if (error) keep_first(sent_, error);
     changed_.notify_all();
   }
-  void cancel() {
+
+  // Analyser: the next batch, empty when there is none left; DISPOSE gets the batches this
+  // analyser built that have been folded, to be reused or freed on its thread.
+  std::optional<Batch> to_analyse(std::size_t analyser, std::vector<Batch>& dispose) {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return !to_analyse_.empty() || reading_done_ || cancelled_; });
+    dispose.swap(disposal_[analyser]);
+    if (cancelled_ || to_analyse_.empty()) return std::nullopt;
+    Batch batch = std::move(to_analyse_.front());
+    to_analyse_.pop_front();
+    batch.analyser = analyser;
+    return batch;
+  }
+  // Analyser: the batch's text is parsed; its buffer goes back to the reader.
+  void parsed(TextBatch&& text) {
     std::lock_guard lock(mutex_);
-    cancelled_ = true;
-    changed_.notify_all();
+    text.text.clear();
+    text.launches.clear();
+    used_texts_.push_back(std::move(text));
   }
+  // Analyser: hands its analysed batch in. Whichever analyser finds the next batch in file order
+  // ready folds it, and those after it that are: one thread at a time, mostly the one that
+  // analysed it, whose cache still holds it.
+  void analysed(Batch&& batch, const std::function<void(Batch&)>& fold) {
+    std::unique_lock lock(mutex_);
+    analysed_.emplace(batch.number, std::move(batch));
+    if (folding_) return;  // the folding thread finds it
+    folding_ = true;
+    for (auto next = analysed_.find(folded_); next != analysed_.end() && !cancelled_; next = analysed_.find(folded_)) {
+      Batch ready = std::move(next->second);
+      analysed_.erase(next);
+      lock.unlock();
+      try {
+        fold(ready);
+      } catch (...) {
+        lock.lock();
+        folding_ = false;
+        stop(ready.number, std::current_exception());
+        return;
+      }
+      lock.lock();
+      ++folded_;
+      disposal_[ready.analyser].push_back(std::move(ready));
+      changed_.notify_all();
+    }
+    folding_ = false;
+  }
+
+  // Any thread: ERROR at batch AT stops the others.
+  void cancel(std::size_t at, std::exception_ptr error) {
+    std::lock_guard lock(mutex_);
+    stop(at, error);
+  }
+  // The error of the first batch in file order that had one, as one thread would have met it.
   void rethrow() {
     std::lock_guard lock(mutex_);
     if (error_) std::rethrow_exception(error_);
   }
 
  private:
+  void stop(std::size_t at, std::exception_ptr error) {
+    cancelled_ = true;
+    keep_first(at, error);
+    changed_.notify_all();
+  }
+  void keep_first(std::size_t at, std::exception_ptr error) {
+    if (error_ && error_at_ <= at) return;
+    error_ = error;
+    error_at_ = at;
+  }
+
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::deque<std::vector<KernelLaunch>> full_, used_;
-  bool done_ = false, cancelled_ = false;
+  std::deque<Batch> to_analyse_;
+  std::map<std::size_t, Batch> analysed_;  // by number, until its turn to be folded
+  std::vector<TextBatch> used_texts_;
+  std::vector<std::vector<Batch>> disposal_;  // per analyser
+  const std::size_t in_flight_;
+  std::size_t sent_ = 0, folded_ = 0;
+  bool reading_done_ = false, cancelled_ = false, folding_ = false;
   std::exception_ptr error_;
+  std::size_t error_at_ = 0;
 };
+
+void read_texts(const std::string& path, std::size_t batch_launches, BatchExchange& exchange, RunRecord& header) {
+  std::exception_ptr error;
+  try {
+    TextBatch batch;
+    const auto send = [&] {
+      batch.text.append(simdjson::SIMDJSON_PADDING, ' ');  // the parser reads ahead of the last launch
+      exchange.send(batch);
+    };
+    read_run_texts(
+        path, [&](const RunRecord& run) { header = run; },
+        [&](std::string_view text, std::size_t index, std::size_t line) {
+          batch.launches.push_back({batch.text.size(), text.size(), index, line});
+          batch.text.append(text);
+          if (batch.launches.size() >= batch_launches) send();
+        });
+    if (!batch.launches.empty()) send();
+  } catch (const BatchExchange::Cancelled&) {
+  } catch (...) {
+    error = std::current_exception();
+  }
+  exchange.close(error);
+}
+
+// Parses and analyses batches on this thread, so a launch is built, analysed and freed in the
+// memory of one core.
+void analyse_batches(std::size_t analyser, const std::string& origin, const RunRecord& header, BatchExchange& exchange,
+                     const BatchAnalysis& analyse, const std::function<void(Batch&)>& fold) {
+  std::optional<RunRecord> run;
+  std::vector<KernelLaunch> spare;
+  LaunchParser parser(origin, &spare);
+  std::vector<Batch> dispose;
+  std::size_t number = 0;
+  try {
+    while (auto batch = exchange.to_analyse(analyser, dispose)) {
+      number = batch->number;
+      for (auto& used : dispose)
+        for (auto& launch : used.launches) spare.push_back(std::move(launch));
+      dispose.clear();
+      if (!run) run = header;  // complete: the batch came after it, through the exchange's lock
+      run->launches.clear();
+      for (const auto& launch : batch->text.launches) {
+        run->launches.emplace_back();
+        parser.parse(std::string_view(batch->text.text).substr(launch.offset, launch.size), launch.index, launch.line,
+                     run->launches.back());
+      }
+      exchange.parsed(std::move(batch->text));
+      batch->analysed = analyse(*run);
+      batch->launches.swap(run->launches);
+      exchange.analysed(std::move(*batch), fold);
+    }
+  } catch (...) {
+    exchange.cancel(number, std::current_exception());
+  }
+}
 
 }  // namespace
 
-RunRecord read_in_batches(const std::string& path, std::size_t batch_launches, const BatchConsumer& consume) {
-  BatchExchange exchange;
-  RunRecord header;  // written by the reader before its first batch is sent
-  std::thread reader([&] {
-    std::exception_ptr error;
-    std::vector<KernelLaunch> spare;
-    try {
-      std::vector<KernelLaunch> batch;
-      read_run_stream(
-          path, [&](const RunRecord& run) { header = run; },
-          [&](KernelLaunch&& launch) {
-            batch.push_back(std::move(launch));
-            if (batch.size() < batch_launches) return;
-            exchange.take_used(spare);
-            exchange.send(std::move(batch));
-            batch = {};
-            batch.reserve(batch_launches);
-          },
-          &spare);
-      if (!batch.empty()) exchange.send(std::move(batch));
-    } catch (const BatchExchange::Cancelled&) {
-    } catch (...) {
-      error = std::current_exception();
-    }
-    exchange.close(error);
-  });
-  try {
-    while (auto batch = exchange.receive()) {
-      consume(header, *batch);
-      exchange.give_back(std::move(*batch));
-    }
-  } catch (...) {
-    exchange.cancel();
-    reader.join();
-    throw;
-  }
+RunRecord analyse_in_batches(const std::string& path, std::size_t batch_launches, const BatchAnalysis& analyse,
+                             const BatchFold& fold) {
+  const std::size_t analysers = analyser_count();
+  BatchExchange exchange(analysers, 2 * analysers + 2);
+  RunRecord header;  // written by the reader before it sends its first batch
+  const std::string origin = "'" + path + "'";
+  std::optional<RunRecord> run;  // the header with a batch swapped in, as the fold takes it
+  const auto fold_batch = [&](Batch& batch) {
+    if (!run) run = header;
+    run->launches.swap(batch.launches);
+    fold(*run, batch.analysed);
+    run->launches.swap(batch.launches);
+  };
+  std::thread reader([&] { read_texts(path, batch_launches, exchange, header); });
+  std::vector<std::thread> others;  // this thread is the first analyser
+  for (std::size_t analyser = 1; analyser < analysers; ++analyser)
+    others.emplace_back([&, analyser] { analyse_batches(analyser, origin, header, exchange, analyse, fold_batch); });
+  analyse_batches(0, origin, header, exchange, analyse, fold_batch);
   reader.join();
+  for (auto& thread : others) thread.join();
   exchange.rethrow();
   return header;
 }

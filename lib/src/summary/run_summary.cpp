@@ -9,6 +9,7 @@
 #include <set>
 
 #include "limiter/error.hpp"
+#include "summary/group_index.hpp"
 
 namespace limiter {
 namespace {
@@ -57,16 +58,19 @@ const std::array<std::optional<Verdict>, 4> kVerdictSlots = {Verdict::bandwidth,
 
 struct SummaryBuilder::Accumulator {
   KernelSummary group;
+  std::size_t name_id = 0;  // GroupIndex::names: the ranges' kernels are tallied by it
   WeightedMean issue, l2, dram, memory, compute, lmem_l2, lmem_instructions, occupancy;
   std::array<Tally, 4> verdict_time;
   std::map<std::string, Tally> unit_time;
   std::optional<KernelLaunch> longest_raw;  // to explain at finish(), when analysed without words
 };
 
+struct SummaryBuilder::GroupIndex : detail::GroupIndex {};
+
 struct SummaryBuilder::RangeAccumulator {
   NvtxRangeSummary range;
   std::array<Tally, 4> verdict_time;
-  std::unordered_map<std::string, Tally> kernel_time;  // by demangled name
+  std::unordered_map<std::size_t, Tally> kernel_time;  // by demangled name (GroupIndex::names)
 };
 
 std::regex kernel_name_regex(const std::string& pattern) {
@@ -101,7 +105,8 @@ std::optional<double> RunSummary::share_of_run(const std::optional<double>& dura
   return *duration_ns / total_ns;
 }
 
-SummaryBuilder::SummaryBuilder(SummaryOptions options) : options_(std::move(options)) {
+SummaryBuilder::SummaryBuilder(SummaryOptions options)
+    : options_(std::move(options)), group_index_(std::make_unique<GroupIndex>()) {
   if (!options_.kernel_regex.empty()) regex_ = kernel_name_regex(options_.kernel_regex);
   summary_.kernel_regex = options_.kernel_regex;
   summary_.names = options_.names;
@@ -147,9 +152,8 @@ void SummaryBuilder::add(KernelAnalysis&& launch, const std::string& mangled_nam
   if (!selected(launch.name)) return;
   summary_.selected_launches += launches;
 
-  const std::string key = RunSummary::group_key(launch.name, launch.grid, launch.block);
-  auto [slot, inserted] = summary_.group_index.try_emplace(key, accumulators_.size());
-  if (inserted) {
+  auto slot = group_index_->slots.find(GroupIndex::KeyView{launch.name, launch.grid, launch.block});
+  if (slot == group_index_->slots.end()) {
     accumulators_.emplace_back();
     auto& group = accumulators_.back().group;
     group.name = launch.name;
@@ -157,9 +161,14 @@ void SummaryBuilder::add(KernelAnalysis&& launch, const std::string& mangled_nam
     group.grid = launch.grid;
     group.block = launch.block;
     group.first_sequence = launch.sequence;
+    const auto [name, added] = group_index_->name_ids.try_emplace(launch.name, group_index_->names.size());
+    if (added) group_index_->names.push_back(launch.name);
+    accumulators_.back().name_id = name->second;
+    slot = group_index_->slots.emplace(GroupIndex::Key{group.name, group.grid, group.block}, accumulators_.size() - 1)
+               .first;
   }
-  add_to_range(launch);
   Accumulator& a = accumulators_[slot->second];
+  add_to_range(launch, a.name_id);
   KernelSummary& group = a.group;
   const auto& duration = launch.duration_ns;
   group.launches += launches;
@@ -201,7 +210,7 @@ void SummaryBuilder::add(KernelAnalysis&& launch, const std::string& mangled_nam
   }
 }
 
-void SummaryBuilder::add_to_range(const KernelAnalysis& launch) {
+void SummaryBuilder::add_to_range(const KernelAnalysis& launch, std::size_t name_id) {
   any_nvtx_ = any_nvtx_ || !launch.nvtx.empty();
   std::string key = nvtx_label(launch.nvtx);
   auto [slot, inserted] = range_index_.try_emplace(key, range_accumulators_.size());
@@ -217,7 +226,7 @@ void SummaryBuilder::add_to_range(const KernelAnalysis& launch) {
   Tally& verdict = r.verdict_time[verdict_slot(launch.verdict)];
   verdict.time += time;
   ++verdict.count;
-  Tally& kernel = r.kernel_time[launch.name];
+  Tally& kernel = r.kernel_time[name_id];
   kernel.time += time;
   ++kernel.count;
 }
@@ -234,7 +243,8 @@ void SummaryBuilder::finish_ranges() {
     for (std::size_t slot = 1; slot < kVerdictSlots.size(); ++slot)
       if (r.verdict_time[slot].beats(r.verdict_time[best], timed)) best = slot;
     range.main_verdict = kVerdictSlots[best];
-    std::vector<std::pair<std::string, Tally>> kernels(r.kernel_time.begin(), r.kernel_time.end());
+    std::vector<std::pair<std::string, Tally>> kernels;
+    for (const auto& [name_id, tally] : r.kernel_time) kernels.emplace_back(group_index_->names[name_id], tally);
     std::sort(kernels.begin(), kernels.end(), [&](const auto& a, const auto& b) {
       if (a.second.beats(b.second, timed)) return true;
       if (b.second.beats(a.second, timed)) return false;
