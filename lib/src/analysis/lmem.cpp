@@ -22,15 +22,16 @@ std::optional<double> hit_rate(std::optional<double> hits, std::optional<double>
   return ratio(hits, *hits + *misses);
 }
 
-std::optional<double> optional_sum(const KernelLaunch& k, std::initializer_list<const char*> required,
-                                   std::initializer_list<const char*> optional_terms = {}) {
+// string_view: the names' lengths are known at compile time, not measured per launch.
+std::optional<double> optional_sum(const KernelLaunch& k, std::initializer_list<std::string_view> required,
+                                   std::initializer_list<std::string_view> optional_terms = {}) {
   double total = 0;
-  for (const char* metric : required) {
+  for (const std::string_view metric : required) {
     auto value = k.counter(metric);
     if (!value) return std::nullopt;
     total += *value;
   }
-  for (const char* metric : optional_terms) total += k.counter(metric).value_or(0.0);
+  for (const std::string_view metric : optional_terms) total += k.counter(metric).value_or(0.0);
   return total;
 }
 

@@ -1,5 +1,6 @@
 // Utilisations against peak (METHOD.md §4): issue slots, L2, DRAM, L1 and SM pipes.
 #include <algorithm>
+#include <array>
 #include <string_view>
 #include <unordered_map>
 
@@ -14,11 +15,12 @@ namespace {
 
 namespace c = counters;
 
-std::optional<double> sum_of(const KernelLaunch& k, std::initializer_list<const char*> metrics,
+// string_view: the names' lengths are known at compile time, not measured per launch.
+std::optional<double> sum_of(const KernelLaunch& k, std::initializer_list<std::string_view> metrics,
                              bool all_required = true) {
   double total = 0;
   bool any = false;
-  for (const char* metric : metrics) {
+  for (const std::string_view metric : metrics) {
     if (auto value = k.counter(metric)) {
       total += *value;
       any = true;
@@ -39,7 +41,7 @@ struct SolUnitCounters {
 // The SOL sub-unit percentages a launch has, by kSolUnits index: one pass over its counters
 // (a few dozen) instead of two lookups for each of the ~50 sub-units, most of them absent.
 struct SolPercents {
-  std::vector<std::optional<double>> elapsed, active;
+  std::array<std::optional<double>, std::size(kSolUnits)> elapsed, active;
 };
 
 const std::vector<SolUnitCounters>& sol_unit_counters();
@@ -54,8 +56,7 @@ SolPercents sol_percents(const KernelLaunch& k) {
     }
     return names;
   }();
-  SolPercents found{std::vector<std::optional<double>>(std::size(kSolUnits)),
-                    std::vector<std::optional<double>>(std::size(kSolUnits))};
+  SolPercents found;
   constexpr std::string_view kSuffix = ".avg.pct_of_peak_sustained_";
   for (const auto& [name, value] : k.counters) {
     if (name.find(kSuffix) == std::string::npos) continue;
@@ -164,7 +165,8 @@ void dram_utilization(const KernelLaunch& k, const PeakSet& peaks, Utilization& 
   }
 }
 
-void l2_utilization(const KernelLaunch& k, const PeakSet& peaks, Utilization& u, std::vector<Evidence>* evidence) {
+void l2_utilization(const KernelLaunch& k, const PeakSet& peaks, const SolPercents& percents, Utilization& u,
+                    std::vector<Evidence>* evidence) {
   // DETAIL is worded only when the evidence is kept.
   auto consider = [&](double value, const std::string& label, const auto& detail) {
     std::string text = evidence ? detail() : std::string();
@@ -201,7 +203,6 @@ void l2_utilization(const KernelLaunch& k, const PeakSet& peaks, Utilization& u,
     });
   }
   bool any_sub_unit = false;  // ncu's own L2 sub-units are read with the others (sol_units)
-  const SolPercents percents = sol_percents(k);
   for (std::size_t i = 0; i < std::size(kSolUnits) && !any_sub_unit; ++i)
     any_sub_unit = std::string_view(kSolUnits[i].group) == "l2" && percents.elapsed[i].has_value();
   // The return path from the read sectors, when ncu's own figure for it is missing.
@@ -227,18 +228,17 @@ void l2_utilization(const KernelLaunch& k, const PeakSet& peaks, Utilization& u,
 
 // A sub-unit's value, kept in u.units; a derived one gives way to ncu's own figure of the
 // same sub-unit (finish_units), so the maxima match ncu's breakdown wherever the record has it.
-void add_unit(Utilization& u, const std::string& label, SolSide side, const std::string& group, double value,
-              const std::string& source, bool direct) {
-  u.units.push_back({label, side == SolSide::compute, group, value, source, direct});
+void add_unit(Utilization& u, std::string label, SolSide side, std::string group, double value, std::string source,
+              bool direct) {
+  u.units.push_back({std::move(label), side == SolSide::compute, std::move(group), value, std::move(source), direct});
 }
 
 // ncu reports a sub-unit against elapsed cycles, older exports against active ones: those are
 // scaled to elapsed cycles so that a kernel busy on a few SMs does not look busy on all.
-void sol_units(const KernelLaunch& k, Utilization& u, bool explain) {
+void sol_units(const KernelLaunch& k, const SolPercents& percents, Utilization& u, bool explain) {
   auto active = k.counter(c::sm_cycles_active);
   auto elapsed = k.counter(c::sm_cycles_elapsed);
   const auto& counters = sol_unit_counters();
-  const SolPercents percents = sol_percents(k);
   for (std::size_t i = 0; i < std::size(kSolUnits); ++i) {
     const SolUnit& unit = kSolUnits[i];
     const SolUnitCounters& names = counters[i];
@@ -252,20 +252,35 @@ void sol_units(const KernelLaunch& k, Utilization& u, bool explain) {
 }
 
 // Values computed above from raw counters and peaks, as sub-units of their own.
-void derived_units(const Utilization& derived, Utilization& u) {
+void derived_units(Utilization& derived, Utilization& u) {
   if (derived.issue) add_unit(u, "issue slots", SolSide::compute, "issue", *derived.issue, "derived", false);
   if (derived.dram) add_unit(u, "DRAM", SolSide::memory, "dram", *derived.dram, "derived", false);
-  for (const auto& use : derived.units) u.units.push_back(use);
+  for (auto& use : derived.units) u.units.push_back(std::move(use));  // DERIVED is not used again
+}
+
+// The kSolUnits indices of the sub-units named when missing, in kSolCoreUnits' order, as the
+// coverage note names them: built once, not for every launch.
+const std::vector<std::size_t>& core_unit_indices() {
+  static const std::vector<std::size_t> indices = [] {
+    std::vector<std::size_t> found;
+    const auto& counters = sol_unit_counters();
+    for (const char* core : kSolCoreUnits)
+      for (std::size_t i = 0; i < std::size(kSolUnits); ++i)
+        if (counters[i].core && std::string_view(kSolUnits[i].unit) == core) found.push_back(i);
+    return found;
+  }();
+  return indices;
 }
 
 void finish_units(Utilization& u, std::vector<Evidence>* evidence) {
   std::vector<SubUnitUse> kept;
-  for (const auto& use : u.units) {
+  kept.reserve(u.units.size());
+  for (auto& use : u.units) {  // moved: u.units is replaced by what is kept
     auto same = std::find_if(kept.begin(), kept.end(), [&](const SubUnitUse& k) { return k.label == use.label; });
     if (same == kept.end()) {
-      kept.push_back(use);
+      kept.push_back(std::move(use));
     } else if ((use.direct && !same->direct) || (use.direct == same->direct && use.value > same->value)) {
-      *same = use;
+      *same = std::move(use);
     }
   }
   std::stable_sort(kept.begin(), kept.end(), [](const SubUnitUse& a, const SubUnitUse& b) { return a.value > b.value; });
@@ -284,15 +299,10 @@ void finish_units(Utilization& u, std::vector<Evidence>* evidence) {
     if (evidence && use.direct && use.value >= 0.2)
       evidence->push_back({"utilization." + use.label, use.value, use.source + " from the record"});
   }
-  // In kSolCoreUnits' order, as the coverage note names them.
-  const auto& counters = sol_unit_counters();
-  for (const char* core : kSolCoreUnits) {
-    for (std::size_t i = 0; i < std::size(kSolUnits); ++i) {
-      if (!counters[i].core || std::string_view(kSolUnits[i].unit) != core) continue;
-      const bool present = std::any_of(u.units.begin(), u.units.end(),
-                                       [&](const SubUnitUse& use) { return use.label == kSolUnits[i].label; });
-      if (!present) u.missing_units.push_back(kSolUnits[i].label);
-    }
+  for (const std::size_t i : core_unit_indices()) {
+    const bool present = std::any_of(u.units.begin(), u.units.end(),
+                                     [&](const SubUnitUse& use) { return use.label == kSolUnits[i].label; });
+    if (!present) u.missing_units.push_back(kSolUnits[i].label);
   }
 }
 
@@ -302,13 +312,15 @@ Utilization compute_utilization(const KernelLaunch& launch, const DeviceDescript
                                 const PeakSet& peaks, std::vector<Evidence>* evidence) {
   Utilization derived;
   issue_utilization(launch, device, model, peaks, derived, evidence);
+  // Once: the L2 and the SOL sub-units read them.
+  const SolPercents percents = model == CounterModel::perfworks ? sol_percents(launch) : SolPercents{};
   if (model == CounterModel::perfworks) {
     dram_utilization(launch, peaks, derived, evidence);
-    l2_utilization(launch, peaks, derived, evidence);
+    l2_utilization(launch, peaks, percents, derived, evidence);
   }
   Utilization u;
   derived_units(derived, u);
-  if (model == CounterModel::perfworks) sol_units(launch, u, evidence != nullptr);
+  if (model == CounterModel::perfworks) sol_units(launch, percents, u, evidence != nullptr);
   finish_units(u, evidence);
   if (model != CounterModel::perfworks || u.units.empty()) u.missing_units.clear();
   return u;
