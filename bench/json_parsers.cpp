@@ -1,14 +1,20 @@
-// Parsing speed of a run record with nlohmann-json's SAX interface and simdjson's On-Demand
-// API, each touching every value; the measurement behind limiter's choice of reader
-// (results/2026-11-23-report-scale.md). Not built by CMake: simdjson is not a dependency.
-//   g++ -O2 -std=c++20 bench/json_parsers.cpp -o json_parsers -lsimdjson   (apt-get install libsimdjson-dev)
-//   ./json_parsers run.json
+// Parsing speed of a run record, each parser touching every value: nlohmann-json's SAX interface
+// (the reader before 2026-11-23), and limiter's reader (read_run_stream: the launches cut out of
+// the text and each parsed with simdjson's On-Demand API, in any layout) alone and with its
+// KernelLaunch storage reused as the report's pipeline reuses it. The measurements behind the
+// choice of reader (results/2026-11-23-report-scale.md, results/2026-11-26-reader-layouts.md).
+// Not built by CMake; against the build tree:
+//   g++ -O2 -std=c++20 -Ilib/include -Ilib/src bench/json_parsers.cpp build/lib/liblimiter_core.a \
+//       -lsimdjson -lz -o /tmp/json_parsers
+//   /tmp/json_parsers run.json [run.oneline.json ...]
 #include <chrono>
 #include <fstream>
 #include <iostream>
+#include <vector>
 
 #include <nlohmann/json.hpp>
-#include <simdjson.h>
+
+#include "limiter/record_stream.hpp"
 
 namespace {
 
@@ -35,46 +41,40 @@ struct CountingHandler : nlohmann::json_sax<nlohmann::json> {
   bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
 };
 
+// limiter's reader; with SPARE, each launch goes back to be built in again, as in the pipeline.
+void time_reader(const char* path, bool reuse) {
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<limiter::KernelLaunch> spare;
+  std::size_t launches = 0;
+  double sum = 0;
+  limiter::read_run_stream(
+      path, [](const limiter::RunRecord&) {},
+      [&](limiter::KernelLaunch&& launch) {
+        ++launches;
+        for (const auto& [metric, value] : launch.counters) sum += value;
+        if (reuse) spare.push_back(std::move(launch));
+      },
+      reuse ? &spare : nullptr);
+  std::cout << "  limiter read_run_stream" << (reuse ? ", storage reused: " : ":                 ")
+            << seconds_since(start) << " s (" << launches << " launches)\n";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::cerr << "usage: json_parsers RUN.json\n";
+  if (argc < 2) {
+    std::cerr << "usage: json_parsers RUN.json...\n";
     return 2;
   }
-  {
+  for (int i = 1; i < argc; ++i) {
+    std::cout << argv[i] << "\n";
     const auto start = std::chrono::steady_clock::now();
-    std::ifstream in(argv[1], std::ios::binary);
+    std::ifstream in(argv[i], std::ios::binary);
     CountingHandler handler;
     nlohmann::json::sax_parse(in, &handler);
-    std::cout << "nlohmann-json SAX:  " << seconds_since(start) << " s (" << handler.objects << " objects)\n";
-  }
-  {
-    const auto start = std::chrono::steady_clock::now();
-    const simdjson::padded_string json = simdjson::padded_string::load(argv[1]);
-    const double loaded = seconds_since(start);
-    simdjson::ondemand::parser parser;
-    auto document = parser.iterate(json);
-    std::size_t launches = 0;
-    double sum = 0;
-    for (auto field : document.get_object()) {
-      if (field.unescaped_key().value() != "launches") continue;
-      for (auto launch : field.value().get_array()) {
-        ++launches;
-        for (auto item : launch.get_object()) {
-          const std::string_view key = item.unescaped_key().value();
-          if (key == "counters") {
-            for (auto counter : item.value().get_object()) {
-              double value = 0;
-              if (!counter.value().get_double().get(value)) sum += value;
-            }
-          } else if (key == "name" || key == "mangled_name") {
-            sum += static_cast<double>(std::string_view(item.value().get_string().value()).size());
-          }
-        }
-      }
-    }
-    std::cout << "simdjson On-Demand: " << seconds_since(start) << " s (file loaded in " << loaded << " s; "
-              << launches << " launches; implementation " << simdjson::builtin_implementation()->name() << ")\n";
+    std::cout << "  nlohmann-json SAX:                         " << seconds_since(start) << " s (" << handler.objects
+              << " objects)\n";
+    time_reader(argv[i], false);
+    time_reader(argv[i], true);
   }
 }
