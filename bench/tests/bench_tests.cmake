@@ -1,0 +1,14 @@
+# bench/'s driver and summariser, no GPU needed (label `unit`; included by tests/CMakeLists.txt):
+# the summary of the committed fixture folder, the driver's dry run, and the driver run for real
+# on stand-ins of limiter, the launch-overhead app and ncu (bench/tests/run_tests.sh says how).
+find_package(Python3 COMPONENTS Interpreter QUIET)
+foreach(_check summary dry-run fake-run)
+  string(REPLACE "-" "_" _name ${_check})
+  if(Python3_Interpreter_FOUND)
+    add_test(NAME bench.${_name} COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/run_tests.sh ${_check})
+  else()
+    add_test(NAME bench.${_name}
+             COMMAND sh -c "echo 'python3 not found: bench/summarise.py needs it (Debian package python3)'; exit 77")
+  endif()
+  set_tests_properties(bench.${_name} PROPERTIES LABELS "unit" SKIP_RETURN_CODE 77 TIMEOUT 120)
+endforeach()
