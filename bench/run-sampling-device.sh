@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Everything the PM-sampling mode needs from one GPU-machine call: its GPU tests (and limiter
 # run's, which the mode shares code with), a small recording for tests/data, a short PyTorch
-# check with the sampler's debug trace, then bench/run-sampling.sh. Results in one tarball.
+# check with the sampler's debug trace, then the bench (bench/run.sh: mlp and mlp_long sampled).
+# Results in one tarball.
 #   bench/run-sampling-device.sh STAGE OUT     (STAGE: from scripts/stage-device.sh; OUT: $OUT)
 set -uo pipefail
 stage=$(cd "${1:?stage folder}" && pwd)
@@ -43,11 +44,13 @@ samples() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['sam
     echo "exit $?, samples $(samples "$work/quick_preload.json")"; grep -v "^mlp_training" "$work/quick_preload.txt" | head -40
     [ "$(samples "$work/quick_preload.json")" != 0 ] && export LD_PRELOAD=$nvperf && echo "bench runs with LD_PRELOAD=$nvperf"
   fi
-  echo "== bench/run-sampling.sh"
-  timeout "${BENCH_TIMEOUT:-400}" "$root/bench/run-sampling.sh" "$stage" "$work" "${STEPS:-205}" "${LONG_STEPS:-1640}"
+  echo "== bench/run.sh: the sampling mode at 100 and 50 us against the exact mode, then a long loop sampled"
+  timeout "${BENCH_TIMEOUT:-400}" "$root/bench/run.sh" mlp sampling sampling_50us exact --stage "$stage" --out "$work/sampling"
+  echo "bench exit $?"
+  timeout "${BENCH_TIMEOUT:-400}" "$root/bench/run.sh" mlp_long sampling --stage "$stage" --out "$work/sampling_long"
   echo "bench exit $?"
 } 2>&1 | tee "$work/run.log"
-rm -f "$work"/sampling/*.partial
+rm -f "$work"/sampling*/*.partial
 tar -C /tmp -czf "$final/sampling-results.tgz" sampling-results
 cp "$work/run.log" "$final/run.log"
 ls -la "$final"

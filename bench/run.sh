@@ -5,13 +5,14 @@
 # (bench/summarise.py). Workloads: bench/workloads.tsv; modes: bench/modes.tsv.
 #
 #   bench/run.sh WORKLOAD MODE... [--rounds N] [--ncu] [--out DIR] [--stage DIR] [--timeout S]
-#                [--dry-run]
+#                [--no-timing] [--dry-run]
 #   bench/run.sh --list
 #
 # MODE is a name from bench/modes.tsv or NAME='FLAGS' (e.g. budget5='--per-kernel-count 5').
 # --stage: staged binaries (scripts/stage-device.sh; default build-device) or a build tree;
 # LIMITER_CLI and LIMITER_BENCH_APP win, as in scripts/device-test.sh. --out: default $OUT/WORKLOAD
 # (or a new temporary folder). --timeout: seconds per step (STEP_TIMEOUT, default 240).
+# --no-timing: without limiter run --timing (the collector's own account, on by default).
 # --dry-run prints every step's command instead of running it. Each step leaves LABEL.log,
 # LABEL.time (bench/wall.sh) and LABEL.json; runs.tsv and meta.tsv say what ran.
 set -uo pipefail
@@ -27,7 +28,7 @@ if [ "${1:-}" = --list ]; then
   exit 0
 fi
 
-workload= modes=() rounds=1 ncu=0 out= stage= dry=0
+workload='' modes=() rounds=1 ncu=0 out='' stage='' dry=0 timing=--timing
 while [ $# -gt 0 ]; do
   case $1 in
     --rounds) rounds=${2:?--rounds N}; shift ;;
@@ -36,6 +37,7 @@ while [ $# -gt 0 ]; do
     --stage) stage=${2:?--stage DIR}; shift ;;
     --timeout) export STEP_TIMEOUT=${2:?--timeout S}; shift ;;
     --dry-run) dry=1 ;;
+    --no-timing) timing= ;;
     -h|--help) usage ;;
     -*) echo "bench/run.sh: unknown option $1" >&2; usage ;;
     *) if [ -z "$workload" ]; then workload=$1; else modes+=("$1"); fi ;;
@@ -53,6 +55,7 @@ stage=$(cd "$stage" 2> /dev/null && pwd || echo "$stage")
 if [ -d "$stage/bin" ] || [ ! -d "$stage/cli" ]; then bin=$stage/bin; limiter=$bin/limiter; app=$bin
 else bin=$stage/tests/gpu; limiter=$stage/cli/limiter; app=$stage/bench; fi
 limiter=${LIMITER_CLI:-$limiter}
+# shellcheck disable=SC2034  # bench_app, bin, scratch: read by the tables' commands (eval)
 bench_app=${LIMITER_BENCH_APP:-$app/limiter_bench_launch_overhead}
 [ "$dry" = 1 ] || [ -x "$limiter" ] || { echo "bench/run.sh: no limiter at $limiter (--stage, LIMITER_CLI)" >&2; exit 2; }
 
@@ -118,6 +121,7 @@ if [ "$dry" = 0 ]; then
     printf 'timer\t%s\n' "$timer"
     printf 'command\t%s\n' "$(words_text "${workload_env[@]}" "${workload_cmd[@]}")"
     printf 'rounds\t%s\n' "$rounds"
+    [ -z "$timing" ] && printf 'timing\toff (--no-timing)\n'
     for i in "${!names[@]}"; do  # the flags as run (${K:-3} as 3)
       split_words "${flags_text[$i]}"
       printf 'mode\t%s\t%s\n' "${names[$i]}" "$(words_text "${env_words[@]}" "${rest_words[@]}")"
@@ -140,7 +144,7 @@ for round in $(seq 1 "$rounds"); do
     for word in "${env_words[@]}"; do
       if [[ "$word" == LIMITER_CLI=* ]]; then run_limiter=${word#LIMITER_CLI=}; else run_env+=("$word"); fi
     done
-    step "$round" "$name" "$label" env "${workload_env[@]}" "${run_env[@]}" "$run_limiter" run -q --timing \
+    step "$round" "$name" "$label" env "${workload_env[@]}" "${run_env[@]}" "$run_limiter" run -q $timing \
       "${rest_words[@]}" -o "$out/$label.json" -- "${workload_cmd[@]}"
     [ "$ncu" = 1 ] || continue
     # Nsight Compute on the first N launches, N = the launches this mode profiled exactly (ncu has

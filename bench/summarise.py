@@ -92,6 +92,14 @@ def ratio_cell(ratios):
     return f"{median:.2f}x ({min(ratios):.2f}-{max(ratios):.2f})"
 
 
+def flags_cell(flags):
+    """The mode's flags, a --metrics list of more than three as its count (the table stays narrow)."""
+    if not flags:
+        return "`(none)`"
+    short = re.sub(r"(--metrics )([^ ,]+(,[^ ,]+){3,})", lambda m: f"{m.group(1)}({m.group(2).count(',') + 1} metrics)", flags)
+    return f"`{short}`"
+
+
 def median_cell(values, fmt):
     values = [v for v in values if v is not None]
     return fmt.format(statistics.median(values)) if values else "-"
@@ -126,7 +134,7 @@ def table(folder, exact_report=None):
     print(f"# {meta.get('workload', '?')}: {meta.get('rounds', '?')} rounds, each mode against its round's bare run")
     print()
     print(f"- command: `{meta.get('command', '?')}`")
-    for key in ("date", "gpu", "limiter", "ncu"):
+    for key in ("date", "gpu", "limiter", "ncu", "timing"):
         if meta.get(key):
             print(f"- {key}: {meta[key]}")
     if has_own:
@@ -145,7 +153,7 @@ def table(folder, exact_report=None):
         failed = sorted({c for c in codes if c != 0})
         ran = f"{len(steps)}/{len(codes)}" + (f" (exit {', '.join(map(str, failed))})" if failed else "")
         values = list(steps.values())
-        row = [mode, "-" if mode == "bare" else f"`{flags.get(mode) or '(none)'}`", ran,
+        row = [mode, "-" if mode == "bare" else flags_cell(flags.get(mode)), ran,
                median_cell([v["wall"] for v in values], "{:.2f}"),
                "1.00x" if mode == "bare" else ratio_cell(ratios(steps, bare, "wall"))]
         if has_own:
