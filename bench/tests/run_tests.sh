@@ -31,7 +31,7 @@ case ${1:-} in
   fake-run)
     work=$(mktemp -d)
     trap 'rm -f "$actual"; rm -rf "$work"' EXIT
-    env -i PATH="$here/fake_stage/path:$PATH" K=4 bash "$root/bench/run.sh" launch_overhead exact budget hybrid \
+    env -i PATH="$here/fake_stage/path:$PATH" K=4 bash "$root/bench/run.sh" launch_overhead exact budget hybrid sampling \
       --rounds 2 --ncu --timeout 30 --stage "$here/fake_stage" --out "$work/out" > "$work/log" 2>&1 || {
       cat "$work/log"; exit 1; }
     status=0
@@ -40,7 +40,9 @@ case ${1:-} in
                    'ncu own x bare \|$' '^\| hybrid \| 1/1 \| 100\.0% \|' '^Exact phase of hybrid against budget'; do
       grep -Eq "$pattern" "$work/out/summary.md" || { echo "summary.md lacks /$pattern/"; status=1; }
     done
-    [ "$(grep -c $'\t0$' "$work/out/runs.tsv")" = 14 ] || { echo "runs.tsv: not 14 steps with exit 0"; status=1; }
+    # 2 rounds of bare, 4 modes, ncu after 3 of them (--sampling alone profiles no launch exactly)
+    [ "$(grep -c $'\t0$' "$work/out/runs.tsv")" = 16 ] || { echo "runs.tsv: not 16 steps with exit 0"; status=1; }
+    grep -q "ncu_sampling_1: skipped" "$work/log" || { echo "ncu not skipped for --sampling alone"; status=1; }
     [ $status = 0 ] || { cat "$work/log"; exit 1; }
     echo "bench fake-run: as expected"; exit 0 ;;
   *) echo "usage: $0 summary|dry-run|fake-run" >&2; exit 2 ;;
