@@ -49,7 +49,7 @@ done
 workload_row=$(table_row "$bench/workloads.tsv" "$workload")
 [ -n "$workload_row" ] || { echo "bench/run.sh: no workload '$workload' in bench/workloads.tsv (--list)" >&2; exit 2; }
 
-# The binaries: a staged folder (bin/) or a build tree (cli/, bench/, kernels/).
+# The binaries: a staged folder (bin/) or a build tree (cli/limiter, bench/, tests/gpu/).
 stage=${stage:-$( [ -d build-device ] && echo build-device || echo "$root/build-device")}
 stage=$(cd "$stage" 2> /dev/null && pwd || echo "$stage")
 if [ -d "$stage/bin" ] || [ ! -d "$stage/cli" ]; then bin=$stage/bin; limiter=$bin/limiter; app=$bin
