@@ -74,7 +74,7 @@ source "$bench/wall.sh"
 
 # The default plan's metrics matching REGEX, comma-separated (modes.tsv and ncu use it).
 plan_metrics() {
-  if [ "$dry" = 1 ]; then echo "<default-plan metrics matching ${1:-.}>"; return; fi
+  if [ "$dry" = 1 ]; then echo "<default-plan-metrics:${1:-.}>"; return; fi  # one word, as the real list
   timeout 60 "$limiter" metrics --plan default | sed -n 's/^  \([a-z0-9_]*__[^ ]*\)$/\1/p' | grep -E "^(${1:-.})" |
     paste -sd,
 }

@@ -27,6 +27,12 @@ case ${1:-} in
       # shellcheck disable=SC2086  # the words are the arguments
       "${clean[@]}" $args --dry-run > /dev/null 2>> "$actual"
       echo "exit $? for: $args" >> "$actual"
+    done
+    # Every workload with every mode of the tables: each row reads (a typo in a table fails here).
+    mapfile -t all_modes < <(grep -v '^#' "$root/bench/modes.tsv" | cut -f1)
+    for workload in $(grep -v '^#' "$root/bench/workloads.tsv" | cut -f1); do
+      "${clean[@]}" "$workload" "${all_modes[@]}" --ncu --dry-run --stage /s --out /o > /dev/null 2>&1 ||
+        echo "the dry run of $workload with every mode failed" >> "$actual"
     done ;;
   fake-run)
     work=$(mktemp -d)
