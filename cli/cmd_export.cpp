@@ -1,46 +1,131 @@
 // limiter export RUN --format sqlite -o run.sqlite: the run and its analysis as a database a
 // data user can query (Python's sqlite3, pandas, DuckDB). Streamed: any number of launches.
+// limiter export RUN... --format perfetto -o trace.json: the records' timelines as a Chrome
+// trace (ui.perfetto.dev, chrome://tracing), a process per record (a rank of a job).
+#include <algorithm>
+#include <filesystem>
 #include <iostream>
 
 #include "commands.hpp"
 #include "limiter/error.hpp"
+#include "limiter/file_io.hpp"
+#include "limiter/perfetto_export.hpp"
+#include "limiter/record_stream.hpp"
 #include "limiter/sqlite_export.hpp"
 #include "options.hpp"
 #include "output_guard.hpp"
+#include "record_sets.hpp"
 #include "run_input.hpp"
 
 namespace limiter::cli {
+namespace {
 
-int run_export(const Args& args) {
-  po::options_description visible("options");
-  std::string run_path, format, output, peaks;
-  visible.add_options()
-      ("format,f", po::value(&format)->default_value("sqlite"), "sqlite (tables run, kernels, launches, counters, groups)")
-      ("output,o", po::value(&output)->required(), "the database to write (replaced if it exists)")
-      ("peaks", po::value(&peaks)->default_value("theoretical"), "theoretical or calibrated");
-  po::options_description hidden;
-  hidden.add_options()("run", po::value(&run_path)->required()->value_name("RUN"),
-                       "a run record (.json or .json.gz) or an Nsight Compute CSV");
-  po::positional_options_description positional;
-  positional.add("run", 1);
-  po::variables_map vm;
-  if (!parse_options(args, "limiter export RUN --format sqlite -o run.sqlite\n\n"
-                           "RUN is a run record (.json or .json.gz) or an Nsight Compute CSV export. The README\n"
-                           "shows the tables and queries from Python, pandas and DuckDB.",
-                     visible, positional, vm, &hidden))
-    return kExitOk;
-  if (format != "sqlite") throw InputError("unknown --format '" + format + "' for export (expected sqlite)");
-  refuse_output_over_input(output, {run_path});
-  AnalysisOptions analysis_options;
-  analysis_options.peaks = peak_kind_from_string(peaks);
+int export_sqlite(const std::string& run_path, const std::string& output, const AnalysisOptions& analysis_options) {
   SummaryOptions summary_options;
   summary_options.keep_launches = false;
   SqliteExport database(output);
   const RunSummary summary = load_summary(run_path, analysis_options, summary_options, database.batch_sink());
+  if (is_run_record(run_path))
+    if (const auto timeline = read_run_header(run_path).timeline) database.add_timeline(*timeline);
   database.finish(summary);
   std::cerr << "limiter export: " << summary.launches << " launches of " << summary.distinct_kernels << " kernels -> "
             << output << "\n";
   return kExitOk;
+}
+
+// One record's process: its timeline, each kernel's analysis by launch sequence, its verdict.
+struct TraceProcess {
+  PerfettoProcess process;
+  Timeline timeline;
+  std::optional<int> rank;
+  std::string path;
+};
+
+TraceProcess trace_process(const std::string& path, const AnalysisOptions& analysis_options) {
+  if (!is_run_record(path))
+    throw InputError("'" + path + "' is not a run record: only `limiter run` records hold a timeline");
+  TraceProcess trace;
+  trace.path = path;
+  RunRecord header = read_run_header(path);
+  if (!header.timeline) throw InputError("'" + path + "': " + kNoTimelineNote);
+  trace.timeline = std::move(*header.timeline);
+  SummaryOptions summary_options;
+  summary_options.keep_launches = false;
+  std::unordered_map<std::uint64_t, std::string> names;  // display names are known only at the end
+  const RunSummary summary = load_summary(path, analysis_options, summary_options, [&](const RunRecord&, const RunAnalysis& a) {
+    for (const auto& k : a.kernels) {
+      trace.process.kernels[k.sequence] = perfetto_kernel_args(k, "");
+      names[k.sequence] = k.name;
+    }
+  });
+  for (auto& [sequence, args] : trace.process.kernels) args.display_name = summary.display_name(names[sequence]);
+  trace.process.program = summary.program;
+  trace.rank = header.rank ? std::optional<int>(header.rank->rank) : std::nullopt;
+  const std::string file = std::filesystem::path(path).filename().string();
+  trace.process.name = header.rank ? "rank " + std::to_string(header.rank->rank) + (header.host.empty() ? "" : " (" + header.host + ")")
+                                   : file;
+  return trace;
+}
+
+int export_perfetto(const std::vector<std::string>& paths, const std::string& output, const AnalysisOptions& analysis_options) {
+  std::vector<TraceProcess> traces;
+  for (const auto& path : paths) traces.push_back(trace_process(path, analysis_options));
+  std::stable_sort(traces.begin(), traces.end(), [](const TraceProcess& a, const TraceProcess& b) {
+    return a.rank.value_or(INT32_MAX) < b.rank.value_or(INT32_MAX);
+  });
+  std::vector<PerfettoProcess> processes;
+  for (auto& t : traces) {
+    t.process.timeline = &t.timeline;
+    processes.push_back(std::move(t.process));
+  }
+  std::size_t events = 0;
+  write_file_atomically(output, [&](std::ostream& out) { events = write_perfetto_trace(processes, out); });
+  std::cerr << "limiter export: " << events << " events of " << processes.size()
+            << (processes.size() == 1 ? " record" : " records") << " -> " << output
+            << " (open it in ui.perfetto.dev or chrome://tracing)\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+int run_export(const Args& args) {
+  po::options_description visible("options");
+  std::vector<std::string> run_arguments;
+  std::string format, output, peaks;
+  visible.add_options()
+      ("format,f", po::value(&format)->default_value("sqlite"),
+       "sqlite (tables run, kernels, launches, counters, groups, timeline, program) or perfetto (a Chrome trace "
+       "of the timeline; the default for -o *.json)")
+      ("output,o", po::value(&output)->required(), "the file to write (replaced if it exists)")
+      ("peaks", po::value(&peaks)->default_value("theoretical"), "theoretical or calibrated");
+  po::options_description hidden;
+  hidden.add_options()("run", po::value(&run_arguments)->required()->value_name("RUN"),
+                       "a run record (.json or .json.gz) or an Nsight Compute CSV");
+  po::positional_options_description positional;
+  positional.add("run", -1);
+  po::variables_map vm;
+  if (!parse_options(args, "limiter export RUN --format sqlite -o run.sqlite\n"
+                           "limiter export RUN... --format perfetto -o trace.json\n\n"
+                           "RUN is a run record (.json or .json.gz) or an Nsight Compute CSV export. The README\n"
+                           "shows the tables and queries from Python, pandas and DuckDB. perfetto writes the\n"
+                           "records' timelines (several records, files, globs or a folder: a process per rank).",
+                     visible, positional, vm, &hidden))
+    return kExitOk;
+  if (vm["format"].defaulted() && output.ends_with(".json")) format = "perfetto";
+  if (format != "sqlite" && format != "perfetto")
+    throw InputError("unknown --format '" + format + "' for export (expected sqlite or perfetto)");
+  AnalysisOptions analysis_options;
+  analysis_options.peaks = peak_kind_from_string(peaks);
+  if (format == "perfetto") {
+    const auto paths = expand_record_arguments(run_arguments);
+    refuse_output_over_input(output, paths);
+    return export_perfetto(paths, output, analysis_options);
+  }
+  if (run_arguments.size() != 1)
+    throw InputError("an argument too many: limiter export RUN --format sqlite -o run.sqlite (one record; several only "
+                     "with --format perfetto)");
+  refuse_output_over_input(output, run_arguments);
+  return export_sqlite(run_arguments.front(), output, analysis_options);
 }
 
 }  // namespace limiter::cli

@@ -8,6 +8,7 @@
 #include "limiter/record_json.hpp"
 #include "limiter/reports.hpp"
 #include "json_values.hpp"
+#include "program_render.hpp"
 #include "render_helpers.hpp"
 
 namespace limiter {
@@ -157,8 +158,20 @@ ordered_json rollup_json(const RunSummary& summary) {
   }
   out["groups"] = groups;
   ordered_json fix_first = ordered_json::array();
-  for (std::size_t rank = 0; rank < summary.fix_first.size(); ++rank) {
-    const auto& item = summary.fix_first[rank];
+  const auto lines = render::fix_first_lines(summary);
+  for (std::size_t rank = 0; rank < lines.size(); ++rank) {
+    // With a program verdict the program's fixes rank among the kernels, and each entry says its kind.
+    if (const ProgramFix* fix = lines[rank].program) {
+      fix_first.push_back({{"rank", rank + 1},
+                           {"kind", "program"},
+                           {"verdict", program_bound_key(fix->bound)},
+                           {"duration_ns", fix->saveable_ns},
+                           {"time_share", fix->share},
+                           {"headline", fix->headline},
+                           {"advice", fix->advice}});
+      continue;
+    }
+    const auto& item = *lines[rank].kernel;
     const auto& group = summary.groups[item.group];
     fix_first.push_back({{"rank", rank + 1},
                          {"name", group.name},
@@ -172,6 +185,7 @@ ordered_json rollup_json(const RunSummary& summary) {
                          {"limiting_unit", group.longest.limiting_unit},
                          {"headline", item.headline},
                          {"advice", item.advice}});
+    if (summary.program) fix_first.back()["kind"] = "kernel";
   }
   out["fix_first"] = fix_first;
   if (!summary.nvtx_ranges.empty()) {  // only for runs with NVTX ranges: other reports stay as they were
@@ -199,6 +213,7 @@ ordered_json report_without_kernels(const RunSummary& summary) {
   ordered_json out;
   out["schema_version"] = kReportSchemaVersion;
   out["kind"] = "limiter-report";
+  if (summary.program) out["program"] = render::program_json(*summary.program);  // first: records with a timeline
   out["device"] = {{"name", run.device.name}, {"arch", run.device.arch}, {"sm_count", run.device.sm_count}};
   out["source"] = run.source;
   out["counter_model"] = to_string(run.counter_model);

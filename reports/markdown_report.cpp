@@ -6,6 +6,7 @@
 
 #include "limiter/format.hpp"
 #include "limiter/reports.hpp"
+#include "program_render.hpp"
 #include "render_helpers.hpp"
 
 namespace limiter {
@@ -34,11 +35,38 @@ void write_time_by_verdict(const RunSummary& summary, std::ostream& out) {
   out << (first ? "no launches\n\n" : "\n\n");
 }
 
+// The program verdict first (records with a timeline): is the GPU the bottleneck at all?
+void write_program(const RunSummary& summary, std::ostream& out) {
+  if (!summary.program) return;
+  const auto& p = *summary.program;
+  out << "### Program: " << to_string(p.verdict) << "\n\n" << markdown_escape(p.reason) << "\n\n";
+  for (const auto& advice : p.advice) out << "- " << markdown_escape(advice) << "\n";
+  out << "\n| part of the window | time | share |\n|:--|--:|--:|\n";
+  for (const auto& part : render::split_parts(p.split))
+    out << "| " << part.label << " | " << format_duration_ns(part.ns) << " | " << format_percent(p.split.share(part.ns)) << " |\n";
+  out << "\n";
+  if (p.ranges.empty()) return;
+  out << "| NVTX range | wall | instances | GPU busy | verdict |\n|:--|--:|--:|--:|:--|\n";
+  for (std::size_t i = 0; i < p.ranges.size() && i < 10; ++i) {
+    const auto& r = p.ranges[i];
+    out << "| " << markdown_code(r.range) << " | " << format_duration_ns(r.split.wall_ns) << " | " << r.instances << " | "
+        << format_percent(r.split.busy_share(), 0) << " | " << to_string(r.verdict) << " |\n";
+  }
+  out << "\n";
+}
+
 void write_fix_first(const RunSummary& summary, std::ostream& out) {
-  if (summary.fix_first.empty()) return;
+  const auto lines = render::fix_first_lines(summary);
+  if (lines.empty()) return;
   out << "### What to fix first\n\n";
-  for (std::size_t rank = 0; rank < summary.fix_first.size(); ++rank) {
-    const auto& item = summary.fix_first[rank];
+  for (std::size_t rank = 0; rank < lines.size(); ++rank) {
+    if (lines[rank].program) {
+      const auto& fix = *lines[rank].program;
+      out << rank + 1 << ". **program** — " << markdown_escape(render::fix_program_text(fix)) << ": "
+          << markdown_escape(fix.headline) << "\n";
+      continue;
+    }
+    const auto& item = *lines[rank].kernel;
     const auto& g = summary.groups[item.group];
     out << rank + 1 << ". **" << markdown_code(g.display_name) << "** [" << g.longest.sequence << "] — "
         << render::duration_text(g.durations.total_ns) << " (" << format_percent(g.time_share, 0) << "), "
@@ -141,6 +169,7 @@ void write_markdown_report(const RunSummary& summary, std::ostream& out, const R
       << " counters; peaks: " << to_string(run.peaks) << " (" << markdown_escape(run.peaks_origin) << "). "
       << markdown_escape(render::run_scope_text(summary)) << ".\n\n";
   for (const auto& note : render::collection_notes(summary)) out << "> **Warning:** " << markdown_escape(note) << "\n\n";
+  write_program(summary, out);
   write_time_by_verdict(summary, out);
   if (summary.selected_launches == 0) return;
   write_fix_first(summary, out);

@@ -5,6 +5,7 @@
 #include "limiter/json_text.hpp"
 #include "limiter/record_json.hpp"
 #include "limiter/reports.hpp"
+#include "program_render.hpp"
 
 namespace limiter {
 namespace {
@@ -32,6 +33,7 @@ ordered_json rank_run_json(const RankRun& r) {
   out["selected_launches"] = r.summary.selected_launches;
   out["kernel_ns"] = r.kernel_ns;
   out["collective_ns"] = r.collective_ns;
+  if (r.summary.program) out["program"] = render::program_json(*r.summary.program);  // records with a timeline
   ordered_json by_verdict = ordered_json::array();
   for (const auto& entry : r.summary.time_by_verdict) {
     by_verdict.push_back({{"verdict", verdict_or_null(entry.verdict)}, {"launches", entry.launches},

@@ -3,6 +3,7 @@
 #include <ostream>
 
 #include "limiter/reports.hpp"
+#include "program_render.hpp"
 #include "rank_cells.hpp"
 #include "render_helpers.hpp"
 
@@ -37,6 +38,11 @@ void write_rank_markdown_report(const RankSummary& summary, std::ostream& out, c
   out << "### Ranks\n\n";
   const auto rank_titles = render::rank_table_titles();
   write_table(rank_titles, render::rank_table_rows(summary), out, rank_titles.size() - 1);
+  if (const auto lines = render::rank_program_lines(summary); !lines.empty()) {  // ranks with a timeline
+    out << "**Program per rank:**\n\n";
+    for (const auto& line : lines) out << "- " << render::markdown_escape(line) << "\n";
+    out << "\n";
+  }
   const std::size_t shown = render::shown_rank_kernel_count(summary, options.top);
   out << "### Kernels over all ranks by time, grouped by name and launch configuration";
   if (shown < summary.kernels.size()) out << " (top " << shown << " of " << summary.kernels.size() << ")";

@@ -3,6 +3,7 @@
 #include <ostream>
 
 #include "limiter/reports.hpp"
+#include "program_render.hpp"
 #include "rank_cells.hpp"
 #include "text_table.hpp"
 
@@ -34,6 +35,10 @@ void write_rank_text_report(const RankSummary& summary, std::ostream& out, const
   for (const auto& note : summary.notes) out << "WARNING: " << note << "\n";
   out << "\nranks:\n";
   table_of(render::rank_table_titles(), render::rank_table_rows(summary)).write(out);
+  if (const auto lines = render::rank_program_lines(summary); !lines.empty()) {  // ranks with a timeline
+    out << "\nprogram per rank (is the GPU the bottleneck at all?):\n";
+    for (const auto& line : lines) out << "  " << line << "\n";
+  }
   const std::size_t shown = render::shown_rank_kernel_count(summary, options.top);
   out << "\nkernels over all ranks by time, grouped by name and launch configuration";
   if (shown < summary.kernels.size())

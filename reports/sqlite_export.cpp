@@ -39,6 +39,14 @@ CREATE TABLE groups (
   dram_utilization REAL, compute_utilization REAL, memory_utilization REAL,
   lmem_l2_share REAL, lmem_instruction_share REAL, theoretical_occupancy REAL,
   first_sequence INTEGER, longest_sequence INTEGER, fix_first_rank INTEGER, advice_headline TEXT);
+CREATE TABLE timeline (
+  event_id INTEGER PRIMARY KEY, kind TEXT NOT NULL, start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,
+  duration_ns INTEGER NOT NULL, stream_id INTEGER, context_id INTEGER, device INTEGER, correlation_id INTEGER,
+  name TEXT, bytes INTEGER, pageable INTEGER, thread_id INTEGER, launch_sequence INTEGER);
+CREATE TABLE program (
+  scope TEXT PRIMARY KEY, instances INTEGER, verdict TEXT, wall_ns REAL, gpu_busy_ns REAL, gpu_busy_share REAL,
+  kernel_ns REAL, copy_only_ns REAL, idle_ns REAL, idle_launch_ns REAL, idle_sync_ns REAL, idle_copy_ns REAL,
+  idle_host_ns REAL, idle_unattributed_ns REAL);
 )";
 
 // A prepared statement whose values are bound in column order.
@@ -166,8 +174,41 @@ BatchSink SqliteExport::batch_sink() {
   return [this](const RunRecord& batch, const RunAnalysis& analysis) { impl_->add(batch, analysis); };
 }
 
+void SqliteExport::add_timeline(const Timeline& timeline) {
+  Statement event(impl_->db, "INSERT INTO timeline VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  std::int64_t id = 0;
+  for (const auto& e : timeline.events) {
+    event.integer(++id).text(std::string(to_string(e.kind))).integer(static_cast<std::int64_t>(e.start_ns))
+        .integer(static_cast<std::int64_t>(e.end_ns)).integer(static_cast<std::int64_t>(e.duration_ns()));
+    event.optional_integer(e.stream_id).optional_integer(e.context_id).optional_integer(e.device);
+    if (e.correlation_id) event.integer(e.correlation_id);
+    else event.null();
+    event.text(e.name).optional_integer(e.bytes);
+    if (e.pageable) event.integer(*e.pageable);
+    else event.null();
+    event.optional_integer(e.thread_id).optional_integer(e.launch_sequence).run();
+  }
+}
+
+namespace {
+
+// The program verdict's rows: the whole window ("window"), then each NVTX range by its path.
+void write_program(sqlite3* db, const ProgramVerdict& program) {
+  Statement row(db, "INSERT INTO program VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  const auto add = [&](const std::string& scope, std::size_t instances, ProgramBound verdict, const TimeSplit& s) {
+    row.text(scope).integer(static_cast<std::int64_t>(instances)).text(std::string(program_bound_key(verdict)));
+    row.real(s.wall_ns).real(s.gpu_busy_ns).real(s.busy_share()).real(s.kernel_ns).real(s.copy_only_ns).real(s.idle_ns);
+    row.real(s.idle_launch_ns).real(s.idle_sync_ns).real(s.idle_copy_ns).real(s.idle_host_ns).real(s.idle_unattributed_ns).run();
+  };
+  add("window", 1, program.verdict, program.split);
+  for (const auto& r : program.ranges) add(r.range, r.instances, r.verdict, r.split);
+}
+
+}  // namespace
+
 void SqliteExport::finish(const RunSummary& summary) {
   sqlite3* db = impl_->db;
+  if (summary.program) write_program(db, *summary.program);
   {
     Statement kernel(db, "INSERT INTO kernels VALUES (?,?,?,?)");
     for (const auto& [name, id] : impl_->kernel_ids)

@@ -7,6 +7,7 @@
 
 #include "limiter/format.hpp"
 #include "limiter/reports.hpp"
+#include "program_render.hpp"
 #include "render_helpers.hpp"
 #include "text_table.hpp"
 
@@ -32,12 +33,31 @@ std::string lmem_l2_text(const std::optional<double>& share, bool upper_bound) {
   return (upper_bound && share ? "<=" : "") + format_percent(share, 1);
 }
 
+// The program verdict first: whether the GPU is the bottleneck at all (records with a timeline).
+void write_program(const RunSummary& summary, std::ostream& out) {
+  if (!summary.program) return;
+  const auto& p = *summary.program;
+  out << "program: " << p.reason << "\n";
+  for (const auto& advice : p.advice) out << "  - " << advice << "\n";
+  if (p.ranges.empty()) return;
+  constexpr std::size_t kShown = 10;
+  out << "  by NVTX range" << (p.ranges.size() > kShown ? " (top " + std::to_string(kShown) + " by time)" : "") << ":\n";
+  TextTable table({{"wall"}, {"instances"}, {"GPU busy"}, {"verdict", Align::left}, {"range", Align::left}});
+  for (std::size_t i = 0; i < p.ranges.size() && i < kShown; ++i) {
+    const auto& r = p.ranges[i];
+    table.add_row({format_duration_ns(r.split.wall_ns), std::to_string(r.instances), format_percent(r.split.busy_share(), 0),
+                   std::string(to_string(r.verdict)), r.range});
+  }
+  table.write(out, "    ");
+}
+
 void write_header(const RunSummary& summary, std::ostream& out) {
   const auto& run = summary.run;
   out << "limiter report — " << render::device_text(run.device) << "\nsource: " << (run.source.empty() ? "?" : run.source)
       << ", " << to_string(run.counter_model) << " counters; peaks: " << to_string(run.peaks) << " (" << run.peaks_origin
       << ")\n" << render::run_scope_text(summary) << "\n";
   for (const auto& note : render::collection_notes(summary)) out << "WARNING: " << note << "\n";
+  write_program(summary, out);
   out << "time by verdict:";
   bool first = true;
   std::vector<VerdictTime> by_time = summary.time_by_verdict;
@@ -121,10 +141,17 @@ void write_nvtx_ranges(const RunSummary& summary, std::ostream& out) {
 }
 
 void write_fix_first(const RunSummary& summary, std::ostream& out) {
-  if (summary.fix_first.empty()) return;
-  out << "\nwhat to fix first (most time first):\n";
-  for (std::size_t rank = 0; rank < summary.fix_first.size(); ++rank) {
-    const auto& item = summary.fix_first[rank];
+  const auto lines = render::fix_first_lines(summary);
+  if (lines.empty()) return;
+  out << "\nwhat to fix first (most time first" << (summary.program ? ", the program's fixes among the kernels" : "")
+      << "):\n";
+  for (std::size_t rank = 0; rank < lines.size(); ++rank) {
+    if (lines[rank].program) {
+      const auto& fix = *lines[rank].program;
+      out << "  " << rank + 1 << ". program: " << render::fix_program_text(fix) << ": " << fix.headline << "\n";
+      continue;
+    }
+    const auto& item = *lines[rank].kernel;
     const auto& g = summary.groups[item.group];
     out << "  " << rank + 1 << ". " << g.display_name << " [" << g.longest.sequence << "] — "
         << render::duration_text(g.durations.total_ns) << " (" << format_percent(g.time_share, 0) << "), "

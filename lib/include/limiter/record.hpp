@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "limiter/timeline.hpp"
+
 namespace limiter {
 
 // 1: exact mode (one range per launch). 2: adds "sampling" (PM-sampling mode: each entry of
@@ -124,6 +126,10 @@ struct KernelLaunch {
   // asks for dozens of counters per launch, without building a string for each.
   std::map<std::string, double, std::less<>> counters;
   std::optional<SampleSupport> sampled;    // PM-sampling mode: an aggregate over launches, not one launch
+  // When the kernel ran (the timeline's clock, ns) and where its duration comes from:
+  // "activity" (its kernel activity record) or "range" (the counters of its range).
+  std::optional<std::uint64_t> start_ns, end_ns;
+  std::optional<std::string> duration_source;
 
   std::optional<double> counter(std::string_view metric) const {
     auto it = counters.find(metric);
@@ -180,6 +186,9 @@ struct RunRecord {
   std::string ended;                        // how the profiled process ended: "exit", "signal SIGTERM",
                                             // "killed" (recovered from its partial file); empty: unknown
   std::optional<SamplingInfo> sampling;     // set: a PM-sampling run (launches are per-kernel aggregates)
+  // The activity timeline of the profiled window (timeline.hpp): the program verdict and the
+  // Perfetto export read it. Unset in records before it and in imported ones.
+  std::optional<Timeline> timeline;
   std::vector<KernelLaunch> launches;
   friend bool operator==(const RunRecord&, const RunRecord&) = default;
   std::uint64_t missed_launches() const {

@@ -19,6 +19,7 @@
 #include "limiter/analysis.hpp"
 #include "limiter/kernel_names.hpp"
 #include "limiter/nvtx_ranges.hpp"
+#include "limiter/program_verdict.hpp"
 #include "limiter/rollup.hpp"
 
 namespace limiter {
@@ -99,6 +100,8 @@ struct RunSummary {
   // Selected launches by NVTX ranges, most time first; empty when no launch has a range.
   std::vector<NvtxRangeSummary> nvtx_ranges;
   std::unordered_map<std::string, std::string> display_names;  // demangled name -> as shown
+  // The program verdict (program_verdict.hpp) from the record's timeline; empty without one.
+  std::optional<ProgramVerdict> program;
 
   bool has_repeated_launches() const;
   // The name as reports show it; the name itself when it is not in the run.

@@ -9,7 +9,8 @@ namespace limiter::detail {
 
 enum class LaunchField {
   sequence, name, mangled_name, grid, block, registers, static_shared, dynamic_shared, local_bytes,
-  stream_id, context_id, device, graph_id, graph_node, user_range_ns, kernel_active_ns, nvtx, counters, sampled, ignored
+  stream_id, context_id, device, graph_id, graph_node, user_range_ns, kernel_active_ns, nvtx, counters, sampled,
+  start_ns, end_ns, duration_source, ignored
 };
 
 inline LaunchField launch_field(std::string_view key) {
@@ -23,7 +24,9 @@ inline LaunchField launch_field(std::string_view key) {
       {"graph_id", LaunchField::graph_id}, {"graph_node", LaunchField::graph_node},
       {"user_range_ns", LaunchField::user_range_ns}, {"kernel_active_ns", LaunchField::kernel_active_ns},
       {"nvtx", LaunchField::nvtx}, {"counters", LaunchField::counters},
-      {"sampled", LaunchField::sampled}};
+      {"sampled", LaunchField::sampled},
+      {"start_ns", LaunchField::start_ns}, {"end_ns", LaunchField::end_ns},
+      {"duration_source", LaunchField::duration_source}};
   for (const auto& [name, field] : fields)
     if (key == name) return field;
   return LaunchField::ignored;

@@ -102,6 +102,15 @@ void LaunchParser::parse(std::string_view text, std::size_t index, std::size_t l
       case LaunchField::nvtx: read_nvtx(value, launch); break;
       case LaunchField::counters: read_counters(value, launch); has_counters = true; break;
       case LaunchField::sampled: read_sampled(value, launch); break;
+      case LaunchField::start_ns: set_u64(launch.start_ns, value, "start_ns"); break;  // the timeline's clock
+      case LaunchField::end_ns: set_u64(launch.end_ns, value, "end_ns"); break;
+      case LaunchField::duration_source: {
+        od::json_type type;
+        check(value.type().get(type));
+        if (type == od::json_type::null) check(value.is_null().error());
+        else launch.duration_source.emplace(string_of(value, "\"duration_source\" must be a string or null"));
+        break;
+      }
       case LaunchField::ignored: break;  // skipped by the next step of the iteration
     }
   }

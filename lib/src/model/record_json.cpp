@@ -1,43 +1,21 @@
+// The parts of a run record as JSON: device, rank, launch, sampling, missed launches.
 #include "limiter/record_json.hpp"
 
-#include <cctype>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string_view>
 
 #include "limiter/error.hpp"
-#include "limiter/file_io.hpp"
-#include "limiter/json_text.hpp"
+#include "model/json_fields.hpp"
 #include "model/launch_fields.hpp"
 #include "model/record_faults.hpp"
 
 namespace limiter {
-namespace {
 
 using ordered_json = nlohmann::ordered_json;
 using json = nlohmann::json;
-
-template <typename T>
-void put_optional(ordered_json& out, const char* key, const std::optional<T>& value) {
-  out[key] = value ? ordered_json(*value) : ordered_json(nullptr);
-}
-
-template <typename T>
-std::optional<T> get_optional(const json& in, const char* key) {
-  auto it = in.find(key);
-  if (it == in.end() || it->is_null()) return std::nullopt;
-  return it->get<T>();
-}
-
-ordered_json dim3_json(const Dim3& d) { return ordered_json::array({d.x, d.y, d.z}); }
-
-Dim3 dim3_from(const json& in) {
-  if (!in.is_array() || in.size() != 3) throw InputError("expected [x, y, z]");
-  return Dim3{in[0].get<std::uint32_t>(), in[1].get<std::uint32_t>(), in[2].get<std::uint32_t>()};
-}
-
-}  // namespace
+using detail::dim3_from;
+using detail::dim3_json;
+using detail::get_optional;
+using detail::put_optional;
 
 ordered_json device_json(const DeviceDescription& d) {
   ordered_json out;
@@ -110,6 +88,9 @@ ordered_json launch_json(const KernelLaunch& k) {
   put_optional(out, "user_range_ns", k.user_range_ns);
   put_optional(out, "kernel_active_ns", k.kernel_active_ns);
   if (!k.nvtx.empty()) out["nvtx"] = k.nvtx;  // records without NVTX ranges stay as they were
+  detail::put_if_set(out, "start_ns", k.start_ns);  // records without a timeline stay as they were
+  detail::put_if_set(out, "end_ns", k.end_ns);
+  detail::put_if_set(out, "duration_source", k.duration_source);
   if (k.sampled) {
     const auto& s = *k.sampled;
     out["sampled"] = {{"launches", s.launches},   {"kernel_time_ns", s.kernel_time_ns}, {"samples", s.samples},
@@ -175,6 +156,9 @@ KernelLaunch launch_fields_from(const json& in) {
       k.nvtx.push_back(path.get<std::string>());
     }
   }
+  k.start_ns = get_optional<std::uint64_t>(in, "start_ns");
+  k.end_ns = get_optional<std::uint64_t>(in, "end_ns");
+  k.duration_source = get_optional<std::string>(in, "duration_source");
   if (auto sampled = in.find("sampled"); sampled != in.end()) {
     SampleSupport s;
     s.launches = sampled->at("launches").get<std::uint64_t>();
@@ -241,216 +225,6 @@ std::vector<MissedLaunches> missed_from(const json& in) {
     missed.push_back(std::move(m));
   }
   return missed;
-}
-
-namespace {
-
-// The run's fields but its launches, in the order every writer puts them.
-ordered_json run_fields_json(const RunRecord& run) {
-  ordered_json out;
-  out["schema_version"] = run.sampling ? kRunSchemaVersion : run.schema_version;
-  out["kind"] = "limiter-run";
-  out["tool_version"] = run.tool_version;
-  out["source"] = run.source;
-  out["created_at"] = run.created_at;
-  out["command_line"] = run.command_line;
-  // Only where known, so records of single processes read as before.
-  if (!run.host.empty()) out["host"] = run.host;
-  if (run.rank) out["rank"] = rank_json(*run.rank);
-  out["counter_model"] = to_string(run.counter_model);
-  if (run.sampling) out["sampling"] = sampling_json(*run.sampling);
-  out["device"] = device_json(run.device);
-  if (!run.ended.empty()) out["ended"] = run.ended;
-  if (!run.missed.empty()) out["missed"] = missed_json(run.missed);
-  if (run.launches_seen) out["launches_seen"] = *run.launches_seen;
-  if (!run.kernels_seen.empty()) out["kernels_seen"] = kernels_seen_json(run.kernels_seen);
-  return out;
-}
-
-// The layout of every record limiter writes: the run's fields indented, then a launch per line,
-// which editors, grep and diff show whole (the reader takes any layout alike: record_stream.hpp).
-std::string line_layout_head(const ordered_json& fields) {
-  std::string head = json_text(fields, 1);
-  head.resize(head.rfind('}'));  // reopened: the launches follow
-  while (!head.empty() && std::isspace(static_cast<unsigned char>(head.back()))) head.pop_back();
-  return head + ",\n \"launches\": [";
-}
-const char* line_layout_separator(std::size_t index) { return index ? ",\n  " : "\n  "; }
-constexpr const char* kLineLayoutEnd = "\n ]\n}\n";
-
-}  // namespace
-
-ordered_json to_json(const RunRecord& run) {
-  ordered_json out = run_fields_json(run);
-  ordered_json launches = ordered_json::array();
-  for (const auto& launch : run.launches) launches.push_back(launch_json(launch));
-  out["launches"] = std::move(launches);
-  return out;
-}
-
-RunRecord run_from_json(const json& in, const std::string& origin) {
-  if (!in.is_object() || !in.contains("kind") || in["kind"] != "limiter-run") {
-    throw InputError(origin + ": not a limiter run record (no \"kind\": \"limiter-run\"); "
-                     "make one with `limiter run`, `limiter kernels` or `limiter import`");
-  }
-  RunRecord run;
-  try {
-    const int version = in.value("schema_version", 0);
-    if (version < 1 || version > kRunSchemaVersion) {
-      throw InputError("run schema_version " + std::to_string(version) + " is not supported by limiter " +
-                       tool_version() + " (reads 1.." + std::to_string(kRunSchemaVersion) +
-                       "); use a matching limiter version");
-    }
-    run.schema_version = version;
-    run.tool_version = in.value("tool_version", "");
-    run.source = in.value("source", "");
-    run.created_at = in.value("created_at", "");
-    run.command_line = in.value("command_line", std::vector<std::string>{});
-    run.host = in.value("host", "");
-    if (auto rank = in.find("rank"); rank != in.end() && !rank->is_null()) run.rank = rank_from(*rank);
-    run.counter_model = counter_model_from_string(in.value("counter_model", "perfworks"));
-    if (auto sampling = in.find("sampling"); sampling != in.end()) run.sampling = sampling_from(*sampling);
-    run.device = device_from(in.at("device"));
-    run.ended = in.value("ended", "");
-    if (auto missed = in.find("missed"); missed != in.end()) run.missed = missed_from(*missed);
-    run.launches_seen = get_optional<std::uint64_t>(in, "launches_seen");
-    if (auto seen = in.find("kernels_seen"); seen != in.end()) run.kernels_seen = kernels_seen_from(*seen);
-    std::size_t index = 0;
-    for (const auto& launch : in.at("launches")) {
-      try {
-        run.launches.push_back(launch_from(launch));
-      } catch (const std::exception& e) {
-        throw InputError("launch " + std::to_string(index) + ": " + e.what());
-      }
-      ++index;
-    }
-  } catch (const InputError& e) {  // a field of the wrong type is named, where the message did not
-    const std::string fault = detail::record_field_fault(in);
-    throw InputError(origin + ": " + (fault.empty() ? e.what() : fault));
-  } catch (const json::exception& e) {  // named in the user's words, not the library's
-    const std::string fault = detail::record_field_fault(in);
-    throw InputError(origin + ": " + (fault.empty() ? "malformed run record: " + detail::json_error_words(e) : fault));
-  }
-  return run;
-}
-
-std::string partial_run_header(const RunRecord& run) {
-  ordered_json header = to_json(run);
-  header["kind"] = "limiter-partial-run";
-  header.erase("launches");
-  return json_text(header);
-}
-
-namespace {
-
-// Opens a partial run and reads its header line, checked as a run record without launches;
-// HEADER keeps the line's field order for finish_partial_run.
-RunRecord open_partial_run(std::ifstream& in, const std::string& path, ordered_json& header) {
-  in.open(path);
-  if (!in) throw InputError("cannot open partial run '" + path + "'");
-  std::string line;
-  if (!std::getline(in, line)) throw InputError("partial run '" + path + "' is empty");
-  try {
-    header = ordered_json::parse(line);
-  } catch (const json::exception& e) {
-    throw InputError("partial run '" + path + "' has a corrupt header: " + detail::json_error_words(e));
-  }
-  header["kind"] = "limiter-run";
-  json checked = json::parse(json_text(header));
-  checked["launches"] = json::array();
-  return run_from_json(checked, "'" + path + "'");
-}
-
-// Status lines of a partial run: {"status": {"missed": [...], "launches_seen": N, "ended": "..."}},
-// each field optional; for each field the latest line that has it wins.
-constexpr std::string_view kStatusPrefix = "{\"status\"";
-
-bool apply_partial_status(const json& entry, RunRecord& run) {
-  if (!entry.is_object() || entry.size() != 1 || !entry.contains("status")) return false;
-  const json& status = entry.at("status");
-  if (auto missed = status.find("missed"); missed != status.end()) run.missed = missed_from(*missed);
-  if (auto seen = status.find("launches_seen"); seen != status.end()) run.launches_seen = seen->get<std::uint64_t>();
-  if (auto seen = status.find("kernels_seen"); seen != status.end()) run.kernels_seen = kernels_seen_from(*seen);
-  if (auto ended = status.find("ended"); ended != status.end()) run.ended = ended->get<std::string>();
-  return true;
-}
-
-}  // namespace
-
-RunRecord read_partial_run(const std::string& path) {
-  std::ifstream in;
-  ordered_json header;
-  RunRecord run = open_partial_run(in, path, header);
-  std::string line;
-  while (std::getline(in, line)) {
-    json entry;
-    try {
-      entry = json::parse(line);
-      if (apply_partial_status(entry, run)) continue;
-      run.launches.push_back(launch_from(entry));
-    } catch (const std::exception&) {
-      break;  // the torn last line of a process that died mid-write
-    }
-  }
-  return run;
-}
-
-std::string partial_status_line(const RunRecord& status) {
-  ordered_json fields = ordered_json::object();
-  if (!status.missed.empty()) fields["missed"] = missed_json(status.missed);
-  if (status.launches_seen) fields["launches_seen"] = *status.launches_seen;
-  if (!status.kernels_seen.empty()) fields["kernels_seen"] = kernels_seen_json(status.kernels_seen);
-  if (!status.ended.empty()) fields["ended"] = status.ended;
-  return json_text(ordered_json{{"status", std::move(fields)}});
-}
-
-std::size_t finish_partial_run(const std::string& partial, const std::string& output, const std::string& ended_if_unknown) {
-  std::ifstream in;
-  ordered_json header;
-  RunRecord status = open_partial_run(in, partial, header);
-  // First pass: the status lines (missed launches, how the process ended) belong in the
-  // header, before the launches, where the streaming reader finds them.
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.starts_with(kStatusPrefix)) continue;
-    try {
-      apply_partial_status(json::parse(line), status);
-    } catch (const std::exception&) {
-      break;
-    }
-  }
-  if (status.ended.empty()) status.ended = ended_if_unknown;
-  if (!status.ended.empty()) header["ended"] = status.ended;
-  if (!status.missed.empty()) header["missed"] = missed_json(status.missed);
-  if (status.launches_seen) header["launches_seen"] = *status.launches_seen;
-  if (!status.kernels_seen.empty()) header["kernels_seen"] = kernels_seen_json(status.kernels_seen);
-  in.clear();
-  in.seekg(0);
-  std::getline(in, line);  // the header line, already read
-  std::size_t count = 0;
-  write_file_atomically(output, [&](std::ostream& out) {
-    out << line_layout_head(header);
-    while (std::getline(in, line)) {
-      if (line.starts_with(kStatusPrefix)) continue;
-      if (!json::accept(line)) break;  // the torn last line of a process that died mid-write
-      out << line_layout_separator(count++) << line;
-    }
-    out << kLineLayoutEnd;
-  });
-  return count;
-}
-
-void write_run_json(const RunRecord& run, std::ostream& out) {
-  out << line_layout_head(run_fields_json(run));
-  for (std::size_t i = 0; i < run.launches.size(); ++i)
-    out << line_layout_separator(i) << json_text(launch_json(run.launches[i]));
-  out << kLineLayoutEnd;
-}
-
-void write_run_file(const RunRecord& run, const std::string& path) {
-  std::ostringstream text;
-  write_run_json(run, text);
-  write_file_atomically(path, text.str());
 }
 
 }  // namespace limiter

@@ -41,6 +41,7 @@ class BatchAnalyzer {
   void set_header(const RunRecord& header) {
     run_header_ = header;
     run_header_.launches.clear();
+    run_header_.timeline.reset();  // judged once (judged_program); copied for every launch explained again
   }
   // Launches that are neither kept nor exported are analysed without words (a fifth of the time);
   // the builder explains each group's longest at the end. Once the builder has stopped keeping
@@ -77,6 +78,12 @@ class BatchAnalyzer {
   std::atomic<bool> words_needed_;  // read by the analysing threads, written by the one folding
 };
 
+// The program verdict of the record's timeline, when it has one (program_verdict.hpp).
+RunSummary judged_program(RunSummary summary, const RunRecord& header) {
+  if (header.timeline) summary.program = judge_program(*header.timeline);
+  return summary;
+}
+
 }  // namespace
 
 RunSummary summarize_record(const RunRecord& run, const AnalysisOptions& analysis_options,
@@ -87,7 +94,7 @@ RunSummary summarize_record(const RunRecord& run, const AnalysisOptions& analysi
     detail::AnalysedBatch analysed = analyzer.analyse(run);
     analyzer.fold(run, analysed);
   }
-  return analyzer.finish();
+  return judged_program(analyzer.finish(), run);
 }
 
 RunSummary summarize_run_file(const std::string& path, const AnalysisOptions& analysis_options,
@@ -102,7 +109,7 @@ RunSummary summarize_run_file(const std::string& path, const AnalysisOptions& an
         analyzer.fold(batch, analysed);
       });
   if (!started) analyzer.set_header(header);  // a run without launches
-  return analyzer.finish();
+  return judged_program(analyzer.finish(), header);
 }
 
 void for_each_analysed_launch(const std::string& path, const AnalysisOptions& analysis_options,

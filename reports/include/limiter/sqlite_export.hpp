@@ -8,6 +8,9 @@
 //             unit, utilisations, LMEM shares, occupancy, advice headline
 //   counters  long format: sequence, metric, value (every counter of the record)
 //   groups    one row per kernel and launch configuration, most time first (the grouped report)
+//   timeline  one row per activity event of the record's timeline (kernels, copies, memsets,
+//             synchronisations, API calls, NVTX ranges), with the fields of TimelineEvent
+//   program   the program verdict: the whole window ("window"), then each NVTX range by its path
 //
 // Written launch batch by launch batch as the record is read, in one transaction, to a
 // temporary file renamed into place: flat memory, and no half database after a failure.
@@ -27,7 +30,9 @@ class SqliteExport {
 
   // Feeds summarize_run_file / summarize_record (run_summary.hpp).
   BatchSink batch_sink();
-  // Writes kernels, groups and run, commits and renames the file into place.
+  // The record's timeline, a row per event (empty tables without one).
+  void add_timeline(const Timeline& timeline);
+  // Writes kernels, groups, run and the program verdict (summary.program), commits and renames the file into place.
   void finish(const RunSummary& summary);
 
  private:

@@ -1,0 +1,182 @@
+// The activity timeline as JSON (timeline.hpp): the record's "timeline" field, written an event
+// per line inside the record's line layout, and the partial file's chunks of events.
+#include <algorithm>
+#include <array>
+#include <ostream>
+#include <utility>
+
+#include "limiter/error.hpp"
+#include "limiter/json_text.hpp"
+#include "limiter/record_json.hpp"
+#include "model/json_fields.hpp"
+#include "model/record_faults.hpp"
+
+namespace limiter {
+
+using ordered_json = nlohmann::ordered_json;
+using json = nlohmann::json;
+
+namespace {
+
+constexpr std::array<std::pair<ActivityKind, std::string_view>, 6> kKindNames = {{
+    {ActivityKind::kernel, "kernel"},
+    {ActivityKind::memcpy, "memcpy"},
+    {ActivityKind::memset, "memset"},
+    {ActivityKind::synchronization, "synchronization"},
+    {ActivityKind::api_call, "api_call"},
+    {ActivityKind::nvtx_range, "nvtx_range"},
+}};
+
+}  // namespace
+
+std::string_view to_string(ActivityKind kind) {
+  for (const auto& [k, name] : kKindNames)
+    if (k == kind) return name;
+  return "kernel";
+}
+
+std::optional<ActivityKind> activity_kind_from_string(std::string_view text) {
+  for (const auto& [k, name] : kKindNames)
+    if (name == text) return k;
+  return std::nullopt;
+}
+
+void normalize_timeline(Timeline& timeline) {
+  std::stable_sort(timeline.events.begin(), timeline.events.end(), [](const TimelineEvent& a, const TimelineEvent& b) {
+    return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.end_ns < b.end_ns;
+  });
+  if (timeline.events.empty()) return;
+  std::uint64_t first = timeline.events.front().start_ns, last = 0;
+  for (const auto& e : timeline.events) last = std::max(last, std::max(e.start_ns, e.end_ns));
+  const bool unset = timeline.start_ns == 0 && timeline.end_ns == 0;
+  timeline.start_ns = unset ? first : std::min(timeline.start_ns, first);
+  timeline.end_ns = std::max(timeline.end_ns, last);
+}
+
+ordered_json timeline_event_json(const TimelineEvent& e) {
+  ordered_json out;
+  out["kind"] = to_string(e.kind);
+  out["start_ns"] = e.start_ns;
+  out["end_ns"] = e.end_ns;
+  detail::put_if_set(out, "stream_id", e.stream_id);
+  detail::put_if_set(out, "context_id", e.context_id);
+  detail::put_if_set(out, "device", e.device);
+  if (e.correlation_id != 0) out["correlation_id"] = e.correlation_id;  // 0: none, left out
+  out["name"] = e.name;
+  detail::put_if_set(out, "bytes", e.bytes);
+  detail::put_if_set(out, "pageable", e.pageable);
+  detail::put_if_set(out, "thread_id", e.thread_id);
+  detail::put_if_set(out, "launch_sequence", e.launch_sequence);
+  return out;
+}
+
+namespace {
+
+// The event, or nothing for a kind this version does not know (a newer collector's: skipped,
+// so an older limiter still reads the rest).
+std::optional<TimelineEvent> event_fields_from(const json& in) {
+  if (!in.is_object()) throw InputError("expected an object");
+  const auto kind = in.find("kind");
+  if (kind == in.end() || !kind->is_string()) throw InputError("no \"kind\" (a string such as \"kernel\")");
+  TimelineEvent e;
+  const auto known = activity_kind_from_string(kind->get<std::string>());
+  if (!known) return std::nullopt;
+  e.kind = *known;
+  e.start_ns = in.at("start_ns").get<std::uint64_t>();
+  e.end_ns = in.at("end_ns").get<std::uint64_t>();
+  if (e.end_ns < e.start_ns)
+    throw InputError("ends (" + std::to_string(e.end_ns) + " ns) before it starts (" + std::to_string(e.start_ns) + " ns)");
+  e.stream_id = detail::get_optional<std::uint64_t>(in, "stream_id");
+  e.context_id = detail::get_optional<std::uint64_t>(in, "context_id");
+  e.device = detail::get_optional<int>(in, "device");
+  e.correlation_id = in.value("correlation_id", std::uint32_t{0});
+  e.name = in.value("name", "");
+  e.bytes = detail::get_optional<std::uint64_t>(in, "bytes");
+  e.pageable = detail::get_optional<bool>(in, "pageable");
+  e.thread_id = detail::get_optional<std::uint32_t>(in, "thread_id");
+  e.launch_sequence = detail::get_optional<std::uint64_t>(in, "launch_sequence");
+  return e;
+}
+
+// EVENTS (a JSON array) appended to OUT, each error named by its index.
+void append_events(const json& events, std::vector<TimelineEvent>& out, const char* what) {
+  if (!events.is_array()) throw InputError(std::string("\"") + what + "\" must be an array of events");
+  out.reserve(out.size() + events.size());
+  std::size_t index = 0;
+  for (const auto& event : events) {
+    try {
+      if (auto e = event_fields_from(event)) out.push_back(std::move(*e));
+    } catch (const json::exception& error) {
+      throw InputError("timeline event " + std::to_string(index) + ": " + detail::json_error_words(error));
+    } catch (const InputError& error) {
+      throw InputError("timeline event " + std::to_string(index) + ": " + error.what());
+    }
+    ++index;
+  }
+}
+
+}  // namespace
+
+TimelineEvent timeline_event_from(const json& in) {
+  std::vector<TimelineEvent> one;
+  append_events(json::array({in}), one, "events");
+  if (one.empty()) throw InputError("timeline event 0: unknown \"kind\"");
+  return one.front();
+}
+
+ordered_json timeline_window_json(const Timeline& timeline) {
+  return {{"start_ns", timeline.start_ns}, {"end_ns", timeline.end_ns}, {"dropped_records", timeline.dropped_records}};
+}
+
+ordered_json timeline_json(const Timeline& timeline) {
+  ordered_json out = timeline_window_json(timeline);
+  ordered_json events = ordered_json::array();
+  for (const auto& e : timeline.events) events.push_back(timeline_event_json(e));
+  out["events"] = std::move(events);
+  return out;
+}
+
+void apply_timeline_window(const json& in, Timeline& timeline) {
+  if (!in.is_object()) throw InputError("\"timeline\" must be an object");
+  try {
+    timeline.start_ns = in.value("start_ns", std::uint64_t{0});
+    timeline.end_ns = in.value("end_ns", std::uint64_t{0});
+    timeline.dropped_records = in.value("dropped_records", std::uint64_t{0});
+  } catch (const json::exception& error) {
+    throw InputError("\"timeline\": " + detail::json_error_words(error));
+  }
+}
+
+Timeline timeline_from(const json& in) {
+  Timeline timeline;
+  apply_timeline_window(in, timeline);
+  if (auto events = in.find("events"); events != in.end()) append_events(*events, timeline.events, "timeline.events");
+  normalize_timeline(timeline);
+  return timeline;
+}
+
+void append_timeline_events(const json& events, Timeline& timeline) {
+  append_events(events, timeline.events, "timeline_events");
+}
+
+// An event per line, as the record's launches, so grep and diff show each whole; the same
+// text read back by any JSON reader.
+void write_timeline_json(const Timeline& timeline, std::ostream& out) {
+  std::string window = json_text(timeline_window_json(timeline));
+  window.pop_back();  // reopened: the events follow
+  out << window << ", \"events\": [";
+  for (std::size_t i = 0; i < timeline.events.size(); ++i)
+    out << (i ? ",\n  " : "\n  ") << json_text(timeline_event_json(timeline.events[i]));
+  out << (timeline.events.empty() ? "]}" : "\n ]}");
+}
+
+std::string partial_timeline_line(const std::vector<TimelineEvent>& events) {
+  std::string line = "{\"timeline_events\": [";
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    if (i) line += ", ";
+    line += json_text(timeline_event_json(events[i]));
+  }
+  return line + "]}";
+}
+
+}  // namespace limiter
