@@ -4,6 +4,7 @@
 #include <iostream>
 #include <map>
 #include <regex>
+#include <unordered_set>
 
 #include "commands.hpp"
 #include "limiter/analysis.hpp"
@@ -196,12 +197,15 @@ int run_compare(const Args& args) {
     bool first = true;
     for (const auto& [rank, comparison] : comparisons) {
       ComparisonOptions shown = comparison_options;
-      if (names == NameStyle::demangled)
-        for (const auto& k : comparison.matched) shown.names.emplace(k.before.name, k.before.name);
       if (names != NameStyle::short_form) {
+        // Each name once: a view of an interned name is told by its address, not its text.
+        std::unordered_set<const char*> seen;
+        const auto show_whole = [&](std::string_view name) {
+          if (seen.insert(name.data()).second) shown.names.emplace(name, name);
+        };
         for (const auto* side : {&comparison.only_before, &comparison.only_after})
-          for (const auto& k : *side) shown.names.emplace(k.name, k.name);
-        for (const auto& k : comparison.matched) shown.names.emplace(k.before.name, k.before.name);
+          for (const auto& k : *side) show_whole(k.name);
+        for (const auto& k : comparison.matched) show_whole(k.before.name);
       }
       if (names == NameStyle::mangled)
         for (const auto& [name, mangled_name] : mangled) shown.names[name] = mangled_name;

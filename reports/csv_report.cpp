@@ -121,9 +121,9 @@ std::vector<std::string> side_cells(const ComparedLaunch* k) {
           plain_number(k->lmem.l2_share), plain_number(k->lmem.instruction_share)};
 }
 
-std::vector<std::string> comparison_row(const std::string& status, const ComparedLaunch* before,
-                                        const ComparedLaunch* after, const KernelComparison* matched,
-                                        const render::NameLookup& names) {
+std::vector<std::string> comparison_row(const RunComparison& comparison, const std::string& status,
+                                        const ComparedLaunch* before, const ComparedLaunch* after,
+                                        const KernelComparison* matched, const render::NameLookup& names) {
   const ComparedLaunch& either = before ? *before : *after;
   std::vector<std::string> row = {status, std::string(either.name), names(either.name)};
   for (auto& cell : configuration_cells(either.grid, either.block)) row.push_back(std::move(cell));
@@ -141,8 +141,8 @@ std::vector<std::string> comparison_row(const std::string& status, const Compare
       matched ? plain_number(matched->time.ratio) : "", matched ? plain_number(matched->time.change) : "",
       matched ? flag(matched->within_noise) : "", matched ? flag(matched->slower_than_limit) : ""};
   row.insert(row.end(), timing.begin(), timing.end());
-  for (const auto& cell : matched ? spread(matched->before_launches) : std::vector<std::string>(3, "")) row.push_back(cell);
-  for (const auto& cell : matched ? spread(matched->after_launches) : std::vector<std::string>(3, "")) row.push_back(cell);
+  for (const auto& cell : matched ? spread(comparison.before_launches(*matched)) : std::vector<std::string>(3, "")) row.push_back(cell);
+  for (const auto& cell : matched ? spread(comparison.after_launches(*matched)) : std::vector<std::string>(3, "")) row.push_back(cell);
   row.push_back(b[0]);
   row.push_back(a[0]);
   row.push_back(matched ? flag(matched->verdict_changed) : "");
@@ -159,9 +159,9 @@ void write_csv_comparison(const RunComparison& comparison, std::ostream& out, co
   const render::NameLookup names(comparison, options.names);
   out << csv_row(kCsvComparisonColumns);
   for (const KernelComparison* k : render::matched_in_order(comparison, options.top))
-    out << csv_row(comparison_row("matched", &k->before, &k->after, k, names));
-  for (const auto& k : comparison.only_before) out << csv_row(comparison_row("only_before", &k, nullptr, nullptr, names));
-  for (const auto& k : comparison.only_after) out << csv_row(comparison_row("only_after", nullptr, &k, nullptr, names));
+    out << csv_row(comparison_row(comparison, "matched", &k->before, &k->after, k, names));
+  for (const auto& k : comparison.only_before) out << csv_row(comparison_row(comparison, "only_before", &k, nullptr, nullptr, names));
+  for (const auto& k : comparison.only_after) out << csv_row(comparison_row(comparison, "only_after", nullptr, &k, nullptr, names));
   // The run totals, as one last row with no kernel: status "total". When the runs selected their
   // launches differently, "total_per_launch": the durations are means per launch, and the kernel
   // cell says how each run selected them.

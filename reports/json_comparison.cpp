@@ -35,7 +35,7 @@ ordered_json launch_spread_json(const DurationStats& durations) {
           {"max_ns", optional_number(durations.max_ns)}};
 }
 
-ordered_json matched_json(const KernelComparison& k, const render::NameLookup& names) {
+ordered_json matched_json(const RunComparison& comparison, const KernelComparison& k, const render::NameLookup& names) {
   ordered_json out;
   out["name"] = std::string(k.before.name);
   out["display_name"] = names(k.before.name);
@@ -45,7 +45,8 @@ ordered_json matched_json(const KernelComparison& k, const render::NameLookup& n
   out["before_sequence"] = k.before.sequence;
   out["after_sequence"] = k.after.sequence;
   out["time"] = time_change_json(k.time);
-  out["launches"] = {{"before", launch_spread_json(k.before_launches)}, {"after", launch_spread_json(k.after_launches)}};
+  out["launches"] = {{"before", launch_spread_json(comparison.before_launches(k))},
+                     {"after", launch_spread_json(comparison.after_launches(k))}};
   out["within_noise"] = k.within_noise;
   out["slower_than_limit"] = k.slower_than_limit;
   out["verdict"] = {{"before", optional_verdict(k.before.verdict)},
@@ -119,7 +120,7 @@ using EntrySource = std::function<void(const EntrySink&)>;  // gives its entries
 void for_each_launch_list(const RunComparison& comparison, const ComparisonOptions& options,
                           const render::NameLookup& names, const std::function<void(const char*, const EntrySource&)>& list) {
   list("matched", [&](const EntrySink& entry) {
-    for (const KernelComparison* k : render::matched_in_order(comparison, options.top)) entry(matched_json(*k, names));
+    for (const KernelComparison* k : render::matched_in_order(comparison, options.top)) entry(matched_json(comparison, *k, names));
   });
   list("only_before", [&](const EntrySink& entry) {
     for (const auto& k : comparison.only_before) entry(unmatched_json(k, names));

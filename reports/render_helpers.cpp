@@ -293,9 +293,13 @@ std::optional<double> occupancy_of(const KernelAnalysis& kernel) {
 
 NameLookup::NameLookup(const RunComparison& comparison, const std::unordered_map<std::string, std::string>& given) {
   std::unordered_set<std::string_view> distinct;  // a name once, however many launches have it
-  for (const auto& k : comparison.matched) distinct.insert(k.before.name);
-  for (const auto& k : comparison.only_before) distinct.insert(k.name);
-  for (const auto& k : comparison.only_after) distinct.insert(k.name);
+  std::unordered_set<const char*> seen;  // launches' names view interned names: hashed by address first
+  const auto add = [&](std::string_view name) {
+    if (seen.insert(name.data()).second) distinct.insert(name);
+  };
+  for (const auto& k : comparison.matched) add(k.before.name);
+  for (const auto& k : comparison.only_before) add(k.name);
+  for (const auto& k : comparison.only_after) add(k.name);
   names_ = short_kernel_names(std::vector<std::string>(distinct.begin(), distinct.end()));
   for (const auto& [name, shown] : given) names_[name] = shown;
 }
@@ -307,14 +311,16 @@ std::string NameLookup::operator()(std::string_view name) const {
 
 // Matched kernels for display: the biggest absolute time difference first.
 std::vector<std::size_t> comparison_display_order(const RunComparison& comparison, std::size_t top) {
-  std::vector<std::size_t> order(comparison.matched.size());
-  std::iota(order.begin(), order.end(), 0);
-  const auto delta = [&](std::size_t index) {
-    const auto& time = comparison.matched[index].time;
-    return time.before_ns && time.after_ns ? std::fabs(*time.after_ns - *time.before_ns) : -1.0;
-  };
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return delta(a) > delta(b); });
-  if (top > 0 && order.size() > top) order.resize(top);
+  std::vector<std::pair<double, std::size_t>> deltas;  // -delta, index: ties in launch order
+  deltas.reserve(comparison.matched.size());
+  for (const auto& k : comparison.matched)
+    deltas.emplace_back(k.time.before_ns && k.time.after_ns ? -std::fabs(*k.time.after_ns - *k.time.before_ns) : 1.0,
+                        deltas.size());
+  // The first TOP of a million need not sort the million.
+  const std::size_t shown = top > 0 ? std::min(top, deltas.size()) : deltas.size();
+  std::partial_sort(deltas.begin(), deltas.begin() + static_cast<std::ptrdiff_t>(shown), deltas.end());
+  std::vector<std::size_t> order(shown);
+  for (std::size_t i = 0; i < shown; ++i) order[i] = deltas[i].second;
   return order;
 }
 

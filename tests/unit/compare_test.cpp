@@ -110,9 +110,9 @@ TEST(Compare, ChangesWithinTheSpreadOfRepeatedLaunchesAreNoise) {
   EXPECT_TRUE(noisy.matched[1].within_noise);
   EXPECT_FALSE(noisy.matched[0].slower_than_limit) << "noise does not fail the gate";
   EXPECT_FALSE(noisy.failed());
-  EXPECT_EQ(noisy.matched[0].before_launches.timed_launches, 2u);
-  EXPECT_DOUBLE_EQ(*noisy.matched[0].after_launches.min_ns, 105);
-  EXPECT_DOUBLE_EQ(*noisy.matched[0].after_launches.max_ns, 115);
+  EXPECT_EQ(noisy.before_launches(noisy.matched[0]).timed_launches, 2u);
+  EXPECT_DOUBLE_EQ(*noisy.after_launches(noisy.matched[0]).min_ns, 105);
+  EXPECT_DOUBLE_EQ(*noisy.after_launches(noisy.matched[0]).max_ns, 115);
 
   // AFTER's launches (120..125) all lie above BEFORE's (100..102): a real slowdown.
   const auto tight = run_of({launch("k", 10, 100), launch("k", 10, 102)});
@@ -299,8 +299,8 @@ TEST(Compare, HashedMatchingAgreesWithTheQuadraticOne) {
       DurationStats spread;  // every launch like it in BEFORE, as the noise test sees them
       for (const auto& other : before.kernels)
         if (other.name == k.before.name && other.grid == k.before.grid) spread.add(other.duration_ns);
-      EXPECT_EQ(k.before_launches.timed_launches, spread.timed_launches);
-      EXPECT_EQ(k.before_launches.min_ns, spread.min_ns);
+      EXPECT_EQ(comparison.before_launches(k).timed_launches, spread.timed_launches);
+      EXPECT_EQ(comparison.before_launches(k).min_ns, spread.min_ns);
     }
     EXPECT_EQ(comparison.only_before.size() + expected.size(), before.kernels.size());
     EXPECT_EQ(comparison.only_after.size() + expected.size(), after.kernels.size());
@@ -351,8 +351,8 @@ TEST(Compare, EveryLaunchAgainstABudgetIsComparedPerLaunch) {
   EXPECT_DOUBLE_EQ(*comparison.totals.all.after_ns, 325);
   EXPECT_FALSE(comparison.failed());
   ASSERT_EQ(comparison.matched.size(), 2u);  // a kernel and configuration each
-  EXPECT_EQ(comparison.matched[0].before_launches.timed_launches, 6u);
-  EXPECT_EQ(comparison.matched[0].after_launches.timed_launches, 3u);
+  EXPECT_EQ(comparison.before_launches(comparison.matched[0]).timed_launches, 6u);
+  EXPECT_EQ(comparison.after_launches(comparison.matched[0]).timed_launches, 3u);
   EXPECT_TRUE(comparison.only_before.empty());
   // a 20 % slower per launch fails the gate, and the mean per launch with it: (6 x 120 + 2 x 1000) / 8.
   const auto slower = compare_runs(every_launch_run(), budget_run(120), {"b", "a", 0.04});

@@ -7,6 +7,7 @@
 // launches: each kernel and configuration is then compared by its mean time per launch, with a
 // warning. Each launch is kept in a compact form (ComparedLaunch), so that runs of 100,000s of
 // launches compare in little memory. Plain structs; the renderers in reports/ print them.
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -43,24 +44,45 @@ class NameTable {
   std::unordered_set<std::string, Hash, std::equal_to<>> names_;
 };
 
-// What a comparison keeps of a launch: a fifth of the memory of its KernelAnalysis (no words,
-// evidence or sub-units), its name a view into a NameTable.
+// An optional double in 8 bytes, not 16: a NaN of its own marks it empty (a real NaN keeps its
+// bits). Reads like std::optional<double> (bool, *, value_or) and converts to one.
+class OptionalNumber {
+ public:
+  OptionalNumber() = default;
+  OptionalNumber(const std::optional<double>& value) : bits_(value ? std::bit_cast<std::uint64_t>(*value) : kEmpty) {}
+  bool has_value() const { return bits_ != kEmpty; }
+  explicit operator bool() const { return has_value(); }
+  double operator*() const { return std::bit_cast<double>(bits_); }
+  double value_or(double otherwise) const { return has_value() ? **this : otherwise; }
+  operator std::optional<double>() const { return has_value() ? std::optional<double>(**this) : std::nullopt; }
+  friend bool operator==(const OptionalNumber& a, const std::optional<double>& b) { return std::optional<double>(a) == b; }
+  friend bool operator==(const OptionalNumber& a, const OptionalNumber& b) {
+    return std::optional<double>(a) == std::optional<double>(b);
+  }
+
+ private:
+  static constexpr std::uint64_t kEmpty = 0x7ff4'c0de'0000'0001u;  // a signalling NaN no arithmetic makes
+  std::uint64_t bits_ = kEmpty;
+};
+
+// What a comparison keeps of a launch: 160 bytes (no words, evidence or sub-units; numbers as
+// OptionalNumber), its names views into a NameTable.
 struct ComparedLaunch {
   std::uint64_t sequence = 0;
   std::string_view name;
+  std::string_view limiting_unit;
   Dim3 grid, block;
-  std::optional<double> duration_ns;
+  OptionalNumber duration_ns;
   std::optional<Verdict> verdict;
   bool balanced = false;
-  std::string_view limiting_unit;
   // PM sampling: the entry aggregates this many launches (0: it is one launch).
   std::uint64_t aggregated_launches = 0;
   std::uint64_t exact_launches = 0;  // of them, profiled exactly (per-kernel budgets first)
   struct Utilization {  // fractions of peak, as KernelAnalysis::utilization gives them
-    std::optional<double> issue, l2, dram, compute, memory;
+    OptionalNumber issue, l2, dram, compute, memory;
   } utilization;
   struct Lmem {
-    std::optional<double> l2_share, instruction_share;
+    OptionalNumber l2_share, instruction_share;
   } lmem;
 };
 
@@ -112,8 +134,9 @@ struct KernelComparison {
   std::size_t occurrence = 0;
   ComparedLaunch before, after;
   TimeChange time;  // per launch: the kernel and configuration's mean time per launch
-  // All launches of this name and configuration on each side: their count and min..max.
-  DurationStats before_launches, after_launches;
+  // The kernel and configuration, an index into RunComparison's spreads (its launches' count and
+  // min..max on each side: RunComparison::before_launches), kept once per group, not per launch.
+  std::uint32_t group = 0;
   // The kernel has several launches on a side and one side's time lies within the other
   // side's min..max: the change cannot be told apart from launch-to-launch variation.
   bool within_noise = false;
@@ -155,6 +178,10 @@ struct RunComparison {
   std::vector<ComparedLaunch> only_after;
   ComparisonTotals totals;
   std::vector<std::shared_ptr<const NameTable>> names;  // what the launches' names view
+  // Per kernel and configuration (KernelComparison::group): all its launches on each side.
+  std::vector<DurationStats> before_spreads, after_spreads;
+  const DurationStats& before_launches(const KernelComparison& k) const { return before_spreads[k.group]; }
+  const DurationStats& after_launches(const KernelComparison& k) const { return after_spreads[k.group]; }
   bool failed() const;  // some matched kernel or the total is slower than max_slowdown
   std::size_t slower_kernel_count() const;
 };

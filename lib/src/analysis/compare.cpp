@@ -4,6 +4,8 @@
 // selected their launches differently meet once per key instead, by mean time per launch.
 #include "limiter/compare.hpp"
 
+#include "analysis/compare_groups.hpp"
+
 #include <algorithm>
 #include <functional>
 #include <string_view>
@@ -12,50 +14,28 @@
 namespace limiter {
 namespace {
 
-std::string count_text(std::uint64_t count) {  // 10071 -> "10,071", as the reports write counts
-  std::string digits = std::to_string(count);
-  for (int at = static_cast<int>(digits.size()) - 3; at > 0; at -= 3) digits.insert(static_cast<std::size_t>(at), ",");
-  return digits;
-}
-
-// What same_kernel_and_configuration compares; views into the launches' names.
-struct LaunchKey {
-  std::string_view name;
-  Dim3 grid, block;
-  bool operator==(const LaunchKey&) const = default;
-};
-
-struct LaunchKeyHash {
-  std::size_t operator()(const LaunchKey& key) const {
-    std::size_t hash = std::hash<std::string_view>{}(key.name);
-    for (std::uint32_t value : {key.grid.x, key.grid.y, key.grid.z, key.block.x, key.block.y, key.block.z})
-      hash = hash * 1099511628211u ^ value;
-    return hash;
-  }
-};
-
 // Each launch of both runs numbered by its kernel and configuration (one numbering for both).
 struct Grouping {
-  std::vector<std::size_t> before, after;  // group of each launch
+  std::vector<std::uint32_t> before, after;  // group of each launch
   std::size_t groups = 0;
 };
 
 Grouping group_launches(const ComparedRun& before, const ComparedRun& after) {
-  std::unordered_map<LaunchKey, std::size_t, LaunchKeyHash> ids;
+  detail::LaunchGroups groups;
   Grouping grouping;
-  const auto number = [&](const ComparedRun& run, std::vector<std::size_t>& out) {
+  const auto number = [&](const ComparedRun& run, std::vector<std::uint32_t>& out) {
     out.reserve(run.launches.size());
-    for (const auto& k : run.launches) out.push_back(ids.try_emplace({k.name, k.grid, k.block}, ids.size()).first->second);
+    for (const auto& k : run.launches) out.push_back(groups.of(k.name, k.grid, k.block));
   };
   number(before, grouping.before);
   number(after, grouping.after);
-  grouping.groups = ids.size();
+  grouping.groups = groups.size();
   return grouping;
 }
 
 // Durations of each group's launches. A sampled aggregate counts as its launches when
 // AGGREGATES_AS_LAUNCHES (per launch), as one entry otherwise (the order match, as it was).
-std::vector<DurationStats> group_durations(const ComparedRun& run, const std::vector<std::size_t>& group_of,
+std::vector<DurationStats> group_durations(const ComparedRun& run, const std::vector<std::uint32_t>& group_of,
                                            std::size_t groups, bool aggregates_as_launches) {
   std::vector<DurationStats> stats(groups);
   for (std::size_t i = 0; i < run.launches.size(); ++i) {
@@ -71,10 +51,10 @@ bool within(double value, const DurationStats& spread) {
 }
 
 // A single launch per side has no spread to compare with: only repeated launches tell noise.
-bool is_noise(const KernelComparison& k) {
-  if (!k.time.before_ns || !k.time.after_ns) return false;
-  if (k.before_launches.timed_launches < 2 && k.after_launches.timed_launches < 2) return false;
-  return within(*k.time.after_ns, k.before_launches) || within(*k.time.before_ns, k.after_launches);
+bool is_noise(const TimeChange& time, const DurationStats& before, const DurationStats& after) {
+  if (!time.before_ns || !time.after_ns) return false;
+  if (before.timed_launches < 2 && after.timed_launches < 2) return false;
+  return within(*time.after_ns, before) || within(*time.before_ns, after);
 }
 
 bool slower_than(const TimeChange& time, const std::optional<double>& max_slowdown) {
@@ -94,16 +74,14 @@ struct TimeSum {
 };
 
 KernelComparison compared(const ComparedLaunch& before, const ComparedLaunch& after, std::size_t occurrence, TimeChange time,
-                          const DurationStats& before_launches, const DurationStats& after_launches,
-                          const std::optional<double>& max_slowdown) {
+                          std::uint32_t group, const RunComparison& result, const std::optional<double>& max_slowdown) {
   KernelComparison comparison;
   comparison.occurrence = occurrence;
   comparison.before = before;
   comparison.after = after;
   comparison.time = time;
-  comparison.before_launches = before_launches;
-  comparison.after_launches = after_launches;
-  comparison.within_noise = is_noise(comparison);
+  comparison.group = group;
+  comparison.within_noise = is_noise(time, result.before_spreads[group], result.after_spreads[group]);
   comparison.verdict_changed = comparison.before.verdict != comparison.after.verdict;
   comparison.slower_than_limit = !comparison.within_noise && slower_than(comparison.time, max_slowdown);
   return comparison;
@@ -112,28 +90,35 @@ KernelComparison compared(const ComparedLaunch& before, const ComparedLaunch& af
 // The same selection: the k-th launch of a kernel and configuration against the k-th.
 void match_in_order(const ComparedRun& before, const ComparedRun& after, const Grouping& grouping, const CompareOptions& options,
                     RunComparison& result) {
-  const auto before_stats = group_durations(before, grouping.before, grouping.groups, false);
-  const auto after_stats = group_durations(after, grouping.after, grouping.groups, false);
-  std::vector<std::vector<std::size_t>> after_launches(grouping.groups);  // launch order
-  for (std::size_t j = 0; j < after.launches.size(); ++j) after_launches[grouping.after[j]].push_back(j);
+  result.before_spreads = group_durations(before, grouping.before, grouping.groups, false);
+  result.after_spreads = group_durations(after, grouping.after, grouping.groups, false);
+  // AFTER's launches by group, in launch order: a group's in one run of PARTNERS from its START.
+  std::vector<std::size_t> start(grouping.groups + 1, 0);
+  for (const std::uint32_t group : grouping.after) ++start[group + 1];
+  for (std::size_t g = 0; g < grouping.groups; ++g) start[g + 1] += start[g];
+  std::vector<std::uint32_t> partners(after.launches.size());
+  {
+    std::vector<std::size_t> next(start.begin(), start.end() - 1);
+    for (std::size_t j = 0; j < after.launches.size(); ++j) partners[next[grouping.after[j]]++] = static_cast<std::uint32_t>(j);
+  }
   std::vector<std::size_t> seen(grouping.groups, 0);
   std::vector<bool> after_matched(after.launches.size(), false);
   result.matched.reserve(std::min(before.launches.size(), after.launches.size()));
   TimeSum matched_before, matched_after;
   for (std::size_t i = 0; i < before.launches.size(); ++i) {
-    const std::size_t group = grouping.before[i];
+    const std::uint32_t group = grouping.before[i];
     const std::size_t occurrence = seen[group]++;
-    if (occurrence >= after_launches[group].size()) {
+    if (occurrence >= start[group + 1] - start[group]) {
       result.only_before.push_back(before.launches[i]);
       continue;
     }
-    const std::size_t partner = after_launches[group][occurrence];
+    const std::size_t partner = partners[start[group] + occurrence];
     after_matched[partner] = true;
     const TimeChange time = time_change(before.launches[i].duration_ns, after.launches[partner].duration_ns);
     matched_before.add(time.before_ns);
     matched_after.add(time.after_ns);
-    result.matched.push_back(compared(before.launches[i], after.launches[partner], occurrence, time,
-                                      before_stats[group], after_stats[group], options.max_slowdown));
+    result.matched.push_back(
+        compared(before.launches[i], after.launches[partner], occurrence, time, group, result, options.max_slowdown));
   }
   for (std::size_t j = 0; j < after.launches.size(); ++j)
     if (!after_matched[j]) result.only_after.push_back(after.launches[j]);
@@ -143,16 +128,21 @@ void match_in_order(const ComparedRun& before, const ComparedRun& after, const G
 // How many launches of each group the run saw, where it knows: kernels_seen (per-kernel
 // budgets), or the launches it holds when it holds every one (aggregates count theirs).
 std::vector<std::optional<double>> launches_seen_by_group(const ComparedRun& run, const LaunchSelection& selection,
-                                                          const std::vector<std::size_t>& group_of,
+                                                          const std::vector<std::uint32_t>& group_of,
                                                           const std::vector<DurationStats>& stats) {
   std::vector<std::optional<double>> seen_by_group(stats.size());
-  std::unordered_map<LaunchKey, std::uint64_t, LaunchKeyHash> seen;
-  for (const auto& k : run.kernels_seen) seen[{k.name, k.grid, k.block}] += k.launches;
+  detail::LaunchGroups groups;  // of kernels_seen
+  std::vector<std::uint64_t> seen;
+  for (const auto& k : run.kernels_seen) {
+    const std::uint32_t group = groups.of(k.name, k.grid, k.block);
+    if (group == seen.size()) seen.push_back(0);
+    seen[group] += k.launches;
+  }
   const bool holds_every = selection.kind == LaunchSelection::Kind::every || selection.kind == LaunchSelection::Kind::sampled;
   for (std::size_t i = 0; i < run.launches.size(); ++i) {
     const auto& k = run.launches[i];
-    if (const auto found = seen.find({k.name, k.grid, k.block}); found != seen.end())
-      seen_by_group[group_of[i]] = static_cast<double>(found->second);
+    if (const std::uint32_t* found = groups.find(k.name, k.grid, k.block))
+      seen_by_group[group_of[i]] = static_cast<double>(seen[*found]);
     else if (holds_every && seen.empty())
       seen_by_group[group_of[i]] = static_cast<double>(stats[group_of[i]].timed_launches);
   }
@@ -179,8 +169,10 @@ std::optional<double> mean_per_launch(const std::vector<DurationStats>& stats,
 // Different selections: each kernel and configuration once, by its mean time per launch.
 void match_per_launch(const ComparedRun& before, const ComparedRun& after, const Grouping& grouping, const CompareOptions& options,
                       RunComparison& result) {
-  const auto before_stats = group_durations(before, grouping.before, grouping.groups, true);
-  const auto after_stats = group_durations(after, grouping.after, grouping.groups, true);
+  result.before_spreads = group_durations(before, grouping.before, grouping.groups, true);
+  result.after_spreads = group_durations(after, grouping.after, grouping.groups, true);
+  const auto& before_stats = result.before_spreads;
+  const auto& after_stats = result.after_spreads;
   constexpr std::size_t kNone = static_cast<std::size_t>(-1);
   std::vector<std::size_t> first_after(grouping.groups, kNone), first_before(grouping.groups, kNone);
   for (std::size_t j = 0; j < after.launches.size(); ++j)
@@ -197,7 +189,7 @@ void match_per_launch(const ComparedRun& before, const ComparedRun& after, const
                                       mean_per_launch(after_stats, before_seen, after_seen, matched));
 
   for (std::size_t i = 0; i < before.launches.size(); ++i) {
-    const std::size_t group = grouping.before[i];
+    const std::uint32_t group = grouping.before[i];
     if (!matched[group]) {
       result.only_before.push_back(before.launches[i]);
       continue;
@@ -206,30 +198,10 @@ void match_per_launch(const ComparedRun& before, const ComparedRun& after, const
     const auto& b = before_stats[group];
     const auto& a = after_stats[group];
     result.matched.push_back(compared(before.launches[i], after.launches[first_after[group]], 0,
-                                      time_change(b.mean_ns, a.mean_ns), b, a, options.max_slowdown));
+                                      time_change(b.mean_ns, a.mean_ns), group, result, options.max_slowdown));
   }
   for (std::size_t j = 0; j < after.launches.size(); ++j)
     if (!matched[grouping.after[j]]) result.only_after.push_back(after.launches[j]);
-}
-
-std::string selection_text(const LaunchSelection& s) {
-  const std::string seen = s.seen ? count_text(*s.seen) : "";
-  const std::string missed = s.missed > 0 ? ", " + count_text(s.missed) + " missed" : "";
-  switch (s.kind) {
-    case LaunchSelection::Kind::every:
-      return s.seen ? "profiled every launch (" + seen + missed + ")" : "profiled " + count_text(s.profiled) + " launches";
-    case LaunchSelection::Kind::subset:
-      return "profiled " + count_text(s.profiled) + " of " + seen + " launches seen" + (missed.empty() ? "" : " (" + missed.substr(2) + ")");
-    case LaunchSelection::Kind::per_kernel:
-      return "profiled " + count_text(s.per_kernel) + " per kernel and configuration (" + count_text(s.profiled) +
-             (s.seen ? " of " + seen + " seen" : "") + missed + ")";
-    case LaunchSelection::Kind::sampled:
-      return (s.per_kernel > 0 ? "profiled " + count_text(s.per_kernel) + " per kernel and configuration, then " : "") +
-             "sampled " + count_text(s.sampled) + (s.seen && *s.seen > s.sampled ? " of " + seen + " launches seen" : " launches") +
-             " (PM sampling: " + count_text(s.aggregates) + (s.aggregates == 1 ? " kernel aggregate" : " kernel aggregates") +
-             missed + ")";
-  }
-  return {};
 }
 
 RunComparison compare(const ComparedRun& before, const ComparedRun& after, const CompareOptions& options) {
@@ -314,57 +286,6 @@ ComparedRun compared_run(const RunAnalysis& analysis) {
   run.launches.reserve(analysis.kernels.size());
   for (const auto& k : analysis.kernels) run.add(k);
   return run;
-}
-
-LaunchSelection launch_selection(const ComparedRun& run) {
-  LaunchSelection s;
-  s.seen = run.launches_seen;
-  s.missed = run.missed_launches;
-  std::unordered_map<LaunchKey, std::uint64_t, LaunchKeyHash> exact_per_group;
-  bool budgets_before_sampling = false;
-  for (const auto& k : run.launches) {
-    if (k.aggregated_launches > 0) {
-      ++s.aggregates;
-      s.sampled += k.aggregated_launches;
-      s.profiled += k.aggregated_launches;
-      s.per_kernel = std::max(s.per_kernel, k.exact_launches);
-      budgets_before_sampling = budgets_before_sampling || k.exact_launches > 0;
-    } else {
-      ++s.profiled;
-      s.per_kernel = std::max(s.per_kernel, ++exact_per_group[{k.name, k.grid, k.block}]);
-    }
-  }
-  if (s.aggregates > 0) {
-    s.kind = LaunchSelection::Kind::sampled;
-    // Without budgets, exact entries are launches the samples could not take (not a budget).
-    if (run.kernels_seen.empty() && !budgets_before_sampling) s.per_kernel = 0;
-  } else if (s.seen && *s.seen <= s.profiled) {
-    s.kind = LaunchSelection::Kind::every;  // budgets that spared every launch included
-  } else if (!run.kernels_seen.empty()) {
-    s.kind = LaunchSelection::Kind::per_kernel;
-  } else if (s.seen) {
-    s.kind = LaunchSelection::Kind::subset;
-  }
-  s.description = selection_text(s);
-  return s;
-}
-
-bool same_selection(const LaunchSelection& before, const LaunchSelection& after) {
-  using Kind = LaunchSelection::Kind;
-  if (before.kind != after.kind) return false;
-  switch (before.kind) {
-    case Kind::every: return true;
-    case Kind::per_kernel:
-    case Kind::sampled: return before.per_kernel == after.per_kernel;
-    case Kind::subset: {
-      // The record keeps no flags: a subset is told by its share of the launches seen. The
-      // change under test moves that share a little; another -c, -s or --sample-every, a lot.
-      const double before_share = static_cast<double>(before.profiled) / static_cast<double>(*before.seen);
-      const double after_share = static_cast<double>(after.profiled) / static_cast<double>(*after.seen);
-      return std::max(before_share, after_share) <= 1.25 * std::min(before_share, after_share);
-    }
-  }
-  return true;
 }
 
 bool RunComparison::failed() const { return totals.slower_than_limit || slower_kernel_count() > 0; }
