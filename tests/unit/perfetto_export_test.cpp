@@ -1,0 +1,91 @@
+// The Perfetto export (perfetto_export.hpp) checked against the Chrome trace-event format on
+// the committed recordings with a timeline: parsed back, every X event has ts, dur, pid, tid and
+// a name, every process and track is named, kernels carry their verdict.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "limiter/perfetto_export.hpp"
+#include "limiter/record_stream.hpp"
+#include "limiter/run_summary.hpp"
+#include "test_data.hpp"
+
+namespace limiter {
+namespace {
+
+PerfettoProcess process_of(const std::string& path, Timeline& timeline) {
+  PerfettoProcess process;
+  const RunRecord header = read_run_header(path);
+  timeline = *header.timeline;
+  process.timeline = &timeline;
+  process.name = "rank " + std::to_string(header.rank->rank);
+  SummaryOptions options;
+  options.keep_launches = false;
+  const RunSummary summary = summarize_run_file(path, {}, options, [&](const RunRecord&, const RunAnalysis& a) {
+    for (const auto& k : a.kernels) process.kernels[k.sequence] = perfetto_kernel_args(k, k.name);
+  });
+  process.program = summary.program;
+  return process;
+}
+
+TEST(PerfettoExport, CommittedRanksMakeAValidChromeTrace) {
+  Timeline timelines[2];
+  std::vector<PerfettoProcess> processes;
+  for (int rank : {0, 1})
+    processes.push_back(process_of(testing::kData + "/timeline/h100_gloo_rank" + std::to_string(rank) +
+                                       "_timeline.json.gz",
+                                   timelines[rank]));
+  std::ostringstream out;
+  const std::size_t written = write_perfetto_trace(processes, out);
+  const auto trace = nlohmann::json::parse(out.str());
+  ASSERT_TRUE(trace["traceEvents"].is_array());
+  EXPECT_EQ(trace["displayTimeUnit"], "ns");
+  std::set<int> named_processes;
+  std::set<std::pair<int, int>> named_tracks, used_tracks;
+  std::size_t complete = 0, kernels = 0, coloured = 0;
+  std::set<std::string> categories;
+  for (const auto& e : trace["traceEvents"]) {
+    ASSERT_TRUE(e.contains("ph") && e.contains("pid") && e.contains("name")) << e.dump();
+    if (e["ph"] == "M") {
+      if (e["name"] == "process_name") named_processes.insert(e["pid"].get<int>());
+      if (e["name"] == "thread_name") named_tracks.insert({e["pid"].get<int>(), e["tid"].get<int>()});
+      EXPECT_TRUE(e["args"].is_object());
+      continue;
+    }
+    ASSERT_EQ(e["ph"], "X") << e.dump();
+    ++complete;
+    for (const char* key : {"ts", "dur", "pid", "tid", "name"}) ASSERT_TRUE(e.contains(key)) << key << " in " << e.dump();
+    EXPECT_TRUE(e["ts"].is_number() && e["dur"].is_number());
+    EXPECT_GE(e["ts"].get<double>(), 0);
+    EXPECT_GE(e["dur"].get<double>(), 0);
+    EXPECT_FALSE(e["name"].get<std::string>().empty());
+    used_tracks.insert({e["pid"].get<int>(), e["tid"].get<int>()});
+    categories.insert(e["cat"].get<std::string>());
+    if (e["cat"] == "kernel") {
+      ++kernels;
+      EXPECT_TRUE(e["args"].contains("verdict")) << e.dump();
+      EXPECT_TRUE(e["args"].contains("lmem_l2_share")) << e.dump();
+      if (e["cname"] != "grey") ++coloured;
+    }
+  }
+  EXPECT_EQ(complete, written);
+  EXPECT_EQ(complete, timelines[0].events.size() + timelines[1].events.size());
+  EXPECT_EQ(kernels, 62u + 72u);
+  EXPECT_EQ(coloured, kernels);  // every kernel joined to its analysis
+  EXPECT_EQ(named_processes, (std::set<int>{1, 2}));
+  for (const auto& track : used_tracks) EXPECT_TRUE(named_tracks.count(track)) << track.first << "/" << track.second;
+  EXPECT_EQ(categories, (std::set<std::string>{"api_call", "kernel", "memcpy", "nvtx_range", "synchronization"}));
+}
+
+TEST(PerfettoExport, VerdictColours) {
+  EXPECT_STREQ(perfetto_verdict_color(Verdict::bandwidth), "thread_state_iowait");
+  EXPECT_STREQ(perfetto_verdict_color(Verdict::instruction), "thread_state_running");
+  EXPECT_STREQ(perfetto_verdict_color(Verdict::latency), "thread_state_runnable");
+  EXPECT_STREQ(perfetto_verdict_color(std::nullopt), "grey");
+}
+
+}  // namespace
+}  // namespace limiter

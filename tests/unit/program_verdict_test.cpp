@@ -1,0 +1,200 @@
+// The program verdict (program_verdict.hpp) on hand-made timelines: every verdict, the split
+// of the window, the evidence, NVTX ranges, and the reports that show it first.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "limiter/program_verdict.hpp"
+#include "limiter/reports.hpp"
+#include "synthetic_timelines.hpp"
+
+namespace limiter {
+namespace {
+
+using testing::Shape;
+using testing::synthetic_timeline;
+using testing::timeline_event;
+
+TEST(ProgramVerdict, LaunchBoundThousandsOfTinyKernels) {
+  const auto p = judge_program(synthetic_timeline(Shape::launch_bound));
+  EXPECT_EQ(p.verdict, ProgramBound::launch);
+  EXPECT_NEAR(p.split.busy_share(), 2.0 / 8.5, 0.01);
+  EXPECT_GT(p.split.idle_launch_ns, 0.7 * p.split.wall_ns);
+  EXPECT_EQ(p.evidence.kernels, 2000u);
+  EXPECT_EQ(p.evidence.launch_calls, 2000u);
+  EXPECT_NEAR(p.evidence.mean_kernel_ns, 2000, 1);
+  EXPECT_NEAR(p.evidence.median_kernel_gap_ns, 6500, 1);
+  ASSERT_FALSE(p.fixes.empty());
+  EXPECT_EQ(p.fixes.front().bound, ProgramBound::launch);
+  EXPECT_NE(p.advice.front().find("CUDA graph"), std::string::npos);
+  EXPECT_NE(p.advice.front().find("reduce-overhead"), std::string::npos);
+  EXPECT_NE(p.reason.find("launch-bound"), std::string::npos);
+}
+
+TEST(ProgramVerdict, GpuBoundBackToBackKernels) {
+  const auto p = judge_program(synthetic_timeline(Shape::gpu_bound, 200));
+  EXPECT_EQ(p.verdict, ProgramBound::gpu);
+  EXPECT_GT(p.split.busy_share(), 0.99);
+  EXPECT_TRUE(p.fixes.empty());  // no idle cause reaches 5 % of the window
+  EXPECT_NE(p.advice.front().find("kernels' own verdicts"), std::string::npos);
+}
+
+TEST(ProgramVerdict, SyncBoundASyncAfterEveryKernel) {
+  const auto p = judge_program(synthetic_timeline(Shape::sync_bound, 500));
+  EXPECT_EQ(p.verdict, ProgramBound::sync);
+  EXPECT_NEAR(p.split.share(p.split.idle_sync_ns), 60.0 / 88.0, 0.01);
+  EXPECT_EQ(p.evidence.synchronizations, 500u);
+  EXPECT_NE(p.advice.front().find("synchronise less"), std::string::npos);
+}
+
+TEST(ProgramVerdict, CopyBoundPageableCopies) {
+  const auto p = judge_program(synthetic_timeline(Shape::copy_bound, 300));
+  EXPECT_EQ(p.verdict, ProgramBound::copy);
+  EXPECT_EQ(p.evidence.pageable_copies, 300u);
+  EXPECT_EQ(p.evidence.pageable_copy_bytes, 300ull * (8u << 20));
+  EXPECT_GT(p.split.copy_only_ns, 0);  // the copies themselves, with no kernel running
+  EXPECT_GT(p.split.idle_copy_ns, p.split.copy_only_ns);  // the host staging them
+  EXPECT_NE(p.advice.front().find("pinned"), std::string::npos);
+}
+
+TEST(ProgramVerdict, HostBoundPythonBetweenLaunches) {
+  const auto p = judge_program(synthetic_timeline(Shape::host_bound, 1000));
+  EXPECT_EQ(p.verdict, ProgramBound::host);
+  EXPECT_NEAR(p.split.busy_share(), 30.0 / 85.0, 0.01);
+  EXPECT_GT(p.split.idle_host_ns, p.split.idle_launch_ns);
+  EXPECT_NE(p.advice.front().find("larger batches"), std::string::npos);
+  EXPECT_EQ(p.advice.front().find("CUDA graph"), std::string::npos);  // 30 us kernels: not short
+}
+
+TEST(ProgramVerdict, NoHostActivityLeavesIdleTimeUnattributed) {
+  Timeline t;
+  t.start_ns = 0;
+  t.end_ns = 1000;
+  t.events = {timeline_event(ActivityKind::kernel, 0, 100, "k"), timeline_event(ActivityKind::kernel, 900, 1000, "k")};
+  const auto p = judge_program(t);
+  EXPECT_EQ(p.verdict, ProgramBound::unknown);
+  EXPECT_DOUBLE_EQ(p.split.idle_unattributed_ns, 800);
+  EXPECT_DOUBLE_EQ(p.split.idle_host_ns, 0);
+}
+
+TEST(ProgramVerdict, BusyIsTheUnionOverStreamsAndClippedToTheWindow) {
+  Timeline t;
+  t.start_ns = 100;
+  t.end_ns = 1100;
+  auto a = timeline_event(ActivityKind::kernel, 0, 600, "a");  // starts before the window
+  auto b = timeline_event(ActivityKind::kernel, 500, 800, "b");
+  b.stream_id = 8;  // overlaps a on another stream: counted once
+  auto copy = timeline_event(ActivityKind::memcpy, 700, 900, "DtoH");  // 100 ns of it with no kernel
+  auto call = timeline_event(ActivityKind::api_call, 950, 1000, "cuCtxSynchronize");
+  t.events = {a, b, copy, call};
+  const auto p = judge_program(t);
+  EXPECT_DOUBLE_EQ(p.split.wall_ns, 1000);
+  EXPECT_DOUBLE_EQ(p.split.kernel_ns, 700);  // 100..800
+  EXPECT_DOUBLE_EQ(p.split.copy_only_ns, 100);
+  EXPECT_DOUBLE_EQ(p.split.gpu_busy_ns, 800);
+  EXPECT_DOUBLE_EQ(p.split.idle_sync_ns, 50);
+  EXPECT_DOUBLE_EQ(p.split.idle_host_ns, 150);
+  EXPECT_DOUBLE_EQ(p.split.idle_ns, 200);
+  EXPECT_EQ(p.verdict, ProgramBound::gpu);  // kernels 70 %: the majority, more than any idle cause
+}
+
+TEST(ProgramVerdict, ASyncWinsOverALaunchCallOnAnotherThread) {
+  Timeline t;
+  t.start_ns = 0;
+  t.end_ns = 100;
+  auto launch = timeline_event(ActivityKind::api_call, 0, 100, "cuLaunchKernel");
+  auto sync = timeline_event(ActivityKind::synchronization, 40, 60, "event");
+  sync.thread_id = 101;
+  t.events = {launch, sync};
+  const auto p = judge_program(t);
+  EXPECT_DOUBLE_EQ(p.split.idle_sync_ns, 20);
+  EXPECT_DOUBLE_EQ(p.split.idle_launch_ns, 80);
+}
+
+TEST(ProgramVerdict, PerNvtxRangeEachRangeItsOwnVerdict) {
+  Timeline t = synthetic_timeline(Shape::launch_bound, 100);  // 850 us of launch-bound work first
+  const std::uint64_t first_end = t.end_ns;
+  auto range = timeline_event(ActivityKind::nvtx_range, t.start_ns, first_end, "step/eager/");
+  t.events.push_back(range);
+  auto busy = timeline_event(ActivityKind::kernel, first_end, first_end + 5'000'000, "big");
+  t.events.push_back(busy);
+  t.events.push_back(timeline_event(ActivityKind::nvtx_range, first_end, first_end + 5'000'000, "step/graph/"));
+  normalize_timeline(t);
+  const auto p = judge_program(t);
+  ASSERT_EQ(p.ranges.size(), 2u);
+  EXPECT_EQ(p.ranges[0].range, "step/graph/");  // most wall time first
+  EXPECT_EQ(p.ranges[0].verdict, ProgramBound::gpu);
+  EXPECT_EQ(p.ranges[1].range, "step/eager/");
+  EXPECT_EQ(p.ranges[1].verdict, ProgramBound::launch);
+  EXPECT_EQ(p.ranges[1].instances, 1u);
+}
+
+TEST(ProgramVerdict, DroppedRecordsAreSaid) {
+  Timeline t = synthetic_timeline(Shape::gpu_bound, 10);
+  t.dropped_records = 12;
+  EXPECT_NE(judge_program(t).reason.find("CUPTI dropped 12 activity records"), std::string::npos);
+}
+
+TEST(ProgramVerdict, ThresholdsAreTheDocumentedOnes) {
+  const ProgramThresholds t;
+  EXPECT_DOUBLE_EQ(t.gpu_bound_share, 0.80);
+  EXPECT_DOUBLE_EQ(t.gpu_majority_share, 0.50);
+  EXPECT_DOUBLE_EQ(t.fix_min_share, 0.05);
+  EXPECT_DOUBLE_EQ(t.short_kernel_ns, 20'000);
+  TimeSplit s;
+  s.wall_ns = 100;
+  s.kernel_ns = 55;
+  s.idle_host_ns = 45;
+  EXPECT_EQ(program_bound_of(s, true), ProgramBound::gpu);  // majority and more than any cause
+  s.kernel_ns = 45;
+  s.idle_host_ns = 55;
+  EXPECT_EQ(program_bound_of(s, true), ProgramBound::host);
+  s.kernel_ns = 55;
+  s.idle_host_ns = 20;
+  s.idle_launch_ns = 25;
+  EXPECT_EQ(program_bound_of(s, true), ProgramBound::gpu);
+}
+
+// The reports: the program verdict comes first, and "what to fix first" ranks it with the kernels.
+RunSummary summary_with(const Timeline& timeline) {
+  RunSummary summary;
+  summary.program = judge_program(timeline);
+  return summary;
+}
+
+TEST(ProgramVerdictReports, TextShowsTheVerdictBeforeTheKernels) {
+  RunSummary summary = summary_with(synthetic_timeline(Shape::launch_bound));
+  std::ostringstream text;
+  write_text_report(summary, text);
+  const auto at = text.str().find("program: launch-bound: the GPU is busy");
+  ASSERT_NE(at, std::string::npos) << text.str();
+  EXPECT_LT(at, text.str().find("time by verdict"));
+}
+
+TEST(ProgramVerdictReports, JsonHasTheProgramFirstAndItsFixes) {
+  RunSummary summary = summary_with(synthetic_timeline(Shape::sync_bound, 100));
+  const auto json = report_json(summary);
+  ASSERT_TRUE(json.contains("program"));
+  EXPECT_EQ(json["program"]["verdict"], "sync");
+  EXPECT_GT(json["program"]["time"]["idle_sync_ns"].get<double>(), 0);
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : json.items()) keys.push_back(key);
+  EXPECT_EQ(keys[2], "program");  // after schema_version and kind
+  const auto& fix_first = json["rollup"]["fix_first"];
+  ASSERT_FALSE(fix_first.empty());
+  EXPECT_EQ(fix_first[0]["kind"], "program");
+  EXPECT_EQ(fix_first[0]["verdict"], "sync");
+}
+
+TEST(ProgramVerdictReports, WithoutATimelineNoProgramSection) {
+  RunSummary summary;
+  std::ostringstream text, md;
+  write_text_report(summary, text);
+  write_markdown_report(summary, md);
+  EXPECT_EQ(text.str().find("program:"), std::string::npos);
+  EXPECT_EQ(md.str().find("Program:"), std::string::npos);
+  EXPECT_FALSE(report_json(summary).contains("program"));
+}
+
+}  // namespace
+}  // namespace limiter
