@@ -1,8 +1,12 @@
-// The Perfetto export (perfetto_export.hpp) checked against the Chrome trace-event format on
-// the committed recordings with a timeline: parsed back, every X event has ts, dur, pid, tid and
-// a name, every process and track is named, kernels carry their verdict.
+// The exports of the timeline on the committed recordings that have one: the Perfetto trace
+// (perfetto_export.hpp) checked against the Chrome trace-event format — parsed back, every X
+// event has ts, dur, pid, tid and a name, every process and track is named, kernels carry their
+// verdict — and the sqlite timeline and program tables, read back.
 #include <gtest/gtest.h>
 
+#include <sqlite3.h>
+
+#include <filesystem>
 #include <set>
 #include <sstream>
 
@@ -11,6 +15,7 @@
 #include "limiter/perfetto_export.hpp"
 #include "limiter/record_stream.hpp"
 #include "limiter/run_summary.hpp"
+#include "limiter/sqlite_export.hpp"
 #include "test_data.hpp"
 
 namespace limiter {
@@ -78,6 +83,37 @@ TEST(PerfettoExport, CommittedRanksMakeAValidChromeTrace) {
   EXPECT_EQ(named_processes, (std::set<int>{1, 2}));
   for (const auto& track : used_tracks) EXPECT_TRUE(named_tracks.count(track)) << track.first << "/" << track.second;
   EXPECT_EQ(categories, (std::set<std::string>{"api_call", "kernel", "memcpy", "nvtx_range", "synchronization"}));
+}
+
+// The sqlite export's timeline and program tables, read back.
+TEST(TimelineSqlite, TimelineAndProgramTables) {
+  const std::string record = testing::kData + "/timeline/h100_gloo_rank1_timeline.json.gz";
+  const std::string path = (std::filesystem::temp_directory_path() / "limiter_timeline_test.sqlite").string();
+  {
+    SqliteExport database(path);
+    SummaryOptions options;
+    options.keep_launches = false;
+    const RunSummary summary = summarize_run_file(record, {}, options, database.batch_sink());
+    database.add_timeline(*read_run_header(record).timeline);
+    database.finish(summary);
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  const auto scalar = [&](const char* sql) {
+    sqlite3_stmt* statement = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(db, sql, -1, &statement, nullptr), SQLITE_OK) << sql;
+    EXPECT_EQ(sqlite3_step(statement), SQLITE_ROW) << sql;
+    std::string value = reinterpret_cast<const char*>(sqlite3_column_text(statement, 0));
+    sqlite3_finalize(statement);
+    return value;
+  };
+  EXPECT_EQ(scalar("SELECT count(*) FROM timeline"), "302");
+  EXPECT_EQ(scalar("SELECT count(*) FROM timeline WHERE kind = 'kernel' AND launch_sequence IS NOT NULL"), "72");
+  EXPECT_EQ(scalar("SELECT count(*) FROM timeline t JOIN launches l ON l.sequence = t.launch_sequence"), "72");
+  EXPECT_EQ(scalar("SELECT verdict FROM program WHERE scope = 'window'"), "sync");
+  EXPECT_EQ(scalar("SELECT count(*) FROM program"), "3");  // the window, train_step/, train_step/forward/
+  sqlite3_close(db);
+  std::filesystem::remove(path);
 }
 
 TEST(PerfettoExport, VerdictColours) {

@@ -113,6 +113,23 @@ TEST(TimelineRecord, UnknownKindsAreSkippedBadEventsNamed) {
   }
   json["timeline"]["events"][1]["end_ns"] = 0;  // ends before it starts
   EXPECT_THROW(run_from_json(json), InputError);
+  // Numbers out of a field's range are refused by name, never cast.
+  const auto message = [&](const char* key, const nlohmann::json& value) {
+    auto bad = nlohmann::json::parse(json_text(to_json(run_with_timeline(2))));
+    bad["timeline"]["events"][0][key] = value;
+    try {
+      run_from_json(bad);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("read");
+  };
+  EXPECT_NE(message("start_ns", -5).find("\"start_ns\" must be a whole number from 0 to 18446744073709551615, not -5"),
+            std::string::npos);
+  EXPECT_NE(message("correlation_id", 1e30).find("\"correlation_id\" must be a whole number from 0 to 4294967295"),
+            std::string::npos);
+  EXPECT_NE(message("thread_id", "main").find("not a string"), std::string::npos);
+  EXPECT_NE(message("pageable", 1).find("\"pageable\" must be true or false"), std::string::npos);
 }
 
 TEST(TimelineRecord, PartialFileChunksAnyOrderAndATornLastLine) {

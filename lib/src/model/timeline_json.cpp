@@ -2,6 +2,7 @@
 // per line inside the record's line layout, and the partial file's chunks of events.
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <ostream>
 #include <utility>
 
@@ -72,6 +73,21 @@ ordered_json timeline_event_json(const TimelineEvent& e) {
 
 namespace {
 
+// A whole number >= 0 at KEY, at most MAX; empty when absent or null (REQUIRED: an error). The
+// type named in the user's words, and no float or negative number cast out of range.
+std::optional<std::uint64_t> count_field(const json& in, const char* key, bool required,
+                                         std::uint64_t max = UINT64_MAX) {
+  const auto it = in.find(key);
+  if (it == in.end() || it->is_null()) {
+    if (required) throw InputError(std::string("no \"") + key + "\"");
+    return std::nullopt;
+  }
+  if (!it->is_number_unsigned() || it->get<std::uint64_t>() > max)
+    throw InputError(std::string("\"") + key + "\" must be a whole number from 0 to " + std::to_string(max) +
+                     ", not " + (it->is_number() ? it->dump() : std::string("a ") + it->type_name()));
+  return it->get<std::uint64_t>();
+}
+
 // The event, or nothing for a kind this version does not know (a newer collector's: skipped,
 // so an older limiter still reads the rest).
 std::optional<TimelineEvent> event_fields_from(const json& in) {
@@ -82,19 +98,25 @@ std::optional<TimelineEvent> event_fields_from(const json& in) {
   const auto known = activity_kind_from_string(kind->get<std::string>());
   if (!known) return std::nullopt;
   e.kind = *known;
-  e.start_ns = in.at("start_ns").get<std::uint64_t>();
-  e.end_ns = in.at("end_ns").get<std::uint64_t>();
+  e.start_ns = *count_field(in, "start_ns", true);
+  e.end_ns = *count_field(in, "end_ns", true);
   if (e.end_ns < e.start_ns)
     throw InputError("ends (" + std::to_string(e.end_ns) + " ns) before it starts (" + std::to_string(e.start_ns) + " ns)");
-  e.stream_id = detail::get_optional<std::uint64_t>(in, "stream_id");
-  e.context_id = detail::get_optional<std::uint64_t>(in, "context_id");
-  e.device = detail::get_optional<int>(in, "device");
-  e.correlation_id = in.value("correlation_id", std::uint32_t{0});
-  e.name = in.value("name", "");
-  e.bytes = detail::get_optional<std::uint64_t>(in, "bytes");
-  e.pageable = detail::get_optional<bool>(in, "pageable");
-  e.thread_id = detail::get_optional<std::uint32_t>(in, "thread_id");
-  e.launch_sequence = detail::get_optional<std::uint64_t>(in, "launch_sequence");
+  e.stream_id = count_field(in, "stream_id", false);
+  e.context_id = count_field(in, "context_id", false);
+  if (const auto device = count_field(in, "device", false, INT32_MAX)) e.device = static_cast<int>(*device);
+  e.correlation_id = static_cast<std::uint32_t>(count_field(in, "correlation_id", false, UINT32_MAX).value_or(0));
+  if (const auto name = in.find("name"); name != in.end() && !name->is_null()) {
+    if (!name->is_string()) throw InputError("\"name\" must be a string");
+    e.name = name->get<std::string>();
+  }
+  e.bytes = count_field(in, "bytes", false);
+  if (const auto pageable = in.find("pageable"); pageable != in.end() && !pageable->is_null()) {
+    if (!pageable->is_boolean()) throw InputError("\"pageable\" must be true or false");
+    e.pageable = pageable->get<bool>();
+  }
+  if (const auto thread = count_field(in, "thread_id", false, UINT32_MAX)) e.thread_id = static_cast<std::uint32_t>(*thread);
+  e.launch_sequence = count_field(in, "launch_sequence", false);
   return e;
 }
 
@@ -139,11 +161,11 @@ ordered_json timeline_json(const Timeline& timeline) {
 void apply_timeline_window(const json& in, Timeline& timeline) {
   if (!in.is_object()) throw InputError("\"timeline\" must be an object");
   try {
-    timeline.start_ns = in.value("start_ns", std::uint64_t{0});
-    timeline.end_ns = in.value("end_ns", std::uint64_t{0});
-    timeline.dropped_records = in.value("dropped_records", std::uint64_t{0});
-  } catch (const json::exception& error) {
-    throw InputError("\"timeline\": " + detail::json_error_words(error));
+    timeline.start_ns = count_field(in, "start_ns", false).value_or(0);
+    timeline.end_ns = count_field(in, "end_ns", false).value_or(0);
+    timeline.dropped_records = count_field(in, "dropped_records", false).value_or(0);
+  } catch (const InputError& error) {
+    throw InputError(std::string("\"timeline\": ") + error.what());
   }
 }
 
