@@ -83,7 +83,6 @@ class UtilizationMap {
  private:
   static constexpr double kWidth = 580, kHeight = 504;
   static constexpr double kLeft = 60, kTop = 20, kPlotWidth = 500, kPlotHeight = 400;
-  static constexpr std::size_t kMaxLabels = 16;
 
   void write_frame(std::ostream& out) const {
     const double latency = thresholds_.latency, high = thresholds_.high_utilization;
@@ -103,9 +102,11 @@ class UtilizationMap {
           << "<line x1=\"" << kLeft << "\" y1=\"" << num(sy(tick)) << "\" x2=\"" << kLeft + kPlotWidth << "\" y2=\""
           << num(sy(tick)) << "\" stroke=\"#eee\"/>\n"
           << "<text class=\"tick\" x=\"" << num(sx(tick)) << "\" y=\"" << kTop + kPlotHeight + 16
-          << "\" text-anchor=\"middle\">" << format_percent(tick, 0) << "</text>"
-          << "<text class=\"tick\" x=\"" << kLeft - 6 << "\" y=\"" << num(sy(tick) + 4) << "\" text-anchor=\"end\">"
-          << format_percent(tick, 0) << "</text>\n";
+          << "\" text-anchor=\"middle\">" << format_percent(tick, 0) << "</text>";
+    if (tick > 0)  // one "0%" in the corner, the x axis's
+      out << "<text class=\"tick\" x=\"" << kLeft - 6 << "\" y=\"" << num(sy(tick) + 4) << "\" text-anchor=\"end\">"
+          << format_percent(tick, 0) << "</text>";
+    out << "\n";
     }
     for (double threshold : {latency, high}) {
       out << "<line class=\"threshold\" x1=\"" << num(sx(threshold)) << "\" y1=\"" << kTop << "\" x2=\""
@@ -134,6 +135,11 @@ class UtilizationMap {
                              2 * point.radius});
     for (const auto& arrow : arrows)  // the hollow "before" circles
       label_boxes.push_back({sx(arrow.memory_before) - 5, sy(arrow.compute_before) - 5, 10, 10});
+    for (double threshold : {thresholds_.latency, thresholds_.high_utilization}) {  // the threshold labels
+      const std::string text = format_percent(threshold, 0);
+      label_boxes.push_back({sx(threshold) + 2, kTop, text_width(text, 11) + 2, 15});
+      label_boxes.push_back({kLeft + kPlotWidth - 5 - text_width(text, 11), sy(threshold) - 16, text_width(text, 11) + 2, 15});
+    }
     const auto crosses_an_arrow = [&](const Box& box) {
       return std::any_of(arrows.begin(), arrows.end(), [&](const MapArrow& a) {
         return box.crossed_by(sx(a.memory_before), sy(a.compute_before), sx(a.memory_after), sy(a.compute_after));
@@ -141,16 +147,17 @@ class UtilizationMap {
     };
     // Only the biggest points get a label, so a run of hundreds of kernels stays readable; the
     // others have their tooltip and their row in the table.
-    for (std::size_t index = 0; index < std::min(points.size(), kMaxLabels); ++index) {
+    for (std::size_t index = 0; index < std::min(points.size(), kMapLabels); ++index) {
       const auto& point = points[index];
+      if (point.label.empty()) continue;
       const double cx = sx(point.memory), cy = sy(point.compute), r = point.radius;
-      const double width = text_width(point.label), height = 14;
+      const double width = text_width(point.label), height = 15;
       // Candidate boxes: right, left, above, below, then right and left further up and down.
       std::vector<Box> candidates = {{cx + r + 4, cy - height / 2, width, height},
                                      {cx - r - 4 - width, cy - height / 2, width, height},
                                      {cx - width / 2, cy - r - 3 - height, width, height},
                                      {cx - width / 2, cy + r + 3, width, height}};
-      for (double step = 1; step <= 6; ++step) {
+      for (double step = 1; step <= 10; ++step) {
         for (double direction : {-1.0, 1.0}) {
           candidates.push_back({cx + r + 4, cy - height / 2 + direction * step * (height + 2), width, height});
           candidates.push_back({cx - r - 4 - width, cy - height / 2 + direction * step * (height + 2), width, height});
@@ -168,8 +175,9 @@ class UtilizationMap {
         chosen = &candidate;
         break;
       }
-      const Box box = chosen ? *chosen : candidates.front();
-      const double text_y = box.y + height - 3;
+      if (!chosen) continue;  // no free place: the point keeps its tooltip, the kernel its table row
+      const Box box = *chosen;
+      const double text_y = box.y + height - 3.5;
       const bool far = std::fabs(box.y + height / 2 - cy) > r + 2;
       if (far) {  // a leader line says which point a displaced label belongs to
         const double lx = box.x > cx ? box.x - 1 : box.x + box.width + 1;
@@ -227,8 +235,20 @@ std::vector<std::pair<std::string, std::string>> verdict_legend() {
 void write_bar_chart(std::ostream& out, const std::string& id, const std::vector<Bar>& bars, double axis_max,
                      bool diverging, const std::vector<std::pair<double, std::string>>& markers,
                      const std::string& aria_label) {
-  const double label_width = 200, bar_width = 270, value_width = 110, row = 22, top = 22;
-  const double width = label_width + bar_width + value_width;
+  // The label and value columns as wide as their longest text (labels cut to 320 px at most), so
+  // nothing is clipped at the left edge and no room is wasted.
+  double label_width = 60, value_width = 40;
+  for (const auto& bar : bars) {
+    label_width = std::max(label_width, std::min(text_width(bar.label), 320.0) + 10);
+    value_width = std::max(value_width, text_width(bar.value_text) + 10);
+  }
+  const double bar_width = 270, row = 22, top = 22;
+  double width = label_width + bar_width + value_width;
+  for (const auto& marker : markers)  // a marker's label must fit too
+    width = std::max(width, (diverging ? label_width + bar_width / 2 : label_width) +
+                                marker.first / axis_max * (diverging ? bar_width / 2 : bar_width) + 6 +
+                                text_width(marker.second, 11));
+  width = std::ceil(width);
   const double height = top + row * static_cast<double>(bars.size()) + 26;
   const double zero_x = diverging ? label_width + bar_width / 2 : label_width;
   const double scale = diverging ? bar_width / 2 / axis_max : bar_width / axis_max;
@@ -255,8 +275,11 @@ void write_bar_chart(std::ostream& out, const std::string& id, const std::vector
   for (std::size_t i = 0; i < bars.size(); ++i) {
     const auto& bar = bars[i];
     const double y = top + row * static_cast<double>(i);
-    out << "<text x=\"" << label_width - 8 << "\" y=\"" << num(y + 15) << "\" text-anchor=\"end\" font-size=\"12\">"
-        << html_escape(bar.label) << "</text>\n";
+    const std::string label = fit_width(bar.label, label_width - 10);
+    out << "<text class=\"bar-label" << (bar.sub_row ? " sub" : "") << "\" x=\"" << num(label_width - 8) << "\" y=\"" << num(y + 15)
+        << "\" text-anchor=\"end\" font-size=\"12\">";
+    if (!bar.tooltip.empty()) out << "<title>" << html_escape(bar.tooltip) << "</title>";
+    out << html_escape(label) << "</text>\n";
     if (!bar.value) {
       out << "<text class=\"tick\" x=\"" << num(zero_x + 4) << "\" y=\"" << num(y + 15) << "\">n/a</text>\n";
       continue;
@@ -281,7 +304,6 @@ void write_bar_chart(std::ostream& out, const std::string& id, const std::vector
   out << "</svg>\n";
 }
 
-// The run's time as one stacked bar, by verdict.
 // The run's time as one stacked bar, by verdict.
 void write_verdict_bar(std::ostream& out, const std::vector<VerdictTime>& time_by_verdict) {
   const double width = 700, bar_height = 26;

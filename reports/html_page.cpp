@@ -1,5 +1,5 @@
 // The HTML page around every report: one inline style sheet, the header and footer, the
-// verdict colours and badges, and text measures for placing SVG labels.
+// verdict colours and badges.
 #include <ostream>
 
 #include "html_parts.hpp"
@@ -26,24 +26,13 @@ const char* verdict_fill(const std::optional<Verdict>& verdict) {
 
 std::string num(double value) { return format_fixed(value, 1); }
 
-// Text width estimate for label placement (12 px sans-serif averages ~6.6 px per character).
-double text_width(const std::string& text, double font_px) {
-  std::size_t characters = 0;
-  for (unsigned char byte : text) characters += (byte & 0xC0) != 0x80;
-  return static_cast<double>(characters) * font_px * 0.55 + 2;
-}
-
-std::string ellipsize(const std::string& text, std::size_t max_characters) {
-  return text.size() <= max_characters ? text : text.substr(0, max_characters - 1) + "…";
-}
-
 namespace {
 
 const char* const kStyle = R"(
 :root { --fg: #1b1b1b; --muted: #5c5c5c; --rule: #d9d9d9; --bg: #ffffff; --panel: #f6f7f9; }
 * { box-sizing: border-box; }
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
-       color: var(--fg); background: var(--bg); margin: 0 auto; padding: 24px 32px 48px; max-width: 1320px; }
+       color: var(--fg); background: var(--bg); margin: 0 auto; padding: 24px 32px 48px; max-width: 1600px; }
 h1 { font-size: 22px; margin: 0 0 4px; }
 h2 { font-size: 17px; margin: 32px 0 10px; border-bottom: 1px solid var(--rule); padding-bottom: 4px; }
 h3 { font-size: 15px; margin: 18px 0 6px; }
@@ -53,7 +42,11 @@ h3 { font-size: 15px; margin: 18px 0 6px; }
 .stat { background: var(--panel); border-radius: 6px; padding: 10px 14px; min-width: 150px; }
 .stat b { display: block; font-size: 20px; }
 .charts { display: flex; flex-wrap: wrap; gap: 24px; align-items: flex-start; }
-figure { margin: 0; background: var(--panel); border-radius: 8px; padding: 12px; }
+.charts > * { min-width: 0; max-width: 100%; }
+@media (min-width: 1240px) { .charts { flex-wrap: nowrap; } }  /* side by side, a little smaller if need be */
+figure { margin: 0; background: var(--panel); border-radius: 8px; padding: 12px; max-width: 100%; }
+svg { max-width: 100%; height: auto; }
+code { overflow-wrap: anywhere; }
 figcaption { font-weight: 600; margin: 0 0 6px; }
 figure p.note { color: var(--muted); margin: 6px 0 0; font-size: 12px; max-width: 580px; }
 svg text { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; fill: var(--fg); }
@@ -64,6 +57,8 @@ table { border-collapse: collapse; margin: 8px 0; font-variant-numeric: tabular-
 th, td { padding: 4px 10px; border-bottom: 1px solid var(--rule); text-align: right; white-space: nowrap; }
 th { background: var(--panel); font-weight: 600; }
 td.name, th.name, td.text, th.text { text-align: left; }
+td.name, td.text { white-space: normal; overflow-wrap: anywhere; }  /* long names wrap; numbers never do */
+td.name { min-width: 14em; }
 td.name code { font-size: 13px; }
 .verdict { display: inline-block; padding: 0 8px; border-radius: 10px; color: #fff; font-size: 12px; }
 .verdict.bandwidth { background: #0072b2; } .verdict.instruction { background: #cc79a7; }

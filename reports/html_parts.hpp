@@ -18,9 +18,20 @@ inline const char* const kSlowerFill = "#d55e00";
 inline const char* const kNeutralFill = "#8c8c8c";
 
 std::string num(double value);  // one decimal, for SVG coordinates
-// Text width estimate for label placement (12 px sans-serif averages ~6.6 px per character).
+
+// ---- labels (html_labels.cpp) ----
+
+// The width a text takes, measured against DejaVu Sans (wider than the usual sans-serifs), so a
+// label placed with it fits whichever font the browser picks.
 double text_width(const std::string& text, double font_px = 12);
 std::string ellipsize(const std::string& text, std::size_t max_characters);
+// `text` cut at the end with "…" to fit `width` px.
+std::string fit_width(const std::string& text, double width, double font_px = 12);
+// `name` in at most `budget` characters, told apart from the other `names`: a long name keeps
+// its head and the words where it differs from the others ("sm80_xmma_…nt_n_tiles…split_k_ker…").
+std::string distinct_label(const std::string& name, const std::vector<std::string>& names, std::size_t budget);
+// Labels still alike (names alike in every word kept) get " #1", " #2"...
+void number_alike(std::vector<std::string>& labels);
 
 void write_page_start(std::ostream& out, const std::string& title);
 void write_page_end(std::ostream& out);
@@ -59,9 +70,11 @@ struct Bar {
   std::string value_text;
   std::string tooltip;
   std::string css_class;
+  bool sub_row = false;  // a second bar of the kernel named above: its label says only what it measures
 };
 
 inline constexpr std::size_t kChartRows = 14;  // bars per chart; the rest is summed as "other"
+inline constexpr std::size_t kMapLabels = 16;  // labelled points on a map: the longest kernels
 
 // Bars from 0 to `axis_max`, or diverging from 0 to +-axis_max when `diverging`.
 void write_bar_chart(std::ostream& out, const std::string& id, const std::vector<Bar>& bars, double axis_max,

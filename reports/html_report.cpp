@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <ostream>
+#include <unordered_map>
 
 #include "html_parts.hpp"
 #include "limiter/format.hpp"
@@ -28,28 +29,62 @@ std::string name_html(const std::string& shown, const std::string& full) {
 
 std::string group_anchor(std::size_t index) { return "group-" + std::to_string(index + 1); }
 
-// Chart labels: a name shared by several configurations gets its launch configuration.
-std::string group_label(const RunSummary& summary, const KernelSummary& group) {
-  std::string label = ellipsize(group.display_name, 30);
-  const auto same_name = std::count_if(summary.groups.begin(), summary.groups.end(),
-                                       [&](const KernelSummary& other) { return other.name == group.name; });
-  if (same_name > 1) label += " " + render::configuration_text(group.grid, group.block, "x");
-  return label;
+// Chart labels, no two alike: names shortened where they agree (html_labels.cpp), and a name
+// shared by several launch configurations followed by its configuration.
+std::string compact_configuration(const Dim3& grid, const Dim3& block) {
+  const auto dims = [](const Dim3& d) {  // trailing 1s dropped: (16,16,1) -> 16,16
+    std::string text = std::to_string(d.x);
+    if (d.y != 1 || d.z != 1) text += "," + std::to_string(d.y);
+    if (d.z != 1) text += "," + std::to_string(d.z);
+    return text;
+  };
+  return "(" + dims(grid) + ")×(" + dims(block) + ")";
+}
+
+// Labels for the groups at `indices` (those a chart names), each in `budget` characters, no two
+// alike; a name shared by several groups is followed by the group's launch configuration.
+std::vector<std::string> group_labels(const RunSummary& summary, const std::vector<std::size_t>& indices,
+                                      std::size_t budget) {
+  std::vector<std::string> names;
+  std::unordered_map<std::string, std::size_t> groups_named;
+  for (const auto& group : summary.groups)
+    if (groups_named[group.display_name]++ == 0) names.push_back(group.display_name);
+  std::vector<std::string> labels;
+  for (std::size_t i : indices) {
+    const auto& group = summary.groups[i];
+    if (groups_named[group.display_name] < 2) {
+      labels.push_back(distinct_label(group.display_name, names, budget));
+      continue;
+    }
+    const std::string configuration = compact_configuration(group.grid, group.block);
+    const std::size_t room = budget > configuration.size() + 13 ? budget - configuration.size() - 1 : 12;
+    labels.push_back(distinct_label(group.display_name, names, room) + " " + configuration);
+  }
+  number_alike(labels);
+  return labels;
+}
+
+std::vector<std::size_t> first_indices(std::size_t count) {
+  std::vector<std::size_t> indices(count);
+  for (std::size_t i = 0; i < count; ++i) indices[i] = i;
+  return indices;
 }
 
 void write_time_chart(std::ostream& out, const RunSummary& summary) {
+  const auto labels = group_labels(summary, first_indices(std::min(kChartRows, summary.groups.size())), 40);
   std::vector<Bar> bars;
   double other_share = 0;
   std::size_t other_groups = 0;
-  for (const auto& group : summary.groups) {
+  for (std::size_t i = 0; i < summary.groups.size(); ++i) {
+    const auto& group = summary.groups[i];
     if (bars.size() + 1 >= kChartRows && summary.groups.size() > kChartRows) {
       other_share += group.time_share.value_or(0);
       ++other_groups;
       continue;
     }
-    bars.push_back({group_label(summary, group) + (group.launches > 1 ? " ×" + render::count_text(group.launches) : ""),
-                    group.time_share, verdict_fill(group.main_verdict),
-                    format_percent(group.time_share, 1) + "  " + render::duration_text(group.durations.total_ns),
+    bars.push_back({labels[i], group.time_share, verdict_fill(group.main_verdict),
+                    format_percent(group.time_share, 1) + "  " + render::duration_text(group.durations.total_ns) +
+                        (group.launches > 1 ? "  ×" + render::count_text(group.launches) : ""),
                     group.name + ": " + render::count_text(group.launches) + " launches, " +
                         render::verdict_mix_text(group.verdicts),
                     verdict_key(group.main_verdict)});
@@ -64,29 +99,61 @@ void write_time_chart(std::ostream& out, const RunSummary& summary) {
                   "share of the run's time per kernel");
 }
 
+// Only kernels with local memory get bars (a chart of 0.0 % bars says nothing); with none, one line.
 void write_lmem_chart(std::ostream& out, const RunSummary& summary) {
-  std::vector<Bar> bars;
-  for (std::size_t i = 0; i < std::min(summary.groups.size(), kChartRows / 2); ++i) {
+  std::vector<std::size_t> with_lmem;
+  std::size_t measured = 0;
+  for (std::size_t i = 0; i < summary.groups.size(); ++i) {
     const auto& g = summary.groups[i];
+    measured += g.lmem_l2_share || g.lmem_instruction_share;
+    // Shown as 0.0 % below 0.05 %: not worth a bar.
+    if (g.lmem_l2_share.value_or(0) >= 0.0005 || g.lmem_instruction_share.value_or(0) >= 0.0005) with_lmem.push_back(i);
+  }
+  const std::vector<std::size_t> shown(with_lmem.begin(),
+                                       with_lmem.begin() + static_cast<std::ptrdiff_t>(std::min(with_lmem.size(), kChartRows / 2)));
+  const auto labels = group_labels(summary, shown, 34);
+  std::vector<Bar> bars;
+  for (std::size_t row = 0; row < shown.size(); ++row) {
+    const auto& g = summary.groups[shown[row]];
     const std::string upper = g.lmem_l2_share_is_upper_bound && g.lmem_l2_share ? "≤" : "";
-    bars.push_back({ellipsize(group_label(summary, g), 26) + " · L2", g.lmem_l2_share, "#3b6e8f",
-                    upper + format_percent(g.lmem_l2_share, 1), "LMEM share of L1-L2 traffic", "lmem-l2"});
+    bars.push_back({labels[row] + " · L2", g.lmem_l2_share, "#3b6e8f", upper + format_percent(g.lmem_l2_share, 1),
+                    "LMEM share of L1-L2 traffic", "lmem-l2"});
     bars.push_back({"instructions", g.lmem_instruction_share, "#9fc3d9", format_percent(g.lmem_instruction_share, 1),
-                    "LMEM share of issued instructions", "lmem-inst"});
+                    "LMEM share of issued instructions", "lmem-inst", true});
+  }
+  if (bars.empty()) {
+    out << "<p class=\"note\" id=\"lmem-none\">"
+        << (measured == 0 ? "The counters give no local-memory share for any kernel."
+                          : "No local memory: 0.0% of L1-L2 traffic and of instructions in every kernel measured (" +
+                                std::to_string(measured) + ").")
+        << "</p>\n";
+    return;
   }
   const auto& thresholds = summary.run.thresholds;
   write_bar_chart(out, "lmem-shares", bars, 1.0, false,
                   {{thresholds.lmem_significant, format_percent(thresholds.lmem_significant, 0) + " significant"}},
                   "local memory share of L2 traffic and of instructions per kernel");
+  std::string note = "Kernels with local memory, most expensive first";
+  if (with_lmem.size() > shown.size())
+    note += " (" + std::to_string(shown.size()) + " of " + std::to_string(with_lmem.size()) + ")";
+  if (with_lmem.size() < summary.groups.size())
+    note += "; the other " + std::to_string(summary.groups.size() - with_lmem.size()) + " have none";
+  out << "<p class=\"note\">" << note << ". Bandwidth-limited kernels: the L2 share matters; instruction-limited: "
+      << "the instruction share (seed 001).</p>\n";
 }
 
 // One point per group at its time-weighted utilisations: the map of a run of a million
 // launches has as many points as kernels.
 void write_map(std::ostream& out, const RunSummary& summary) {
+  std::vector<std::size_t> plotted;  // the longest plotted groups get labels (kMapLabels)
+  for (std::size_t i = 0; i < summary.groups.size() && plotted.size() < kMapLabels; ++i)
+    if (summary.groups[i].memory && summary.groups[i].compute) plotted.push_back(i);
+  const auto labels = group_labels(summary, plotted, 30);
   std::vector<MapPoint> points;
   std::vector<std::string> not_plotted;
   std::vector<double> extents;
-  for (const auto& g : summary.groups) {
+  for (std::size_t i = 0; i < summary.groups.size(); ++i) {
+    const auto& g = summary.groups[i];
     if (!g.memory || !g.compute) {
       not_plotted.push_back(g.display_name);
       continue;
@@ -97,7 +164,8 @@ void write_map(std::ostream& out, const RunSummary& summary) {
     point.radius = 5 + 16 * std::sqrt(g.time_share.value_or(0));
     point.fill = verdict_fill(g.main_verdict);
     point.css_class = verdict_key(g.main_verdict);
-    point.label = group_label(summary, g);
+    const auto labelled = std::find(plotted.begin(), plotted.end(), i);
+    if (labelled != plotted.end()) point.label = labels[static_cast<std::size_t>(labelled - plotted.begin())];
     point.tooltip = g.name + "\n" + render::group_verdict_text(g) + ", " + render::count_text(g.launches) +
                     (g.launches == 1 ? " launch" : " launches") + ": " + g.longest.verdict_reason + "\nmemory " +
                     format_percent(g.memory) + ", compute " + format_percent(g.compute) + ", time " +
@@ -243,12 +311,12 @@ void write_html_report(const RunSummary& summary, std::ostream& out, const Repor
   write_map(out, summary);
   out << "</figure>\n<div>\n<figure>\n<figcaption>Share of the run's time per kernel</figcaption>\n";
   write_time_chart(out, summary);
-  out << "<p class=\"note\">Colour: the verdict of most of the kernel's time; ×N: launches grouped.</p>\n</figure>\n"
+  out << "<p class=\"note\">Colour: the verdict of most of the kernel's time; ×N: launches grouped. The full name "
+         "is on hover.</p>\n</figure>\n"
       << "<figure style=\"margin-top: 24px\">\n<figcaption>Local memory (LMEM) share of L1-L2 traffic and of "
          "instructions</figcaption>\n";
   write_lmem_chart(out, summary);
-  out << "<p class=\"note\">Most expensive kernels first. Bandwidth-limited kernels: the L2 share matters; "
-         "instruction-limited: the instruction share (seed 001).</p>\n</figure>\n</div>\n</div>\n";
+  out << "</figure>\n</div>\n</div>\n";
 
   const bool grouped = options.grouped(summary);
   const std::size_t shown = grouped ? render::shown_group_count(summary, options.top) : summary.groups.size();

@@ -72,7 +72,7 @@ expect_count "$dom" "latency-limited points" 2 2 '<circle class="kernel latency"
 expect_count "$dom" "threshold lines" 5 99 'class="threshold"'
 expect_count "$dom" "legend entries" 4 4 'class="legend-item"'
 expect_count "$dom" "time-share bars" 7 7 '<rect class="bar [a-z]*"'
-expect_count "$dom" "LMEM bars" 14 14 '<rect class="bar lmem-[a-z0-9]*"'
+expect_count "$dom" "LMEM bars (the 2 kernels with local memory)" 4 4 '<rect class="bar lmem-[a-z0-9]*"'
 expect_count "$dom" "point labels" 7 7 'class="point-label"'
 expect_count "$dom" "per-kernel sections" 7 7 '<article class="kernel"'
 expect_count "$dom" "scripts" 0 0 '<script'
