@@ -4,7 +4,8 @@
 set -euo pipefail
 packages=(cmake g++ make libboost-program-options-dev nlohmann-json3-dev libsimdjson-dev libgtest-dev libgmock-dev zlib1g-dev libsqlite3-dev)
 packages+=(python3)  # tests/cli/readme_test.py
-packages+=(chromium)  # headless, for the HTML report test (tests/html/render_in_chromium.sh)
+packages+=(chromium)  # headless, for the HTML report tests (tests/html/*_in_chromium.sh)
+command -v node >/dev/null || packages+=(nodejs npm)  # drives Chromium in tests/html/check_layout.mjs
 packages+=(clang libclang-rt-14-dev)  # scripts/fuzz.sh: clang's -fsanitize=fuzzer (libFuzzer) and ASan runtimes
 missing=()
 for package in "${packages[@]}"; do
@@ -17,6 +18,12 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   $sudo apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null 2>&1 ||
     { $sudo apt-get update >/dev/null && $sudo apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null; }
+fi
+# playwright-core for the browser layout test, at the version tests/html/package-lock.json pins.
+html_tests=$(cd "$(dirname "$0")/../tests/html" && pwd)
+if [ ! -f "$html_tests/node_modules/playwright-core/package.json" ] && command -v npm >/dev/null; then
+  (cd "$html_tests" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) ||
+    echo "note: npm ci in tests/html failed; the browser layout test will say why it skips" >&2
 fi
 if [ ! -x /usr/local/cuda/bin/nvcc ] && ! command -v nvcc >/dev/null; then
   echo "note: no CUDA toolkit found; building the host side only (analysis, import, reports)." >&2
