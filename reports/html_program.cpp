@@ -1,7 +1,7 @@
 // The program verdict as an HTML fragment (html_program.hpp): the verdict and its reason, a bar
 // of the window's time by part, the advice, "what to fix first" with the program's fixes ranked
 // among the kernels, and the NVTX ranges' verdicts.
-#include "html_program.hpp"
+#include "limiter/html_program.hpp"
 
 #include <sstream>
 

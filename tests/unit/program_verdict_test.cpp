@@ -2,10 +2,13 @@
 // of the window, the evidence, NVTX ranges, and the reports that show it first.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <iostream>
 #include <sstream>
 
 #include "limiter/program_verdict.hpp"
 #include "limiter/reports.hpp"
+#include "limiter/html_program.hpp"
 #include "synthetic_timelines.hpp"
 
 namespace limiter {
@@ -194,6 +197,32 @@ TEST(ProgramVerdictReports, WithoutATimelineNoProgramSection) {
   EXPECT_EQ(text.str().find("program:"), std::string::npos);
   EXPECT_EQ(md.str().find("Program:"), std::string::npos);
   EXPECT_FALSE(report_json(summary).contains("program"));
+}
+
+TEST(ProgramVerdictReports, HtmlFragmentForTheReportsToPlaceFirst) {
+  Timeline t = synthetic_timeline(Shape::host_bound, 50);
+  t.events.push_back(timeline_event(ActivityKind::nvtx_range, t.start_ns, t.end_ns, "step<1>/"));
+  normalize_timeline(t);
+  const std::string html = render::program_html_section(summary_with(t));
+  EXPECT_EQ(html.rfind("<section class=\"program\" id=\"program\">", 0), 0u);
+  EXPECT_NE(html.find("<h2>Program: host-bound</h2>"), std::string::npos);
+  EXPECT_NE(html.find("title=\"idle: host outside CUDA: "), std::string::npos);  // the bar's segments
+  EXPECT_NE(html.find("<code>step&lt;1&gt;/</code>"), std::string::npos);   // names escaped
+  EXPECT_NE(html.find("<strong>program</strong> — host-bound"), std::string::npos);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.substr(html.size() - 11), "</section>\n");
+  EXPECT_EQ(render::program_html_section(RunSummary{}), "");
+}
+
+// 200,000 events judged: printed, bounded loosely.
+TEST(ProgramVerdict, TwoHundredThousandEventsJudgedQuickly) {
+  const Timeline t = synthetic_timeline(Shape::sync_bound, 50'000);  // 4 events a step
+  const auto start = std::chrono::steady_clock::now();
+  const auto p = judge_program(t);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(p.verdict, ProgramBound::sync);
+  std::cout << t.events.size() << " events judged in " << seconds << " s\n";
+  EXPECT_LT(seconds, 5.0);
 }
 
 }  // namespace
