@@ -192,7 +192,10 @@ void analyse_batches(std::size_t analyser, const std::string& origin, const RunR
       for (auto& used : dispose)
         for (auto& launch : used.launches) spare.push_back(std::move(launch));
       dispose.clear();
-      if (!run) run = header;  // complete: the batch came after it, through the exchange's lock
+      if (!run) {
+        run = header;  // complete: the batch came after it, through the exchange's lock
+        run->timeline.reset();  // the analysis of launches never reads it: not one copy per core
+      }
       run->launches.clear();
       for (const auto& launch : batch->text.launches) {
         run->launches.emplace_back();
@@ -219,7 +222,10 @@ RunRecord analyse_in_batches(const std::string& path, std::size_t batch_launches
   const std::string origin = "'" + path + "'";
   std::optional<RunRecord> run;  // the header with a batch swapped in, as the fold takes it
   const auto fold_batch = [&](Batch& batch) {
-    if (!run) run = header;
+    if (!run) {
+      run = header;
+      run->timeline.reset();  // the returned header keeps it
+    }
     run->launches.swap(batch.launches);
     fold(*run, batch.analysed);
     run->launches.swap(batch.launches);
