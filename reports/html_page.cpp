@@ -57,10 +57,10 @@ table { border-collapse: collapse; margin: 8px 0; font-variant-numeric: tabular-
 th, td { padding: 4px 10px; border-bottom: 1px solid var(--rule); text-align: right; white-space: nowrap; }
 th { background: var(--panel); font-weight: 600; }
 td.name, th.name, td.text, th.text { text-align: left; }
-td.name, td.text { white-space: normal; overflow-wrap: anywhere; }  /* long names wrap; numbers never do */
-td.name { min-width: 14em; }
+td.name, td.text { white-space: normal; }  /* names and words wrap, numbers never do */
+td.name { overflow-wrap: anywhere; min-width: 10em; }  /* a kernel name may be one 120-character word */
 td.name code { font-size: 13px; }
-.verdict { display: inline-block; padding: 0 8px; border-radius: 10px; color: #fff; font-size: 12px; }
+.verdict { display: inline-block; padding: 0 8px; border-radius: 10px; color: #fff; font-size: 12px; white-space: nowrap; }
 .verdict.bandwidth { background: #0072b2; } .verdict.instruction { background: #cc79a7; }
 .verdict.latency { background: #e69f00; color: #1b1b1b; } .verdict.none { background: #8c8c8c; }
 .faster { color: #00795a; font-weight: 600; } .slower { color: #b34700; font-weight: 600; }

@@ -16,13 +16,19 @@ using render::html_escape;
 
 void write_table(const std::vector<std::string>& titles, const std::vector<render::Row>& rows, const char* id,
                  std::ostream& out) {
+  // Left-aligned cells are text; kernel names, records and ranges may be one long word ("name").
+  std::vector<std::string> classes;
+  for (std::size_t c = 0; c < titles.size(); ++c) {
+    const bool left = !rows.empty() && rows.front()[c].left;
+    const bool long_words = titles[c] == "kernel" || titles[c] == "record" || titles[c] == "NVTX ranges";
+    classes.push_back(!left ? "" : long_words ? " class=\"name\"" : " class=\"text\"");
+  }
   out << "<table id=\"" << id << "\"><thead><tr>";
-  for (std::size_t c = 0; c < titles.size(); ++c)
-    out << (!rows.empty() && rows.front()[c].left ? "<th class=\"text\">" : "<th>") << html_escape(titles[c]) << "</th>";
+  for (std::size_t c = 0; c < titles.size(); ++c) out << "<th" << classes[c] << ">" << html_escape(titles[c]) << "</th>";
   out << "</tr></thead><tbody>\n";
   for (const auto& row : rows) {
     out << "<tr>";
-    for (const auto& cell : row) out << (cell.left ? "<td class=\"text\">" : "<td>") << html_escape(cell.text) << "</td>";
+    for (std::size_t c = 0; c < row.size(); ++c) out << "<td" << classes[c] << ">" << html_escape(row[c].text) << "</td>";
     out << "</tr>\n";
   }
   out << "</tbody></table>\n";
