@@ -57,7 +57,7 @@ std::vector<std::string> group_labels(const RunSummary& summary, const std::vect
       continue;
     }
     const std::string configuration = compact_configuration(group.grid, group.block);
-    const std::size_t room = budget > configuration.size() + 13 ? budget - configuration.size() - 1 : 12;
+    const std::size_t room = std::max<std::size_t>(budget > configuration.size() ? budget - configuration.size() - 1 : 0, 20);
     labels.push_back(distinct_label(group.display_name, names, room) + " " + configuration);
   }
   number_alike(labels);

@@ -61,6 +61,8 @@ try {
           ? await charts.first().screenshot({ type: 'png', animations: 'disabled' })
           : await page.screenshot({ type: 'png', fullPage: true, clip: { x: 0, y: 0, width, height: Math.min(height, 1400) } });
         writeFileSync(join(shots, `${basename(file, '.html')}_${width}.png`), png);
+        if (width === widths.at(-1))  // the whole window at the widest: the page centred, nothing beside it
+          writeFileSync(join(shots, `${basename(file, '.html')}_${width}_window.png`), await page.screenshot({ type: 'png' }));
       }
     }
   }
