@@ -145,9 +145,10 @@ class UtilizationMap {
         return box.crossed_by(sx(a.memory_before), sy(a.compute_before), sx(a.memory_after), sy(a.compute_after));
       });
     };
-    // Only the biggest points get a label, so a run of hundreds of kernels stays readable; the
-    // others have their tooltip and their row in the table.
-    for (std::size_t index = 0; index < std::min(points.size(), kMapLabels); ++index) {
+    // Only the biggest points that have a label get one (kMapLabels), so a run of hundreds of
+    // kernels stays readable; the others have their tooltip and their row in the table.
+    std::size_t labelled = 0;
+    for (std::size_t index = 0; index < points.size() && labelled < kMapLabels; ++index) {
       const auto& point = points[index];
       if (point.label.empty()) continue;
       const double cx = sx(point.memory), cy = sy(point.compute), r = point.radius;
@@ -184,6 +185,7 @@ class UtilizationMap {
         out << "<line class=\"leader\" x1=\"" << num(cx) << "\" y1=\"" << num(cy) << "\" x2=\"" << num(lx) << "\" y2=\""
             << num(box.y + height / 2) << "\" stroke=\"#999\" stroke-width=\"0.8\"/>\n";
       }
+      ++labelled;
       out << "<text class=\"point-label\" x=\"" << num(box.x) << "\" y=\"" << num(text_y) << "\" font-size=\"12\">"
           << html_escape(point.label) << "</text>\n";
       label_boxes.push_back(box);

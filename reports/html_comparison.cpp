@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <ostream>
+#include <unordered_set>
 
 #include "html_parts.hpp"
 #include "limiter/format.hpp"
@@ -32,8 +33,18 @@ std::string total_text(const TimeChange& time) {
          render::change_percent_text(time.change) + ", " + render::speed_factor_text(time.ratio) + ")";
 }
 
+// The matched kernels' names as shown, each once: what a chart label must be told apart from.
+std::vector<std::string> shown_names(const RunComparison& comparison, const render::NameLookup& names) {
+  std::vector<std::string> all;
+  std::unordered_set<std::string> seen;
+  for (const auto& k : comparison.matched)
+    if (seen.insert(names(k.after.name)).second) all.push_back(names(k.after.name));
+  return all;
+}
+
 void write_change_chart(std::ostream& out, const RunComparison& comparison, const std::vector<std::size_t>& order,
                         const render::NameLookup& names) {
+  const auto all_names = shown_names(comparison, names);
   std::vector<Bar> bars;
   double largest = 0.1;
   for (std::size_t index : order) {
@@ -41,7 +52,7 @@ void write_change_chart(std::ostream& out, const RunComparison& comparison, cons
     const auto& k = comparison.matched[index];
     const std::string kind = render::change_kind(k);
     bars.push_back({std::to_string(k.before.sequence) + "→" + std::to_string(k.after.sequence) + " " +
-                        ellipsize(names(k.before.name), 26),
+                        distinct_label(names(k.after.name), all_names, 30),
                     k.time.change, change_fill(kind),
                     render::change_percent_text(k.time.change) + (kind == "noise" ? " noise" : ""),
                     render::precise_duration_text(k.time.before_ns) + " → " +
@@ -56,10 +67,20 @@ void write_change_chart(std::ostream& out, const RunComparison& comparison, cons
 }
 
 void write_movement_map(std::ostream& out, const RunComparison& comparison, const render::NameLookup& names) {
+  const auto all_names = shown_names(comparison, names);
+  // The kernels with the most time after get the labels (kMapLabels): the ones a reader looks for.
+  std::vector<std::size_t> by_time(comparison.matched.size());
+  for (std::size_t i = 0; i < by_time.size(); ++i) by_time[i] = i;
+  std::stable_sort(by_time.begin(), by_time.end(), [&](std::size_t a, std::size_t b) {
+    return comparison.matched[a].time.after_ns > comparison.matched[b].time.after_ns;
+  });
+  std::vector<bool> labelled(by_time.size(), false);
+  for (std::size_t i = 0; i < std::min(by_time.size(), kMapLabels); ++i) labelled[by_time[i]] = true;
   std::vector<MapPoint> points;
   std::vector<MapArrow> arrows;
   std::vector<double> extents;
-  for (const auto& k : comparison.matched) {
+  for (std::size_t index = 0; index < comparison.matched.size(); ++index) {
+    const auto& k = comparison.matched[index];
     const auto mb = k.before.utilization.memory, cb = k.before.utilization.compute;
     const auto ma = k.after.utilization.memory, ca = k.after.utilization.compute;
     if (!ma || !ca) continue;
@@ -69,7 +90,8 @@ void write_movement_map(std::ostream& out, const RunComparison& comparison, cons
     point.radius = 6;
     point.fill = verdict_fill(k.after.verdict);
     point.css_class = verdict_key(k.after.verdict);
-    point.label = "#" + std::to_string(k.after.sequence) + " " + ellipsize(names(k.after.name), 28);
+    if (labelled[index])
+      point.label = "#" + std::to_string(k.after.sequence) + " " + distinct_label(names(k.after.name), all_names, 28);
     point.tooltip = std::string(k.after.name) + "\n" + arrow_text(verdict_label(k.before), verdict_label(k.after)) + ", time " +
                     render::change_percent_text(k.time.change);
     points.push_back(point);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # layout_in_chromium.sh LIMITER
 # Writes the HTML reports of the committed real-program recordings (10,071 launches of a PyTorch
-# MLP training, torch.compile and JAX programs, a capture range, the H200 probe, a comparison
+# MLP training, torch.compile and JAX programs, a capture range, the H200 probe, two comparisons
 # and a job's ranks) and opens each in Debian's Chromium at 1,280, 1,600 and 1,920 px through
 # playwright-core (tests/html/package.json), failing on overlapping or clipped text, sideways
 # scrolling, boxes that spill, charts that name two kernels alike and all-zero charts
@@ -42,6 +42,10 @@ status=0
 "$limiter" compare tests/data/ncu/h200_probe_raw.csv tests/data/compare/h200_probe_local_array_slower.csv \
   --fail-if-slower 10 --format html -o "$work/compare_probe.html" || status=$?
 [ "$status" -eq 4 ] || { echo "FAIL: compare exited with $status, expected 4 (planted slowdown)"; exit 1; }
+
+# Two recordings of the MLP training (3 launches per kernel, then all 10,071): 39 kernels matched.
+"$limiter" compare tests/data/cupti/h100_mlp_training_budget3_limiter.json.gz \
+  tests/data/cupti/h100_mlp_training_limiter.json.gz --format html -o "$work/compare_mlp.html"
 
 shots=()
 if [ -n "${LIMITER_SCREENSHOT_DIR:-}" ]; then
