@@ -9,7 +9,8 @@
 // their kernel's aggregate (SampleSupport::exact_launches): a verdict where the samples cannot
 // decide, and LMEM shares for every kernel. With `sampling` and `exact_undecided_count`, the
 // other order: sampling first, then the next launches of each kernel its samples could not
-// judge exactly (sampling_then_exact.cpp).
+// judge exactly. Each of these modes is a list of phases, each phase a session
+// (lib/src/collect/phases.cpp).
 // No CUDA or CUPTI type appears here (pimpl); the implementation is lib/src/collect/.
 //
 //   limiter::Collector collector({.plan = "default"});
@@ -32,45 +33,17 @@ namespace limiter {
 
 namespace detail {
 struct LaunchSink;
-class SamplingMode;
 }
 
-// Where the collector's host time went, summed over threads (`limiter run --timing`).
+// Where the collector's host time went (`limiter run --timing`): each session's account, in
+// the order its phase ran.
 struct CollectorTimings {
-  std::uint64_t launches = 0;  // launch calls seen while a profiler ran (graph launches count once)
-  std::uint64_t batches = 0;   // user-replay batches decoded (and pauses)
-  double set_up_s = 0;         // per context, at its first launch: CUPTI, chip, config, images
-  double metadata_s = 0;       // our launch-ENTER work: names, attributes, capture check
-  double launch_call_s = 0;    // from our ENTER to our EXIT: the driver's launch with CUPTI's range work
-                               // (with kernel replay, the save/restore and the replays)
-  double launch_call_cpu_s = 0;  // of it, CPU time of the launching thread: the rest it slept or waited
-  std::uint64_t launch_call_switches = 0;  // voluntary context switches in it (blocking waits)
-  double synchronize_s = 0;    // user replay: waiting for a batch's kernels before Stop
-  double stop_s = 0;           // cuptiRangeProfilerStop
-  double decode_s = 0;         // cuptiRangeProfilerDecodeData
-  double evaluate_s = 0;       // host evaluation of the ranges (Profiler Host API) and the sinks
-  double image_init_s = 0;     // counter-data image (re-)initialisation
-  double set_config_s = 0;     // SetConfig: per context, per batch, after a pause
-  double start_s = 0;          // Start: likewise
-  double enable_s = 0;         // Enable, counter-data size and first image init: per context and turn
-  double turn_wait_s = 0;      // waiting for the GPU's counters while another process had its turn
-  double yield_s = 0;          // handing the counters over: the batch decoded, Stop, Disable
-  std::uint64_t turns_yielded = 0;  // turns handed to a waiting process
-  std::uint64_t busy_retries = 0;   // Starts refused with CUPTI_ERROR_HARDWARE_BUSY, tried again
-  std::uint64_t filter_pauses = 0;  // pauses after long runs of unselected launches
-  std::uint64_t unranged_launches = 0;  // unselected, run unranged while a user-range profiler ran
-  // User ranges (user replay once a graph was launched): graph kernel nodes run one at a time, and every launch's range
-  // once the context has launched a graph.
-  std::uint64_t range_mode_switches = 0;  // a context's profiler re-created in user-range mode
-  std::uint64_t user_ranges = 0;          // ranges pushed
-  double push_pop_s = 0;                  // PushRange and PopRange
-  double range_sync_s = 0;                // stream synchronise before a PopRange
-  std::uint64_t graph_nodes = 0;          // runnable graph nodes launched one at a time
-  double graph_toggle_s = 0;              // cuGraphNodeSetEnabled
-  double graph_node_launch_s = 0;         // our launches of the graph with one node enabled
-  std::string sampling;             // sampling mode: the sampler's own account (replaces the above)
-  std::string sampling_phase;       // sampling then exact: what ended the sampling phase
-  std::string to_text() const;  // a few lines: per-launch microseconds of each part
+  struct Part {
+    std::string session;  // "exact", "PM sampling"
+    std::string text;     // its lines
+  };
+  std::vector<Part> parts;
+  std::string to_text() const;
 };
 
 class Collector {
@@ -109,19 +82,15 @@ class Collector {
   // The launches profiled so far, in order, with evaluated counters; clears them.
   // Sampling mode: stops sampling and returns the per-kernel aggregates (once).
   RunRecord take_run();
-  bool sampling() const { return sampling_ != nullptr; }
+  bool sampling() const { return options_.sampling; }
 
-  struct Impl;
+  struct Impl;  // the orchestrator (lib/src/collect/orchestrator.hpp)
   // Where the injection library streams launches to disk as they complete.
   detail::LaunchSink& impl_sink();
 
  private:
-  void stop_exact_mode();  // the range profilers finished, the callbacks unsubscribed
-
+  CollectorOptions options_;
   std::unique_ptr<Impl> impl_;
-  // Set in sampling mode: then impl_ stays idle, or, with per-kernel budgets, runs the exact
-  // phase first and hands the launches over to it (budgets_then_sampling.cpp).
-  std::unique_ptr<detail::SamplingMode> sampling_;
 };
 
 // Profiles the launches of a scope.

@@ -10,12 +10,9 @@
 // which stays alive for it even when the app destroys it (kept_graphs.cpp). Graphs with nodes
 // that cannot be disabled (host, event, child graph, memory, conditional nodes), and every graph
 // under --graph-profiling graph, are measured as one range per launch instead.
-#include <cupti_range_profiler.h>
-
 #include <algorithm>
 
-#include "collect/collector_impl.hpp"
-#include "collect/cupti_check.hpp"
+#include "collect/range_session.hpp"
 #include "collect/driver_api.hpp"
 #include "limiter/error.hpp"
 
@@ -95,15 +92,12 @@ std::vector<CUgraphNode> topological_order(CUgraph graph) {
 // At the exec's creation, while the app's graph still exists: the exec's nodes are reachable
 // only through that graph's node handles, so a graph the app destroys (PyTorch does, right after
 // instantiation, unless keep_graph=True) is kept alive while this exec needs it (kept_graphs.cpp).
-void Collector::Impl::record_graph(const CUpti_GraphData& data) {
+void detail::RangeSession::record_graph(CUgraph source, CUgraphExec exec, std::uint32_t graph_exec_id) {
   const auto& cu = driver_api();
   detail::GraphExec graph;
-  std::uint32_t id = 0;
-  if (cuptiGetGraphExecId(data.graphExec, &id) == CUPTI_SUCCESS) graph.graph_id = id;
-  graph.source = data.graph;
-  const std::vector<CUgraphNode> order = detail::topological_order(data.graph);
-  CUdevice device = 0;
-  cu.ctx_get_device(&device);
+  graph.graph_id = graph_exec_id;
+  graph.source = source;
+  const std::vector<CUgraphNode> order = detail::topological_order(source);
   std::string unsupported;
   for (CUgraphNode node : order) {
     detail::GraphNode entry;
@@ -124,7 +118,7 @@ void Collector::Impl::record_graph(const CUpti_GraphData& data) {
         launch.dynamic_shared_bytes = params.sharedMemBytes;
         CUfunction function = params.func ? params.func : reinterpret_cast<CUfunction>(params.kern);
         if (function) {
-          const auto resources = attributes_of(function, device);
+          const auto resources = backend.kernel_attributes(function);
           launch.registers_per_thread = resources.registers;
           launch.static_shared_bytes = static_cast<std::uint64_t>(resources.static_shared);
           launch.local_bytes_per_thread = static_cast<std::uint64_t>(resources.local);
@@ -140,7 +134,7 @@ void Collector::Impl::record_graph(const CUpti_GraphData& data) {
   }
   const char* handles = "none";
   std::size_t count = 0;
-  if (cu.graph_get_nodes(data.graph, nullptr, &count) == CUDA_SUCCESS && count == 0) {
+  if (cu.graph_get_nodes(source, nullptr, &count) == CUDA_SUCCESS && count == 0) {
     graph.per_node = true;  // an empty graph: nothing to profile
   } else if (order.empty()) {
     graph.whole_reason = "its nodes could not be listed";
@@ -154,27 +148,27 @@ void Collector::Impl::record_graph(const CUpti_GraphData& data) {
     const auto probe = std::find_if(graph.nodes.begin(), graph.nodes.end(),
                                     [](const detail::GraphNode& n) { return detail::runnable_alone(n.type); });
     unsigned enabled = 0;
-    if (probe == graph.nodes.end() || cu.graph_node_get_enabled(data.graphExec, probe->handle, &enabled) == CUDA_SUCCESS) {
+    if (probe == graph.nodes.end() || cu.graph_node_get_enabled(exec, probe->handle, &enabled) == CUDA_SUCCESS) {
       handles = "the app's graph";  // kept alive if the app destroys it (kept_graphs.cpp)
       graph.per_node = true;
     } else {
       graph.whole_reason = "the driver refused its node handles";
     }
   }
-  LIMITER_TRACE("graph exec %u: %zu nodes, %zu kernels, %s (handles: %s)", id, graph.nodes.size(), graph.kernel_count,
+  LIMITER_TRACE("graph exec %u: %zu nodes, %zu kernels, %s (handles: %s)", graph_exec_id, graph.nodes.size(), graph.kernel_count,
                 graph.per_node ? "per node" : ("one range: " + graph.whole_reason).c_str(), handles);
-  forget_graph_exec(data.graphExec);
-  graph_execs[data.graphExec] = std::move(graph);
+  forget_graph_exec(exec);
+  graph_execs[exec] = std::move(graph);
 }
 
-void Collector::Impl::forget_graph_exec(CUgraphExec exec) {
+void detail::RangeSession::forget_graph_exec(CUgraphExec exec) {
   auto it = graph_execs.find(exec);
   if (it != graph_execs.end()) graph_execs.erase(it);
 }
 
 // The driver destroys an app's graph that was not kept (kept_graphs.cpp): execs that use its node
 // handles fall back to one range per launch.
-void Collector::Impl::forget_source_graph(CUgraph graph) {
+void detail::RangeSession::forget_source_graph(CUgraph graph) {
   for (auto& [exec, known] : graph_execs) {
     if (known.source != graph) continue;
     LIMITER_TRACE("graph exec %llu: the app destroys its graph", static_cast<unsigned long long>(known.graph_id));
@@ -192,7 +186,7 @@ void Collector::Impl::forget_source_graph(CUgraph graph) {
 // profiled graph launch and stays there (user_ranges.cpp). A new profiler object: SetConfig on
 // the same object after a Stop kept auto range on an H100 (PushRange then failed with
 // CUPTI_ERROR_INVALID_PARAMETER). The switch costs a Stop, a Disable, an Enable and a Start, once.
-void Collector::Impl::enter_user_range_mode(ContextProfiler& p) {
+void detail::RangeSession::enter_user_range_mode(ContextProfiler& p) {
   if (p.user_range || !p.user_replay) return;
   LIMITER_TRACE("context %p: user-range mode from its first graph launch on", static_cast<void*>(p.context));
   p.graphs_launched = true;  // so does a profiler started again after a pause
@@ -207,7 +201,7 @@ void Collector::Impl::enter_user_range_mode(ContextProfiler& p) {
   start_profiler(p, 0);  // the process keeps its turn on the counters
 }
 
-void Collector::Impl::profile_graph_launch(ContextProfiler& p, detail::GraphExec& graph, CUstream stream,
+void detail::RangeSession::profile_graph_launch(ContextProfiler& p, detail::GraphExec& graph, CUstream stream,
                                            bool per_thread_stream, std::vector<detail::PendingLaunch>& launches) {
   using detail::Clock;
   using detail::seconds_since;

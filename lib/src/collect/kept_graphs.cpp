@@ -11,7 +11,7 @@
 // launch (forget_source_graph), and our empty graph is destroyed at EXIT.
 #include <algorithm>
 
-#include "collect/collector_impl.hpp"
+#include "collect/range_session.hpp"
 #include "collect/driver_api.hpp"
 
 namespace limiter {
@@ -38,14 +38,14 @@ struct KeeperCall {  // our own driver calls: their callbacks are ours to ignore
 
 }  // namespace detail
 
-void Collector::Impl::on_graph_destroy(const CUpti_CallbackData& call) {
-  if (detail::inside_graph_keeper || !call.functionParams) return;
-  auto* params = static_cast<cuGraphDestroy_params*>(const_cast<void*>(call.functionParams));
+void detail::RangeSession::on_graph_destroy(const GraphEvent& call) {
+  if (detail::inside_graph_keeper || !call.destroy_target) return;
+  CUgraph* target = call.destroy_target;
   const auto& cu = driver_api();
-  if (call.callbackSite == CUPTI_API_ENTER) {
+  if (call.enter) {
     detail::kept_in_this_call = detail::empty_in_this_call = nullptr;
     detail::empty_destroyed = false;
-    const CUgraph graph = params->hGraph;
+    const CUgraph graph = *target;
     {
       std::lock_guard lock(mutex);
       const bool needed = std::any_of(graph_execs.begin(), graph_execs.end(), [&](const auto& entry) {
@@ -62,7 +62,7 @@ void Collector::Impl::on_graph_destroy(const CUpti_CallbackData& call) {
       std::lock_guard lock(mutex);
       kept_graphs.insert(graph);
     }
-    params->hGraph = empty;
+    *target = empty;
     detail::kept_in_this_call = graph;
     detail::empty_in_this_call = empty;
     LIMITER_TRACE("the app destroys graph %p, which a node-by-node exec needs: kept", static_cast<void*>(graph));
@@ -71,7 +71,7 @@ void Collector::Impl::on_graph_destroy(const CUpti_CallbackData& call) {
   if (!detail::empty_in_this_call) return;
   const CUgraph graph = detail::kept_in_this_call, empty = detail::empty_in_this_call;
   detail::kept_in_this_call = detail::empty_in_this_call = nullptr;
-  params->hGraph = graph;  // the call's parameters as the app gave them
+  *target = graph;  // the call's parameters as the app gave them
   if (detail::empty_destroyed) return;
   LIMITER_TRACE("graph %p: the driver ignored the swap and destroyed it", static_cast<void*>(graph));
   detail::KeeperCall ours;
@@ -80,7 +80,7 @@ void Collector::Impl::on_graph_destroy(const CUpti_CallbackData& call) {
 
 // The resource callback: a graph is being destroyed. Ours (the empty one, or a kept graph we
 // release) are expected; any other is the app's, and execs that needed its handles lose them.
-void Collector::Impl::on_graph_destroy_starting(CUgraph graph) {
+void detail::RangeSession::on_graph_destroy_starting(CUgraph graph) {
   if (detail::inside_graph_keeper) return;
   if (graph != nullptr && graph == detail::empty_in_this_call) {
     detail::empty_destroyed = true;
@@ -93,7 +93,7 @@ void Collector::Impl::on_graph_destroy_starting(CUgraph graph) {
 
 // An exec is being destroyed (resource callback, lock held): a kept graph no exec needs any more
 // is released once the destroy call returns, outside the driver's own destruction.
-void Collector::Impl::release_kept_graph_of(CUgraphExec exec) {
+void detail::RangeSession::release_kept_graph_of(CUgraphExec exec) {
   auto it = graph_execs.find(exec);
   if (it == graph_execs.end() || !kept_graphs.count(it->second.source)) return;
   const CUgraph source = it->second.source;
@@ -105,7 +105,7 @@ void Collector::Impl::release_kept_graph_of(CUgraphExec exec) {
   kept_graphs_to_release.push_back(source);
 }
 
-void Collector::Impl::on_graph_exec_destroyed() {
+void detail::RangeSession::on_graph_exec_destroyed() {
   if (detail::inside_graph_keeper) return;
   std::vector<CUgraph> release;
   {

@@ -1,7 +1,7 @@
 // What could not be profiled, by reason, with the fix: nothing is lost silently. The tally
 // goes to the record (RunRecord::missed) and, through the sink, to the partial file as it
 // changes, so a process that dies still leaves it behind.
-#include "collect/collector_impl.hpp"
+#include "collect/range_session.hpp"
 
 namespace limiter {
 namespace {
@@ -43,13 +43,13 @@ constexpr auto kReportInterval = std::chrono::milliseconds(100);
 
 }  // namespace
 
-void Collector::Impl::miss(detail::MissReason reason, std::uint64_t launches, const std::string& detail) {
+void detail::RangeSession::miss(detail::MissReason reason, std::uint64_t launches, const std::string& detail) {
   if (launches == 0) return;
   const ReasonText text = text_of(reason);
   std::string why = text.reason;
   if (!detail.empty()) why += ": " + detail;
   bool new_reason = true;
-  for (auto& entry : missed) {
+  for (auto& entry : missed_) {
     if (entry.reason == why) {
       entry.launches += launches;
       new_reason = false;
@@ -57,21 +57,21 @@ void Collector::Impl::miss(detail::MissReason reason, std::uint64_t launches, co
     }
   }
   if (new_reason) {
-    missed.push_back({why, launches, text.fix});
+    missed_.push_back({why, launches, text.fix});
     std::fprintf(stderr, "limiter: warning: launches not profiled: %s (fix: %s)\n", why.c_str(), text.fix);
   }
   missed_changed = true;
   report_status(new_reason);
 }
 
-void Collector::Impl::report_status(bool force) {
-  if ((!missed_changed && launches_seen == launches_seen_reported) || !sink.on_status) return;
+void detail::RangeSession::report_status(bool force) {
+  if ((!missed_changed && launches_seen_ == launches_seen_reported) || !sink || !sink->on_status) return;
   const auto now = detail::Clock::now();
   if (!force && now - status_reported < kReportInterval) return;
-  sink.on_status(missed, launches_seen);
+  sink->on_status(missed_, launches_seen_);
   status_reported = now;
   missed_changed = false;
-  launches_seen_reported = launches_seen;
+  launches_seen_reported = launches_seen_;
 }
 
 }  // namespace limiter

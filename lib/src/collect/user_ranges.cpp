@@ -17,23 +17,14 @@
 // back on a host flag until after PopRange stalled until a watchdog let it go, so the host's
 // share cannot be taken out that way. No synchronise is needed before PopRange
 // (LIMITER_RANGE_SYNC=graph|all adds one; the counts were the same).
-#include <cupti_range_profiler.h>
-
 #include <charconv>
 #include <cstring>
 
-#include "collect/collector_impl.hpp"
-#include "collect/cupti_check.hpp"
 #include "collect/driver_api.hpp"
+#include "collect/range_session.hpp"
 #include "limiter/user_range_time.hpp"
 
-namespace limiter {
-
-using detail::Clock;
-using detail::driver_api;
-using detail::seconds_since;
-
-namespace detail {
+namespace limiter::detail {
 
 RangeSync range_sync_of(const std::string& name) {
   if (name == "graph") return RangeSync::graph;
@@ -41,49 +32,37 @@ RangeSync range_sync_of(const std::string& name) {
   return RangeSync::none;
 }
 
-std::optional<std::size_t> user_range_index(const std::vector<std::uint8_t>& image, std::size_t range) {
-  CUpti_RangeProfiler_CounterData_GetRangeInfo_Params info{CUpti_RangeProfiler_CounterData_GetRangeInfo_Params_STRUCT_SIZE};
-  info.pCounterDataImage = image.data();
-  info.counterDataImageSize = image.size();
-  info.rangeIndex = range;
-  info.rangeDelimiter = "/";
-  if (cuptiRangeProfilerCounterDataGetRangeInfo(&info) != CUPTI_SUCCESS || !info.rangeName) return std::nullopt;
-  const std::string_view name = info.rangeName;
+std::optional<std::size_t> user_range_index(CounterHost& host, const std::vector<std::uint8_t>& image, std::size_t range) {
+  const auto text = host.range_name(image, range);
+  if (!text) return std::nullopt;
+  const std::string_view name = *text;
   std::size_t index = 0;
   const auto [end, error] = std::from_chars(name.data(), name.data() + name.size(), index);
   if (error != std::errc() || end != name.data() + name.size()) return std::nullopt;
   return index;
 }
 
-}  // namespace detail
-
-void Collector::Impl::push_range(ContextProfiler& p) {
+void RangeSession::push_range(ContextProfiler& p) {
   const auto started = Clock::now();
   const std::string name = std::to_string(p.pending.size());
-  CUpti_RangeProfiler_PushRange_Params push{CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
-  push.pRangeProfilerObject = p.profiler;
-  push.pRangeName = name.c_str();
-  LIMITER_CUPTI_CHECK(cuptiRangeProfilerPushRange(&push));
+  backend.push_range(p.profiler, name);
   ++times.user_ranges;
   times.push_pop_s += seconds_since(started);
 }
 
-void Collector::Impl::pop_range(ContextProfiler& p, CUstream stream, bool per_thread_stream, bool synchronize) {
+void RangeSession::pop_range(ContextProfiler& p, CUstream stream, bool per_thread_stream, bool synchronize) {
   if (synchronize) {
     const auto started = Clock::now();
-    const auto& cu = driver_api();
-    (per_thread_stream ? cu.stream_synchronize_ptsz : cu.stream_synchronize)(stream);
+    backend.synchronize_stream(stream, per_thread_stream);
     times.range_sync_s += seconds_since(started);
   }
   const auto started = Clock::now();
-  CUpti_RangeProfiler_PopRange_Params pop{CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
-  pop.pRangeProfilerObject = p.profiler;
-  LIMITER_CUPTI_CHECK(cuptiRangeProfilerPopRange(&pop));
+  backend.pop_range(p.profiler);
   times.push_pop_s += seconds_since(started);
 }
 
-void Collector::Impl::open_launch_range(ContextProfiler& p, CUstream stream, bool per_thread_stream,
-                                        detail::PendingLaunch&& launch) {
+void RangeSession::open_launch_range(ContextProfiler& p, CUstream stream, bool per_thread_stream,
+                                        PendingLaunch&& launch) {
   measure_range_work(p);
   if (p.pending.empty()) p.oldest_pending = Clock::now();
   push_range(p);
@@ -92,7 +71,7 @@ void Collector::Impl::open_launch_range(ContextProfiler& p, CUstream stream, boo
   in_flight.stream = stream;
   in_flight.per_thread_stream = per_thread_stream;
   in_flight.range_open = true;
-  in_flight.sync_before_pop = detail::range_sync_of(options.range_sync) == detail::RangeSync::all;
+  in_flight.sync_before_pop = range_sync_of(options.range_sync) == RangeSync::all;
   in_flight.pending_index = p.pending.size();
   p.pending.push_back(std::move(launch));
 }
@@ -103,20 +82,20 @@ void Collector::Impl::open_launch_range(ContextProfiler& p, CUstream stream, boo
 // graph launch (every node disabled) kept the engine active 5.7-6.6 us, more than a node adds
 // to its kernel, because the kernel overlaps that work: taken out, a 3.6 us node read 2.6 us.
 // So only the empty range's work, which does not overlap the kernel, is taken out of any range.
-void Collector::Impl::measure_range_work(ContextProfiler& p) {
+void RangeSession::measure_range_work(ContextProfiler& p) {
   const bool measured = std::any_of(p.pending.begin(), p.pending.end(),
-                                    [](const detail::PendingLaunch& pending) { return pending.measures_range_work; });
+                                    [](const PendingLaunch& pending) { return pending.measures_range_work; });
   if (measured) return;
   if (p.pending.size() + 2 > p.ranges_per_image) flush_batch(p);  // room for it and the launch's range
   if (p.pending.empty()) p.oldest_pending = Clock::now();
   push_range(p);
   pop_range(p, nullptr, false, false);
-  detail::PendingLaunch empty;
+  PendingLaunch empty;
   empty.measures_range_work = true;
   p.pending.push_back(std::move(empty));
 }
 
-void Collector::Impl::keep_range_work(ContextProfiler& p, const KernelLaunch& empty) {
+void RangeSession::keep_range_work(ContextProfiler& p, const KernelLaunch& empty) {
   const auto active_ns = engine_active_ns(empty);
   if (!active_ns) return;  // a plan without the engine counters: nothing to take out
   // The shortest so far: what is taken out is never more than the profiler's work in any range.
@@ -124,25 +103,24 @@ void Collector::Impl::keep_range_work(ContextProfiler& p, const KernelLaunch& em
   LIMITER_TRACE("empty range: engine active %.0f ns (kept %.0f ns)", *active_ns, *p.range_work_ns);
 }
 
-void Collector::Impl::finish_launch(const CUpti_CallbackData& data) {
+void RangeSession::finish_launch(bool failed) {
   const auto done = in_flight;
   in_flight = {};
-  const auto& cu = driver_api();
-  if (done.nodes_disabled) {
+  if (done.nodes_disabled) {  // graph replay is not behind the backend yet (graph_replay.cpp)
+    const auto& cu = driver_api();
     const auto toggled = Clock::now();
     auto it = std::find_if(graph_execs.begin(), graph_execs.end(),
                            [&](const auto& entry) { return &entry.second == done.graph; });
     if (it != graph_execs.end())
       for (const auto& node : it->second.nodes)
-        if (detail::runnable_alone(node.type)) cu.graph_node_set_enabled(it->first, node.handle, 1);
+        if (runnable_alone(node.type)) cu.graph_node_set_enabled(it->first, node.handle, 1);
     times.graph_toggle_s += seconds_since(toggled);
   }
   if (!done.range_open) return;
   ContextProfiler& p = *done.profiler;
   pop_range(p, done.stream, done.per_thread_stream, done.sync_before_pop);
   // A launch that failed ran nothing: its range is decoded, and dropped.
-  const bool failed = data.functionReturnValue && *static_cast<const CUresult*>(data.functionReturnValue) != CUDA_SUCCESS;
   if (failed && done.pending_index < p.pending.size()) p.pending[done.pending_index].keep = false;
 }
 
-}  // namespace limiter
+}  // namespace limiter::detail

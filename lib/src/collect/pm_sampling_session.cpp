@@ -1,6 +1,7 @@
-// The collector's PM-sampling mode (sampling_mode.hpp).
-#include "collect/sampling_mode.hpp"
+// The PM-sampling session (pm_sampling_session.hpp).
+#include "collect/pm_sampling_session.hpp"
 
+#include <cupti.h>
 #include <dlfcn.h>
 
 #include <cupti_profiler_target.h>
@@ -16,8 +17,6 @@
 #include "collect/cupti_check.hpp"
 #include "collect/device_description.hpp"
 #include "collect/driver_api.hpp"
-#include "collect/forked_child.hpp"
-#include "collect/launch_callbacks.hpp"
 #include "collect/pm_raw_store.hpp"
 #include "collect/trace.hpp"
 
@@ -31,30 +30,18 @@ namespace {
 constexpr auto kAdvancePeriod = std::chrono::seconds(1);
 constexpr std::uint64_t kRecordLagNs = 2'000'000'000;
 
-void CUPTIAPI on_callback(void* user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
-  if (detail::in_forked_child()) return;  // the parent samples; a forked child runs unprofiled
-  if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
-    static_cast<SamplingMode*>(user)->on_context_destroy(static_cast<const CUpti_ResourceData*>(data)->context);
-    return;
-  }
-  if (domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
-  const auto& call = *static_cast<const CUpti_CallbackData*>(data);
-  if (call.callbackSite == CUPTI_API_ENTER) static_cast<SamplingMode*>(user)->on_launch(call);
-}
-
 }  // namespace
 
-SamplingMode::SamplingMode(const CollectorOptions& options, const LaunchSink* sink, bool after_budgets)
+PmSamplingSession::PmSamplingSession(const CollectorOptions& options, const LaunchSink* sink, SamplingRole role)
     : options_(options),
       sink_(sink),
-      // After budgets, --metrics chose the exact phase's counters; the sampler keeps its one-pass plan.
-      metrics_(options.metrics.empty() || after_budgets ? sampling_plan_metrics() : options.metrics),
-      attributor_(metrics_, options.sampling_interval_ns),
-      after_budgets_(after_budgets) {
+      // After the exact phase, --metrics chose its counters; the sampler keeps its one-pass plan.
+      metrics_(options.metrics.empty() || role == SamplingRole::after_exact ? sampling_plan_metrics() : options.metrics),
+      role_(role),
+      attributor_(metrics_, options.sampling_interval_ns) {
   const auto issued = std::find(metrics_.begin(), metrics_.end(), "smsp__inst_issued.sum");
   if (issued != metrics_.end()) issued_index_ = static_cast<std::size_t>(issued - metrics_.begin());
   else sm_work_seen_ = true;  // a metric list without it: not checked
-  driver_api();  // no driver: fail here, with the fix
   // libcupti loads libnvperf_host (sample evaluation) at its first use, at the first launch:
   // later than the injection's exit handler, so at exit its static destructors ran first and
   // the last decode used a torn-down library (heap corruption, hangs on the H100). Loaded now,
@@ -62,59 +49,34 @@ SamplingMode::SamplingMode(const CollectorOptions& options, const LaunchSink* si
   if (!dlopen("libnvperf_host.so", RTLD_NOW | RTLD_LOCAL))
     std::fprintf(stderr, "limiter: libnvperf_host.so not loaded ahead (%s); CUPTI loads it later\n", dlerror());
   if (options_.always_active) active_depth_ = 1;
-  if (after_budgets_) return;  // the exact-mode collector's callbacks, and begin_after_budgets()
-  const CUptiResult status = cuptiSubscribe(&subscriber_, on_callback, this);
-  if (status == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-    throw SystemError("another CUPTI tool (Nsight Systems, Nsight Compute, a profiler in the app) is attached to this "
-                      "process; run without it");
+  if (role_ != SamplingRole::alone) {
+    began_ = role_ == SamplingRole::before_exact;
+    return;  // kernel timestamps from its phase's first launch (on_launch)
   }
-  if (status != CUPTI_SUCCESS) throw_cupti_error(status, "cuptiSubscribe");
-  for (CUpti_CallbackId id : kLaunchCallbacks) cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API, id);
-  cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+  began_ = true;
   // Kernel records from the start, before any context exists (as the H100 probe that worked did);
   // kernels before the first sampled launch find no samples and are dropped by the attributor.
   activity_ = std::make_unique<ActivityTimestamps>([this](KernelSpan&& span) { on_kernel(std::move(span)); });
 }
 
-void SamplingMode::begin_after_budgets(std::vector<KernelLaunch> exact, std::vector<MissedLaunches> missed,
-                                       std::uint64_t launches_seen, std::vector<KernelSeen> kernels_seen,
-                                       bool sampling_follows) {
+void PmSamplingSession::begin_after(RunRecord before, bool follows) {
   {
     std::lock_guard lock(mutex_);
-    exact_launches_ = std::move(exact);
-    exact_missed_ = std::move(missed);
-    exact_launches_seen_ = launches_seen;
-    exact_kernels_seen_ = std::move(kernels_seen);
+    exact_launches_ = std::move(before.launches);
+    exact_missed_ = std::move(before.missed);
+    exact_launches_seen_ = before.launches_seen.value_or(0);
+    exact_kernels_seen_ = std::move(before.kernels_seen);
   }
   // Kernel timestamps start at the first sampled launch (on_launch), not here: this launch ran
   // in the exact phase, and its kernel would be counted twice.
-  budgets_spent_ = sampling_follows;
+  began_ = follows;
 }
 
-void SamplingMode::begin_before_exact() {
-  before_exact_ = true;
-  budgets_spent_ = true;  // after_budgets_'s start on a thread of its own, from the first launch
+bool PmSamplingSession::phase_over() const {
+  return role_ == SamplingRole::before_exact && launches_seen_ >= options_.sampling_phase_launches;
 }
 
-RunRecord SamplingMode::end_phase() noexcept {
-  if (phase_record_) return *phase_record_;
-  RunRecord run = finish();
-  try {
-    std::lock_guard start_lock(start_mutex_);
-    phase_timings_ = timings_text();
-    phase_record_ = run;
-    // Disabled before the range profiler is enabled (the PM sampler's SetConfig failed with
-    // CUPTI_ERROR_HARDWARE_BUSY beside an enabled range profiler; H100).
-    sampler_ready_ = false;
-    sampler_.reset();
-    activity_.reset();
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "limiter: PM sampling did not end cleanly: %s\n", e.what());
-  }
-  return run;
-}
-
-PmSamplerOptions SamplingMode::sampler_options() const {
+PmSamplerOptions PmSamplingSession::sampler_options() const {
   PmSamplerOptions sampler;
   sampler.metrics = metrics_;
   sampler.interval_ns = options_.sampling_interval_ns;
@@ -125,9 +87,9 @@ PmSamplerOptions SamplingMode::sampler_options() const {
   return sampler;
 }
 
-void SamplingMode::prepare_ahead(int device_index, const std::string& chip) {
+void PmSamplingSession::prepare_ahead(int device_index, const std::string& chip) {
   std::lock_guard lock(start_mutex_);
-  if (!after_budgets_ || host_side_ahead_.valid() || started_) return;
+  if (role_ != SamplingRole::after_exact || host_side_ahead_.valid() || started_) return;
   host_side_device_ = device_index;
   // The device side (Enable, SetConfig) cannot go ahead: SetConfig fails with
   // CUPTI_ERROR_HARDWARE_BUSY while the range profiler is enabled (H100, 2026-11-25).
@@ -136,26 +98,25 @@ void SamplingMode::prepare_ahead(int device_index, const std::string& chip) {
   });
 }
 
-SamplingMode::~SamplingMode() {
-  finish();
+PmSamplingSession::~PmSamplingSession() {
+  finish_sampling();
   if (starter_.joinable()) starter_.join();
-  if (subscriber_) cuptiUnsubscribe(subscriber_);
   // Their last callbacks reach this object (the attributor, its mutex): gone before it is.
   sampler_.reset();
   activity_.reset();
 }
 
-void SamplingMode::begin_region() { ++active_depth_; }
-void SamplingMode::end_region() {
+void PmSamplingSession::begin_region() { ++active_depth_; }
+void PmSamplingSession::end_region() {
   if (active_depth_ > 0) --active_depth_;
 }
 
-void SamplingMode::on_launch(const CUpti_CallbackData& call) {
+void PmSamplingSession::on_launch(const LaunchCall& call) {
   ++launches_seen_;
-  if (started_ || start_failed_ || finished_ || active_depth_ == 0 || (after_budgets_ && !budgets_spent_)) return;
+  if (started_ || start_failed_ || finished_ || active_depth_ == 0 || !began_) return;
   std::lock_guard lock(start_mutex_);
   if (started_ || start_failed_ || finished_) return;
-  if (after_budgets_) {
+  if (role_ != SamplingRole::alone) {
     // Mid-run, the sampler's set-up (SetConfig allocates the hardware buffer: ~400 ms for 512 MiB
     // on an H100) would stall the app's launch: it runs on a thread of its own, and the kernels
     // that run meanwhile are timed (their launches and time count) but have no samples.
@@ -179,7 +140,7 @@ void SamplingMode::on_launch(const CUpti_CallbackData& call) {
   snapshot();
 }
 
-void SamplingMode::start_in_background(CUcontext context) {
+void PmSamplingSession::start_in_background(CUcontext context) {
   {
     std::lock_guard lock(start_mutex_);
     if (finished_) return;  // the app ended first: the record says that sampling never began
@@ -188,7 +149,7 @@ void SamplingMode::start_in_background(CUcontext context) {
   snapshot();
 }
 
-bool SamplingMode::start_or_say_why(CUcontext context) {
+bool PmSamplingSession::start_or_say_why(CUcontext context) {
   try {
     start_sampling(context);
     sampler_ready_ = true;
@@ -202,7 +163,7 @@ bool SamplingMode::start_or_say_why(CUcontext context) {
   }
 }
 
-void SamplingMode::on_context_destroy(CUcontext context) {
+void PmSamplingSession::on_context_destroy(CUcontext context) {
   std::lock_guard start_lock(start_mutex_);
   if (!sampler_ || context != sampled_context_) return;
   try {
@@ -213,7 +174,7 @@ void SamplingMode::on_context_destroy(CUcontext context) {
   }
 }
 
-void SamplingMode::start_sampling(CUcontext context) {
+void PmSamplingSession::start_sampling(CUcontext context) {
   sampled_context_ = context;
   const DriverApi& cu = driver_api();
   // The profiler first, then the chip name (the order CUPTI's PM-sampling sample and the probe use).
@@ -244,7 +205,7 @@ void SamplingMode::start_sampling(CUcontext context) {
                                          std::move(prepared));
 }
 
-void SamplingMode::snapshot() {
+void PmSamplingSession::snapshot() {
   if (!sink_ || !sink_->on_snapshot) return;
   RunRecord run;
   {
@@ -254,7 +215,7 @@ void SamplingMode::snapshot() {
   sink_->on_snapshot(run);
 }
 
-void SamplingMode::on_kernel(KernelSpan&& span) {
+void PmSamplingSession::on_kernel(KernelSpan&& span) {
   std::lock_guard lock(mutex_);
   if (device_id_ && span.launch.device && static_cast<std::uint32_t>(*span.launch.device) != *device_id_) {
     ++other_device_kernels_;  // PM sampling watches one GPU
@@ -269,7 +230,7 @@ void SamplingMode::on_kernel(KernelSpan&& span) {
 
 // samples.tsv, flushed per batch so a process that dies keeps what was decoded; a failed write
 // is said once, and the record still holds every sample.
-void SamplingMode::write_raw_samples(const std::vector<PmSample>& samples) {
+void PmSamplingSession::write_raw_samples(const std::vector<PmSample>& samples) {
   const bool header = raw_samples_ == nullptr;
   if (header) raw_samples_ = std::fopen((options_.raw_dir + "/samples.tsv").c_str(), "w");
   if (!raw_samples_) return;
@@ -283,7 +244,7 @@ void SamplingMode::write_raw_samples(const std::vector<PmSample>& samples) {
   }
 }
 
-void SamplingMode::on_samples(std::vector<PmSample>&& samples) {
+void PmSamplingSession::on_samples(std::vector<PmSample>&& samples) {
   if (!samples.empty() && !samples_arrived_.exchange(true) && sink_ && sink_->on_sampling_started)
     sink_->on_sampling_started();  // the first decode and evaluation have set up what they use
   bool advance = false;
@@ -310,7 +271,26 @@ void SamplingMode::on_samples(std::vector<PmSample>&& samples) {
   snapshot();
 }
 
-RunRecord SamplingMode::finish() noexcept {
+RunRecord PmSamplingSession::finish() noexcept {
+  if (role_ != SamplingRole::before_exact) return finish_sampling();
+  if (phase_record_) return *phase_record_;
+  RunRecord run = finish_sampling();
+  try {
+    std::lock_guard start_lock(start_mutex_);
+    phase_timings_ = timings();
+    phase_record_ = run;
+    // Disabled before the range profiler is enabled (the PM sampler's SetConfig failed with
+    // CUPTI_ERROR_HARDWARE_BUSY beside an enabled range profiler; H100).
+    sampler_ready_ = false;
+    sampler_.reset();
+    activity_.reset();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "limiter: PM sampling did not end cleanly: %s\n", e.what());
+  }
+  return run;
+}
+
+RunRecord PmSamplingSession::finish_sampling() noexcept {
   RunRecord run;
   if (phase_record_) return *phase_record_;
   if (finished_.exchange(true)) return run;
@@ -333,12 +313,12 @@ RunRecord SamplingMode::finish() noexcept {
   return run;
 }
 
-RunRecord SamplingMode::record(std::vector<KernelLaunch> launches) const {
+RunRecord PmSamplingSession::record(std::vector<KernelLaunch> launches) const {
   RunRecord run;
   run.source = "cupti-pm-sampling";
   run.device = device_;
   run.launches_seen = launches_seen_ + exact_launches_seen_;
-  if (after_budgets_) run.kernels_seen = add_sampled_launches(exact_kernels_seen_, launches);
+  if (role_ == SamplingRole::after_exact) run.kernels_seen = add_sampled_launches(exact_kernels_seen_, launches);
   run.launches = exact_launches_.empty() ? std::move(launches) : join_exact_launches(std::move(launches), exact_launches_);
   run.missed = exact_missed_;
   SamplingInfo info = attributor_.info();
@@ -349,11 +329,11 @@ RunRecord SamplingMode::record(std::vector<KernelLaunch> launches) const {
   run.schema_version = kRunSchemaVersion;
   // Loud, never silent: a record without samples says why.
   const std::string exact = "run the exact mode (limiter run without --sampling)";
-  if (before_exact_ && finished_ && !sampler_ready_ && start_error_.empty() && !phase_record_) {
+  if (role_ == SamplingRole::before_exact && finished_ && !sampler_ready_ && start_error_.empty() && !phase_record_) {
     run.missed.push_back({"PM sampling never began: the " + std::string(started_ ? "sampling phase ended while the sampler was being set up" : "app launched no kernel") +
                               " (the exact phase judges the kernels)",
                           0, "a longer --sampling-phase"});
-  } else if (after_budgets_ && !before_exact_ && finished_ && !sampler_ready_ && start_error_.empty()) {
+  } else if (role_ == SamplingRole::after_exact && finished_ && !sampler_ready_ && start_error_.empty()) {
     const std::string when = started_ ? "while the sampler was being set up, after the per-kernel budgets were spent"
                                       : "before " + std::to_string(kPauseAfterUnselected) +
                                             " launches in a row fell outside the per-kernel budgets";
@@ -368,7 +348,7 @@ RunRecord SamplingMode::record(std::vector<KernelLaunch> launches) const {
                               " kernels ran: the SM-side counters did not count (on an H100 they do not after the "
                               "range profiler ran in the process), so no kernel gets a sampled verdict; L2 and DRAM "
                               "samples stand",
-                          0, after_budgets_ && !before_exact_ ? "the exact launches judge every kernel; --sampling alone samples the SMs"
+                          0, role_ == SamplingRole::after_exact ? "the exact launches judge every kernel; --sampling alone samples the SMs"
                                             : exact});
   }
   const std::string sampler_error = sampler_ready_ ? sampler_->error() : "";
@@ -390,7 +370,7 @@ RunRecord SamplingMode::record(std::vector<KernelLaunch> launches) const {
   return run;
 }
 
-std::string SamplingMode::timings_text() const {
+std::string PmSamplingSession::timings() const {
   if (!phase_timings_.empty()) return phase_timings_;
   if (!sampler_ready_) return "PM sampling never started\n";
   const PmSamplerTimes t = sampler_->times();
@@ -399,7 +379,7 @@ std::string SamplingMode::timings_text() const {
   std::snprintf(set_up, sizeof set_up,
                 "set-up %.0f ms%s (host side %.0f ms%s, Enable %.0f ms, SetConfig %.0f ms, Start %.0f ms, kernel "
                 "timestamps %.0f ms)",
-                (t.set_up_s + activity_enable_s_) * 1e3, after_budgets_ ? " on its own thread, the app running on" : "",
+                (t.set_up_s + activity_enable_s_) * 1e3, role_ != SamplingRole::alone ? " on its own thread, the app running on" : "",
                 t.host_side_s * 1e3, t.host_side_ahead ? " ahead, during the exact phase" : "", t.enable_s * 1e3,
                 t.set_config_s * 1e3, t.start_s * 1e3, activity_enable_s_ * 1e3);
   char text[768];

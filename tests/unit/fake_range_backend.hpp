@@ -1,0 +1,161 @@
+#pragma once
+// A RangeBackend without a GPU (collect/range_backend.hpp), for the RangeSession's unit tests.
+// It plays the driver and the Range Profiler as the session uses them: a kernel that runs
+// (run_kernel) while a profiler is started in auto range becomes a range; in user range a
+// push/pop pair does. Ranges become readable at decode(). Each range's counters say which range
+// it was ("fake__range_index", counting from 0 over the whole test) and a duration, so a test
+// can tell which launch got which range. Calls are counted; Start can be made to fail as busy.
+#include <cupti.h>
+
+#include <cmath>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "collect/cupti_check.hpp"
+#include "collect/range_backend.hpp"
+
+namespace limiter::test {
+
+struct FakeRange {
+  std::string name;     // user range: the pushed name; auto range: empty
+  std::uint64_t index;  // over the whole test, in the order the ranges were made
+};
+
+class FakeRangeBackend final : public detail::RangeBackend {
+ public:
+  // The plan's passes (above 1: kernel replay), and Starts to refuse as busy before one works.
+  std::size_t passes = 1;
+  int busy_starts = 0;
+  std::set<CUstream> capturing;
+
+  // Calls, for the tests to count.
+  int enables = 0, starts = 0, stops = 0, disables = 0, decodes = 0, pushes = 0, context_syncs = 0;
+  int set_ups = 0;  // counter_host calls: one per context set up
+
+  // What the driver does when a launch's ENTER has returned: the kernel runs.
+  void run_kernel(CUcontext context) {
+    auto it = started_.find(context);
+    if (it == started_.end() || !it->second.running || it->second.user_range) return;
+    it->second.recorded.push_back({"", next_range_++});
+  }
+
+  CUdevice device_of(CUcontext) override { return 0; }
+  std::string device_uuid(CUdevice) override { return "GPU-fake"; }
+  void check_supported(CUdevice) override {}
+  DeviceDescription describe(CUdevice) override {
+    DeviceDescription device;
+    device.name = "Fake H100";
+    device.chip = "GH100";
+    device.sm_count = 132;
+    return device;
+  }
+  std::vector<std::uint8_t> counter_availability(CUcontext) override { return {1, 2, 3}; }
+
+  class Host final : public detail::CounterHost {
+   public:
+    explicit Host(FakeRangeBackend& backend) : backend_(backend) {}
+    std::vector<std::uint8_t> config_image(const std::vector<std::string>&) override { return {7}; }
+    std::size_t pass_count(std::vector<std::uint8_t>&) override { return backend_.passes; }
+    std::size_t range_count(const std::vector<std::uint8_t>& image) override { return backend_.decoded(image).size(); }
+    std::optional<std::string> range_name(const std::vector<std::uint8_t>& image, std::size_t range) override {
+      const auto& ranges = backend_.decoded(image);
+      if (range >= ranges.size() || ranges[range].name.empty()) return std::nullopt;
+      return ranges[range].name;
+    }
+    std::vector<double> evaluate(const std::vector<std::uint8_t>& image, std::size_t range,
+                                 const std::vector<std::string>& metrics) override {
+      const auto& r = backend_.decoded(image).at(range);
+      std::vector<double> values;
+      for (const auto& metric : metrics) {
+        if (metric == "gpu__time_duration.sum") values.push_back(1000.0 * static_cast<double>(r.index + 1));
+        else if (metric == "fake__range_index") values.push_back(static_cast<double>(r.index));
+        else values.push_back(std::nan(""));
+      }
+      return values;
+    }
+
+   private:
+    FakeRangeBackend& backend_;
+  };
+
+  std::unique_ptr<detail::CounterHost> counter_host(const std::string&, const std::vector<std::uint8_t>&) override {
+    ++set_ups;
+    return std::make_unique<Host>(*this);
+  }
+
+  detail::RangeObject* enable(CUcontext context) override {
+    ++enables;
+    objects_[++next_object_] = context;
+    return reinterpret_cast<detail::RangeObject*>(next_object_);
+  }
+  std::size_t counter_data_size(detail::RangeObject*, const std::vector<std::string>&, std::size_t) override { return 64; }
+  void initialize_image(detail::RangeObject*, std::vector<std::uint8_t>& image) override { images_[image.data()].clear(); }
+  void set_config(detail::RangeObject* object, const detail::RangeConfig& config) override {
+    auto& state = started_[objects_.at(id(object))];
+    state.image = config.image->data();
+    state.user_range = config.user_range;
+  }
+  void start(detail::RangeObject* object) override {
+    if (busy_starts > 0) {
+      --busy_starts;
+      throw detail::CuptiError("cuptiRangeProfilerStart: busy", CUPTI_ERROR_HARDWARE_BUSY);
+    }
+    ++starts;
+    started_[objects_.at(id(object))].running = true;
+  }
+  void stop(detail::RangeObject* object) override {
+    ++stops;
+    started_[objects_.at(id(object))].running = false;
+  }
+  void push_range(detail::RangeObject* object, const std::string& name) override {
+    ++pushes;
+    started_[objects_.at(id(object))].open_name = name;
+  }
+  void pop_range(detail::RangeObject* object) override {
+    auto& state = started_[objects_.at(id(object))];
+    state.recorded.push_back({state.open_name, next_range_++});
+  }
+  std::size_t decode(detail::RangeObject* object) override {
+    ++decodes;
+    auto& state = started_[objects_.at(id(object))];
+    auto& image = images_[state.image];
+    image.insert(image.end(), state.recorded.begin(), state.recorded.end());
+    state.recorded.clear();
+    return 0;
+  }
+  void disable(detail::RangeObject* object) noexcept override {
+    ++disables;
+    started_.erase(objects_[id(object)]);
+    objects_.erase(id(object));
+  }
+
+  detail::KernelAttributes kernel_attributes(CUfunction) override { return {32, 0, 0}; }
+  void load_function(CUfunction) override {}
+  bool stream_capturing(CUstream stream) override { return capturing.count(stream) > 0; }
+  std::uint64_t stream_id(CUstream stream) override { return reinterpret_cast<std::uintptr_t>(stream); }
+  std::uint64_t context_id(CUcontext context) override { return reinterpret_cast<std::uintptr_t>(context); }
+  void push_context(CUcontext) override {}
+  void pop_context() override {}
+  void synchronize_context(CUcontext) override { ++context_syncs; }
+  void synchronize_stream(CUstream, bool) override {}
+
+ private:
+  struct Started {
+    const std::uint8_t* image = nullptr;
+    bool running = false, user_range = false;
+    std::string open_name;
+    std::vector<FakeRange> recorded;  // run, not yet decoded
+  };
+  static std::uintptr_t id(detail::RangeObject* object) { return reinterpret_cast<std::uintptr_t>(object); }
+  const std::vector<FakeRange>& decoded(const std::vector<std::uint8_t>& image) { return images_[image.data()]; }
+
+  std::uintptr_t next_object_ = 0;
+  std::uint64_t next_range_ = 0;
+  std::map<std::uintptr_t, CUcontext> objects_;
+  std::map<CUcontext, Started> started_;
+  std::map<const std::uint8_t*, std::vector<FakeRange>> images_;
+};
+
+}  // namespace limiter::test

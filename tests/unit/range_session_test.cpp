@@ -1,0 +1,318 @@
+// The exact session's logic without a GPU, on a fake Range Profiler (fake_range_backend.hpp):
+// batches and their flushes, budgets, filters, regions, kernel replay, user ranges, missed
+// launches by reason, the counters' lock between processes, and the phase's end under budgets.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <thread>
+
+#include "collect/collector_internal.hpp"
+#include "collect/nvtx_tracker.hpp"
+#include "collect/range_session.hpp"
+#include "fake_range_backend.hpp"
+
+namespace limiter {
+namespace {
+
+using detail::LaunchCall;
+using detail::RangeSession;
+
+const CUcontext kContext = reinterpret_cast<CUcontext>(0x10);
+
+std::string temp_dir() {
+  char pattern[] = "/tmp/limiter-range-session-XXXXXX";
+  return mkdtemp(pattern);
+}
+
+struct Harness {
+  explicit Harness(CollectorOptions options, bool ends_when_budgets_spent = false) {
+    options.lock_dir = lock_dir;
+    const std::vector<std::string> metrics = {"gpu__time_duration.sum", "fake__range_index"};
+    sink.on_launch = [this](const KernelLaunch& launch) { streamed.push_back(launch); };
+    session = std::make_unique<RangeSession>(options, metrics, backend, nvtx, &sink, ends_when_budgets_spent);
+  }
+  ~Harness() {
+    session.reset();
+    std::filesystem::remove_all(lock_dir);
+  }
+
+  // One launch as the driver makes it: ENTER, the kernel, EXIT.
+  void launch(const char* kernel, Dim3 grid = {1, 1, 1}, bool failed = false, CUstream stream = nullptr) {
+    LaunchCall call;
+    call.context = kContext;
+    call.stream = stream;
+    call.function = reinterpret_cast<CUfunction>(std::hash<std::string>{}(kernel) | 1);
+    call.symbol_name = kernel;
+    call.grid = grid;
+    call.block = {128, 1, 1};
+    session->on_launch(call);
+    if (!failed) backend.run_kernel(kContext);
+    call.failed = failed;
+    session->on_launch_exit(call);
+  }
+
+  std::vector<std::string> names(const std::vector<KernelLaunch>& launches) const {
+    std::vector<std::string> out;
+    for (const auto& launch : launches) out.push_back(launch.name);
+    return out;
+  }
+
+  std::string lock_dir = temp_dir();
+  test::FakeRangeBackend backend;
+  detail::NvtxTracker nvtx;
+  detail::LaunchSink sink;
+  std::vector<KernelLaunch> streamed;
+  std::unique_ptr<RangeSession> session;
+};
+
+// The record so far: the pending batch decoded first, as limiter run's exit does.
+RunRecord finish(Harness& h) {
+  h.session->flush();
+  return h.session->finish();
+}
+
+CollectorOptions exact() {
+  CollectorOptions options;
+  options.always_active = true;
+  return options;
+}
+
+TEST(RangeSession, ProfilesEveryLaunchInOrderWithItsOwnRange) {
+  Harness h(exact());
+  for (const char* kernel : {"alpha", "beta", "alpha", "gamma", "beta"}) h.launch(kernel);
+  const RunRecord run = finish(h);
+  ASSERT_EQ(run.launches.size(), 5u);
+  EXPECT_EQ(h.names(run.launches), (std::vector<std::string>{"alpha", "beta", "alpha", "gamma", "beta"}));
+  for (std::size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(run.launches[i].sequence, i);
+    EXPECT_EQ(run.launches[i].counter("fake__range_index"), static_cast<double>(i));
+    EXPECT_EQ(run.launches[i].registers_per_thread, 32);
+  }
+  EXPECT_EQ(run.launches_seen, 5u);
+  EXPECT_EQ(run.device.name, "Fake H100");
+  EXPECT_EQ(h.backend.set_ups, 1);  // one context, set up once
+  EXPECT_EQ(h.backend.starts, 2);   // user replay: one Start per batch (the flush started the next)
+}
+
+TEST(RangeSession, AFullBatchIsDecodedBeforeTheNextLaunch) {
+  CollectorOptions options = exact();
+  options.ranges_per_image = 4;
+  Harness h(options);
+  for (int i = 0; i < 10; ++i) h.launch("kern");
+  EXPECT_EQ(h.streamed.size(), 8u);  // two full batches decoded, two launches pending
+  h.session->flush();
+  EXPECT_EQ(h.streamed.size(), 10u);
+  for (std::size_t i = 0; i < 10; ++i) EXPECT_EQ(h.streamed[i].counter("fake__range_index"), static_cast<double>(i));
+  EXPECT_GE(h.backend.context_syncs, 3);  // each batch waits for its kernels before Stop
+}
+
+TEST(RangeSession, AWaitDecodesTheBatchAQueryOnlyAnOldOne) {
+  Harness h(exact());
+  h.launch("kern");
+  h.launch("kern");
+  h.session->on_sync(detail::SyncKind::query);  // a poll right after the launch: not yet
+  EXPECT_TRUE(h.streamed.empty());
+  std::this_thread::sleep_for(std::chrono::milliseconds(120));
+  h.session->on_sync(detail::SyncKind::query);  // the batch is older than 100 ms
+  EXPECT_EQ(h.streamed.size(), 2u);
+  h.launch("kern");
+  h.session->on_sync(detail::SyncKind::wait);  // the app waited: decoded at once
+  EXPECT_EQ(h.streamed.size(), 3u);
+}
+
+TEST(RangeSession, PerKernelBudgetsCountEachKernelAndConfiguration) {
+  CollectorOptions options = exact();
+  options.per_kernel_count = 2;
+  Harness h(options);
+  for (int i = 0; i < 5; ++i) {
+    h.launch("alpha");
+    h.launch("beta");
+    h.launch("alpha", {2, 1, 1});  // another configuration of a: a budget of its own
+  }
+  const RunRecord run = finish(h);
+  EXPECT_EQ(h.names(run.launches), (std::vector<std::string>{"alpha", "beta", "alpha", "alpha", "beta", "alpha"}));
+  EXPECT_EQ(run.launches_seen, 15u);
+  ASSERT_EQ(run.kernels_seen.size(), 3u);
+  for (const auto& seen : run.kernels_seen) EXPECT_EQ(seen.launches, 5u);
+}
+
+TEST(RangeSession, PerKernelSkipThenCount) {
+  CollectorOptions options = exact();
+  options.per_kernel_skip = 2;
+  options.per_kernel_count = 1;
+  Harness h(options);
+  for (int i = 0; i < 4; ++i) h.launch("alpha");
+  const RunRecord run = finish(h);
+  ASSERT_EQ(run.launches.size(), 1u);
+  EXPECT_EQ(run.launches_seen, 4u);
+}
+
+TEST(RangeSession, KernelRegexSkipCountAndEveryNth) {
+  CollectorOptions options = exact();
+  options.kernel_regex = "^gemm";
+  options.skip = 1;
+  options.count = 2;
+  Harness h(options);
+  for (int i = 0; i < 6; ++i) {
+    h.launch("gemm_big");
+    h.launch("relu");
+  }
+  RunRecord run = finish(h);
+  EXPECT_EQ(h.names(run.launches), (std::vector<std::string>{"gemm_big", "gemm_big"}));
+  EXPECT_EQ(run.launches_seen, 12u);
+  EXPECT_GE(h.backend.disables, 1);  // --count reached: the profiler is retired, the app runs at speed
+
+  CollectorOptions every = exact();
+  every.sample_every = 3;
+  Harness nth(every);
+  for (int i = 0; i < 7; ++i) nth.launch("kern");
+  EXPECT_EQ(finish(nth).launches.size(), 3u);  // launches 0, 3 and 6
+}
+
+TEST(RangeSession, RegionsProfileTheirLaunchesOnlyAndPauseBetween) {
+  CollectorOptions options;
+  options.always_active = false;
+  Harness h(options);
+  h.launch("before");
+  h.session->begin_region();
+  h.launch("inside");
+  h.launch("inside");
+  h.session->end_region();  // decoded, and the profiler paused (disabled)
+  EXPECT_EQ(h.streamed.size(), 2u);
+  EXPECT_EQ(h.backend.disables, 1);
+  h.launch("after");
+  h.session->begin_region();
+  h.launch("again");
+  h.session->end_region();
+  const RunRecord run = finish(h);
+  EXPECT_EQ(h.names(run.launches), (std::vector<std::string>{"inside", "inside", "again"}));
+  EXPECT_EQ(run.launches_seen, 3u);  // launches outside a region are not seen
+  EXPECT_EQ(h.backend.enables, 2);   // resumed with a new profiler object
+}
+
+TEST(RangeSession, LaunchesIntoACapturingStreamAreNotExecutions) {
+  Harness h(exact());
+  const CUstream capturing = reinterpret_cast<CUstream>(0x5);
+  h.backend.capturing.insert(capturing);
+  h.launch("captured", {1, 1, 1}, false, capturing);
+  h.launch("eager");
+  const RunRecord run = finish(h);
+  EXPECT_EQ(h.names(run.launches), (std::vector<std::string>{"eager"}));
+  EXPECT_EQ(run.launches_seen, 1u);
+}
+
+TEST(RangeSession, KernelReplayDecodesEachLaunchAtItsExit) {
+  Harness h(exact());
+  h.backend.passes = 3;  // a plan of several passes: kernel replay
+  h.launch("alpha");
+  EXPECT_EQ(h.streamed.size(), 1u);
+  h.launch("beta");
+  EXPECT_EQ(h.streamed.size(), 2u);
+  EXPECT_EQ(h.backend.decodes, 2);
+}
+
+TEST(RangeSession, BusyCountersAreTriedAgainThenCountedAsMissed) {
+  Harness h(exact());
+  h.backend.busy_starts = 2;  // another tool releases the counters after two refusals
+  h.launch("alpha");
+  EXPECT_EQ(finish(h).launches.size(), 1u);
+  EXPECT_EQ(h.session->range_timings().busy_retries, 2u);
+
+  Harness busy(exact());
+  busy.backend.busy_starts = 1000;  // held for good
+  busy.launch("alpha");
+  busy.launch("alpha");
+  const RunRecord run = finish(busy);
+  EXPECT_TRUE(run.launches.empty());
+  ASSERT_EQ(run.missed.size(), 1u);
+  EXPECT_EQ(run.missed[0].launches, 2u);
+  EXPECT_NE(run.missed[0].reason.find("CUPTI_ERROR_HARDWARE_BUSY"), std::string::npos);
+}
+
+TEST(RangeSession, UnderFiltersALaunchHasAUserRangeAndAFailedOneIsDropped) {
+  CollectorOptions options = exact();
+  options.kernel_regex = "^alpha$";
+  Harness h(options);
+  h.launch("alpha");
+  h.launch("beta");                     // not selected: no range
+  h.launch("alpha", {1, 1, 1}, true);    // the driver refused it: its range is dropped
+  const RunRecord run = finish(h);
+  EXPECT_EQ(h.names(run.launches), (std::vector<std::string>{"alpha"}));
+  EXPECT_EQ(h.backend.pushes, 3);  // the batch's empty range, and one per selected launch
+}
+
+TEST(RangeSession, TheProcessEndDecodesWhatIsPending) {
+  Harness h(exact());
+  for (int i = 0; i < 3; ++i) h.launch("kern");
+  EXPECT_TRUE(h.streamed.empty());
+  EXPECT_TRUE(h.session->flush_before_exit(std::chrono::milliseconds(100)));
+  EXPECT_EQ(h.streamed.size(), 3u);
+}
+
+TEST(RangeSession, AnotherProcessHoldingTheCountersTimesOut) {
+  CollectorOptions options = exact();
+  options.lock_timeout_s = 0.2;
+  Harness first(options);
+  first.launch("alpha");  // takes the GPU's turn and keeps it (its profiler runs)
+  // A second process on the same GPU (the same lock folder): its launches wait 0.2 s, then run
+  // unprofiled, counted. Record locks belong to a process, so the second one is a child.
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    test::FakeRangeBackend backend;
+    detail::NvtxTracker nvtx;
+    CollectorOptions second = options;
+    second.lock_dir = first.lock_dir;
+    RangeSession session(second, {"fake__range_index"}, backend, nvtx, nullptr);
+    LaunchCall call;
+    call.context = kContext;
+    call.symbol_name = "beta";
+    session.on_launch(call);
+    session.on_launch_exit(call);
+    const auto missed = session.missed();
+    const bool timed_out = missed.size() == 1 && missed[0].launches == 1 &&
+                           missed[0].reason.find("LIMITER_LOCK_TIMEOUT") != std::string::npos;
+    _exit(timed_out ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the second process did not count its launch as missed by the lock's timeout";
+}
+
+TEST(RangeSession, BudgetsSpentEndTheExactPhase) {
+  CollectorOptions options = exact();
+  options.per_kernel_count = 1;
+  Harness h(options, /*ends_when_budgets_spent=*/true);
+  h.launch("alpha");
+  h.launch("beta");
+  for (std::uint64_t i = 0; i < detail::kPauseAfterUnselected - 1; ++i) h.launch("alpha");
+  EXPECT_FALSE(h.session->phase_over());
+  h.launch("beta");  // the 64th unselected launch in a row
+  EXPECT_TRUE(h.session->phase_over());
+  h.launch("gamma");  // the next phase's: not this session's any more
+  const RunRecord run = finish(h);
+  EXPECT_EQ(h.names(run.launches), (std::vector<std::string>{"alpha", "beta"}));
+  EXPECT_EQ(run.launches_seen, 66u);
+}
+
+TEST(RangeSession, AnExactPhaseThatNeverBeganSaysSo) {
+  CollectorOptions options = exact();
+  options.sampling_phase_launches = 100;
+  Harness h(options);
+  RunRecord sampled;
+  sampled.source = "cupti-pm-sampling";
+  sampled.launches_seen = 40;
+  h.session->begin_after(sampled, /*follows=*/false);
+  const RunRecord run = finish(h);
+  EXPECT_EQ(run.source, "cupti-pm-sampling");
+  ASSERT_EQ(run.missed.size(), 1u);
+  EXPECT_NE(run.missed[0].reason.find("the exact phase never began"), std::string::npos);
+  EXPECT_NE(run.missed[0].reason.find("40 launches"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace limiter
