@@ -1,30 +1,56 @@
 #!/usr/bin/env bash
 # The compare-scale benchmark (issue 30): `limiter compare A A` of synthetic records of 1,000,
-# 10,000 and 100,000 launches (bench/make_synthetic_run.py), wall time and peak memory from
-# /usr/bin/time -v (else Python's resource module). The 100,000 also in csv and json (every
-# matched launch written) and against a copy with 3 launches per kernel and configuration, as
-# `--per-kernel-count 3` records it (kernels_seen): the comparison per launch.
+# 10,000 and 100,000 launches (bench/make_synthetic_run.py), wall time, CPU time and peak memory
+# from /usr/bin/time -v (else wall and memory from Python's resource module). The 100,000 also in
+# csv and json (every matched launch written) and against a copy with 3 launches per kernel and
+# configuration, as `--per-kernel-count 3` records it (kernels_seen): the comparison per launch.
 #   bench/compare-scale.sh [BUILD_DIR (build)] [WORK_DIR (/tmp/limiter-compare-scale)]
-# BEFORE=path/to/an/older/limiter times it too, on records of up to BEFORE_MAX launches (10000:
-# its matching was quadratic, 100,000 launches ran for more than 10 minutes).
+# SIZES="1000 10000 100000 1000000": the sizes compared (a 1,000,000-launch record is 1.9 GB).
+# BEFORE=path/to/an/older/limiter times it too, right after this one at each size, on records of
+# up to BEFORE_MAX launches (default: every size). REPEAT=N: each measurement N times (the machine
+# is shared: take the least, give the spread). QUIET=S: before each measurement, wait up to S
+# seconds for the machine to be idle (under 10 % busy over 2 s), and say whether it was.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$root/build}
 work=${2:-/tmp/limiter-compare-scale}
 limiter=$build/cli/limiter
 before=${BEFORE:-}
-before_max=${BEFORE_MAX:-10000}
+before_max=${BEFORE_MAX:-1000000000}
+sizes=${SIZES:-1000 10000 100000}
+repeat=${REPEAT:-1}
 mkdir -p "$work"
 
-measure() {  # NAME COMMAND...: prints "NAME  elapsed s  peak RSS MB"; the output goes to WORK/NAME.out
+busy_percent() {  # the machine's busy share over 2 s
+  local a b c d e f g t1 i1
+  read -r _ a b c d e f g _ < /proc/stat; t1=$((a + b + c + d + e + f + g)); i1=$d
+  sleep 2
+  read -r _ a b c d e f g _ < /proc/stat
+  echo $((100 - 100 * (d - i1) / (a + b + c + d + e + f + g - t1)))
+}
+
+wait_quiet() {  # prints how busy the machine was before the measurement
+  local waited=0 busy
+  busy=$(busy_percent)
+  while [ -n "${QUIET:-}" ] && [ "$busy" -ge 10 ] && [ "$waited" -lt "$QUIET" ]; do
+    sleep 8; waited=$((waited + 10)); busy=$(busy_percent)
+  done
+  echo "busy ${busy}% before, load $(cut -d' ' -f1 /proc/loadavg)"
+}
+
+measure() {  # NAME COMMAND...: prints "NAME  elapsed s  CPU s  peak RSS MB  (load)"; the output goes to WORK/NAME.out
   local name=$1; shift
-  local elapsed rss
-  if [ -x /usr/bin/time ]; then
-    /usr/bin/time -v "$@" > "$work/$name.out" 2> "$work/$name.time"
-    elapsed=$(awk -F': ' '/Elapsed \(wall clock\)/ {split($2, t, ":"); print (length(t) == 3 ? t[1]*3600 + t[2]*60 + t[3] : t[1]*60 + t[2])}' "$work/$name.time")
-    rss=$(awk -F': ' '/Maximum resident set size/ {printf "%.0f", $2 / 1024}' "$work/$name.time")
-  else
-    read -r elapsed rss < <(python3 - "$work/$name.out" "$@" <<'EOF'
+  for _ in $(seq "${times:-$repeat}"); do
+    local load elapsed cpu rss
+    load=$(wait_quiet)
+    if [ -x /usr/bin/time ]; then
+      /usr/bin/time -v "$@" > "$work/$name.out" 2> "$work/$name.time"
+      elapsed=$(awk -F': ' '/Elapsed \(wall clock\)/ {split($2, t, ":"); print (length(t) == 3 ? t[1]*3600 + t[2]*60 + t[3] : t[1]*60 + t[2])}' "$work/$name.time")
+      cpu=$(awk -F': ' '/User time/ {u = $2} /System time/ {s = $2} END {print u + s}' "$work/$name.time")
+      rss=$(awk -F': ' '/Maximum resident set size/ {printf "%.0f", $2 / 1024}' "$work/$name.time")
+    else
+      cpu=0
+      read -r elapsed rss < <(python3 - "$work/$name.out" "$@" <<'EOF'
 import resource, subprocess, sys, time
 start = time.monotonic()
 with open(sys.argv[1], "w") as out:
@@ -32,8 +58,9 @@ with open(sys.argv[1], "w") as out:
 print(f"{time.monotonic() - start:.2f} {resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024:.0f}")
 EOF
 )
-  fi
-  printf '%-44s %8.2f s %8s MB\n' "$name" "$elapsed" "$rss"
+    fi
+    printf '%-50s %7.2f s  %6.2f s CPU  %6s MB  (%s)\n' "$name" "$elapsed" "$cpu" "$rss" "$load"
+  done
 }
 
 # RUN's first 3 launches of each kernel and configuration, with the launches seen of each.
@@ -60,7 +87,7 @@ with open(sys.argv[2], "w") as out:
 EOF
 }
 
-for launches in 1000 10000 100000; do
+for launches in $sizes 100000; do
   [ -s "$work/run_$launches.json" ] || python3 "$root/bench/make_synthetic_run.py" --launches "$launches" -o "$work/run_$launches.json"
 done
 [ -s "$work/run_100000_budget3.json" ] || budget_copy "$work/run_100000.json" "$work/run_100000_budget3.json"
@@ -68,16 +95,26 @@ ls -l "$work"/run_*.json | awk '{printf "%s %.1f MB\n", $NF, $5 / 1e6}'
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GB", $2 / 1e6}' /proc/meminfo), load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "limiter: $limiter ($(cd "$root" && git rev-parse --short HEAD)$(cd "$root" && git diff --quiet HEAD -- lib cli reports || echo ', with uncommitted changes'))"
 
-for launches in 1000 10000 100000; do
+# NAME ARGS...: `limiter compare ARGS`, and BEFORE's right after it, REPEAT times in turn, so
+# that both see the same load.
+compare_both() {
+  local name=$1 launches=$2; shift 2
+  for _ in $(seq "$repeat"); do
+    times=1 measure "$name" "$limiter" compare "$@"
+    if [ -n "$before" ] && [ "$launches" -le "$before_max" ]; then
+      times=1 measure "$name (BEFORE)" "$before" compare "$@"
+      cmp -s "$work/$name.out" "$work/$name (BEFORE).out" || echo "  (the outputs differ: $work/$name.out)"
+    fi
+  done
+}
+
+for launches in $sizes; do
   run=$work/run_$launches.json
-  measure "compare $launches x $launches" "$limiter" compare "$run" "$run"
-  if [ -n "$before" ] && [ "$launches" -le "$before_max" ]; then
-    measure "compare $launches x $launches (BEFORE)" "$before" compare "$run" "$run"
-  fi
+  compare_both "compare $launches x $launches" "$launches" "$run" "$run"
 done
 run=$work/run_100000.json
-measure "compare 100000 x 100000 --format csv" "$limiter" compare "$run" "$run" --format csv
-measure "compare 100000 x 100000 --format json" "$limiter" compare "$run" "$run" --format json
-measure "compare 100000 x its budget of 3" "$limiter" compare "$run" "$work/run_100000_budget3.json"
+compare_both "compare 100000 x 100000 --format csv" 100000 "$run" "$run" --format csv
+compare_both "compare 100000 x 100000 --format json" 100000 "$run" "$run" --format json
+compare_both "compare 100000 x its budget of 3" 100000 "$run" "$work/run_100000_budget3.json"
 grep -m1 '^WARNING' "$work/compare 100000 x its budget of 3.out"
 grep -m1 '^mean per launch' "$work/compare 100000 x its budget of 3.out"
