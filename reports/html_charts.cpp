@@ -237,11 +237,11 @@ std::vector<std::pair<std::string, std::string>> verdict_legend() {
 void write_bar_chart(std::ostream& out, const std::string& id, const std::vector<Bar>& bars, double axis_max,
                      bool diverging, const std::vector<std::pair<double, std::string>>& markers,
                      const std::string& aria_label) {
-  // The label and value columns as wide as their longest text (labels cut to 320 px at most), so
+  // The label and value columns as wide as their longest text (labels cut to 340 px at most), so
   // nothing is clipped at the left edge and no room is wasted.
   double label_width = 60, value_width = 40;
   for (const auto& bar : bars) {
-    label_width = std::max(label_width, std::min(text_width(bar.label), 320.0) + 10);
+    label_width = std::max(label_width, std::min(text_width(bar.label), 340.0) + 10);
     value_width = std::max(value_width, text_width(bar.value_text) + 10);
   }
   const double bar_width = 270, row = 22, top = 22;

@@ -61,15 +61,28 @@ std::string shorten(const std::string& name, const std::vector<std::string>& nam
     }
   }
   std::fill(keep.begin(), keep.begin() + static_cast<std::ptrdiff_t>(head), true);
-  std::vector<std::pair<std::size_t, std::size_t>> words;  // [begin, end) of each word that differs
+  struct Word {
+    std::size_t begin, differs, end;  // [begin, end) around the character that differs
+  };
+  std::vector<Word> words;
   for (std::size_t p : differences(name, names)) {
     if (keep[p]) continue;
-    std::size_t begin = p, end = p + 1;
-    while (begin > 0 && p - begin < 12 && !is_separator(name[begin - 1])) --begin;
-    while (end < n && (end - p < 2 || !is_separator(name[end])) && end - p < 8) ++end;
-    std::fill(keep.begin() + static_cast<std::ptrdiff_t>(begin), keep.begin() + static_cast<std::ptrdiff_t>(end), true);
-    words.emplace_back(begin, end);
+    Word word{p, p, p + 1};
+    while (word.begin > 0 && p - word.begin < 12 && !is_separator(name[word.begin - 1])) --word.begin;
+    while (word.end < n && (word.end - p < 2 || !is_separator(name[word.end])) && word.end - p < 8) ++word.end;
+    std::fill(keep.begin() + static_cast<std::ptrdiff_t>(word.begin), keep.begin() + static_cast<std::ptrdiff_t>(word.end), true);
+    words.push_back(word);
   }
+  // Over the budget with every word whole: each word down to a few characters around its
+  // difference, then the head; a name that still does not fit is cut at the end.
+  for (auto& word : words) {
+    while (shown_length(keep) > budget && word.begin > 0 && word.begin + 2 < word.differs && !keep[word.begin - 1])
+      keep[word.begin++] = false;
+    while (shown_length(keep) > budget && word.end > word.differs + 3 && !(word.end < n && keep[word.end]))
+      keep[--word.end] = false;
+  }
+  while (shown_length(keep) > budget && head > 6) keep[--head] = false;
+  if (shown_length(keep) > budget) return ellipsize(name, budget);
   // Room left: a few more characters of each word, the name's end where it is near, the head,
   // then the words again.
   const auto grow = [&](std::size_t from, std::size_t most) {
@@ -85,8 +98,8 @@ std::string shorten(const std::string& name, const std::vector<std::string>& nam
     while (from < n && keep[from]) ++from;
     return from;
   };
-  for (const auto& word : words) grow(word_end(word.second), 8);
-  if (!words.empty() && n - word_end(words.back().second) < budget / 2) {
+  for (const auto& word : words) grow(word_end(word.end), 8);
+  if (!words.empty() && n - word_end(words.back().end) < budget / 2) {
     for (std::size_t from = n; from > 0 && !keep[from - 1]; --from) {  // the end, kept whole
       keep[from - 1] = true;
       if (shown_length(keep) > budget) {
@@ -96,7 +109,7 @@ std::string shorten(const std::string& name, const std::vector<std::string>& nam
     }
   }
   grow(head, n);
-  for (const auto& word : words) grow(word_end(word.second), n);
+  for (const auto& word : words) grow(word_end(word.end), n);
   std::string label;
   for (std::size_t i = 0; i < n; ++i) {
     if (keep[i]) label += name[i];

@@ -111,7 +111,7 @@ void write_lmem_chart(std::ostream& out, const RunSummary& summary) {
   }
   const std::vector<std::size_t> shown(with_lmem.begin(),
                                        with_lmem.begin() + static_cast<std::ptrdiff_t>(std::min(with_lmem.size(), kChartRows / 2)));
-  const auto labels = group_labels(summary, shown, 34);
+  const auto labels = group_labels(summary, shown, 36);
   std::vector<Bar> bars;
   for (std::size_t row = 0; row < shown.size(); ++row) {
     const auto& g = summary.groups[shown[row]];
@@ -148,7 +148,7 @@ void write_map(std::ostream& out, const RunSummary& summary) {
   std::vector<std::size_t> plotted;  // the longest plotted groups get labels (kMapLabels)
   for (std::size_t i = 0; i < summary.groups.size() && plotted.size() < kMapLabels; ++i)
     if (summary.groups[i].memory && summary.groups[i].compute) plotted.push_back(i);
-  const auto labels = group_labels(summary, plotted, 30);
+  const auto labels = group_labels(summary, plotted, 34);
   std::vector<MapPoint> points;
   std::vector<std::string> not_plotted;
   std::vector<double> extents;
