@@ -5,6 +5,7 @@ set -euo pipefail
 packages=(cmake g++ make libboost-program-options-dev nlohmann-json3-dev libsimdjson-dev libgtest-dev libgmock-dev zlib1g-dev libsqlite3-dev)
 packages+=(python3)  # tests/cli/readme_test.py
 packages+=(chromium)  # headless, for the HTML report tests (tests/html/*_in_chromium.sh)
+packages+=(fonts-dejavu-core)  # the sans-serif the HTML reports' chart labels are measured against
 command -v node >/dev/null || packages+=(nodejs npm)  # drives Chromium in tests/html/check_layout.mjs
 packages+=(clang libclang-rt-14-dev)  # scripts/fuzz.sh: clang's -fsanitize=fuzzer (libFuzzer) and ASan runtimes
 missing=()
