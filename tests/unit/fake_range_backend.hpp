@@ -29,10 +29,14 @@ class FakeRangeBackend final : public detail::RangeBackend {
   std::size_t passes = 1;
   int busy_starts = 0;
   std::set<CUstream> capturing;
+  // A device without some counter of the plan (MIG, vGPU): SetConfig fails unless the config
+  // was built with the device's counter availability.
+  bool lacks_a_counter = false;
 
   // Calls, for the tests to count.
   int enables = 0, starts = 0, stops = 0, disables = 0, decodes = 0, pushes = 0, context_syncs = 0;
-  int set_ups = 0;  // counter_host calls: one per context set up
+  int set_ups = 0;  // counter_host calls: one per context set up (and per config built again)
+  int availability_queries = 0;
 
   // What the driver does when a launch's ENTER has returned: the kernel runs.
   void run_kernel(CUcontext context) {
@@ -51,12 +55,18 @@ class FakeRangeBackend final : public detail::RangeBackend {
     device.sm_count = 132;
     return device;
   }
-  std::vector<std::uint8_t> counter_availability(CUcontext) override { return {1, 2, 3}; }
+  std::vector<std::uint8_t> counter_availability(CUcontext) override {
+    ++availability_queries;
+    return {1, 2, 3};
+  }
 
   class Host final : public detail::CounterHost {
    public:
-    explicit Host(FakeRangeBackend& backend) : backend_(backend) {}
-    std::vector<std::uint8_t> config_image(const std::vector<std::string>&) override { return {7}; }
+    Host(FakeRangeBackend& backend, bool availability) : backend_(backend), availability_(availability) {}
+    // The config says whether it was built knowing the device's counter availability.
+    std::vector<std::uint8_t> config_image(const std::vector<std::string>&) override {
+      return {static_cast<std::uint8_t>(availability_ ? 8 : 7)};
+    }
     std::size_t pass_count(std::vector<std::uint8_t>&) override { return backend_.passes; }
     std::size_t range_count(const std::vector<std::uint8_t>& image) override { return backend_.decoded(image).size(); }
     std::optional<std::string> range_name(const std::vector<std::uint8_t>& image, std::size_t range) override {
@@ -78,11 +88,12 @@ class FakeRangeBackend final : public detail::RangeBackend {
 
    private:
     FakeRangeBackend& backend_;
+    bool availability_;
   };
 
-  std::unique_ptr<detail::CounterHost> counter_host(const std::string&, const std::vector<std::uint8_t>&) override {
+  std::unique_ptr<detail::CounterHost> counter_host(const std::string&, const std::vector<std::uint8_t>& availability) override {
     ++set_ups;
-    return std::make_unique<Host>(*this);
+    return std::make_unique<Host>(*this, !availability.empty());
   }
 
   detail::RangeObject* enable(CUcontext context) override {
@@ -93,6 +104,8 @@ class FakeRangeBackend final : public detail::RangeBackend {
   std::size_t counter_data_size(detail::RangeObject*, const std::vector<std::string>&, std::size_t) override { return 64; }
   void initialize_image(detail::RangeObject*, std::vector<std::uint8_t>& image) override { images_[image.data()].clear(); }
   void set_config(detail::RangeObject* object, const detail::RangeConfig& config) override {
+    if (lacks_a_counter && config.config->at(0) != 8)
+      throw detail::CuptiError("cuptiRangeProfilerSetConfig: invalid parameter", CUPTI_ERROR_INVALID_PARAMETER);
     auto& state = started_[objects_.at(id(object))];
     state.image = config.image->data();
     state.user_range = config.user_range;

@@ -232,6 +232,23 @@ TEST(RangeSession, BusyCountersAreTriedAgainThenCountedAsMissed) {
   EXPECT_NE(run.missed[0].reason.find("CUPTI_ERROR_HARDWARE_BUSY"), std::string::npos);
 }
 
+TEST(RangeSession, SetUpSkipsTheCounterAvailabilityUnlessTheDeviceLacksACounter) {
+  Harness whole(exact());
+  whole.launch("alpha");
+  EXPECT_EQ(finish(whole).launches.size(), 1u);
+  EXPECT_EQ(whole.backend.availability_queries, 0);  // ~120 ms saved at every process's start
+
+  Harness partial(exact());
+  partial.backend.lacks_a_counter = true;  // a MIG slice, say: SetConfig fails without it
+  partial.launch("alpha");
+  partial.launch("beta");
+  const RunRecord run = finish(partial);
+  EXPECT_EQ(run.launches.size(), 2u);
+  EXPECT_TRUE(run.missed.empty());
+  EXPECT_EQ(partial.backend.availability_queries, 1);  // once, then the config built with it
+  EXPECT_EQ(partial.backend.set_ups, 2);
+}
+
 TEST(RangeSession, UnderFiltersALaunchHasAUserRangeAndAFailedOneIsDropped) {
   CollectorOptions options = exact();
   options.kernel_regex = "^alpha$";

@@ -60,13 +60,10 @@ void RangeSession::set_up(ContextProfiler& p) {
   last_device = p.description;
   times.set_up_device_s += seconds_since(started);
 
-  // The availability image lets the host API refuse counters this device cannot give (MIG,
-  // vGPU); evaluation does not need it (CUPTI.md §6).
-  started = Clock::now();
-  if (turn) p.availability = backend.counter_availability(p.context);
-  times.set_up_availability_s += seconds_since(started);
-  LIMITER_TRACE("device %s chip %s, availability %zu bytes", p.description.name.c_str(), p.description.chip.c_str(),
-                p.availability.size());
+  // No counter-availability image here: it costs ~120 ms (H100, 2026-11-26), and a whole GPU
+  // has every counter of the plans. A device that lacks one (MIG, vGPU) fails at SetConfig or
+  // Start instead, and check_counter_availability() builds the config again with the image.
+  (void)turn;
   started = Clock::now();
   p.host = backend.counter_host(p.description.chip, p.availability);
   p.config = p.host->config_image(metrics);
@@ -82,6 +79,24 @@ void RangeSession::set_up(ContextProfiler& p) {
   }
   if (sink && sink->on_device) sink->on_device(p.description);
   if (on_context_ready) on_context_ready(static_cast<int>(p.device), p.description.chip);
+}
+
+// The config built again with the device's counter availability, after a SetConfig or Start
+// that failed without it: the host API then refuses a counter the device cannot give, by name.
+// False when there is nothing new to try (already checked, or no image to be had).
+bool RangeSession::check_counter_availability(ContextProfiler& p) {
+  if (p.availability_checked) return false;
+  p.availability_checked = true;
+  const auto started = Clock::now();
+  p.availability = backend.counter_availability(p.context);
+  times.set_up_availability_s += seconds_since(started);
+  LIMITER_TRACE("counter availability %zu bytes: the config built again", p.availability.size());
+  if (p.availability.empty()) return false;
+  p.host = backend.counter_host(p.description.chip, p.availability);
+  p.config = p.host->config_image(metrics);
+  p.passes = p.host->pass_count(p.config);
+  p.user_replay = wants_user_replay(p);
+  return true;
 }
 
 }  // namespace limiter::detail

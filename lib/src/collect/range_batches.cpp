@@ -58,13 +58,17 @@ bool RangeSession::resume(ContextProfiler& p, std::size_t launches) {
     try {
       return start_profiler(p, launches);
     } catch (const CuptiError& e) {
-      if (e.status != CUPTI_ERROR_HARDWARE_BUSY) throw;
-      LIMITER_TRACE("counters busy (attempt %d): %s", attempt + 1, e.what());
-      ++times.busy_retries;
       if (p.profiler) {  // enabled but not started: give the object back before trying again
         backend.disable(p.profiler);
         p.profiler = nullptr;
       }
+      if (e.status != CUPTI_ERROR_HARDWARE_BUSY) {
+        LIMITER_TRACE("start failed: %s", e.what());
+        if (!check_counter_availability(p)) throw;
+        continue;  // once more, with the device's counter availability
+      }
+      LIMITER_TRACE("counters busy (attempt %d): %s", attempt + 1, e.what());
+      ++times.busy_retries;
       if (attempt == kBusyAttempts - 1) break;
       std::this_thread::sleep_for(backoff);
       backoff *= 2;

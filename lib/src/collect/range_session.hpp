@@ -79,6 +79,7 @@ class RangeSession final : public Session {
   // context_setup.cpp
   ContextProfiler* context_profiler(CUcontext context, std::size_t launches);
   void set_up(ContextProfiler& profiler);
+  bool check_counter_availability(ContextProfiler& profiler);
 
   // graph_replay.cpp
   void record_graph(CUgraph graph, CUgraphExec exec, std::uint32_t graph_exec_id);

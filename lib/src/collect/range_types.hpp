@@ -120,6 +120,7 @@ struct ContextProfiler {
   std::string device_uuid;
   DeviceDescription description;
   std::vector<std::uint8_t> availability, config, image;
+  bool availability_checked = false;  // the config built again with the device's counter availability
   std::unique_ptr<CounterHost> host;
   RangeObject* profiler = nullptr;
   std::size_t passes = 1;
