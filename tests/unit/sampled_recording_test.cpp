@@ -55,7 +55,7 @@ TEST(SampledRecording, EveryKernelOfOnePercentHasAVerdictOrSaysWhyNot) {
 }
 
 // Weighted by the exact mode's kernel time: the share with a sampled verdict and, of it, the
-// share where both modes agree (bench/sampling_agreement.py computes the same).
+// share where both modes agree (bench/summarise.py agreement computes the same).
 TEST(SampledRecording, VerdictsAgreeWithTheExactModeWhereSamplingJudges) {
   const RunSummary sampled = summarize_run_file(kSampled, {}, {});
   const RunSummary exact = summarize_run_file(kExact, {}, {});
