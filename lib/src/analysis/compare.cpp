@@ -1,15 +1,14 @@
 // Before/after comparison: match launches, measure time changes, mark noise, apply the gate.
-// Every launch is keyed by its kernel and configuration once (a hash), so matching is linear:
-// the k-th launch of a key in BEFORE meets the k-th of the same key in AFTER. Runs whose records
+// Every launch is keyed by its kernel and configuration once (compare_groups.hpp), so matching is
+// linear: the k-th launch of a key in BEFORE meets the k-th of the same key in AFTER. Runs whose records
 // selected their launches differently meet once per key instead, by mean time per launch.
 #include "limiter/compare.hpp"
 
-#include "analysis/compare_groups.hpp"
-
 #include <algorithm>
-#include <functional>
-#include <string_view>
-#include <unordered_map>
+#include <cstdint>
+#include <vector>
+
+#include "analysis/compare_groups.hpp"
 
 namespace limiter {
 namespace {
