@@ -11,6 +11,7 @@
 
 #include "html_parts.hpp"
 #include "limiter/format.hpp"
+#include "limiter/html_program.hpp"
 #include "limiter/reports.hpp"
 #include "render_helpers.hpp"
 
@@ -288,6 +289,10 @@ void write_html_report(const RunSummary& summary, std::ostream& out, const Repor
       << html_escape(run.peaks_origin) << ")<br>" << html_escape(render::run_scope_text(summary)) << "</p>\n";
   for (const auto& note : render::collection_notes(summary)) out << "<p class=\"warning\">" << html_escape(note) << "</p>\n";
   out << "</header>\n";
+  // The program's verdict first (GPU busy, what the idle time was spent on), with its own
+  // ranked fixes; empty for a record without a timeline.
+  const std::string program = render::program_html_section(summary);
+  out << program;
 
   out << "<section class=\"summary\">\n<div class=\"stat\"><b>" << format_duration_ns(summary.total_ns)
       << "</b>kernel time</div>\n<div class=\"stat\"><b>" << render::count_text(summary.selected_launches)
@@ -295,7 +300,7 @@ void write_html_report(const RunSummary& summary, std::ostream& out, const Repor
   out << "<h2>Time by verdict</h2>\n";
   write_verdict_bar(out, summary.time_by_verdict);
 
-  if (!summary.fix_first.empty()) {
+  if (!summary.fix_first.empty() && program.empty()) {
     out << "<h2>What to fix first</h2>\n<ol class=\"fix\">\n";
     for (const auto& item : summary.fix_first) {
       const auto& g = summary.groups[item.group];

@@ -13,6 +13,8 @@ limiter_cli_test(NAME report.program_json MATCH "^    \"verdict\": \"launch\","
                  ARGS report ${_timeline}/h100_gloo_rank0_timeline.json.gz -f json)
 limiter_cli_test(NAME report.program_md MATCH "### Program: sync-bound"
                  ARGS report ${_timeline}/h100_gloo_rank1_timeline.json.gz -f md)
+limiter_cli_test(NAME report.program_html_first MATCH "<h2>Program: launch-bound</h2>"
+                 ARGS report ${_timeline}/h100_gloo_rank0_timeline.json.gz -f html)
 limiter_cli_test(NAME report.program_per_rank MATCH "^  rank 1: sync-bound, GPU busy 26\\.6% of 15\\.6 ms"
                  ARGS report ${_timeline})
 limiter_cli_test(NAME export.perfetto MATCH "events of 2 records -> .*trace\\.json \\(open it in ui\\.perfetto\\.dev"

@@ -4,7 +4,7 @@
 # planted 25 % slowdown in headless Chromium (Debian's `chromium` package), then checks that
 # the charts exist in the rendered DOM and that a screenshot has content. Exit 77 (skip) when
 # no Chromium is installed. With LIMITER_SCREENSHOT_DIR set, the screenshots are kept there
-# (that is how reports/h200_probe_report_screenshot.png is made).
+# (reports/screenshots/ holds the layout test's screenshots of real programs).
 set -euo pipefail
 limiter=$(realpath "$1")
 cd "$(dirname "$0")/../.."
