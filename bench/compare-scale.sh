@@ -21,22 +21,7 @@ sizes=${SIZES:-1000 10000 100000}
 repeat=${REPEAT:-1}
 mkdir -p "$work"
 
-busy_percent() {  # the machine's busy share over 2 s
-  local a b c d e f g t1 i1
-  read -r _ a b c d e f g _ < /proc/stat; t1=$((a + b + c + d + e + f + g)); i1=$d
-  sleep 2
-  read -r _ a b c d e f g _ < /proc/stat
-  echo $((100 - 100 * (d - i1) / (a + b + c + d + e + f + g - t1)))
-}
-
-wait_quiet() {  # prints how busy the machine was before the measurement
-  local waited=0 busy
-  busy=$(busy_percent)
-  while [ -n "${QUIET:-}" ] && [ "$busy" -ge 10 ] && [ "$waited" -lt "$QUIET" ]; do
-    sleep 8; waited=$((waited + 10)); busy=$(busy_percent)
-  done
-  echo "busy ${busy}% before, load $(cut -d' ' -f1 /proc/loadavg)"
-}
+source "$(dirname "$0")/quiet.sh"
 
 measure() {  # NAME COMMAND...: prints "NAME  elapsed s  CPU s  peak RSS MB  (load)"; the output goes to WORK/NAME.out
   local name=$1; shift
