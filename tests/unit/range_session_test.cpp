@@ -300,6 +300,20 @@ TEST(RangeSession, AnotherProcessHoldingTheCountersTimesOut) {
   EXPECT_EQ(WEXITSTATUS(status), 0) << "the second process did not count its launch as missed by the lock's timeout";
 }
 
+TEST(RangeSession, SpentBudgetsPauseTheProfilerOnlyAfterALongEnoughRun) {
+  CollectorOptions options = exact();
+  options.per_kernel_count = 1;
+  Harness h(options);
+  h.launch("alpha");
+  for (std::uint64_t i = 0; i < 2 * detail::kPauseAfterUnselected; ++i) h.launch("alpha");
+  EXPECT_EQ(h.session->range_timings().filter_pauses, 0u);  // a short program: no pause, no resume
+  std::this_thread::sleep_for(detail::kMinUnselectedRun);
+  h.launch("alpha");
+  EXPECT_EQ(h.session->range_timings().filter_pauses, 1u);  // the run lasted: paused
+  EXPECT_EQ(h.backend.disables, 1);
+  EXPECT_EQ(finish(h).launches.size(), 1u);
+}
+
 TEST(RangeSession, BudgetsSpentEndTheExactPhase) {
   CollectorOptions options = exact();
   options.per_kernel_count = 1;

@@ -138,12 +138,19 @@ void RangeSession::on_launch(const LaunchCall& call) {
     // ranged either, though CUPTI still adds ~9 us to it (H100, PyTorch); in auto-range mode
     // (kernel replay) every launch is a range once a profiler runs. A long run of unselected
     // launches pauses the profiler: always in auto range; in user range only under per-kernel
-    // budgets, where the kernels seen are done with (elsewhere a resume, ~270 ms, would follow).
+    // budgets, where the kernels seen are done with (elsewhere a resume, ~270 ms, would follow),
+    // and only once the run has lasted kMinUnselectedRun: a short program whose new kernels keep
+    // coming would pay a resume (Enable, SetConfig, Start: ~100 ms and more) for each.
     const bool may_pause =
         running && selector.filters() && (!existing->second->user_range || selector.only_new_kernels_selectable());
     if (selected > 0) {
       unselected_in_a_row = 0;
-    } else if (may_pause && ++unselected_in_a_row >= kPauseAfterUnselected) {
+    } else if (may_pause && ++unselected_in_a_row == 1) {
+      unselected_since = Clock::now();
+    }
+    const bool run_long_enough = may_pause && (ends_when_budgets_spent || !existing->second->user_range ||
+                                               Clock::now() - unselected_since >= kMinUnselectedRun);
+    if (selected == 0 && may_pause && unselected_in_a_row >= kPauseAfterUnselected && run_long_enough) {
       LIMITER_TRACE("%llu unselected launches in a row: pausing", static_cast<unsigned long long>(unselected_in_a_row));
       ++times.filter_pauses;
       unselected_in_a_row = 0;

@@ -171,6 +171,7 @@ class RangeSession final : public Session {
   bool missed_changed = false;
   std::uint64_t launches_seen_ = 0, launches_seen_reported = 0;  // every launch in a profiled region
   std::uint64_t unselected_in_a_row = 0;  // while a profiler runs: pauses it after kPauseAfterUnselected
+  Clock::time_point unselected_since{};  // when that run began
   DeviceDescription last_device;
   std::uint64_t next_sequence = 0;
   int active_depth = 0;

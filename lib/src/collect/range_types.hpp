@@ -40,6 +40,11 @@ constexpr auto kMaxBatchAge = std::chrono::seconds(1);
 // costs a Stop, a Disable, an Enable and a Start (limiter run --timing shows how much).
 constexpr auto kMinTurn = std::chrono::milliseconds(1000);
 
+// In user-range mode, a run of unselected launches pauses the profiler only once it lasted this
+// long (and kPauseAfterUnselected launches): unselected launches cost ~9 us there, a resume
+// for a kernel first seen later ~100-270 ms.
+constexpr auto kMinUnselectedRun = std::chrono::milliseconds(500);
+
 // A busy GPU (another tool holds its counters) is tried again this often.
 // Within a turn, a busy Start is tried kBusyAttempts times, backing off from 5 ms (~155 ms).
 constexpr auto kBusyRetry = std::chrono::milliseconds(250);
