@@ -216,7 +216,7 @@ int run_run(const Args& args) {
     SummaryOptions summary_options;
     summary_options.keep_launches_up_to = 10000;  // the automatic view of a small run lists launches
     const RunSummary summary = summarize_run_file(path, {}, summary_options);
-    if (!flags.quiet && summary.launches > 0) {
+    if (!flags.quiet && (summary.launches > 0 || summary.program)) {  // --trace: the program verdict alone
       ReportOptions report_options;
       report_options.details = false;
       std::cerr << "\n";
@@ -225,7 +225,9 @@ int run_run(const Args& args) {
     // A sampled record holds a few aggregates: read whole for its sampling figures.
     const std::optional<SamplingInfo> sampled =
         summary.run.source == "cupti-pm-sampling" ? read_run_file(path).sampling : std::nullopt;
-    if (sampled) {
+    if (summary.run.source == "cupti" && summary.launches == 0 && summary.program) {  // --trace
+      std::cerr << "limiter: timeline of " << summary.run.launches_seen.value_or(0) << " launches -> " << path << "\n";
+    } else if (sampled) {
       std::cerr << "limiter: " << summary.launches << " launches sampled, " << sampled->samples << " samples ("
                 << sampled->samples_lost << " lost) -> " << path << "\n";
     } else {

@@ -13,7 +13,7 @@ bool parse_run_flags(const Args& ours, RunFlags& flags) {
   std::string capture_range = "none";
   std::uint64_t skip = 0, count = 0, sample_every = 1, per_kernel_skip = 0, per_kernel_count = 0;
   bool quiet = false, timing = false, fail_on_missed = false, no_nvtx = false, budget_by_range = false;
-  bool sampling = false;
+  bool sampling = false, trace = false;
   std::uint64_t sampling_interval_us = 100, exact_undecided = 0, sampling_phase = 20000;
   std::vector<std::string> nvtx_include, nvtx_exclude;
   double lock_timeout = 60;
@@ -71,6 +71,12 @@ bool parse_run_flags(const Args& ours, RunFlags& flags) {
        "the run is only counted (no samples: they miss the SMs after the range profiler ran, on an H100)")
       ("sampling-phase", po::value(&sampling_phase)->default_value(20000),
        "with --exact-undecided: launches sampled before the exact phase (a run that ends first keeps the samples only)")
+      ("trace", po::bool_switch(&trace),
+       "the activity timeline alone: kernels, copies, memsets, synchronisations and the driver calls that issued "
+       "them, with no counters and no range profiler (the app runs at about full speed); the report leads with the "
+       "program verdict (is the GPU the bottleneck, or launches, synchronisations, copies, the host?) and `limiter "
+       "export --format perfetto` draws the timeline. Without --trace the timeline is recorded beside the exact "
+       "counters, slowed by them")
       ("timing", po::bool_switch(&timing), "print where the collector's time went, per launch")
       ("capture-range", po::value(&capture_range)->default_value("none"),
        "none: profile from the start; cudaProfilerApi: only between cudaProfilerStart and cudaProfilerStop "
@@ -119,6 +125,7 @@ bool parse_run_flags(const Args& ours, RunFlags& flags) {
   o.profiler_api_regions = capture_range == "cudaProfilerApi";
   o.always_active = !o.profiler_api_regions;
   o.sampling = sampling;
+  o.trace = trace;
   o.sampling_interval_ns = sampling_interval_us * 1000;
   o.exact_undecided_count = exact_undecided;
   o.sampling_phase_launches = sampling_phase;

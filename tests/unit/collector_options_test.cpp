@@ -57,6 +57,23 @@ TEST(CollectorOptions, EachConflictNamesItsFlags) {
   EXPECT_NE(with([](auto& o) { o.nvtx = true; o.budget_by_range = true; }).find("--budget-by-range needs --per-kernel-count"),
             std::string::npos);
   EXPECT_NE(with([](auto& o) { o.nvtx = true; o.nvtx_include = {"a//b"}; }).find("empty range name"), std::string::npos);
+  // --trace: the timeline alone; regions and NVTX go with it, counters and filters do not.
+  EXPECT_EQ(with([](auto& o) { o.trace = true; }), "");
+  EXPECT_EQ(with([](auto& o) { o.trace = true; o.profiler_api_regions = true; o.nvtx = true; }), "");
+  EXPECT_NE(with([](auto& o) { o.trace = true; o.sampling = true; }).find("--trace records the activity timeline alone; "
+                                                                          "it cannot go with --sampling"),
+            std::string::npos);
+  for (auto exact_only : std::initializer_list<void (*)(CollectorOptions&)>{
+           [](CollectorOptions& o) { o.kernel_regex = "gemm"; }, [](CollectorOptions& o) { o.skip = 1; },
+           [](CollectorOptions& o) { o.count = 5; }, [](CollectorOptions& o) { o.sample_every = 2; },
+           [](CollectorOptions& o) { o.per_kernel_count = 2; }, [](CollectorOptions& o) { o.plan = "sol"; },
+           [](CollectorOptions& o) { o.metrics = {"sm__cycles_elapsed.avg"}; },
+           [](CollectorOptions& o) { o.raw_dir = "raw"; }, [](CollectorOptions& o) { o.replay = "kernel"; },
+           [](CollectorOptions& o) { o.graph_profiling = "graph"; }}) {
+    EXPECT_NE(with([&](auto& o) { o.trace = true; exact_only(o); }).find("--trace records the activity timeline alone, "
+                                                                         "without counters: --plan, --metrics"),
+              std::string::npos);
+  }
   EXPECT_NE(with([](auto& o) { o.range_sync = "some"; }).find("LIMITER_RANGE_SYNC must be none, graph or all"),
             std::string::npos);
 }
@@ -95,6 +112,8 @@ TEST(CollectorOptions, TheEnvironmentGivesBackTheSameValue) {
   o.range_sync = "graph";
   o.pm_buffer_mib = 64;
   o.keep_pm_images = true;
+  o.trace = true;
+  o.timeline = false;
   std::map<std::string, std::string> environment;
   for (const auto& entry : collector_options_environment(o)) {
     const auto equals = entry.find('=');
@@ -137,6 +156,8 @@ TEST(CollectorOptions, TheEnvironmentGivesBackTheSameValue) {
   EXPECT_EQ(back.range_sync, o.range_sync);
   EXPECT_EQ(back.pm_buffer_mib, o.pm_buffer_mib);
   EXPECT_EQ(back.keep_pm_images, o.keep_pm_images);
+  EXPECT_EQ(back.trace, o.trace);
+  EXPECT_EQ(back.timeline, o.timeline);
 
   // And the defaults survive too (every variable is written, defaults included).
   environment.clear();
@@ -146,6 +167,8 @@ TEST(CollectorOptions, TheEnvironmentGivesBackTheSameValue) {
   EXPECT_EQ(defaults.count, CollectorOptions{}.count);
   EXPECT_EQ(defaults.per_kernel_count, CollectorOptions{}.per_kernel_count);
   EXPECT_FALSE(defaults.debug);
+  EXPECT_FALSE(defaults.trace);
+  EXPECT_TRUE(defaults.timeline);
   EXPECT_EQ(refusal(defaults), "");
 }
 

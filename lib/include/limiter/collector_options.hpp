@@ -51,6 +51,8 @@ struct CollectorOptions {
                                                 // this many launches of each kernel and configuration the
                                                 // samples did not judge, exactly (0: sampling to the end)
   std::uint64_t sampling_phase_launches = 20000;
+  bool trace = false;                  // the activity timeline alone (no counters, no range profiler): the
+                                       // program verdict at the app's own speed; launches are counted
   double lock_timeout_s = 60;          // longest wait for this process's turn on a GPU's counters while
                                        // another profiled process has it; then launches run unprofiled
                                        // and the record counts them as missed
@@ -64,6 +66,9 @@ struct CollectorOptions {
   std::string range_sync = "none";     // synchronise before each user range's pop: none, graph (graph
                                        // nodes), all [LIMITER_RANGE_SYNC]
   std::size_t pm_buffer_mib = 512;     // the PM sampler's hardware buffer [LIMITER_PM_BUFFER_MIB]
+  bool timeline = true;                // the activity timeline beside the exact counters; 0 to compare the
+                                       // counters without it (kernel records instrument kernels on Hopper,
+                                       // CUPTI guide 2.17.1.1) [LIMITER_TIMELINE=0]
   bool keep_pm_images = false;         // with raw_dir: keep the PM images too, not only the decoded
                                        // samples [LIMITER_PM_RAW_IMAGES=1]
 };

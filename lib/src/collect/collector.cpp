@@ -53,6 +53,13 @@ Collector::Collector(const CollectorOptions& options) : options_(validated(optio
   detail::driver_api();  // no driver: fail here, with the fix
   impl_ = std::make_unique<Impl>(options_);
   impl_->subscribe();
+  try {
+    impl_->current().on_collector_started();
+    for (std::size_t i = 0; i < impl_->phases.background_size(); ++i) impl_->phases.background(i).on_collector_started();
+  } catch (...) {
+    impl_->unsubscribe();
+    throw;
+  }
 }
 
 Collector::~Collector() {
@@ -69,21 +76,27 @@ Collector::~Collector() {
 void Collector::start() {
   if (detail::in_forked_child_by_pid()) return;
   for (std::size_t i = 0; i < impl_->phases.size(); ++i) impl_->phases.at(i).begin_region();
+  for (std::size_t i = 0; i < impl_->phases.background_size(); ++i) impl_->phases.background(i).begin_region();
 }
 
 void Collector::stop() noexcept {
   if (detail::in_forked_child_by_pid()) return;
   for (std::size_t i = 0; i < impl_->phases.size(); ++i) impl_->phases.at(i).end_region();
+  for (std::size_t i = 0; i < impl_->phases.background_size(); ++i) impl_->phases.background(i).end_region();
 }
 
 void Collector::flush() {
   if (detail::in_forked_child_by_pid()) return;
   impl_->current().flush();
+  for (std::size_t i = 0; i < impl_->phases.background_size(); ++i) impl_->phases.background(i).flush();
 }
 
 bool Collector::flush_before_exit(std::chrono::milliseconds wait) noexcept {
   if (detail::in_forked_child_by_pid()) return false;
-  return impl_->current().flush_before_exit(wait);
+  const bool complete = impl_->current().flush_before_exit(wait);
+  // After the phase's last launches are decoded: the timeline's kernels join them.
+  for (std::size_t i = 0; i < impl_->phases.background_size(); ++i) impl_->phases.background(i).flush_before_exit(wait);
+  return complete;
 }
 
 std::vector<MissedLaunches> Collector::missed() const {

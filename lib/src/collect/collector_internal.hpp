@@ -32,6 +32,11 @@ struct LaunchSink {
   // loaded and set up what it needs; an exit handler registered now runs before their static
   // destructors (std::exit runs the handlers last-registered first).
   std::function<void()> on_sampling_started;
+  // The activity timeline (activity_session.hpp): each completed buffer's events as they arrive
+  // (CUPTI's thread or a flush; one chunk at a time), and the window with the dropped-record
+  // count (events left empty) after each flush.
+  std::function<void(const std::vector<TimelineEvent>&)> on_timeline_events;
+  std::function<void(const Timeline& window)> on_timeline_status;
 };
 
 // Raw data set, one folder per process:

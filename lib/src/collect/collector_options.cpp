@@ -87,6 +87,17 @@ void validate_collector_options(const CollectorOptions& o) {
   if (o.lock_timeout_s < 0) throw InputError("--lock-timeout must be 0 or more seconds");
   if (o.pm_buffer_mib == 0) throw InputError("LIMITER_PM_BUFFER_MIB must be at least 1");
   const bool budgets = o.per_kernel_count != kUnset || o.per_kernel_skip > 0;
+  if (o.trace && (o.sampling || o.exact_undecided_count > 0))
+    throw InputError("--trace records the activity timeline alone; it cannot go with --sampling or --exact-undecided "
+                     "(PM sampling uses the activity records itself)");
+  if (o.trace && (o.plan != CollectorOptions{}.plan || !o.metrics.empty() || !o.raw_dir.empty() || o.replay == "kernel" ||
+                  o.graph_profiling != "node" || o.count != kUnset || o.skip > 0 || o.sample_every > 1 || budgets ||
+                  !o.kernel_regex.empty() || !o.nvtx_include.empty() || !o.nvtx_exclude.empty() || o.budget_by_range)) {
+    throw InputError("--trace records the activity timeline alone, without counters: --plan, --metrics, --save-raw, "
+                     "--replay, --graph-profiling and the launch filters (-k, -s, -c, --sample-every, "
+                     "--per-kernel-count, --per-kernel-skip, --nvtx-include/--nvtx-exclude, --budget-by-range) belong "
+                     "to the exact mode; filter the report instead (limiter report -k)");
+  }
   if (o.sampling && (o.replay == "kernel" || o.graph_profiling != "node" || o.count != kUnset || o.skip > 0 ||
                      o.sample_every > 1 || o.profiler_api_regions || !o.kernel_regex.empty() ||
                      !o.nvtx_include.empty() || !o.nvtx_exclude.empty() || o.budget_by_range)) {
@@ -139,6 +150,7 @@ std::vector<std::string> collector_options_environment(const CollectorOptions& o
   number("LIMITER_SAMPLING_INTERVAL_NS", o.sampling_interval_ns);
   number("LIMITER_EXACT_UNDECIDED", o.exact_undecided_count);
   number("LIMITER_SAMPLING_PHASE", o.sampling_phase_launches);
+  flag("LIMITER_ACTIVITY_TRACE", o.trace);
   set("LIMITER_LOCK_TIMEOUT", nlohmann::json(o.lock_timeout_s).dump());  // round-trips the double exactly
   set("LIMITER_LOCK_DIR", o.lock_dir);
   flag("LIMITER_DEBUG", o.debug);
@@ -146,6 +158,7 @@ std::vector<std::string> collector_options_environment(const CollectorOptions& o
   set("LIMITER_RANGE_SYNC", o.range_sync);
   number("LIMITER_PM_BUFFER_MIB", o.pm_buffer_mib);
   flag("LIMITER_PM_RAW_IMAGES", o.keep_pm_images);
+  flag("LIMITER_TIMELINE", o.timeline);
   return out;
 }
 
@@ -176,6 +189,7 @@ CollectorOptions collector_options_from_environment(const EnvironmentLookup& loo
   o.sampling_interval_ns = env.number("LIMITER_SAMPLING_INTERVAL_NS", o.sampling_interval_ns);
   o.exact_undecided_count = env.number("LIMITER_EXACT_UNDECIDED", o.exact_undecided_count);
   o.sampling_phase_launches = env.number("LIMITER_SAMPLING_PHASE", o.sampling_phase_launches);
+  o.trace = env.flag("LIMITER_ACTIVITY_TRACE");
   if (const std::string timeout = env.text("LIMITER_LOCK_TIMEOUT"); !timeout.empty()) {
     try {
       o.lock_timeout_s = std::stod(timeout);
@@ -189,6 +203,7 @@ CollectorOptions collector_options_from_environment(const EnvironmentLookup& loo
   o.range_sync = env.text("LIMITER_RANGE_SYNC", o.range_sync);
   o.pm_buffer_mib = env.number("LIMITER_PM_BUFFER_MIB", o.pm_buffer_mib);
   o.keep_pm_images = env.flag("LIMITER_PM_RAW_IMAGES");
+  o.timeline = env.text("LIMITER_TIMELINE") != "0";
   return o;
 }
 

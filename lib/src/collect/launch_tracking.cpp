@@ -71,11 +71,12 @@ std::vector<PendingLaunch> RangeSession::launches_of(const LaunchCall& call, Gra
     if (it != graph_execs.end()) {
       graph = &it->second;
       for (const auto& node : graph->nodes)
-        if (node.kernel) launches.push_back({*node.kernel, false});
+        if (node.kernel) launches.push_back({*node.kernel, false, false, call.correlation_id});
     }
     return launches;
   }
   PendingLaunch pending;
+  pending.correlation_id = call.correlation_id;
   auto info = kernel_info_of(call.function, call.context, call.symbol_name);
   pending.launch.mangled_name = std::move(info.mangled_name);
   pending.launch.name = std::move(info.name);

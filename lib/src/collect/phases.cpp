@@ -1,6 +1,7 @@
 // The collector's modes as phase lists (phases.hpp): the one place where options combine.
 #include "collect/phases.hpp"
 
+#include "collect/activity_session.hpp"
 #include "collect/pm_sampling_session.hpp"
 #include "collect/range_session.hpp"
 #include "limiter/metric_plans.hpp"
@@ -23,29 +24,46 @@ RunRecord Phases::finish() {
     sessions_[i]->begin_after(std::move(record), /*follows=*/false);
     record = sessions_[i]->finish();
   }
+  for (const auto& session : background_) record = session->finish_beside(std::move(record));
   return record;
 }
 
 SessionCallbacks Phases::callbacks() const {
   SessionCallbacks all;
-  for (const auto& session : sessions_) {
-    const SessionCallbacks wanted = session->callbacks();
-    all.launch_exit |= wanted.launch_exit;
-    all.sync_points |= wanted.sync_points;
-    all.graphs |= wanted.graphs;
-    all.graph_destroy |= wanted.graph_destroy;
+  for (const auto* list : {&sessions_, &background_}) {
+    for (const auto& session : *list) {
+      const SessionCallbacks wanted = session->callbacks();
+      all.launch_exit |= wanted.launch_exit;
+      all.sync_points |= wanted.sync_points;
+      all.graphs |= wanted.graphs;
+      all.graph_destroy |= wanted.graph_destroy;
+    }
   }
   return all;
 }
 
-std::vector<std::unique_ptr<Session>> sessions_for(const CollectorOptions& options, RangeBackend& backend,
-                                                   NvtxTracker& nvtx, LaunchSink* sink) {
-  std::vector<std::unique_ptr<Session>> sessions;
+PhaseList sessions_for(const CollectorOptions& options, RangeBackend& backend, NvtxTracker& nvtx, LaunchSink* sink) {
+  PhaseList list;
+  auto& sessions = list.phases;
+  if (options.trace) {  // no range profiler at all: the timeline alone
+    sessions.push_back(std::make_unique<ActivitySession>(options, sink, /*alone=*/true));
+    return list;
+  }
   const std::vector<std::string> metrics = options.metrics.empty() ? metric_plan(options.plan).metrics : options.metrics;
   const bool budgets = options.per_kernel_count != CollectorOptions{}.per_kernel_count || options.per_kernel_skip > 0;
   if (!options.sampling) {
-    sessions.push_back(std::make_unique<RangeSession>(options, metrics, backend, nvtx, sink));
-    return sessions;
+    auto range = std::make_unique<RangeSession>(options, metrics, backend, nvtx, sink);
+    if (!options.timeline) {
+      sessions.push_back(std::move(range));
+      return list;
+    }
+    auto activity = std::make_unique<ActivitySession>(options, sink, /*alone=*/false);
+    range->on_launch_completed = [activity = activity.get()](std::uint32_t correlation_id, std::uint64_t sequence) {
+      activity->note_launch(correlation_id, sequence);
+    };
+    sessions.push_back(std::move(range));
+    list.background.push_back(std::move(activity));
+    return list;
   }
   if (options.exact_undecided_count > 0) {
     // The exact phase is a budget of exact_undecided_count launches per undecided kernel.
@@ -56,11 +74,11 @@ std::vector<std::unique_ptr<Session>> sessions_for(const CollectorOptions& optio
     exact.raw_dir.clear();  // --save-raw keeps the samples; the record holds the exact counters
     sessions.push_back(std::make_unique<PmSamplingSession>(options, sink, SamplingRole::before_exact));
     sessions.push_back(std::make_unique<RangeSession>(exact, metrics, backend, nvtx, sink));
-    return sessions;
+    return list;
   }
   if (!budgets) {  // no range profiler at all: the sampler and kernel timestamps
     sessions.push_back(std::make_unique<PmSamplingSession>(options, sink, SamplingRole::alone));
-    return sessions;
+    return list;
   }
   // Each kernel's first launches exactly, then sampling from where a budget run would pause.
   CollectorOptions exact = options;
@@ -75,7 +93,7 @@ std::vector<std::unique_ptr<Session>> sessions_for(const CollectorOptions& optio
   };
   sessions.push_back(std::move(range));
   sessions.push_back(std::move(sampler));
-  return sessions;
+  return list;
 }
 
 }  // namespace limiter::detail

@@ -262,6 +262,7 @@ void RangeSession::complete(ContextProfiler& p, PendingLaunch&& pending, std::si
     if (!std::isnan(values[i])) launch.counters[metrics[i]] = values[i];
   if (pending.measures_range_work) return keep_range_work(p, launch);
   launch.sequence = next_sequence++;
+  if (on_launch_completed && pending.correlation_id) on_launch_completed(pending.correlation_id, launch.sequence);
   if (p.user_range) {  // the kernel's time, not the host's between push and pop, nor the profiler's
     if (p.range_work_ns) launch.counters[kRangeWorkCounter] = *p.range_work_ns;
     time_user_range(launch);

@@ -59,6 +59,9 @@ class RangeSession final : public Session {
   RangeTimings range_timings() const;  // the parts of timings(), for tests and benchmarks
   // Called once a context is set up, with its device and chip: the next phase prepares ahead.
   std::function<void(int device, const std::string& chip)> on_context_ready;
+  // Each launch of the record as it completes, with the correlation id of the app's call that
+  // issued it (the activity session joins kernels to launches by it). Under the session's lock.
+  std::function<void(std::uint32_t correlation_id, std::uint64_t sequence)> on_launch_completed;
 
  private:
   bool active() const { return options.always_active || active_depth > 0; }

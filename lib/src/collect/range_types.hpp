@@ -57,6 +57,9 @@ struct PendingLaunch {
   // An empty user range (push, pop, nothing between): the profiler's own work in a range
   // (user_range_time.hpp), not a launch of the record.
   bool measures_range_work = false;
+  // The app's launch call that issued it (CUPTI's correlation id; 0: none, as our own replay's):
+  // the activity timeline joins its kernel record by it (activity_session.hpp).
+  std::uint32_t correlation_id = 0;
 };
 
 // What a launch callback needs of its function, worked out once per function and context:

@@ -31,6 +31,10 @@ class Session {
   virtual const char* name() const = 0;
   virtual SessionCallbacks callbacks() const = 0;
 
+  // The collector subscribed (in an injected process: inside the app's cuInit): a session that
+  // records from the very start (activity records with always_active) begins here.
+  virtual void on_collector_started() {}
+
   // Profiled regions (Collector::start/stop, cudaProfilerStart/Stop): launches outside run unprofiled.
   virtual void begin_region() = 0;
   virtual void end_region() = 0;
@@ -58,6 +62,9 @@ class Session {
   virtual bool phase_over() const { return false; }
   // The record so far, with what the phases before handed over; stops collecting. Never throws.
   virtual RunRecord finish() noexcept = 0;
+  // A session that runs beside the phases (activity records; Phases' background): the phases'
+  // record, with its part added; stops collecting. Never throws.
+  virtual RunRecord finish_beside(RunRecord phases) noexcept { return phases; }
 
   // While it runs (safe in a signal handler: they give up rather than wait).
   virtual std::vector<MissedLaunches> missed() const = 0;

@@ -1,6 +1,7 @@
 // The orchestrator's CUPTI subscriber: each callback decoded once into plain values
 // (launch_call.hpp) and handed to the sessions. Launches, sync points and regions go to the
-// current phase; graphs and context teardown to every session (a later phase needs the graphs
+// current phase (launches and regions to the background sessions too); graphs and context
+// teardown to every session (a later phase needs the graphs
 // made before it). A callback never throws into the driver.
 #include <cupti.h>
 
@@ -111,6 +112,7 @@ void on_driver_call(Collector::Impl& impl, CUpti_CallbackId cbid, const CUpti_Ca
       if (enter) {
         impl.switch_phase_if_over();
         impl.current().on_launch(call);
+        for (std::size_t i = 0; i < impl.phases.background_size(); ++i) impl.phases.background(i).on_launch(call);
         return;
       }
       // EXIT to every session: the one that took the launch's ENTER ends it (a phase may have
@@ -148,6 +150,10 @@ void on_driver_call(Collector::Impl& impl, CUpti_CallbackId cbid, const CUpti_Ca
       if (!impl.options.profiler_api_regions || enter) return;
       if (kind_of(cbid) == CallKind::profiler_start) impl.current().begin_region();
       else impl.current().end_region();
+      for (std::size_t i = 0; i < impl.phases.background_size(); ++i) {
+        if (kind_of(cbid) == CallKind::profiler_start) impl.phases.background(i).begin_region();
+        else impl.phases.background(i).end_region();
+      }
       return;
     }
     case CallKind::other: return;
@@ -157,6 +163,8 @@ void on_driver_call(Collector::Impl& impl, CUpti_CallbackId cbid, const CUpti_Ca
 void on_resource(Collector::Impl& impl, CUpti_CallbackId cbid, const CUpti_ResourceData& resource) {
   if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
     for (std::size_t i = 0; i < impl.phases.size(); ++i) impl.phases.at(i).on_context_destroy(resource.context);
+    for (std::size_t i = 0; i < impl.phases.background_size(); ++i)
+      impl.phases.background(i).on_context_destroy(resource.context);
     return;
   }
   const auto& graph = *static_cast<const CUpti_GraphData*>(resource.resourceDescriptor);

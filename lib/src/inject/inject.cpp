@@ -43,6 +43,10 @@ struct Injection {
   limiter::RunRecord header;
   bool header_written = false;
   limiter::detail::LaunchProgress* progress = nullptr;  // never destroyed, like the collector
+  // The partial file's writers: launches and status under the collector's lock, timeline chunks
+  // from CUPTI's buffer thread. Events that complete before the header waits here.
+  std::mutex partial_mutex;
+  std::vector<limiter::TimelineEvent> early_events;
 };
 
 Injection* injection = nullptr;
@@ -168,7 +172,9 @@ void write_final_record(const std::string& ended) {
     }
     // The launches are on disk already (the partial file): streamed into the record, never
     // held in memory, so 100,000 launches cost no more memory than 10.
-    if (auto seen = injection->collector->kernels_seen(); !seen.empty()) {  // per-kernel budgets: launches per kernel
+    auto seen = injection->collector->kernels_seen();  // before the writers' lock: it takes the session's
+    std::lock_guard lock(injection->partial_mutex);
+    if (!seen.empty()) {  // per-kernel budgets: launches per kernel
       limiter::RunRecord status;
       status.kernels_seen = std::move(seen);
       injection->partial_out << limiter::partial_status_line(status) << "\n";
@@ -186,12 +192,38 @@ void write_record_at_exit() { write_final_record("exit"); }
 
 // The partial file, opened at the first device: the header, then launches and status lines.
 void open_partial(const limiter::DeviceDescription& device) {
+  std::lock_guard lock(injection->partial_mutex);
   if (injection->header_written) return;
   injection->header.device = device;
   injection->partial_out.open(injection->partial, std::ios::trunc);
   injection->partial_out << limiter::partial_run_header(injection->header) << "\n";
+  if (!injection->early_events.empty()) {
+    injection->partial_out << limiter::partial_timeline_line(injection->early_events) << "\n";
+    injection->early_events.clear();
+  }
   injection->partial_out.flush();
   injection->header_written = true;
+}
+
+// The activity timeline as it arrives (collector_internal.hpp): a chunk line per buffer, and the
+// window with the dropped-record count in a status line, so a killed app keeps its timeline.
+void write_timeline_events(const std::vector<limiter::TimelineEvent>& events) {
+  std::lock_guard lock(injection->partial_mutex);
+  if (!injection->header_written) {
+    injection->early_events.insert(injection->early_events.end(), events.begin(), events.end());
+    return;
+  }
+  injection->partial_out << limiter::partial_timeline_line(events) << "\n";
+  injection->partial_out.flush();
+}
+
+void write_timeline_status(const limiter::Timeline& window) {
+  std::lock_guard lock(injection->partial_mutex);
+  if (!injection->header_written) return;
+  limiter::RunRecord status;
+  status.timeline = window;
+  injection->partial_out << limiter::partial_status_line(status) << "\n";
+  injection->partial_out.flush();
 }
 
 void register_output(const std::string& session_dir) {
@@ -248,13 +280,17 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     sink.on_device = open_partial;
     injection->progress = new limiter::detail::LaunchProgress(STDERR_FILENO, env("LIMITER_PROGRESS") == "1");
     sink.on_launch = [](const limiter::KernelLaunch& launch) {
+      std::lock_guard lock(injection->partial_mutex);
       injection->partial_out << limiter::json_text(limiter::launch_json(launch)) << "\n";
       injection->partial_out.flush();
       injection->progress->launch(launch.name);
     };
+    sink.on_timeline_events = write_timeline_events;
+    sink.on_timeline_status = write_timeline_status;
     sink.on_snapshot = write_snapshot;
     sink.on_sampling_started = [] { std::atexit(write_record_at_exit); };  // runs once: see write_final_record
     sink.on_status = [](const std::vector<limiter::MissedLaunches>& missed, std::uint64_t launches_seen) {
+      std::lock_guard lock(injection->partial_mutex);
       if (!injection->header_written) return;  // no device yet: the record gets the tally at exit
       limiter::RunRecord status;
       status.missed = missed;

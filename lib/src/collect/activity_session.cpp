@@ -1,0 +1,262 @@
+// The activity session (activity_session.hpp): CUPTI's activity buffers and switches; the
+// records become events in activity_records.cpp and the timeline in activity_timeline.cpp.
+#include "collect/activity_session.hpp"
+
+#include <cupti.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "collect/cupti_check.hpp"
+#include "collect/activity_records.hpp"
+#include "collect/device_description.hpp"
+#include "collect/driver_api.hpp"
+#include "collect/forked_child.hpp"
+#include "collect/trace.hpp"
+
+namespace limiter::detail {
+
+namespace {
+
+// ~2,000 records a buffer: completed buffers reach the sink within a second of the flush.
+constexpr std::size_t kBufferBytes = 256u << 10;
+constexpr auto kFlushPeriod = std::chrono::seconds(1);
+constexpr CUpti_ActivityKind kGpuKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+                                            CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION};
+
+ActivitySession* active = nullptr;  // CUPTI's buffer callbacks carry no user pointer
+std::mutex active_mutex;
+
+// Driver function names by callback id, once.
+const std::vector<std::string>& driver_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out(CUPTI_DRIVER_TRACE_CBID_SIZE);
+    for (std::size_t id = 0; id < out.size(); ++id) {
+      const char* name = nullptr;
+      if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, static_cast<std::uint32_t>(id), &name) == CUPTI_SUCCESS &&
+          name)
+        out[id] = name;
+    }
+    return out;
+  }();
+  return names;
+}
+
+std::string driver_name(std::uint32_t cbid) {
+  const auto& names = driver_names();
+  return cbid < names.size() ? names[cbid] : std::string();
+}
+
+void CUPTIAPI on_buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
+  *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(8, kBufferBytes));
+  *size = *buffer ? kBufferBytes : 0;
+  *max_records = 0;  // as many as fit
+}
+
+void CUPTIAPI on_buffer_completed(CUcontext context, std::uint32_t stream, std::uint8_t* buffer, std::size_t,
+                                  std::size_t valid) {
+  if (in_forked_child_by_pid()) return;  // the parent's records and files: not a forked child's to write
+  bool release = true;
+  {
+    std::lock_guard lock(active_mutex);
+    if (active) {
+      active->complete_buffer(buffer, valid);
+      std::size_t dropped = 0;
+      if (cuptiActivityGetNumDroppedRecords(context, stream, &dropped) == CUPTI_SUCCESS) active->count_dropped(dropped);
+      // After a forced flush CUPTI may still complete records in place (activity_timestamps.cpp).
+      release = !active->keeps_buffers();
+    }
+  }
+  if (release) std::free(buffer);
+}
+
+std::uint64_t now_ns() {
+  std::uint64_t t = 0;
+  return cuptiGetTimestamp(&t) == CUPTI_SUCCESS ? t : 0;
+}
+
+}  // namespace
+
+ActivitySession::ActivitySession(const CollectorOptions& options, LaunchSink* sink, bool alone)
+    : options_(options),
+      sink_(sink),
+      alone_(alone),
+      recorder_([this](const std::vector<TimelineEvent>& chunk) {
+        if (sink_ && sink_->on_timeline_events) sink_->on_timeline_events(chunk);
+      }) {}
+
+ActivitySession::~ActivitySession() { stop(); }
+
+void ActivitySession::enable() {
+  if (enabled_) return;
+  std::lock_guard lock(enable_mutex_);
+  if (enabled_ || stopped_) return;
+  {
+    std::lock_guard active_lock(active_mutex);
+    if (active) throw SystemError("one activity session per process (one Collector at a time)");
+    active = this;
+  }
+  try {
+    LIMITER_CUPTI_CHECK(cuptiActivityRegisterCallbacks(on_buffer_requested, on_buffer_completed));
+    for (CUpti_ActivityKind kind : kGpuKinds) LIMITER_CUPTI_CHECK(cuptiActivityEnable(kind));
+    // Only the driver calls the program verdict reads; every one where CUPTI cannot choose.
+    const auto& names = driver_names();
+    for (std::size_t id = 0; id < names.size() && !all_driver_calls_; ++id) {
+      if (names[id].empty() || !traced_driver_call(names[id])) continue;
+      if (cuptiActivityEnableDriverApi(static_cast<CUpti_CallbackId>(id), 1) == CUPTI_SUCCESS)
+        traced_calls_.push_back(static_cast<std::uint32_t>(id));
+      else
+        all_driver_calls_ = true;
+    }
+    if (all_driver_calls_) LIMITER_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER));
+  } catch (...) {
+    std::lock_guard active_lock(active_mutex);
+    active = nullptr;
+    throw;
+  }
+  recorder_.widen(now_ns(), 0);
+  enabled_ = true;
+  flusher_ = std::thread([this] {
+    std::unique_lock waiting(flusher_mutex_);
+    while (!flusher_wake_.wait_for(waiting, kFlushPeriod, [this] { return flusher_stop_; })) {
+      waiting.unlock();
+      cuptiActivityFlushAll(0);  // completed buffers only: cheap, and the app's records reach disk
+      report_window();
+      waiting.lock();
+    }
+  });
+  LIMITER_TRACE("activity records on (%zu driver calls%s)", traced_calls_.size(), all_driver_calls_ ? ", all" : "");
+}
+
+void ActivitySession::stop() noexcept {
+  if (!enabled_ || stopped_.exchange(true)) return;
+  {
+    std::lock_guard lock(flusher_mutex_);
+    flusher_stop_ = true;
+  }
+  flusher_wake_.notify_all();
+  if (flusher_.joinable()) flusher_.join();
+  forced_ = true;
+  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  for (CUpti_ActivityKind kind : kGpuKinds) cuptiActivityDisable(kind);
+  if (all_driver_calls_) cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
+  for (std::uint32_t id : traced_calls_) cuptiActivityEnableDriverApi(id, 0);
+  recorder_.widen(0, now_ns());
+  report_window();
+  std::lock_guard lock(active_mutex);
+  active = nullptr;
+}
+
+void ActivitySession::on_collector_started() {
+  if (!options_.always_active) return;
+  try {
+    enable();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "limiter: no activity timeline: %s\n", e.what());
+  }
+}
+
+void ActivitySession::begin_region() {
+  ++active_depth_;
+  try {
+    enable();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "limiter: no activity timeline: %s\n", e.what());
+  }
+}
+
+void ActivitySession::end_region() {
+  if (active_depth_ > 0) --active_depth_;
+  if (enabled_) flush();
+}
+
+void ActivitySession::on_launch(const LaunchCall& call) {
+  if (!options_.always_active && active_depth_ == 0) return;
+  ++launches_seen_;
+  if (!enabled_) {
+    try {
+      enable();
+    } catch (const std::exception& e) {
+      if (!described_.exchange(true)) std::fprintf(stderr, "limiter: no activity timeline: %s\n", e.what());
+      return;
+    }
+  }
+  if (alone_ && !described_.exchange(true)) describe(call.context);
+}
+
+void ActivitySession::describe(CUcontext context) {
+  try {
+    const DriverApi& cu = driver_api();
+    CUdevice device = 0;
+    if (context) cu.ctx_push_current(context);
+    const CUresult got = cu.ctx_get_device(&device);
+    if (context) cu.ctx_pop_current(&context);
+    if (got != CUDA_SUCCESS) return;
+    device_ = describe_device(device);
+    if (sink_ && sink_->on_device) sink_->on_device(*device_);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "limiter: could not describe the GPU: %s\n", e.what());
+  }
+}
+
+void ActivitySession::on_context_destroy(CUcontext) {
+  if (enabled_ && !stopped_) flush();
+}
+
+void ActivitySession::flush() {
+  if (!enabled_ || stopped_) return;
+  cuptiActivityFlushAll(0);
+  report_window();
+}
+
+bool ActivitySession::flush_before_exit(std::chrono::milliseconds) noexcept {
+  stop();  // the process ends: every record, forced out, to the sink
+  return true;
+}
+
+void ActivitySession::complete_buffer(std::uint8_t* buffer, std::size_t valid) {
+  std::vector<TimelineEvent> events;
+  CUpti_Activity* record = nullptr;
+  while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
+    ++records_;
+    if (auto event = timeline_event_of(*record, driver_name)) events.push_back(std::move(*event));
+  }
+  recorder_.add(std::move(events));
+}
+
+void ActivitySession::report_window() {
+  if (!sink_) return;
+  if (sink_->on_timeline_status) sink_->on_timeline_status(recorder_.window());
+  // Alone (--trace) no other session reports the launches seen.
+  if (alone_ && sink_->on_status) sink_->on_status({}, launches_seen_);
+}
+
+void ActivitySession::begin_after(RunRecord before, bool) { before_ = std::move(before); }
+
+RunRecord ActivitySession::finish_beside(RunRecord run) noexcept {
+  stop();
+  try {
+    if (!enabled_) return run;
+    run.timeline = recorder_.timeline();
+    apply_kernel_times(*run.timeline, run.launches);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "limiter: the activity timeline was lost: %s\n", e.what());
+  }
+  return run;
+}
+
+RunRecord ActivitySession::finish() noexcept {
+  RunRecord run = finish_beside(std::move(before_));
+  run.source = "cupti";
+  if (device_) run.device = *device_;
+  run.launches_seen = run.launches_seen.value_or(0) + launches_seen_;
+  return run;
+}
+
+std::string ActivitySession::timings() const {
+  return std::to_string(records_.load()) + " activity records, " + std::to_string(recorder_.events()) +
+         " timeline events, " + std::to_string(recorder_.dropped()) + " dropped" +
+         (all_driver_calls_ ? " (every driver call traced: CUPTI refused a per-call choice)" : "") + "\n";
+}
+
+}  // namespace limiter::detail

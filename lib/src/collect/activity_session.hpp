@@ -1,0 +1,86 @@
+#pragma once
+// The activity session (DESIGN.md §4): CUPTI Activity records of kernels, copies, memsets,
+// synchronisations and the driver calls that issued them (launches, copies, memsets, waits and
+// queries only), as the run's timeline (limiter/timeline.hpp). Cheap and on in every mode but
+// PM sampling: alone with `--trace`, else beside the exact phases (phases.hpp), where the exact
+// session tells it which launch each correlation id is (note_launch) so kernels and launches
+// join. Buffers complete on CUPTI's thread, are flushed every second and at the end, and go to
+// the sink as chunks (a killed app keeps its timeline); dropped records are counted.
+//
+// CUPTI's activity buffer callbacks are process-wide: one user at a time. ActivityTimestamps
+// (PM sampling's kernel timestamps) is the other one, so the two never share a phase list.
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "collect/activity_timeline.hpp"
+#include "collect/collector_internal.hpp"
+#include "collect/session.hpp"
+#include "limiter/collector_options.hpp"
+
+namespace limiter::detail {
+
+class ActivitySession final : public Session {
+ public:
+  // ALONE (--trace): no other session describes the device, so this one does at the first
+  // launch (to the record and the sink's on_device). SINK may be null.
+  ActivitySession(const CollectorOptions& options, LaunchSink* sink, bool alone);
+  ~ActivitySession() override;
+  ActivitySession(const ActivitySession&) = delete;
+  ActivitySession& operator=(const ActivitySession&) = delete;
+
+  const char* name() const override { return "activity"; }
+  SessionCallbacks callbacks() const override { return {}; }
+  // With always_active (limiter run): records from here, the copies before the first launch too.
+  void on_collector_started() override;
+  void begin_region() override;  // records from the first region on (from the start with always_active)
+  void end_region() override;
+  void on_launch(const LaunchCall& call) override;  // counted; the first describes the device when alone
+  void on_context_destroy(CUcontext context) override;  // its records delivered while it exists
+  void flush() override;
+  bool flush_before_exit(std::chrono::milliseconds wait) noexcept override;
+  void begin_after(RunRecord before, bool follows) override;
+  RunRecord finish() noexcept override;  // the record handed over, with the timeline
+  RunRecord finish_beside(RunRecord phases) noexcept override;
+  std::vector<MissedLaunches> missed() const override { return {}; }
+  std::uint64_t launches_seen() const override { return launches_seen_; }
+  std::string timings() const override;
+
+  // A launch of the record: its kernel's event gets SEQUENCE, the launch its start and end.
+  void note_launch(std::uint32_t correlation_id, std::uint64_t sequence) {
+    recorder_.note_launch(correlation_id, sequence);
+  }
+  // CUPTI's buffer callbacks (static wrappers in activity_session.cpp).
+  void complete_buffer(std::uint8_t* buffer, std::size_t valid);
+  void count_dropped(std::uint64_t records) { recorder_.count_dropped(records); }
+  bool keeps_buffers() const { return forced_; }
+
+ private:
+  void enable();          // once: callbacks registered, kinds enabled, the flusher started
+  void stop() noexcept;   // once: flushed (forced), kinds disabled, the window closed
+  void describe(CUcontext context);  // alone: the first launch's device
+  void report_window();   // the window and dropped records to the sink
+
+  CollectorOptions options_;
+  LaunchSink* sink_;
+  bool alone_;
+  TimelineRecorder recorder_;
+  std::mutex enable_mutex_;
+  std::atomic<bool> enabled_{false}, stopped_{false}, forced_{false}, described_{false};
+  std::atomic<int> active_depth_{0};
+  std::atomic<std::uint64_t> launches_seen_{0}, records_{0};
+  bool all_driver_calls_ = false;  // CUPTI refused per-call API records: all driver calls traced
+  std::vector<std::uint32_t> traced_calls_;
+  std::optional<DeviceDescription> device_;
+  RunRecord before_;
+  std::thread flusher_;
+  std::mutex flusher_mutex_;
+  std::condition_variable flusher_wake_;
+  bool flusher_stop_ = false;
+};
+
+}  // namespace limiter::detail

@@ -1,0 +1,301 @@
+// The activity session without a GPU: CUPTI records made by hand become timeline events
+// (collect/activity_records.hpp), the recorder streams and joins them to the record's launches
+// by correlation id and counts dropped records (collect/activity_timeline.hpp), and the modes
+// put the session where it belongs (collect/phases.hpp).
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "collect/activity_records.hpp"
+#include "collect/activity_timeline.hpp"
+#include "collect/nvtx_tracker.hpp"
+#include "collect/phases.hpp"
+
+namespace limiter {
+namespace {
+
+using detail::timeline_event_of;
+
+std::string api_name(std::uint32_t cbid) {
+  static const std::map<std::uint32_t, std::string> names = {{CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel"}};
+  auto it = names.find(cbid);
+  return it == names.end() ? "" : it->second;
+}
+
+std::optional<TimelineEvent> event_of(const void* record) {
+  return timeline_event_of(*static_cast<const CUpti_Activity*>(record), api_name);
+}
+
+TEST(ActivityRecords, AKernelRecordIsAKernelEvent) {
+  CUpti_ActivityKernel10 k{};
+  k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+  k.start = 1000;
+  k.end = 1500;
+  k.deviceId = 1;
+  k.contextId = 2;
+  k.streamId = 7;
+  k.correlationId = 42;
+  k.name = "_Z4gemmPfi";
+  const auto e = event_of(&k);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->kind, ActivityKind::kernel);
+  EXPECT_EQ(e->start_ns, 1000u);
+  EXPECT_EQ(e->end_ns, 1500u);
+  EXPECT_EQ(e->device, 1);
+  EXPECT_EQ(e->context_id, 2u);
+  EXPECT_EQ(e->stream_id, 7u);
+  EXPECT_EQ(e->correlation_id, 42u);
+  EXPECT_EQ(e->name, "gemm(float*, int)");
+  EXPECT_FALSE(e->thread_id);
+  k.end = k.start;  // never ran: no timestamps
+  EXPECT_FALSE(event_of(&k));
+}
+
+TEST(ActivityRecords, CopiesSayWhetherTheHostSideIsPageable) {
+  CUpti_ActivityMemcpy6 m{};
+  m.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+  m.start = 10;
+  m.end = 20;
+  m.bytes = 4096;
+  m.correlationId = 5;
+  m.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_HTOD;
+  m.srcKind = CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE;
+  m.dstKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+  auto e = event_of(&m);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->kind, ActivityKind::memcpy);
+  EXPECT_EQ(e->name, "HtoD");
+  EXPECT_EQ(e->bytes, 4096u);
+  EXPECT_EQ(e->pageable, true);
+  EXPECT_EQ(e->correlation_id, 5u);
+  m.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_DTOH;
+  m.srcKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+  m.dstKind = CUPTI_ACTIVITY_MEMORY_KIND_PINNED;
+  e = event_of(&m);
+  EXPECT_EQ(e->name, "DtoH");
+  EXPECT_EQ(e->pageable, false);
+  m.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_DTOD;
+  m.dstKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+  e = event_of(&m);
+  EXPECT_EQ(e->name, "DtoD");
+  EXPECT_FALSE(e->pageable);  // no host side
+  m.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_PTOP;
+  EXPECT_EQ(event_of(&m)->name, "PtoP");
+  m.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_HTOA;
+  EXPECT_EQ(event_of(&m)->name, "HtoD");
+}
+
+TEST(ActivityRecords, MemsetsSynchronisationsAndDriverCalls) {
+  CUpti_ActivityMemset4 m{};
+  m.kind = CUPTI_ACTIVITY_KIND_MEMSET;
+  m.start = 1;
+  m.end = 3;
+  m.bytes = 64;
+  m.streamId = 9;
+  auto e = event_of(&m);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->kind, ActivityKind::memset);
+  EXPECT_EQ(e->name, "memset");
+  EXPECT_EQ(e->bytes, 64u);
+  EXPECT_EQ(e->stream_id, 9u);
+
+  CUpti_ActivitySynchronization2 s{};
+  s.kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+  s.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE;
+  s.start = 100;
+  s.end = 900;
+  s.streamId = 3;
+  s.correlationId = 77;
+  e = event_of(&s);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->kind, ActivityKind::synchronization);
+  EXPECT_EQ(e->name, "stream");
+  EXPECT_EQ(e->stream_id, 3u);
+  EXPECT_EQ(e->correlation_id, 77u);
+  s.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE;
+  s.streamId = CUPTI_SYNCHRONIZATION_INVALID_VALUE;
+  e = event_of(&s);
+  EXPECT_EQ(e->name, "context");
+  EXPECT_FALSE(e->stream_id);
+  s.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT;
+  EXPECT_EQ(event_of(&s)->name, "stream wait event");
+  s.type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE;
+  EXPECT_EQ(event_of(&s)->name, "event");
+
+  CUpti_ActivityAPI a{};
+  a.kind = CUPTI_ACTIVITY_KIND_DRIVER;
+  a.cbid = CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel;
+  a.start = 50;
+  a.end = 60;
+  a.threadId = 1234;
+  a.correlationId = 42;
+  e = event_of(&a);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->kind, ActivityKind::api_call);
+  EXPECT_EQ(e->name, "cuLaunchKernel");
+  EXPECT_EQ(e->thread_id, 1234u);
+  EXPECT_EQ(e->correlation_id, 42u);
+  a.cbid = 99999;  // a name the table does not know still names the call
+  EXPECT_EQ(event_of(&a)->name, "driver call 99999");
+
+  CUpti_Activity other{};
+  other.kind = CUPTI_ACTIVITY_KIND_MARKER;
+  EXPECT_FALSE(event_of(&other));
+}
+
+TEST(ActivityRecords, OnlyTheCallsTheVerdictReadsAreTraced) {
+  for (const char* name : {"cuLaunchKernel", "cuLaunchKernelEx_ptsz", "cuGraphLaunch", "cuMemcpyHtoD_v2",
+                           "cuMemcpyAsync", "cuMemsetD32Async", "cuStreamSynchronize", "cuCtxSynchronize",
+                           "cuEventSynchronize", "cuStreamQuery", "cuEventQuery", "cuStreamWaitEvent"})
+    EXPECT_TRUE(detail::traced_driver_call(name)) << name;
+  for (const char* name : {"cuCtxGetDevice", "cuMemAlloc_v2", "cuModuleLoadData", "cuFuncGetAttribute", "cuEventRecord"})
+    EXPECT_FALSE(detail::traced_driver_call(name)) << name;
+}
+
+TimelineEvent kernel(std::uint32_t correlation, std::uint64_t start) {
+  TimelineEvent e;
+  e.kind = ActivityKind::kernel;
+  e.correlation_id = correlation;
+  e.start_ns = start;
+  e.end_ns = start + 10;
+  return e;
+}
+
+TEST(TimelineRecorder, ChunksStreamAsTheyComeAndDroppedRecordsAreCounted) {
+  std::vector<std::vector<TimelineEvent>> chunks;
+  detail::TimelineRecorder recorder([&](const std::vector<TimelineEvent>& chunk) { chunks.push_back(chunk); });
+  recorder.note_launch(7, 0);
+  recorder.add({kernel(7, 100), kernel(8, 200)});
+  recorder.add({});  // an empty buffer is no chunk
+  recorder.count_dropped(3);
+  recorder.count_dropped(2);
+  ASSERT_EQ(chunks.size(), 1u);
+  EXPECT_EQ(chunks[0][0].launch_sequence, 0u);  // its launch was known: streamed joined
+  EXPECT_FALSE(chunks[0][1].launch_sequence);
+  EXPECT_EQ(recorder.dropped(), 5u);
+  const Timeline window = recorder.window();
+  EXPECT_EQ(window.dropped_records, 5u);
+  EXPECT_EQ(window.start_ns, 100u);
+  EXPECT_EQ(window.end_ns, 210u);
+  EXPECT_TRUE(window.events.empty());
+  recorder.widen(50, 400);
+  const Timeline timeline = recorder.timeline();
+  EXPECT_EQ(timeline.start_ns, 50u);
+  EXPECT_EQ(timeline.end_ns, 400u);
+  EXPECT_EQ(timeline.events.size(), 2u);
+  EXPECT_EQ(timeline.dropped_records, 5u);
+}
+
+TEST(TimelineRecorder, KernelsJoinTheirLaunchesByCorrelationId) {
+  detail::TimelineRecorder recorder;
+  recorder.add({kernel(9, 300), kernel(11, 520), kernel(11, 500), kernel(12, 600), kernel(12, 610), kernel(13, 700)});
+  recorder.note_launch(9, 1);   // decoded after its kernel's buffer: joined at the end
+  recorder.note_launch(11, 3);  // a graph launch: two kernels, two launches, in order
+  recorder.note_launch(11, 2);
+  recorder.note_launch(12, 4);  // two kernels for one launch: not guessed
+  const Timeline timeline = recorder.timeline();
+  std::map<std::uint64_t, std::optional<std::uint64_t>> by_start;
+  for (const auto& e : timeline.events) by_start[e.start_ns] = e.launch_sequence;
+  EXPECT_EQ(by_start[300], 1u);
+  EXPECT_EQ(by_start[500], 2u);
+  EXPECT_EQ(by_start[520], 3u);
+  EXPECT_FALSE(by_start[600]);
+  EXPECT_FALSE(by_start[610]);
+  EXPECT_FALSE(by_start[700]);  // no launch of the record (unselected)
+
+  std::vector<KernelLaunch> launches(4);
+  launches[0].sequence = 1;
+  launches[1].sequence = 2;
+  launches[2].sequence = 4;
+  launches[2].counters["gpu__time_duration.sum"] = 10;
+  launches[3].sequence = 5;
+  detail::apply_kernel_times(timeline, launches);
+  EXPECT_EQ(launches[0].start_ns, 300u);
+  EXPECT_EQ(launches[0].end_ns, 310u);
+  EXPECT_EQ(launches[0].duration_source, "activity");
+  EXPECT_EQ(launches[1].start_ns, 500u);
+  EXPECT_EQ(launches[2].duration_source, "range");  // no kernel joined: its range's duration
+  EXPECT_FALSE(launches[2].start_ns);
+  EXPECT_FALSE(launches[3].duration_source);
+}
+
+std::pair<std::vector<std::string>, std::vector<std::string>> mode(const CollectorOptions& options) {
+  auto backend = detail::cupti_range_backend();
+  detail::NvtxTracker nvtx;
+  detail::Phases phases(detail::sessions_for(options, *backend, nvtx, nullptr));
+  std::pair<std::vector<std::string>, std::vector<std::string>> names;
+  for (std::size_t i = 0; i < phases.size(); ++i) names.first.push_back(phases.at(i).name());
+  for (std::size_t i = 0; i < phases.background_size(); ++i) names.second.push_back(phases.background(i).name());
+  return names;
+}
+
+using Names = std::vector<std::string>;
+
+TEST(ActivityPhases, TheTimelineIsOnBesideEveryModeButPmSampling) {
+  CollectorOptions options;
+  EXPECT_EQ(mode(options), std::make_pair(Names{"exact"}, Names{"activity"}));
+  options.per_kernel_count = 3;  // budgets
+  EXPECT_EQ(mode(options), std::make_pair(Names{"exact"}, Names{"activity"}));
+  options.timeline = false;  // LIMITER_TIMELINE=0: the counters without kernel records beside them
+  EXPECT_EQ(mode(options), std::make_pair(Names{"exact"}, Names{}));
+  options.timeline = true;
+  options.sampling = true;  // budgets, then sampling: the sampler's kernel timestamps use the Activity API
+  EXPECT_EQ(mode(options), std::make_pair(Names{"exact", "PM sampling"}, Names{}));
+  options = {};
+  options.trace = true;  // the timeline alone: no range profiler
+  EXPECT_EQ(mode(options), std::make_pair(Names{"activity"}, Names{}));
+}
+
+// A background session sees the record the phases made and adds its part.
+class Beside final : public detail::Session {
+ public:
+  const char* name() const override { return "beside"; }
+  detail::SessionCallbacks callbacks() const override { return {}; }
+  void begin_region() override {}
+  void end_region() override {}
+  void on_launch(const detail::LaunchCall&) override {}
+  void on_context_destroy(CUcontext) override {}
+  void begin_after(RunRecord, bool) override {}
+  RunRecord finish() noexcept override { return {}; }
+  RunRecord finish_beside(RunRecord run) noexcept override {
+    run.timeline.emplace();
+    run.timeline->dropped_records = run.launches.size();
+    return run;
+  }
+  std::vector<MissedLaunches> missed() const override { return {}; }
+  std::uint64_t launches_seen() const override { return 0; }
+  std::string timings() const override { return ""; }
+};
+
+class Phase final : public detail::Session {
+ public:
+  const char* name() const override { return "phase"; }
+  detail::SessionCallbacks callbacks() const override { return {}; }
+  void begin_region() override {}
+  void end_region() override {}
+  void on_launch(const detail::LaunchCall&) override {}
+  void on_context_destroy(CUcontext) override {}
+  void begin_after(RunRecord, bool) override {}
+  RunRecord finish() noexcept override {
+    RunRecord run;
+    run.launches.resize(2);
+    return run;
+  }
+  std::vector<MissedLaunches> missed() const override { return {}; }
+  std::uint64_t launches_seen() const override { return 0; }
+  std::string timings() const override { return ""; }
+};
+
+TEST(ActivityPhases, TheBackgroundAddsToTheLastPhasesRecord) {
+  detail::PhaseList list;
+  list.phases.push_back(std::make_unique<Phase>());
+  list.background.push_back(std::make_unique<Beside>());
+  detail::Phases phases(std::move(list));
+  const RunRecord run = phases.finish();
+  ASSERT_TRUE(run.timeline);
+  EXPECT_EQ(run.timeline->dropped_records, 2u);
+  EXPECT_EQ(run.launches.size(), 2u);
+}
+
+}  // namespace
+}  // namespace limiter
