@@ -163,6 +163,48 @@ TEST(TimelineRecord, PartialFileChunksAnyOrderAndATornLastLine) {
   fs::remove(output);
 }
 
+// At a normal exit the collector hands over its whole timeline, kernels joined to launches
+// decoded after their chunk went out: it replaces the chunks, and the launches get their times.
+TEST(TimelineRecord, PartialFileWithTheCollectorsTimelineTimesTheLaunches) {
+  RunRecord run = run_with_timeline(4);
+  const std::string partial = temp_path("joined.json.partial"), output = temp_path("joined.json");
+  {
+    std::ofstream out(partial);
+    RunRecord header = run;
+    header.launches.clear();
+    out << partial_run_header(header) << "\n";
+    out << partial_timeline_line({run.timeline->events.front()}) << "\n";  // streamed, unjoined
+    for (auto& launch : run.launches) {
+      launch.start_ns.reset();
+      launch.end_ns.reset();
+      launch.duration_source.reset();
+      out << json_text(launch_json(launch)) << "\n";
+    }
+  }
+  Timeline joined;
+  TimelineEvent kernel;
+  kernel.kind = ActivityKind::kernel;
+  kernel.start_ns = 5000;
+  kernel.end_ns = 5600;
+  kernel.name = "kernel_2";
+  kernel.launch_sequence = 2;
+  joined.events.push_back(kernel);
+  joined.dropped_records = 1;
+  EXPECT_EQ(finish_partial_run(partial, output, "", &joined), 4u);
+  const RunRecord back = read_run_streamed(output);
+  ASSERT_TRUE(back.timeline);
+  EXPECT_EQ(back.timeline->events.size(), 1u);  // the collector's, not the chunk's
+  EXPECT_EQ(back.timeline->dropped_records, 1u);
+  ASSERT_EQ(back.launches.size(), 4u);
+  EXPECT_EQ(back.launches[2].start_ns, 5000u);
+  EXPECT_EQ(back.launches[2].end_ns, 5600u);
+  EXPECT_EQ(back.launches[2].duration_source, "activity");
+  EXPECT_FALSE(back.launches[1].start_ns);
+  EXPECT_EQ(back.launches[1].counters, run.launches[1].counters);
+  fs::remove(partial);
+  fs::remove(output);
+}
+
 TEST(TimelineRecord, HeaderLineNeverHoldsTheEvents) {
   const RunRecord run = run_with_timeline(3);
   const std::string header = partial_run_header(run);

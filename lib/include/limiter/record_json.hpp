@@ -60,8 +60,11 @@ std::string partial_timeline_line(const std::vector<TimelineEvent>& events);
 RunRecord read_partial_run(const std::string& path);
 // Turns a partial run into a run record at OUTPUT (atomically), streaming its launches: memory
 // stays flat however many launches it holds. ENDED_IF_UNKNOWN is recorded when the partial
-// file does not say how its process ended. Returns the number of launches written.
+// file does not say how its process ended. TIMELINE (the collector's whole timeline, at a
+// normal exit) replaces the chunks' events. Launches without times whose kernel event names
+// them (launch_sequence) get its start_ns, end_ns and duration_source "activity". Returns the number
+// of launches written.
 std::size_t finish_partial_run(const std::string& partial, const std::string& output,
-                               const std::string& ended_if_unknown = "");
+                               const std::string& ended_if_unknown = "", const Timeline* timeline = nullptr);
 
 }  // namespace limiter

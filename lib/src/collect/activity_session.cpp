@@ -143,6 +143,13 @@ void ActivitySession::stop() noexcept {
   for (std::uint32_t id : traced_calls_) cuptiActivityEnableDriverApi(id, 0);
   recorder_.widen(0, now_ns());
   report_window();
+  if (sink_ && sink_->on_timeline_final) {
+    try {
+      sink_->on_timeline_final(recorder_.timeline());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "limiter: the joined timeline was lost (the record keeps the streamed one): %s\n", e.what());
+    }
+  }
   std::lock_guard lock(active_mutex);
   active = nullptr;
 }

@@ -37,6 +37,9 @@ struct LaunchSink {
   // count (events left empty) after each flush.
   std::function<void(const std::vector<TimelineEvent>&)> on_timeline_events;
   std::function<void(const Timeline& window)> on_timeline_status;
+  // At the end (the process exits): the whole timeline, its kernels joined to the launches
+  // decoded since their chunks went out; the record's, in place of the chunks.
+  std::function<void(Timeline&&)> on_timeline_final;
 };
 
 // Raw data set, one folder per process:

@@ -47,6 +47,7 @@ struct Injection {
   // from CUPTI's buffer thread. Events that complete before the header waits here.
   std::mutex partial_mutex;
   std::vector<limiter::TimelineEvent> early_events;
+  std::optional<limiter::Timeline> timeline;  // the whole timeline at exit (LaunchSink::on_timeline_final)
 };
 
 Injection* injection = nullptr;
@@ -167,6 +168,7 @@ void write_final_record(const std::string& ended) {
       injection->header.launches_seen = injection->collector->launches_seen();
       injection->header.kernels_seen = injection->collector->kernels_seen();
       injection->header.ended = ended;
+      injection->header.timeline = injection->timeline;  // copies and syncs, if no kernel was profiled
       limiter::write_run_file(injection->header, injection->output);
       return;
     }
@@ -180,7 +182,8 @@ void write_final_record(const std::string& ended) {
       injection->partial_out << limiter::partial_status_line(status) << "\n";
     }
     injection->partial_out.close();
-    limiter::finish_partial_run(injection->partial, injection->output, ended);
+    limiter::finish_partial_run(injection->partial, injection->output, ended,
+                                injection->timeline ? &*injection->timeline : nullptr);
     std::filesystem::remove(injection->partial);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "limiter: could not write %s (%s); the launches are in %s\n", injection->output.c_str(),
@@ -287,6 +290,10 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     };
     sink.on_timeline_events = write_timeline_events;
     sink.on_timeline_status = write_timeline_status;
+    sink.on_timeline_final = [](limiter::Timeline&& timeline) {
+      std::lock_guard lock(injection->partial_mutex);
+      injection->timeline = std::move(timeline);
+    };
     sink.on_snapshot = write_snapshot;
     sink.on_sampling_started = [] { std::atexit(write_record_at_exit); };  // runs once: see write_final_record
     sink.on_status = [](const std::vector<limiter::MissedLaunches>& missed, std::uint64_t launches_seen) {

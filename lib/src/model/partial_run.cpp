@@ -8,6 +8,7 @@
 //   {"timeline_events": [{"kind": "kernel", ...}, ...]}    a chunk of events, in any order
 #include <fstream>
 #include <string_view>
+#include <unordered_map>
 
 #include "limiter/error.hpp"
 #include "limiter/file_io.hpp"
@@ -108,7 +109,29 @@ std::string partial_status_line(const RunRecord& status) {
   return json_text(ordered_json{{"status", std::move(fields)}});
 }
 
-std::size_t finish_partial_run(const std::string& partial, const std::string& output, const std::string& ended_if_unknown) {
+namespace {
+
+// The launch line with its kernel's times from the timeline (KERNELS: sequence -> event); the
+// line as it was when the timeline does not name it or the launch has its times.
+std::string with_kernel_times(const std::string& line,
+                              const std::unordered_map<std::uint64_t, const TimelineEvent*>& kernels) {
+  if (kernels.empty()) return line;
+  ordered_json launch = ordered_json::parse(line, nullptr, /*allow_exceptions=*/false);
+  const auto sequence = launch.find("sequence");
+  if (!launch.is_object() || sequence == launch.end() || !sequence->is_number_unsigned()) return line;
+  if (launch.contains("start_ns")) return line;  // timed already
+  const auto kernel = kernels.find(sequence->get<std::uint64_t>());
+  if (kernel == kernels.end()) return line;
+  launch["start_ns"] = kernel->second->start_ns;
+  launch["end_ns"] = kernel->second->end_ns;
+  launch["duration_source"] = "activity";
+  return json_text(launch);
+}
+
+}  // namespace
+
+std::size_t finish_partial_run(const std::string& partial, const std::string& output, const std::string& ended_if_unknown,
+                               const Timeline* timeline) {
   std::ifstream in;
   ordered_json header;
   RunRecord status = open_partial_run(in, partial, header);
@@ -123,7 +146,7 @@ std::size_t finish_partial_run(const std::string& partial, const std::string& ou
     try {
       const json entry = json::parse(line);
       if (is_status) apply_partial_status(entry, status);
-      else apply_partial_timeline(entry, status);
+      else if (!timeline) apply_partial_timeline(entry, status);
     } catch (const std::exception&) {
       break;  // the torn last line
     }
@@ -133,7 +156,13 @@ std::size_t finish_partial_run(const std::string& partial, const std::string& ou
   if (!status.missed.empty()) header["missed"] = missed_json(status.missed);
   if (status.launches_seen) header["launches_seen"] = *status.launches_seen;
   if (!status.kernels_seen.empty()) header["kernels_seen"] = kernels_seen_json(status.kernels_seen);
+  if (timeline) status.timeline = *timeline;
   if (status.timeline) normalize_timeline(*status.timeline);
+  std::unordered_map<std::uint64_t, const TimelineEvent*> kernels;
+  if (status.timeline) {
+    for (const auto& e : status.timeline->events)
+      if (e.kind == ActivityKind::kernel && e.launch_sequence) kernels[*e.launch_sequence] = &e;
+  }
   in.clear();
   in.seekg(0);
   std::getline(in, line);  // the header line, already read
@@ -143,7 +172,7 @@ std::size_t finish_partial_run(const std::string& partial, const std::string& ou
     while (std::getline(in, line)) {
       if (line.starts_with(kStatusPrefix) || line.starts_with(kTimelinePrefix)) continue;
       if (!json::accept(line)) break;  // the torn last line of a process that died mid-write
-      out << detail::line_layout_separator(count++) << line;
+      out << detail::line_layout_separator(count++) << with_kernel_times(line, kernels);
     }
     out << detail::kLineLayoutEnd;
   });
