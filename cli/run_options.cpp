@@ -75,8 +75,8 @@ bool parse_run_flags(const Args& ours, RunFlags& flags) {
        "the activity timeline alone: kernels, copies, memsets, synchronisations and the driver calls that issued "
        "them, with no counters and no range profiler (the app runs at about full speed); the report leads with the "
        "program verdict (is the GPU the bottleneck, or launches, synchronisations, copies, the host?) and `limiter "
-       "export --format perfetto` draws the timeline. Without --trace the timeline is recorded beside the exact "
-       "counters, slowed by them")
+       "export --format perfetto` draws the timeline. The exact modes record no timeline: kernel records "
+       "instrument the kernels and change their counters")
       ("timing", po::bool_switch(&timing), "print where the collector's time went, per launch")
       ("capture-range", po::value(&capture_range)->default_value("none"),
        "none: profile from the start; cudaProfilerApi: only between cudaProfilerStart and cudaProfilerStop "

@@ -231,14 +231,13 @@ std::pair<std::vector<std::string>, std::vector<std::string>> mode(const Collect
 
 using Names = std::vector<std::string>;
 
-TEST(ActivityPhases, TheTimelineIsOnBesideEveryModeButPmSampling) {
+TEST(ActivityPhases, TheTimelineIsAloneUnderTraceAndBesideTheCountersOnlyWhenAsked) {
   CollectorOptions options;
+  EXPECT_EQ(mode(options), std::make_pair(Names{"exact"}, Names{}));  // kernel records would change the counters
+  options.timeline = true;  // LIMITER_TIMELINE=1: beside them all the same
   EXPECT_EQ(mode(options), std::make_pair(Names{"exact"}, Names{"activity"}));
   options.per_kernel_count = 3;  // budgets
   EXPECT_EQ(mode(options), std::make_pair(Names{"exact"}, Names{"activity"}));
-  options.timeline = false;  // LIMITER_TIMELINE=0: the counters without kernel records beside them
-  EXPECT_EQ(mode(options), std::make_pair(Names{"exact"}, Names{}));
-  options.timeline = true;
   options.sampling = true;  // budgets, then sampling: the sampler's kernel timestamps use the Activity API
   EXPECT_EQ(mode(options), std::make_pair(Names{"exact", "PM sampling"}, Names{}));
   options = {};

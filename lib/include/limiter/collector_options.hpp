@@ -66,9 +66,10 @@ struct CollectorOptions {
   std::string range_sync = "none";     // synchronise before each user range's pop: none, graph (graph
                                        // nodes), all [LIMITER_RANGE_SYNC]
   std::size_t pm_buffer_mib = 512;     // the PM sampler's hardware buffer [LIMITER_PM_BUFFER_MIB]
-  bool timeline = true;                // the activity timeline beside the exact counters; 0 to compare the
-                                       // counters without it (kernel records instrument kernels on Hopper,
-                                       // CUPTI guide 2.17.1.1) [LIMITER_TIMELINE=0]
+  bool timeline = false;               // the activity timeline beside the exact counters. Off: kernel records
+                                       // instrument the kernels (CUPTI guide 2.17.1.1), and on an H100 the
+                                       // counters then read one more L2 write sector per kernel and up to
+                                       // +60 % instructions issued (2026-11-26) [LIMITER_TIMELINE=1]
   bool keep_pm_images = false;         // with raw_dir: keep the PM images too, not only the decoded
                                        // samples [LIMITER_PM_RAW_IMAGES=1]
 };

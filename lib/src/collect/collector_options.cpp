@@ -203,7 +203,7 @@ CollectorOptions collector_options_from_environment(const EnvironmentLookup& loo
   o.range_sync = env.text("LIMITER_RANGE_SYNC", o.range_sync);
   o.pm_buffer_mib = env.number("LIMITER_PM_BUFFER_MIB", o.pm_buffer_mib);
   o.keep_pm_images = env.flag("LIMITER_PM_RAW_IMAGES");
-  o.timeline = env.text("LIMITER_TIMELINE") != "0";
+  o.timeline = env.flag("LIMITER_TIMELINE");
   return o;
 }
 
