@@ -16,10 +16,9 @@ namespace {
 
 using detail::timeline_event_of;
 
-std::string api_name(std::uint32_t cbid) {
-  static const std::map<std::uint32_t, std::string> names = {{CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel"}};
-  auto it = names.find(cbid);
-  return it == names.end() ? "" : it->second;
+std::string api_name(bool runtime, std::uint32_t cbid) {
+  if (runtime) return cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 ? "cudaLaunchKernel_v7000" : "";
+  return cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel ? "cuLaunchKernel" : "";
 }
 
 std::optional<TimelineEvent> event_of(const void* record) {
@@ -137,6 +136,10 @@ TEST(ActivityRecords, MemsetsSynchronisationsAndDriverCalls) {
   EXPECT_EQ(e->correlation_id, 42u);
   a.cbid = 99999;  // a name the table does not know still names the call
   EXPECT_EQ(event_of(&a)->name, "driver call 99999");
+  a.kind = CUPTI_ACTIVITY_KIND_RUNTIME;  // the runtime's launch, named from its own domain
+  a.cbid = CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
+  EXPECT_EQ(event_of(&a)->name, "cudaLaunchKernel_v7000");
+  EXPECT_EQ(event_of(&a)->kind, ActivityKind::api_call);
 
   CUpti_Activity other{};
   other.kind = CUPTI_ACTIVITY_KIND_MARKER;
@@ -146,9 +149,12 @@ TEST(ActivityRecords, MemsetsSynchronisationsAndDriverCalls) {
 TEST(ActivityRecords, OnlyTheCallsTheVerdictReadsAreTraced) {
   for (const char* name : {"cuLaunchKernel", "cuLaunchKernelEx_ptsz", "cuGraphLaunch", "cuMemcpyHtoD_v2",
                            "cuMemcpyAsync", "cuMemsetD32Async", "cuStreamSynchronize", "cuCtxSynchronize",
-                           "cuEventSynchronize", "cuStreamQuery", "cuEventQuery", "cuStreamWaitEvent"})
+                           "cuEventSynchronize", "cuStreamQuery", "cuEventQuery", "cuStreamWaitEvent",
+                           "cudaLaunchKernel_v7000", "cudaMemcpyAsync_v3020", "cudaStreamSynchronize_v3020",
+                           "cudaDeviceSynchronize_v3020", "cudaGraphLaunch_v10000", "cudaEventQuery_v3020"})
     EXPECT_TRUE(detail::traced_driver_call(name)) << name;
-  for (const char* name : {"cuCtxGetDevice", "cuMemAlloc_v2", "cuModuleLoadData", "cuFuncGetAttribute", "cuEventRecord"})
+  for (const char* name : {"cuCtxGetDevice", "cuMemAlloc_v2", "cuModuleLoadData", "cuFuncGetAttribute", "cuEventRecord",
+                           "cudaMalloc_v3020", "cudaGetDevice_v3020", "cudaFuncGetAttributes_v3020"})
     EXPECT_FALSE(detail::traced_driver_call(name)) << name;
 }
 

@@ -108,6 +108,7 @@ std::optional<TimelineEvent> timeline_event_of(const CUpti_Activity& record, con
       e.name = sync_name(s.type);
       return e;
     }
+    case CUPTI_ACTIVITY_KIND_RUNTIME:  // an app's cudaLaunchKernel: the driver call inside has no record
     case CUPTI_ACTIVITY_KIND_DRIVER: {
       const auto& a = reinterpret_cast<const CUpti_ActivityAPI&>(record);
       if (a.end < a.start) return std::nullopt;
@@ -117,8 +118,9 @@ std::optional<TimelineEvent> timeline_event_of(const CUpti_Activity& record, con
       e.end_ns = a.end;
       e.correlation_id = a.correlationId;
       e.thread_id = a.threadId;
-      e.name = api_name ? api_name(a.cbid) : "";
-      if (e.name.empty()) e.name = "driver call " + std::to_string(a.cbid);
+      const bool runtime = record.kind == CUPTI_ACTIVITY_KIND_RUNTIME;
+      e.name = api_name ? api_name(runtime, a.cbid) : "";
+      if (e.name.empty()) e.name = (runtime ? "runtime call " : "driver call ") + std::to_string(a.cbid);
       return e;
     }
     default: return std::nullopt;
@@ -127,7 +129,8 @@ std::optional<TimelineEvent> timeline_event_of(const CUpti_Activity& record, con
 
 bool traced_driver_call(std::string_view name) {
   if (name.starts_with("cuLaunch") || name.starts_with("cuGraphLaunch") || name.starts_with("cuMemcpy") ||
-      name.starts_with("cuMemset"))
+      name.starts_with("cuMemset") || name.starts_with("cudaLaunch") || name.starts_with("cudaGraphLaunch") ||
+      name.starts_with("cudaMemcpy") || name.starts_with("cudaMemset"))
     return true;
   if (sync_point_of(name) != SyncPoint::none) return true;
   return name.find("Synchronize") != std::string_view::npos || name.find("Query") != std::string_view::npos ||

@@ -14,8 +14,9 @@
 
 namespace limiter::detail {
 
-// The name of a driver API callback id (cuptiGetCallbackName in the session; a table in tests).
-using ApiNamer = std::function<std::string(std::uint32_t cbid)>;
+// The name of an API callback id, of the runtime's or the driver's (cuptiGetCallbackName in the
+// session; a table in tests).
+using ApiNamer = std::function<std::string(bool runtime, std::uint32_t cbid)>;
 
 // RECORD as an event: kernels (CONCURRENT_KERNEL, KERNEL), memcpy, memset, synchronization and
 // driver API calls; nothing for other kinds or for a record without timestamps.

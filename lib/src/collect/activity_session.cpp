@@ -27,23 +27,30 @@ constexpr CUpti_ActivityKind kGpuKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNE
 ActivitySession* active = nullptr;  // CUPTI's buffer callbacks carry no user pointer
 std::mutex active_mutex;
 
-// Driver function names by callback id, once.
+// API function names by callback id, once per domain.
+std::vector<std::string> api_names(CUpti_CallbackDomain domain, std::size_t size) {
+  std::vector<std::string> out(size);
+  for (std::size_t id = 0; id < out.size(); ++id) {
+    const char* name = nullptr;
+    if (cuptiGetCallbackName(domain, static_cast<std::uint32_t>(id), &name) == CUPTI_SUCCESS && name) out[id] = name;
+  }
+  return out;
+}
+
 const std::vector<std::string>& driver_names() {
-  static const std::vector<std::string> names = [] {
-    std::vector<std::string> out(CUPTI_DRIVER_TRACE_CBID_SIZE);
-    for (std::size_t id = 0; id < out.size(); ++id) {
-      const char* name = nullptr;
-      if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_DRIVER_API, static_cast<std::uint32_t>(id), &name) == CUPTI_SUCCESS &&
-          name)
-        out[id] = name;
-    }
-    return out;
-  }();
+  static const std::vector<std::string> names = api_names(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE);
   return names;
 }
 
-std::string driver_name(std::uint32_t cbid) {
-  const auto& names = driver_names();
+// PyTorch, JAX and most apps call the runtime: its cudaLaunchKernel has an API record, the driver
+// call inside it none (an H100 PyTorch run gave 4 driver records for 84 launches).
+const std::vector<std::string>& runtime_names() {
+  static const std::vector<std::string> names = api_names(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE);
+  return names;
+}
+
+std::string api_name(bool runtime, std::uint32_t cbid) {
+  const auto& names = runtime ? runtime_names() : driver_names();
   return cbid < names.size() ? names[cbid] : std::string();
 }
 
@@ -109,6 +116,12 @@ void ActivitySession::enable() {
         all_driver_calls_ = true;
     }
     if (all_driver_calls_) LIMITER_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER));
+    const auto& runtime = runtime_names();
+    for (std::size_t id = 0; id < runtime.size(); ++id) {
+      if (runtime[id].empty() || !traced_driver_call(runtime[id])) continue;
+      if (cuptiActivityEnableRuntimeApi(static_cast<CUpti_CallbackId>(id), 1) == CUPTI_SUCCESS)
+        traced_runtime_calls_.push_back(static_cast<std::uint32_t>(id));
+    }
   } catch (...) {
     std::lock_guard active_lock(active_mutex);
     active = nullptr;
@@ -125,7 +138,8 @@ void ActivitySession::enable() {
       waiting.lock();
     }
   });
-  LIMITER_TRACE("activity records on (%zu driver calls%s)", traced_calls_.size(), all_driver_calls_ ? ", all" : "");
+  LIMITER_TRACE("activity records on (%zu driver calls%s, %zu runtime calls)", traced_calls_.size(),
+                all_driver_calls_ ? ", all" : "", traced_runtime_calls_.size());
 }
 
 void ActivitySession::stop() noexcept {
@@ -141,6 +155,7 @@ void ActivitySession::stop() noexcept {
   for (CUpti_ActivityKind kind : kGpuKinds) cuptiActivityDisable(kind);
   if (all_driver_calls_) cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
   for (std::uint32_t id : traced_calls_) cuptiActivityEnableDriverApi(id, 0);
+  for (std::uint32_t id : traced_runtime_calls_) cuptiActivityEnableRuntimeApi(id, 0);
   recorder_.widen(0, now_ns());
   report_window();
   if (sink_ && sink_->on_timeline_final) {
@@ -226,7 +241,7 @@ void ActivitySession::complete_buffer(std::uint8_t* buffer, std::size_t valid) {
   CUpti_Activity* record = nullptr;
   while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
     ++records_;
-    if (auto event = timeline_event_of(*record, driver_name)) events.push_back(std::move(*event));
+    if (auto event = timeline_event_of(*record, api_name)) events.push_back(std::move(*event));
   }
   recorder_.add(std::move(events));
 }

@@ -75,6 +75,7 @@ class ActivitySession final : public Session {
   std::atomic<std::uint64_t> launches_seen_{0}, records_{0};
   bool all_driver_calls_ = false;  // CUPTI refused per-call API records: all driver calls traced
   std::vector<std::uint32_t> traced_calls_;
+  std::vector<std::uint32_t> traced_runtime_calls_;  // the runtime's launches, copies and waits
   std::optional<DeviceDescription> device_;
   RunRecord before_;
   std::thread flusher_;
