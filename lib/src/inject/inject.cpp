@@ -47,7 +47,7 @@ struct Injection {
   // from CUPTI's buffer thread. Events that complete before the header waits here.
   std::mutex partial_mutex;
   std::vector<limiter::TimelineEvent> early_events;
-  std::optional<limiter::Timeline> timeline;  // the whole timeline at exit (LaunchSink::on_timeline_final)
+  std::optional<limiter::Timeline> timeline;  // the whole timeline when the process ends (LaunchSink::on_timeline_final)
 };
 
 Injection* injection = nullptr;
