@@ -15,13 +15,14 @@ limiter_cli_test(NAME report.program_md MATCH "### Program: sync-bound"
                  ARGS report ${_timeline}/h100_gloo_rank1_timeline.json.gz -f md)
 limiter_cli_test(NAME report.program_html_first MATCH "<h2>Program: launch-bound</h2>"
                  ARGS report ${_timeline}/h100_gloo_rank0_timeline.json.gz -f html)
-# A real --trace record (H100, 2026-11-26, bench/pytorch_workload.py: 84 launches, their
+# A real --trace record, in a folder of its own (the folder above is exported whole)
+# (H100, 2026-11-26, bench/pytorch_workload.py: 84 launches, their
 # runtime calls, copies, memsets and synchronisations; the window opens before torch's import).
 limiter_cli_test(NAME report.program_real_trace
                  MATCH "^program: host-bound: the GPU is busy 0\\.1% of the 5\\.2 s window"
-                 ARGS report ${_timeline}/h100_pytorch_trace.json.gz)
+                 ARGS report tests/data/trace/h100_pytorch_trace.json.gz)
 limiter_cli_test(NAME export.perfetto_real_trace MATCH "234 events of 1 record"
-                 ARGS export ${_timeline}/h100_pytorch_trace.json.gz -o ${CMAKE_CURRENT_BINARY_DIR}/pytorch_trace.json)
+                 ARGS export tests/data/trace/h100_pytorch_trace.json.gz -o ${CMAKE_CURRENT_BINARY_DIR}/pytorch_trace.json)
 limiter_cli_test(NAME report.program_per_rank MATCH "^  rank 1: sync-bound, GPU busy 26\\.6% of 15\\.6 ms"
                  ARGS report ${_timeline})
 limiter_cli_test(NAME export.perfetto MATCH "events of 2 records -> .*trace\\.json \\(open it in ui\\.perfetto\\.dev"
