@@ -1,24 +1,13 @@
 // CUPTI Activity records -> timeline events (activity_records.hpp). No CUPTI call here.
 #include "collect/activity_records.hpp"
 
-#include <cxxabi.h>
-
-#include <cstdlib>
-
+#include "collect/demangle.hpp"
 #include "collect/sync_points.hpp"
 
 namespace limiter::detail {
 
 namespace {
 
-std::string demangled(const char* mangled) {
-  if (!mangled) return "";
-  int status = 0;
-  char* text = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
-  std::string out = status == 0 && text ? text : mangled;
-  std::free(text);
-  return out;
-}
 
 // timeline.hpp's five names; arrays count as the memory they sit in.
 const char* copy_name(std::uint8_t kind) {
@@ -70,7 +59,7 @@ std::optional<TimelineEvent> timeline_event_of(const CUpti_Activity& record, con
       if (k.end <= k.start) return std::nullopt;  // a kernel that never ran
       TimelineEvent e = gpu_event(ActivityKind::kernel, k.start, k.end, k.deviceId, k.contextId, k.streamId,
                                   k.correlationId);
-      e.name = demangled(k.name);
+      e.name = demangle(k.name);
       return e;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {

@@ -2,13 +2,13 @@
 #include "collect/activity_timestamps.hpp"
 
 #include <cupti.h>
-#include <cxxabi.h>
 
 #include <cstdlib>
 #include <mutex>
 #include <string>
 
 #include "collect/cupti_check.hpp"
+#include "collect/demangle.hpp"
 
 namespace limiter::detail {
 
@@ -40,14 +40,6 @@ void CUPTIAPI on_buffer_completed(CUcontext context, std::uint32_t stream, std::
   if (release) std::free(buffer);  // else a few buffers of the final flush stay: see flush()
 }
 
-std::string demangled(const char* mangled) {
-  if (!mangled) return "";
-  int status = 0;
-  char* text = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
-  std::string out = status == 0 && text ? text : mangled;
-  std::free(text);
-  return out;
-}
 
 }  // namespace
 
@@ -97,7 +89,7 @@ void ActivityTimestamps::complete_buffer(std::uint8_t* buffer, std::size_t valid
     KernelLaunch& launch = span.launch;
     launch.sequence = k->correlationId;  // renumbered per aggregate by the attributor
     launch.mangled_name = k->name ? k->name : "";
-    launch.name = demangled(k->name);
+    launch.name = demangle(k->name);
     launch.grid = Dim3{static_cast<std::uint32_t>(k->gridX), static_cast<std::uint32_t>(k->gridY),
                        static_cast<std::uint32_t>(k->gridZ)};
     launch.block = Dim3{static_cast<std::uint32_t>(k->blockX), static_cast<std::uint32_t>(k->blockY),

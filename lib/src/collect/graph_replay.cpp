@@ -124,7 +124,7 @@ void detail::RangeSession::record_graph(CUgraph source, CUgraphExec exec, std::u
           launch.local_bytes_per_thread = static_cast<std::uint64_t>(resources.local);
         }
       }
-      launch.name = detail::demangle(launch.mangled_name.empty() ? nullptr : launch.mangled_name.c_str());
+      launch.name = detail::demangle(launch.mangled_name.empty() ? nullptr : launch.mangled_name.c_str(), "(unknown kernel)");
       launch.graph_id = graph.graph_id;
       launch.graph_node = entry.index;
       entry.kernel = std::move(launch);

@@ -2,7 +2,6 @@
 // and context, graph nodes; which launches are selected; each selected launch queued for the
 // range that CUPTI gives it. The ENTER callback takes the collector's lock and EXIT gives it
 // back, so a launch and its range are never split by another thread's.
-#include <cxxabi.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -37,14 +36,6 @@ void hand_over_launch() {
   launch_call_start = Clock::now();
 }
 
-std::string demangle(const char* mangled) {
-  if (!mangled) return "(unknown kernel)";
-  int status = 0;
-  char* readable = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
-  std::string name = (status == 0 && readable) ? readable : mangled;
-  std::free(readable);
-  return name;
-}
 
 KernelInfo RangeSession::kernel_info_of(CUfunction function, CUcontext context, const char* mangled_name) {
   const char* mangled = mangled_name ? mangled_name : "";
@@ -55,7 +46,7 @@ KernelInfo RangeSession::kernel_info_of(CUfunction function, CUcontext context, 
   }
   KernelInfo info;
   info.mangled_name = mangled;
-  info.name = demangle(mangled_name);
+  info.name = demangle(mangled_name, "(unknown kernel)");
   info.resources = backend.kernel_attributes(function);
   backend.load_function(function);
   std::lock_guard lock(kernel_info_mutex);

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "collect/clock.hpp"
+#include "collect/demangle.hpp"
 #include "collect/range_backend.hpp"
 #include "limiter/record.hpp"
 
@@ -110,7 +111,6 @@ struct LaunchInFlight {
 enum class RangeSync { none, graph, all };
 RangeSync range_sync_of(const std::string& name);  // CollectorOptions::range_sync
 
-std::string demangle(const char* mangled);
 
 // A graph node cuGraphNodeSetEnabled accepts (kernel, memset, memcpy): it can run on its own.
 bool runnable_alone(CUgraphNodeType type);
