@@ -13,7 +13,9 @@ bool parse_run_flags(const Args& ours, RunFlags& flags) {
   std::string capture_range = "none";
   std::uint64_t skip = 0, count = 0, sample_every = 1, per_kernel_skip = 0, per_kernel_count = 0;
   bool quiet = false, timing = false, fail_on_missed = false, no_nvtx = false, budget_by_range = false;
-  bool sampling = false, trace = false;
+  bool sampling = false, trace = false, stalls = false;
+  std::uint32_t stall_period = 0;
+  std::string cache_control = "none";
   std::uint64_t sampling_interval_us = 100, exact_undecided = 0, sampling_phase = 20000;
   std::vector<std::string> nvtx_include, nvtx_exclude;
   double lock_timeout = 60;
@@ -77,6 +79,16 @@ bool parse_run_flags(const Args& ours, RunFlags& flags) {
        "program verdict (is the GPU the bottleneck, or launches, synchronisations, copies, the host?) and `limiter "
        "export --format perfetto` draws the timeline. The exact modes record no timeline: kernel records "
        "instrument the kernels and change their counters")
+      ("stalls", po::bool_switch(&stalls),
+       "PC sampling: why each kernel waits. Warp samples per kernel by stall reason (named as Nsight Compute's "
+       "Warp State section names them) and its hottest instructions with their source lines (build with "
+       "-lineinfo); a latency-limited kernel's verdict names its dominant stall reasons")
+      ("stall-period", po::value(&stall_period),
+       "with --stalls: one sample per SM every 2^N cycles, N from 5 to 31 (smaller: more samples, more cost)")
+      ("cache-control", po::value(&cache_control)->default_value("none"),
+       "none: measure each kernel in the app's own cache state (limiter's default); all: flush and invalidate L2 "
+       "before each exactly profiled launch, as Nsight Compute does by default (its DRAM figures of short kernels "
+       "then match ncu's)")
       ("timing", po::bool_switch(&timing), "print where the collector's time went, per launch")
       ("capture-range", po::value(&capture_range)->default_value("none"),
        "none: profile from the start; cudaProfilerApi: only between cudaProfilerStart and cudaProfilerStop "
@@ -126,6 +138,9 @@ bool parse_run_flags(const Args& ours, RunFlags& flags) {
   o.always_active = !o.profiler_api_regions;
   o.sampling = sampling;
   o.trace = trace;
+  o.stalls = stalls;
+  o.stall_period_log2 = stall_period;
+  o.cache_control = cache_control;
   o.sampling_interval_ns = sampling_interval_us * 1000;
   o.exact_undecided_count = exact_undecided;
   o.sampling_phase_launches = sampling_phase;

@@ -53,6 +53,12 @@ struct CollectorOptions {
   std::uint64_t sampling_phase_launches = 20000;
   bool trace = false;                  // the activity timeline alone (no counters, no range profiler): the
                                        // program verdict at the app's own speed; launches are counted
+  bool stalls = false;                 // PC sampling: warp stall reasons per kernel and its hottest PCs
+                                       // (PcSamplingSession; stalls.hpp)
+  std::uint32_t stall_period_log2 = 0; // one sample per SM every 2^N cycles (5..31); 0: the session's default
+  std::string cache_control = "none";  // exact mode. none: the app's own cache state (limiter's default);
+                                       // all: flush and invalidate L2 before each profiled launch, as ncu's
+                                       // default --cache-control all does
   double lock_timeout_s = 60;          // longest wait for this process's turn on a GPU's counters while
                                        // another profiled process has it; then launches run unprofiled
                                        // and the record counts them as missed

@@ -84,6 +84,17 @@ void validate_collector_options(const CollectorOptions& o) {
   if (o.sampling_interval_ns < 1000) throw InputError("--sampling-interval must be at least 1 (microseconds)");
   if (!one_of(o.range_sync, {"none", "graph", "all"}))
     throw InputError("LIMITER_RANGE_SYNC must be none, graph or all, not '" + o.range_sync + "'");
+  if (o.stall_period_log2 != 0 && (o.stall_period_log2 < 5 || o.stall_period_log2 > 31))
+    throw InputError("--stall-period must be between 5 and 31 (one sample every 2^N cycles)");
+  if (o.stall_period_log2 != 0 && !o.stalls) throw InputError("--stall-period goes with --stalls");
+  if (!one_of(o.cache_control, {"none", "all"})) throw InputError("--cache-control must be none or all");
+  if (o.cache_control == "all" && (o.trace || (o.sampling && o.per_kernel_count == kUnset && o.exact_undecided_count == 0)))
+    throw InputError("--cache-control all flushes L2 before each exactly profiled launch: it goes with the exact "
+                     "mode (or the exact phase of --sampling --per-kernel-count / --exact-undecided), not with "
+                     "--trace or --sampling alone");
+  // Flags whose sessions are being built (issue 29): refused, never silently ignored.
+  if (o.stalls) throw InputError("--stalls is not available in this build yet");
+  if (o.cache_control == "all") throw InputError("--cache-control all is not available in this build yet");
   if (o.lock_timeout_s < 0) throw InputError("--lock-timeout must be 0 or more seconds");
   if (o.pm_buffer_mib == 0) throw InputError("LIMITER_PM_BUFFER_MIB must be at least 1");
   const bool budgets = o.per_kernel_count != kUnset || o.per_kernel_skip > 0;
@@ -151,6 +162,9 @@ std::vector<std::string> collector_options_environment(const CollectorOptions& o
   number("LIMITER_EXACT_UNDECIDED", o.exact_undecided_count);
   number("LIMITER_SAMPLING_PHASE", o.sampling_phase_launches);
   flag("LIMITER_ACTIVITY_TRACE", o.trace);
+  flag("LIMITER_STALLS", o.stalls);
+  number("LIMITER_STALL_PERIOD", o.stall_period_log2);
+  set("LIMITER_CACHE_CONTROL", o.cache_control);
   set("LIMITER_LOCK_TIMEOUT", nlohmann::json(o.lock_timeout_s).dump());  // round-trips the double exactly
   set("LIMITER_LOCK_DIR", o.lock_dir);
   flag("LIMITER_DEBUG", o.debug);
@@ -190,6 +204,9 @@ CollectorOptions collector_options_from_environment(const EnvironmentLookup& loo
   o.exact_undecided_count = env.number("LIMITER_EXACT_UNDECIDED", o.exact_undecided_count);
   o.sampling_phase_launches = env.number("LIMITER_SAMPLING_PHASE", o.sampling_phase_launches);
   o.trace = env.flag("LIMITER_ACTIVITY_TRACE");
+  o.stalls = env.flag("LIMITER_STALLS");
+  o.stall_period_log2 = static_cast<std::uint32_t>(env.number("LIMITER_STALL_PERIOD", o.stall_period_log2));
+  o.cache_control = env.text("LIMITER_CACHE_CONTROL", o.cache_control);
   if (const std::string timeout = env.text("LIMITER_LOCK_TIMEOUT"); !timeout.empty()) {
     try {
       o.lock_timeout_s = std::stod(timeout);
