@@ -32,13 +32,15 @@ std::uint32_t chase(std::uint32_t start, std::uint32_t steps, std::uint32_t mask
   return index;
 }
 
+float fma_chain_reference(float start, int iterations) {
+  float value = start;
+  for (int i = 0; i < iterations; ++i) value = std::fmaf(value, kFmaFactor, kFmaAddend);
+  return value;
+}
+
 float fma_chains_reference(unsigned thread, int iterations) {
   float sum = 0.0f;
-  for (int chain = 0; chain < kFmaChains; ++chain) {
-    float value = fma_chain_start(thread, chain);
-    for (int i = 0; i < iterations; ++i) value = std::fmaf(value, 0.999f, 0.001f);
-    sum += value;
-  }
+  for (int chain = 0; chain < kFmaChains; ++chain) sum += fma_chain_reference(fma_chain_start(thread, chain), iterations);
   return sum;
 }
 

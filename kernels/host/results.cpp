@@ -9,6 +9,7 @@
 #include "limiter/format.hpp"
 #include "limiter/kernels/catalog.hpp"
 #include "limiter/occupancy.hpp"
+#include "table.hpp"
 
 namespace limiter::kernels {
 
@@ -95,39 +96,8 @@ std::vector<LadderRow> speedup_ladder(const std::vector<const Measurement*>& ste
 
 namespace {
 
-// Display width of UTF-8 text (continuation bytes take no column).
-std::size_t display_width(const std::string& text) {
-  return static_cast<std::size_t>(
-      std::count_if(text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
-}
-
-// A plain-text table: the first column left-aligned, the others right-aligned.
-class Table {
- public:
-  explicit Table(std::vector<std::string> header) : rows_{std::move(header)} {}
-  void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
-  void write(std::ostream& out) const {
-    std::vector<std::size_t> widths;
-    for (const auto& row : rows_) {
-      if (widths.size() < row.size()) widths.resize(row.size(), 0);
-      for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], display_width(row[c]));
-    }
-    for (const auto& row : rows_) {
-      std::string line;
-      for (std::size_t c = 0; c < row.size(); ++c) {
-        const std::string fill(widths[c] - display_width(row[c]), ' ');
-        line += c == 0 ? row[c] + fill : "  " + fill + row[c];
-      }
-      while (!line.empty() && line.back() == ' ') line.pop_back();
-      out << line << "\n";
-    }
-  }
-
- private:
-  std::vector<std::vector<std::string>> rows_;
-};
-
-const std::string kNone = "-";
+using detail::kNone;
+using detail::Table;
 
 std::string time_text(const std::optional<double>& ns) { return ns ? format_duration_ns(*ns) : kNone; }
 std::string rate_text(const std::optional<double>& bytes_per_second) {
@@ -352,6 +322,18 @@ void write_ml_patterns(const std::vector<const Measurement*>& family, const Tabl
   table.write(out);
 }
 
+void write_warp_stalls(const std::vector<const Measurement*>& family, const TableContext& context, std::ostream& out) {
+  out << "\nwarp stalls: one dominant stall reason each (issue 29; the stall check below needs --stalls)\n";
+  Table table({"kernel", "regs", "blocks/SM", "occupancy", "time", "verdict", "= intended", "correct"});
+  for (const auto* m : family) {
+    const auto* kernel = analysis_of(context, m->name);
+    table.add({m->name, optional_int(m->registers_per_thread), optional_int(blocks_per_sm_of(*m, context.device)),
+               format_percent(occupancy_fraction(*m, context.device), 0), time_text(m->time_ns), verdict_text(kernel),
+               intended_text(kernel, m->name), correct_text(*m)});
+  }
+  table.write(out);
+}
+
 void write_calibration(const std::vector<const Measurement*>& family, const TableContext& context, std::ostream& out) {
   out << "\ncalibration kernels (METHOD.md §5; `limiter calibrate` writes these peaks to a file)\n";
   Table table({"kernel", "time", "achieved", "verdict", "= intended", "correct"});
@@ -393,6 +375,7 @@ void write_family_tables(const std::vector<Measurement>& measurements, const Tab
       case Family::tail_effect: write_tail(members, context, out); break;
       case Family::matmul: write_matmul(members, context, out); break;
       case Family::ml_patterns: write_ml_patterns(members, context, out); break;
+      case Family::warp_stalls: write_warp_stalls(members, context, out); break;
       case Family::calibration: write_calibration(members, context, out); break;
       case Family::multi_gpu: write_multi_gpu(members, context, out); break;
     }

@@ -252,6 +252,7 @@ SuiteResult run_suite(const SuiteOptions& options) {
   detail::run_tail_effect_family(context);
   detail::run_matmul_family(context);
   detail::run_ml_patterns_family(context);
+  detail::run_warp_stalls_family(context);
   detail::run_calibration_family(context);
   detail::run_multi_gpu_family(context);
   return context.take_result();

@@ -94,6 +94,7 @@ void run_occupancy_family(SuiteContext& context);
 void run_tail_effect_family(SuiteContext& context);
 void run_matmul_family(SuiteContext& context);
 void run_ml_patterns_family(SuiteContext& context);
+void run_warp_stalls_family(SuiteContext& context);
 void run_calibration_family(SuiteContext& context);
 void run_multi_gpu_family(SuiteContext& context);
 

@@ -33,6 +33,7 @@ TEST(KernelCatalog, EveryFamilyHasExperimentsAndTheIssueCountsHold) {
   EXPECT_EQ(count(Family::calibration), 4);
   EXPECT_EQ(count(Family::tail_effect), 2);
   EXPECT_EQ(count(Family::matmul), 4);
+  EXPECT_EQ(count(Family::warp_stalls), 2);  // barrier_heavy, fma_dependent_chain
   for (Family family : all_families()) EXPECT_GT(count(family), 0) << to_string(family);
 }
 
@@ -89,6 +90,17 @@ TEST(KernelCatalog, ListShowsEveryColumnAndTheClaim) {
   EXPECT_NE(text.find("-Xptxas -dlcm=cg"), std::string::npos);  // the claim
   EXPECT_NE(text.find("4 experiments"), std::string::npos);
   EXPECT_NE(text.find("multi_gpu"), std::string::npos);  // the families are named at the end
+}
+
+TEST(KernelCatalog, ListShowsTheIntendedStall) {
+  std::ostringstream out;
+  write_catalog(select_entries({"warp_stalls", "shared_bank_conflicts", "matmul_naive"}), out);
+  const std::string text = out.str();
+  EXPECT_NE(text.find("intended stall"), std::string::npos) << text;
+  EXPECT_NE(text.find("mio_throttle/short_scoreboard"), std::string::npos) << text;
+  EXPECT_NE(text.find("barrier_heavy"), std::string::npos);
+  EXPECT_NE(text.find("latency     barrier"), std::string::npos) << text;
+  EXPECT_NE(text.find("bandwidth   -"), std::string::npos) << "matmul_naive has no known stall: " << text;
 }
 
 }  // namespace

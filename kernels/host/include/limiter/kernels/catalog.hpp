@@ -19,6 +19,7 @@ enum class Family {
   tail_effect,   // seed 003: a grid of 2.5 waves, and one more block per SM
   matmul,        // seed 002: thread granularity, naive to register-blocked
   ml_patterns,   // issue 9: tensor-core MMA, bank conflicts, atomics, random gather
+  warp_stalls,   // issue 29: a barrier-heavy kernel and one dependent FMA chain, each with one dominant stall
   calibration,   // METHOD.md §5: achieved peaks (HBM, L2, FMA issue, dependent-load latency)
   multi_gpu,     // seed 001, second half: peer-to-peer halo exchange
 };
@@ -40,6 +41,10 @@ struct CatalogEntry {
   std::string seed;                 // "002, 004", or "METHOD 5" (../shared/reference/METHOD.md §5)
   std::string problem;              // the full-size problem, e.g. "2^25 ints"
   std::string claim;                // what the seed says this experiment shows
+  // The dominant warp stall reason PC sampling should find (ncu's Warp State keys, stalls.hpp):
+  // the first is the one expected, the others name the same wait where ncu splits it in two
+  // (short_scoreboard / mio_throttle: shared memory). Empty: no known answer.
+  std::vector<std::string> intended_stalls;
 };
 
 const std::vector<CatalogEntry>& catalog();
@@ -49,7 +54,10 @@ const CatalogEntry* find_entry(std::string_view name);  // nullptr when unknown
 // everything. Throws InputError naming an unknown word and where to find the names.
 std::vector<const CatalogEntry*> select_entries(const std::vector<std::string>& only);
 
-// The `--list` table: name, family, intended verdict, seed, problem and claim.
+// "long_scoreboard", "mio_throttle/short_scoreboard", or "-" without an intended stall.
+std::string intended_stall_text(const CatalogEntry& entry);
+
+// The `--list` table: name, family, intended verdict and stall, seed, problem and claim.
 void write_catalog(const std::vector<const CatalogEntry*>& entries, std::ostream& out);
 
 }  // namespace limiter::kernels

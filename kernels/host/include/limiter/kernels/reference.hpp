@@ -100,6 +100,9 @@ inline constexpr int kFmaChains = 8;
 LIMITER_HOST_DEVICE inline float fma_chain_start(unsigned thread, int chain) {
   return static_cast<float>(thread & 1023) * 1e-3f + static_cast<float>(chain);
 }
+// Each step is value = fma(value, kFmaFactor, kFmaAddend).
+inline constexpr float kFmaFactor = 0.999f, kFmaAddend = 0.001f;
+float fma_chain_reference(float start, int iterations);  // one chain (fma_dependent_chain)
 float fma_chains_reference(unsigned thread, int iterations);
 
 // --- streaming reads (calibration): word i holds i; the kernels add words modulo 2^32 ---

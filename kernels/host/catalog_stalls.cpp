@@ -1,0 +1,42 @@
+// Known-answer stall kernels (issue 29, DESIGN.md §3b): the dominant reason PC sampling should
+// find in each kernel built to wait on one thing, keyed as ncu's Warp State section names them
+// (stalls.hpp). The reasons follow Nsight Compute's definitions: long scoreboard = waiting on an
+// L1TEX result (global, local memory); short scoreboard = on an MIO result (shared memory) and
+// MIO throttle = the MIO queue full (bank-conflict replays); LG throttle = the local/global
+// queue full (fire-and-forget atomics); math pipe throttle = the pipe busy; wait = a fixed-
+// latency dependency; barrier = siblings still short of __syncthreads.
+#include <string>
+#include <utility>
+
+#include "catalog_parts.hpp"
+
+namespace limiter::kernels::detail {
+
+void add_warp_stalls(std::vector<CatalogEntry>& entries) {
+  add_entry(entries, "barrier_heavy", Family::warp_stalls, Verdict::latency, "002", "1024-thread blocks, 2^12 barriers",
+                     "a barrier after every few instructions and uneven work: one warp of each block runs a short "
+                     "dependent chain while the other 31 wait at __syncthreads (seed 002's idle threads at the "
+                     "reduction tree's barriers; the remedy: fewer barriers, or more, smaller blocks per SM)");
+  add_entry(entries, "fma_dependent_chain", Family::warp_stalls, Verdict::latency, "000", "one FFMA chain, 4 warps/SM",
+                     "one chain of dependent FMAs per thread and one warp per scheduler: each FFMA waits out the "
+                     "previous one's fixed latency, so issue slots stay mostly empty (seed 000: too little "
+                     "parallelism to hide latency; calib_fma_ilp is the same work with 8 chains at full occupancy)");
+}
+
+void set_intended_stalls(std::vector<CatalogEntry>& entries) {
+  // Only kernels built around one wait; the others mix reasons and have no known answer.
+  const std::pair<const char*, std::vector<std::string>> intended[] = {
+      {"calib_pointer_chase", {"long_scoreboard"}},          // one dependent global load at a time
+      {"random_gather", {"long_scoreboard"}},                // DRAM latency of scattered reads
+      {"shared_bank_conflicts", {"mio_throttle", "short_scoreboard"}},  // 32 wavefronts per load
+      {"tensor_mma_loop", {"math_pipe_throttle", "wait"}},   // the tensor pipe oversubscribed
+      {"atomics_few_addresses", {"lg_throttle"}},            // REDs queue behind 8 addresses
+      {"barrier_heavy", {"barrier"}},
+      {"fma_dependent_chain", {"wait"}},
+  };
+  for (auto& entry : entries)
+    for (const auto& [name, stalls] : intended)
+      if (entry.name == name) entry.intended_stalls = stalls;
+}
+
+}  // namespace limiter::kernels::detail
