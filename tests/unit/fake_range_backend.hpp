@@ -37,6 +37,8 @@ class FakeRangeBackend final : public detail::RangeBackend {
   int enables = 0, starts = 0, stops = 0, disables = 0, decodes = 0, pushes = 0, context_syncs = 0;
   int set_ups = 0;  // counter_host calls: one per context set up (and per config built again)
   int availability_queries = 0;
+  // --cache-control all: flushes, and pushes that came right after one (the launch's own range).
+  int l2_flushes = 0, l2_releases = 0, pushes_after_flush = 0;
 
   // What the driver does when a launch's ENTER has returned: the kernel runs.
   void run_kernel(CUcontext context) {
@@ -124,6 +126,8 @@ class FakeRangeBackend final : public detail::RangeBackend {
   }
   void push_range(detail::RangeObject* object, const std::string& name) override {
     ++pushes;
+    if (flush_pending_) ++pushes_after_flush;
+    flush_pending_ = false;
     started_[objects_.at(id(object))].open_name = name;
   }
   void pop_range(detail::RangeObject* object) override {
@@ -153,6 +157,11 @@ class FakeRangeBackend final : public detail::RangeBackend {
   void pop_context() override {}
   void synchronize_context(CUcontext) override { ++context_syncs; }
   void synchronize_stream(CUstream, bool) override {}
+  void flush_l2(CUcontext, CUstream, bool) override {
+    ++l2_flushes;
+    flush_pending_ = true;
+  }
+  void release_l2_flush(CUcontext) noexcept override { ++l2_releases; }
 
  private:
   struct Started {
@@ -166,6 +175,7 @@ class FakeRangeBackend final : public detail::RangeBackend {
 
   std::uintptr_t next_object_ = 0;
   std::uint64_t next_range_ = 0;
+  bool flush_pending_ = false;
   std::map<std::uintptr_t, CUcontext> objects_;
   std::map<CUcontext, Started> started_;
   std::map<const std::uint8_t*, std::vector<FakeRange>> images_;

@@ -88,13 +88,15 @@ void validate_collector_options(const CollectorOptions& o) {
     throw InputError("--stall-period must be between 5 and 31 (one sample every 2^N cycles)");
   if (o.stall_period_log2 != 0 && !o.stalls) throw InputError("--stall-period goes with --stalls");
   if (!one_of(o.cache_control, {"none", "all"})) throw InputError("--cache-control must be none or all");
+  if (o.cache_control == "all" && o.replay == "kernel")
+    throw InputError("--cache-control all cannot go with --replay kernel: CUPTI replays the passes itself, with no "
+                     "moment in between to empty L2 (use the default --replay auto with a one-pass plan)");
   if (o.cache_control == "all" && (o.trace || (o.sampling && o.per_kernel_count == kUnset && o.exact_undecided_count == 0)))
     throw InputError("--cache-control all flushes L2 before each exactly profiled launch: it goes with the exact "
                      "mode (or the exact phase of --sampling --per-kernel-count / --exact-undecided), not with "
                      "--trace or --sampling alone");
   // Flags whose sessions are being built (issue 29): refused, never silently ignored.
   if (o.stalls) throw InputError("--stalls is not available in this build yet");
-  if (o.cache_control == "all") throw InputError("--cache-control all is not available in this build yet");
   if (o.lock_timeout_s < 0) throw InputError("--lock-timeout must be 0 or more seconds");
   if (o.pm_buffer_mib == 0) throw InputError("LIMITER_PM_BUFFER_MIB must be at least 1");
   const bool budgets = o.per_kernel_count != kUnset || o.per_kernel_skip > 0;

@@ -73,6 +73,13 @@ void RangeSession::set_up(ContextProfiler& p) {
   p.ranges_per_image = options.ranges_per_image ? options.ranges_per_image : kDefaultRangesPerImage;
   // Started by the launch (resume): that is where a turn that does not come is counted.
   p.user_replay = wants_user_replay(p);
+  if (options.cache_control == "all" && !p.user_replay) {
+    // Under kernel replay every launch is an auto range, ours too, and CUPTI replays the passes
+    // after restoring memory: there is no moment of ours before each pass to empty L2 in.
+    throw SystemError("--cache-control all needs one-pass profiling (user replay), but this plan needs " +
+                      std::to_string(p.passes) + " passes or --replay kernel was given: use the default plan, or "
+                      "--cache-control none");
+  }
   if (!raw_dir.empty()) {
     write_raw_context(raw_dir, p.description, metrics, p.passes, p.user_replay ? "user" : "kernel", p.availability,
                       p.config);

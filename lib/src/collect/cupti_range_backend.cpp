@@ -7,6 +7,7 @@
 #include "collect/cupti_check.hpp"
 #include "collect/device_description.hpp"
 #include "collect/driver_api.hpp"
+#include "collect/l2_flush.hpp"
 #include "collect/profiler_host.hpp"
 #include "collect/range_backend.hpp"
 #include "collect/trace.hpp"
@@ -261,6 +262,14 @@ class CuptiRangeBackend final : public RangeBackend {
     const auto& cu = driver_api();
     (per_thread_stream ? cu.stream_synchronize_ptsz : cu.stream_synchronize)(stream);
   }
+
+  void flush_l2(CUcontext context, CUstream stream, bool per_thread_stream) override {
+    l2_flush_.before_launch(context, stream, per_thread_stream);
+  }
+  void release_l2_flush(CUcontext context) noexcept override { l2_flush_.release(context); }
+
+ private:
+  L2Flush l2_flush_;
 };
 
 }  // namespace

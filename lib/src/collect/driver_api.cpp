@@ -56,6 +56,13 @@ DriverApi load() {
   LIMITER_RESOLVE(graph_create, cuGraphCreate);
   LIMITER_RESOLVE(graph_destroy, cuGraphDestroy);
   LIMITER_RESOLVE(kernel_get_function, cuKernelGetFunction);
+  LIMITER_RESOLVE(module_load_data, cuModuleLoadData);
+  LIMITER_RESOLVE(module_get_function, cuModuleGetFunction);
+  LIMITER_RESOLVE(module_unload, cuModuleUnload);
+  LIMITER_RESOLVE(mem_alloc, cuMemAlloc);
+  LIMITER_RESOLVE(mem_free, cuMemFree);
+  LIMITER_RESOLVE(memset_d8, cuMemsetD8);
+  LIMITER_RESOLVE(launch_kernel, cuLaunchKernel);
   api.func_is_loaded = reinterpret_cast<decltype(api.func_is_loaded)>(dlsym(library, "cuFuncIsLoaded"));
   api.func_load = reinterpret_cast<decltype(api.func_load)>(dlsym(library, "cuFuncLoad"));
   resolve(library, "cuGraphLaunch", api.graph_launch);

@@ -42,6 +42,14 @@ struct DriverApi {
   // The app's graphs kept alive for that (kept_graphs.cpp).
   decltype(&::cuGraphCreate) graph_create = nullptr;
   decltype(&::cuGraphDestroy) graph_destroy = nullptr;
+  // The L2 flush of --cache-control all (l2_flush.cpp): our own kernel, loaded from PTX.
+  decltype(&::cuModuleLoadData) module_load_data = nullptr;
+  decltype(&::cuModuleGetFunction) module_get_function = nullptr;
+  decltype(&::cuModuleUnload) module_unload = nullptr;
+  decltype(&::cuMemAlloc) mem_alloc = nullptr;
+  decltype(&::cuMemFree) mem_free = nullptr;
+  decltype(&::cuMemsetD8) memset_d8 = nullptr;
+  decltype(&::cuLaunchKernel) launch_kernel = nullptr;
   decltype(&::cuStreamSynchronize) stream_synchronize = nullptr;
   decltype(&::cuStreamSynchronize) stream_synchronize_ptsz = nullptr;
 };

@@ -248,6 +248,7 @@ void detail::RangeSession::profile_graph_launch(ContextProfiler& p, detail::Grap
             throw SystemError("cuGraphNodeSetEnabled refused node " + std::to_string(node.index));
           if (ranged) {
             if (p.pending.empty()) p.oldest_pending = Clock::now();
+            flush_caches(p, stream, per_thread_stream);
             push_range(p);
           }
           const auto launched_at = Clock::now();
@@ -303,6 +304,7 @@ void detail::RangeSession::profile_graph_launch(ContextProfiler& p, detail::Grap
   measure_range_work(p);
   if (p.pending.size() >= p.ranges_per_image) flush_batch(p);
   if (p.pending.empty()) p.oldest_pending = Clock::now();
+  flush_caches(p, stream, per_thread_stream);
   push_range(p);
   in_flight.range_open = true;
   in_flight.sync_before_pop = sync_before_pop;

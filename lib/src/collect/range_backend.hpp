@@ -95,6 +95,11 @@ class RangeBackend {
   // Waits for a context's work (made current for the call) or a stream's.
   virtual void synchronize_context(CUcontext context) = 0;
   virtual void synchronize_stream(CUstream stream, bool per_thread_stream) = 0;
+
+  // --cache-control all: L2 emptied of the app's data before the next work on STREAM (the
+  // context current), waited for (l2_flush.hpp); and the context's flush kernel and buffer freed.
+  virtual void flush_l2(CUcontext context, CUstream stream, bool per_thread_stream) = 0;
+  virtual void release_l2_flush(CUcontext context) noexcept = 0;
 };
 
 // The real one: CUPTI and the driver.

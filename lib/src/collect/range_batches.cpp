@@ -32,7 +32,9 @@ bool RangeSession::start_profiler(ContextProfiler& p, std::size_t launches) {
   // launches: then only the selected ones are ranged, and the unselected run at full speed
   // without pausing the profiler (a resume costs ~270 ms in PyTorch on an H100).
   // CollectorOptions::auto_range_for_filters keeps auto range under filters (the earlier behaviour).
-  p.user_range = p.user_replay && (p.graphs_launched || (selector.filters() && !options.auto_range_for_filters));
+  // --cache-control all: our flush kernel runs before each profiled launch, outside its range.
+  p.user_range = p.user_replay && (p.graphs_launched || (selector.filters() && !options.auto_range_for_filters) ||
+                                   options.cache_control == "all");
   try {
     enable_profiler(p);
     configure_and_start(p);

@@ -95,6 +95,7 @@ void RangeSession::on_context_destroy(CUcontext context) {
   std::lock_guard lock(mutex);
   auto it = contexts.find(context);
   if (it != contexts.end()) retire(*it->second);
+  if (options.cache_control == "all") backend.release_l2_flush(context);
 }
 
 void RangeSession::on_graph_event(const GraphEvent& event) {

@@ -105,6 +105,8 @@ class RangeSession final : public Session {
   // User-range mode: a selected eager launch in its own range, closed at EXIT.
   void open_launch_range(ContextProfiler& profiler, CUstream stream, bool per_thread_stream, PendingLaunch&& launch);
   void push_range(ContextProfiler& profiler);  // named by the next launch's place in the batch
+  // --cache-control all: L2 emptied before the launch whose range is pushed next (l2_flush.hpp).
+  void flush_caches(ContextProfiler& profiler, CUstream stream, bool per_thread_stream);
   void pop_range(ContextProfiler& profiler, CUstream stream, bool per_thread_stream, bool synchronize);
   // The batch's empty range, unless it has one: pushed and popped with nothing between.
   void measure_range_work(ContextProfiler& profiler);

@@ -38,6 +38,11 @@ std::string RangeTimings::to_text() const {
                   per(graph_toggle_s, graph_nodes), per(graph_node_launch_s, graph_nodes));
     out += text;
   }
+  if (l2_flushes > 0) {
+    std::snprintf(text, sizeof text, "  --cache-control all: %llu L2 flushes, %.1f us each (our kernel and the wait)\n",
+                  static_cast<unsigned long long>(l2_flushes), l2_flush_s * 1e6 / static_cast<double>(l2_flushes));
+    out += text;
+  }
   return out;
 }
 

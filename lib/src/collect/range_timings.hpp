@@ -40,6 +40,8 @@ struct RangeTimings {
   std::uint64_t graph_nodes = 0;          // runnable graph nodes launched one at a time
   double graph_toggle_s = 0;              // cuGraphNodeSetEnabled
   double graph_node_launch_s = 0;         // our launches of the graph with one node enabled
+  std::uint64_t l2_flushes = 0;           // --cache-control all: L2 emptied before a profiled launch
+  double l2_flush_s = 0;                  // our flush kernel and the wait for it
   std::string to_text() const;  // a few lines: per-launch microseconds of each part
 };
 

@@ -11,6 +11,7 @@
 #include "collect/forked_child.hpp"
 #include "collect/launch_callbacks.hpp"
 #include "collect/orchestrator.hpp"
+#include "collect/own_calls.hpp"
 #include "collect/sync_points.hpp"
 
 namespace limiter {
@@ -187,6 +188,7 @@ void on_resource(Collector::Impl& impl, CUpti_CallbackId cbid, const CUpti_Resou
 
 void CUPTIAPI on_callback(void* user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   if (detail::in_forked_child()) return;  // the parent profiles; a forked child runs unprofiled
+  if (detail::inside_own_calls()) return;  // our L2 flush's kernel and wait (l2_flush.hpp), not the app's
   auto& impl = *static_cast<Collector::Impl*>(user);
   try {
     if (domain == CUPTI_CB_DOMAIN_DRIVER_API) on_driver_call(impl, cbid, *static_cast<const CUpti_CallbackData*>(data));

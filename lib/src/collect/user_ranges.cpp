@@ -50,6 +50,14 @@ void RangeSession::push_range(ContextProfiler& p) {
   times.push_pop_s += seconds_since(started);
 }
 
+void RangeSession::flush_caches(ContextProfiler& p, CUstream stream, bool per_thread_stream) {
+  if (options.cache_control != "all") return;
+  const auto started = Clock::now();
+  backend.flush_l2(p.context, stream, per_thread_stream);
+  ++times.l2_flushes;
+  times.l2_flush_s += seconds_since(started);
+}
+
 void RangeSession::pop_range(ContextProfiler& p, CUstream stream, bool per_thread_stream, bool synchronize) {
   if (synchronize) {
     const auto started = Clock::now();
@@ -65,6 +73,7 @@ void RangeSession::open_launch_range(ContextProfiler& p, CUstream stream, bool p
                                         PendingLaunch&& launch) {
   measure_range_work(p);
   if (p.pending.empty()) p.oldest_pending = Clock::now();
+  flush_caches(p, stream, per_thread_stream);
   push_range(p);
   in_flight = {};
   in_flight.profiler = &p;
