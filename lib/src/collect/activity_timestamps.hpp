@@ -2,33 +2,33 @@
 // Each kernel's start and end on the GPU, from the CUPTI Activity API's concurrent-kernel
 // records (the clock PM samples are stamped with), with its name, configuration, resources,
 // stream and correlation id. Records arrive in buffers that CUPTI hands back when full or
-// flushed; one collector per process (the Activity API's callbacks are process-wide).
+// flushed; one collector per process (the Activity API's callbacks are process-wide). The PM
+// sampler's real KernelTimestamps (pm_sampling_backend.hpp).
 #include <atomic>
 #include <cstdint>
-#include <functional>
 
+#include "collect/pm_sampling_backend.hpp"
 #include "limiter/sampling.hpp"
 
 namespace limiter::detail {
 
-class ActivityTimestamps {
+class ActivityTimestamps final : public KernelTimestamps {
  public:
-  using KernelSink = std::function<void(KernelSpan&&)>;  // from CUPTI's buffer-completion thread or flush()
-
-  // Registers the buffer callbacks and enables concurrent-kernel records. Throws SystemError.
+  // Registers the buffer callbacks and enables concurrent-kernel records; SINK is called from
+  // CUPTI's buffer-completion thread or flush(). Throws SystemError.
   explicit ActivityTimestamps(KernelSink sink);
-  ~ActivityTimestamps();  // disables the records (after a final flush)
+  ~ActivityTimestamps() override;  // disables the records (after a final flush)
   ActivityTimestamps(const ActivityTimestamps&) = delete;
   ActivityTimestamps& operator=(const ActivityTimestamps&) = delete;
 
   // Hands every completed buffer's records to the sink. FORCED (at the end only, as CUPTI advises)
   // also the buffers that hold unfinished records; those buffers are never freed afterwards, in
   // case CUPTI still completes their records in place (freed, the heap was corrupted on the H100).
-  void flush(bool forced);
+  void flush(bool forced) override;
   bool keeps_buffers() const { return forced_; }
 
-  std::uint64_t kernels() const { return kernels_; }
-  std::uint64_t dropped() const { return dropped_; }  // records CUPTI dropped (buffers too small or late)
+  std::uint64_t kernels() const override { return kernels_; }
+  std::uint64_t dropped() const override { return dropped_; }  // buffers too small or late
 
   // CUPTI's buffer callbacks (C linkage wrappers call these).
   static void request_buffer(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records);

@@ -72,12 +72,14 @@ PhaseList sessions_for(const CollectorOptions& options, RangeBackend& backend, N
     exact.keep_launches = true;  // until they join the sampler's aggregates
     exact.per_kernel_count = options.exact_undecided_count;
     exact.raw_dir.clear();  // --save-raw keeps the samples; the record holds the exact counters
-    sessions.push_back(std::make_unique<PmSamplingSession>(options, sink, SamplingRole::before_exact));
+    sessions.push_back(std::make_unique<PmSamplingSession>(options, sink, SamplingRole::before_exact,
+                                                          cupti_pm_sampling_backend()));
     sessions.push_back(std::make_unique<RangeSession>(exact, metrics, backend, nvtx, sink));
     return list;
   }
   if (!budgets) {  // no range profiler at all: the sampler and kernel timestamps
-    sessions.push_back(std::make_unique<PmSamplingSession>(options, sink, SamplingRole::alone));
+    sessions.push_back(std::make_unique<PmSamplingSession>(options, sink, SamplingRole::alone,
+                                                          cupti_pm_sampling_backend()));
     return list;
   }
   // Each kernel's first launches exactly, then sampling from where a budget run would pause.
@@ -86,7 +88,8 @@ PhaseList sessions_for(const CollectorOptions& options, RangeBackend& backend, N
   exact.keep_launches = true;
   exact.raw_dir.clear();
   auto range = std::make_unique<RangeSession>(exact, metrics, backend, nvtx, sink, /*ends_when_budgets_spent=*/true);
-  auto sampler = std::make_unique<PmSamplingSession>(options, sink, SamplingRole::after_exact);
+  auto sampler = std::make_unique<PmSamplingSession>(options, sink, SamplingRole::after_exact,
+                                                          cupti_pm_sampling_backend());
   // The sampler's host side is prepared while the exact phase runs, off the app's path.
   range->on_context_ready = [sampler = sampler.get()](int device, const std::string& chip) {
     sampler->prepare_ahead(device, chip);

@@ -1,14 +1,6 @@
 // The PM sampler's host side (pm_sampling.hpp): its config image and counter availability,
 // prepared before or beside the app's launches, and the evaluate thread that turns each filled
 // counter-data image into samples (the decode thread stays in pm_sampling.cpp).
-#include <dlfcn.h>
-#include <link.h>
-
-#include <cupti.h>
-#include <cupti_pmsampling.h>
-#include <cupti_profiler_target.h>
-#include <cupti_target.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -17,44 +9,18 @@
 #include "collect/cupti_check.hpp"
 #include "collect/pm_raw_store.hpp"
 #include "collect/pm_sampling.hpp"
-#include "collect/profiler_host.hpp"
 #include "collect/trace.hpp"
 
 namespace limiter::detail {
 
-std::string cupti_in_use() {
-  // An app that loaded its own libcupti first (PyTorch) binds limiter to that copy.
-  Dl_info info{};
-  std::string text = dladdr(reinterpret_cast<void*>(&cuptiSubscribe), &info) && info.dli_fname ? info.dli_fname : "?";
-  std::uint32_t version = 0;
-  if (cuptiGetVersion(&version) == CUPTI_SUCCESS) text += " (CUPTI API " + std::to_string(version) + ")";
-  // And the libnvperf_host it evaluates with (loaded by libcupti when the host API starts).
-  dl_iterate_phdr(
-      [](dl_phdr_info* library, std::size_t, void* out) {
-        const std::string name = library->dlpi_name ? library->dlpi_name : "";
-        if (name.find("libnvperf") != std::string::npos) *static_cast<std::string*>(out) += ", " + name;
-        return 0;
-      },
-      &text);
-  return text;
-}
-
-PmSamplerHostSide prepare_pm_sampler_host(const std::vector<std::string>& metrics, int device_index,
-                                          const std::string& chip) {
+PmSamplerHostSide prepare_pm_sampler_host(PmSamplingBackend& backend, const std::vector<std::string>& metrics,
+                                          int device_index, const std::string& chip) {
   const auto t0 = Clock::now();
-  CUpti_Profiler_Initialize_Params init{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
-  LIMITER_CUPTI_CHECK(cuptiProfilerInitialize(&init));
   PmSamplerHostSide host_side;
-  CUpti_PmSampling_GetCounterAvailability_Params avail{CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE};
-  avail.deviceIndex = static_cast<std::size_t>(device_index);
-  LIMITER_CUPTI_CHECK(cuptiPmSamplingGetCounterAvailability(&avail));
-  host_side.availability.resize(avail.counterAvailabilityImageSize);
-  avail.pCounterAvailabilityImage = host_side.availability.data();
-  LIMITER_CUPTI_CHECK(cuptiPmSamplingGetCounterAvailability(&avail));
-
-  host_side.host = std::make_shared<ProfilerHost>(chip, host_side.availability, /*pm_sampling=*/true);
+  host_side.availability = backend.counter_availability(device_index);
+  host_side.host = backend.sample_host(chip, host_side.availability);
   host_side.config = host_side.host->config_image(metrics);
-  if (const std::size_t passes = ProfilerHost::pass_count(host_side.config); passes != 1) {
+  if (const std::size_t passes = host_side.host->pass_count(host_side.config); passes != 1) {
     throw SystemError("the sampling metrics need " + std::to_string(passes) +
                       " passes and PM sampling takes one: sample fewer metrics (the LMEM counters need the exact mode)");
   }
@@ -98,15 +64,10 @@ void PmSampler::evaluate_image(int which, std::size_t count, std::size_t index) 
   std::vector<std::pair<std::uint64_t, std::uint64_t>> times;
   const bool keep_images = !options_.raw_dir.empty() && options_.keep_images;  // else samples.tsv only
   for (std::size_t i = 0; i < count; ++i) {
-    CUpti_PmSampling_CounterData_GetSampleInfo_Params sample{CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE};
-    sample.pPmSamplingObject = sampler_;
-    sample.pCounterDataImage = const_cast<std::uint8_t*>(image.data());
-    sample.counterDataImageSize = image.size();
-    sample.sampleIndex = i;
-    LIMITER_CUPTI_CHECK(cuptiPmSamplingCounterDataGetSampleInfo(&sample));
+    const PmSampleTimes sample = backend_.sample_times(sampler_, image, i);
     PmSample s;
-    s.start_ns = sample.startTimestamp;
-    s.end_ns = sample.endTimestamp;
+    s.start_ns = sample.start_ns;
+    s.end_ns = sample.end_ns;
     s.values = host_->evaluate(image, i, options_.metrics);
     // A hole between two samples: samples the hardware dropped, or records a full image lost;
     // counted in the samples' own length (with 15 metrics the H100 samples every ~100 us when

@@ -6,14 +6,6 @@
 // slot takes ~58 KB; sample times share the Activity clock.
 #include "collect/pm_sampling.hpp"
 
-#include <dlfcn.h>
-#include <link.h>
-
-#include <cupti.h>
-#include <cupti_pmsampling.h>
-#include <cupti_profiler_target.h>
-#include <cupti_target.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -23,7 +15,6 @@
 #include "collect/clock.hpp"
 #include "collect/cupti_check.hpp"
 #include "collect/pm_raw_store.hpp"
-#include "collect/profiler_host.hpp"
 #include "collect/trace.hpp"
 
 namespace limiter::detail {
@@ -41,42 +32,12 @@ std::string interval_fix(std::uint64_t interval_ns) {
 
 }  // namespace
 
-
-namespace {
-
-void set_config(CUpti_PmSampling_Object* sampler, const std::vector<std::uint8_t>& config, const PmSamplerOptions& options) {
-  CUpti_PmSampling_SetConfig_Params set{CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE};
-  set.pPmSamplingObject = sampler;
-  set.configSize = config.size();
-  set.pConfig = config.data();
-  set.hardwareBufferSize = options.hardware_buffer_bytes;
-  set.samplingInterval = options.interval_ns;
-  set.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
-  set.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
-  LIMITER_CUPTI_CHECK(cuptiPmSamplingSetConfig(&set));
-}
-
-void disable(CUpti_PmSampling_Object* sampler) {
-  CUpti_PmSampling_Disable_Params params{CUpti_PmSampling_Disable_Params_STRUCT_SIZE};
-  params.pPmSamplingObject = sampler;
-  cuptiPmSamplingDisable(&params);
-}
-
-CUpti_PmSampling_Object* enable(int device_index) {
-  CUpti_PmSampling_Enable_Params params{CUpti_PmSampling_Enable_Params_STRUCT_SIZE};
-  params.deviceIndex = static_cast<std::size_t>(device_index);
-  LIMITER_CUPTI_CHECK(cuptiPmSamplingEnable(&params));
-  return params.pPmSamplingObject;
-}
-
-}  // namespace
-
-PmSampler::PmSampler(const PmSamplerOptions& options, int device_index, const DeviceDescription& device, SampleSink sink,
-                     std::optional<PmSamplerHostSide> prepared)
-    : options_(options), sink_(std::move(sink)) {
+PmSampler::PmSampler(PmSamplingBackend& backend, const PmSamplerOptions& options, int device_index,
+                     const DeviceDescription& device, SampleSink sink, std::optional<PmSamplerHostSide> prepared)
+    : backend_(backend), options_(options), sink_(std::move(sink)) {
   const auto t0 = Clock::now();
   times_.host_side_ahead = prepared.has_value();
-  if (!prepared) prepared = prepare_pm_sampler_host(options_.metrics, device_index, device.chip);
+  if (!prepared) prepared = prepare_pm_sampler_host(backend_, options_.metrics, device_index, device.chip);
   availability_ = std::move(prepared->availability);
   config_ = std::move(prepared->config);
   host_ = std::move(prepared->host);
@@ -87,26 +48,19 @@ PmSampler::PmSampler(const PmSamplerOptions& options, int device_index, const De
     into = seconds_since(step);
     step = Clock::now();
   };
-  sampler_ = enable(device_index);
+  sampler_ = backend_.enable(device_index);
   lap(times_.enable_s);
   try {
     for (const auto& metric : options_.metrics) metric_names_.push_back(metric.c_str());
-    CUpti_PmSampling_GetCounterDataSize_Params size{CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE};
-    size.pPmSamplingObject = sampler_;
-    size.pMetricNames = metric_names_.data();
-    size.numMetrics = metric_names_.size();
-    size.maxSamples = options_.samples_per_image;
-    LIMITER_CUPTI_CHECK(cuptiPmSamplingGetCounterDataSize(&size));
-    for (auto& image : images_) image.resize(size.counterDataSize);
+    const std::size_t size = backend_.counter_data_size(sampler_, metric_names_, options_.samples_per_image);
+    for (auto& image : images_) image.resize(size);
     reinitialize_image(filling_);
-    set_config(sampler_, config_, options_);
+    backend_.set_config(sampler_, config_, options_.hardware_buffer_bytes, options_.interval_ns);
     lap(times_.set_config_s);
-    CUpti_PmSampling_Start_Params start{CUpti_PmSampling_Start_Params_STRUCT_SIZE};
-    start.pPmSamplingObject = sampler_;
-    LIMITER_CUPTI_CHECK(cuptiPmSamplingStart(&start));
+    backend_.start(sampler_);
     lap(times_.start_s);
   } catch (...) {
-    disable(sampler_);
+    backend_.disable(sampler_);
     throw;
   }
   if (!options_.raw_dir.empty())
@@ -114,7 +68,7 @@ PmSampler::PmSampler(const PmSamplerOptions& options, int device_index, const De
   times_.set_up_s = seconds_since(t0);
   started_at_ = Clock::now();
   LIMITER_TRACE("pm: started: %zu metrics, interval %llu ns, two images of %zu bytes, %s", options_.metrics.size(),
-           static_cast<unsigned long long>(options_.interval_ns), images_[0].size(), cupti_in_use().c_str());
+           static_cast<unsigned long long>(options_.interval_ns), images_[0].size(), backend_.library_text().c_str());
   evaluator_ = std::thread([this] { evaluate_loop(); });
   decoder_ = std::thread([this] { decode_loop(); });
 }
@@ -127,31 +81,16 @@ PmSampler::~PmSampler() {
   }
 }
 
-void PmSampler::reinitialize_image(int which) {
-  CUpti_PmSampling_CounterDataImage_Initialize_Params init{CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE};
-  init.pPmSamplingObject = sampler_;
-  init.counterDataSize = images_[which].size();
-  init.pCounterData = images_[which].data();
-  LIMITER_CUPTI_CHECK(cuptiPmSamplingCounterDataImageInitialize(&init));
-}
+void PmSampler::reinitialize_image(int which) { backend_.initialize_image(sampler_, images_[which]); }
 
 // The decode thread's count of samples in the image it fills, and the last one's end.
 void PmSampler::count_decoded() {
-  auto& image = images_[filling_];
-  CUpti_PmSampling_GetCounterDataInfo_Params info{CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE};
-  info.pCounterDataImage = image.data();
-  info.counterDataImageSize = image.size();
-  LIMITER_CUPTI_CHECK(cuptiPmSamplingGetCounterDataInfo(&info));
-  if (info.numCompletedSamples <= decoded_) return;
-  decoded_total_ += info.numCompletedSamples - decoded_;
-  decoded_ = info.numCompletedSamples;
-  CUpti_PmSampling_CounterData_GetSampleInfo_Params last{CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE};
-  last.pPmSamplingObject = sampler_;
-  last.pCounterDataImage = image.data();
-  last.counterDataImageSize = image.size();
-  last.sampleIndex = decoded_ - 1;
-  LIMITER_CUPTI_CHECK(cuptiPmSamplingCounterDataGetSampleInfo(&last));
-  decoded_end_ns_ = std::max(decoded_end_ns_, static_cast<std::uint64_t>(last.endTimestamp));
+  const auto& image = images_[filling_];
+  const std::size_t completed = backend_.completed_samples(image);
+  if (completed <= decoded_) return;
+  decoded_total_ += completed - decoded_;
+  decoded_ = completed;
+  decoded_end_ns_ = std::max(decoded_end_ns_, backend_.sample_times(sampler_, image, decoded_ - 1).end_ns);
 }
 
 // The filled image goes to the evaluate thread whole (once it has finished the other one), and
@@ -178,8 +117,8 @@ void PmSampler::hand_over() {
 // decode that might not fit starts a fresh image first, from the samples due since the last one.
 bool PmSampler::image_might_fill() const {
   if (decoded_ == 0 || decoded_end_ns_ == 0 || options_.interval_ns == 0) return false;
-  std::uint64_t now = 0;
-  if (cuptiGetTimestamp(&now) != CUPTI_SUCCESS || now <= decoded_end_ns_) return false;
+  const std::uint64_t now = backend_.timestamp();
+  if (now <= decoded_end_ns_) return false;
   const std::uint64_t due = (now - decoded_end_ns_) / options_.interval_ns;
   return decoded_ + due + due / 4 + 16 > options_.samples_per_image;
 }
@@ -187,13 +126,10 @@ bool PmSampler::image_might_fill() const {
 bool PmSampler::decode_once() {
   for (;;) {
     if (image_might_fill()) hand_over();
-    CUpti_PmSampling_DecodeData_Params decode{CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE};
-    decode.pPmSamplingObject = sampler_;
-    decode.pCounterDataImage = images_[filling_].data();
-    decode.counterDataImageSize = images_[filling_].size();
     const auto t0 = Clock::now();
     const std::uint64_t before = decoded_total_;
-    const CUptiResult status = cuptiPmSamplingDecodeData(&decode);
+    const PmDecode decode = backend_.decode(sampler_, images_[filling_]);
+    const CUptiResult status = decode.status;
     times_.decode_s += seconds_since(t0);
     ++times_.decodes;
     if (!decode.overflow && status != CUPTI_SUCCESS && early_failure(status)) {
@@ -215,10 +151,10 @@ bool PmSampler::decode_once() {
     }
     count_decoded();
     if (hardware_stopped_ && (++drain_decodes_ <= 8 || drain_decodes_ % 1000 == 0))
-      LIMITER_TRACE("pm: decode %llu after Stop: stop reason %d, %llu new samples, %zu in the image, %llu in all",
-               static_cast<unsigned long long>(drain_decodes_), static_cast<int>(decode.decodeStopReason),
+      LIMITER_TRACE("pm: decode %llu after Stop: image %s, %llu new samples, %zu in the image, %llu in all",
+               static_cast<unsigned long long>(drain_decodes_), decode.image_full ? "full" : "not full",
                static_cast<unsigned long long>(decoded_total_ - before), decoded_, static_cast<unsigned long long>(decoded_total_));
-    if (decode.decodeStopReason != CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL) return true;
+    if (!decode.image_full) return true;
     if (decoded_total_ == before && decoded_ == 0) {
       // A fresh image reported full without taking a sample: decoding again would do the same.
       fail("CUPTI's PM-sampling decode reported an empty image full; samples after " + std::to_string(decoded_total_) +
@@ -287,7 +223,7 @@ void PmSampler::stop() {
   if (stopped_ || !sampler_) return;
   stopped_ = true;
   LIMITER_TRACE("pm: stop after %llu samples%s", static_cast<unsigned long long>(samples_.load()), failed_ ? " (failed)" : "");
-  cuptiGetTimestamp(&stopped_at_ns_);
+  stopped_at_ns_ = backend_.timestamp();
   // Drained while the sampler still runs (a decode right after Start failed on the H100: the
   // first records take a moment), then stopped; what arrives after the drain is at most a few
   // samples, and failing to decode them is not worth an error.
@@ -307,9 +243,7 @@ void PmSampler::stop() {
       fail(std::string("the last PM samples could not be decoded: ") + e.what());
     }
   }
-  CUpti_PmSampling_Stop_Params stop{CUpti_PmSampling_Stop_Params_STRUCT_SIZE};
-  stop.pPmSamplingObject = sampler_;
-  const CUptiResult stop_status = cuptiPmSamplingStop(&stop);
+  const CUptiResult stop_status = backend_.stop(sampler_);
   if (!failed_ && stop_status == CUPTI_SUCCESS) {
     hardware_stopped_ = true;
     drain_started_ = Clock::now();
@@ -348,7 +282,7 @@ void PmSampler::stop() {
     new std::vector<std::string>(std::move(options_.metrics));  // keep their buffers when moved whole
     return;
   }
-  disable(sampler_);
+  backend_.disable(sampler_);
   LIMITER_TRACE("pm: disabled");
 }
 

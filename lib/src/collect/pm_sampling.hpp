@@ -19,13 +19,10 @@
 #include <thread>
 #include <vector>
 
+#include "collect/pm_sampling_backend.hpp"
 #include "limiter/sampling.hpp"
 
-struct CUpti_PmSampling_Object;
-
 namespace limiter::detail {
-
-class ProfilerHost;
 
 struct PmSamplerOptions {
   std::vector<std::string> metrics;           // one pass (sampling_plan_metrics())
@@ -42,11 +39,11 @@ struct PmSamplerOptions {
 // budgets prepares it while the exact phase runs, so that only the device side falls on the app.
 struct PmSamplerHostSide {
   std::vector<std::uint8_t> availability, config;
-  std::shared_ptr<ProfilerHost> host;
+  std::shared_ptr<PmSampleHost> host;
   double prepare_s = 0;
 };
-PmSamplerHostSide prepare_pm_sampler_host(const std::vector<std::string>& metrics, int device_index,
-                                          const std::string& chip);
+PmSamplerHostSide prepare_pm_sampler_host(PmSamplingBackend& backend, const std::vector<std::string>& metrics,
+                                          int device_index, const std::string& chip);
 
 // Time spent by the decode thread (limiter run --timing), and the set-up's parts.
 struct PmSamplerTimes {
@@ -58,17 +55,14 @@ struct PmSamplerTimes {
   std::uint64_t early_retries = 0;  // decodes that failed before the first records, tried again
 };
 
-// The libcupti this process uses (its path and API version), for diagnostics.
-std::string cupti_in_use();
-
 class PmSampler {
  public:
   using SampleSink = std::function<void(std::vector<PmSample>&&)>;  // from the decode thread
 
-  // Enables, configures and starts sampling on DEVICE_INDEX, with the host side PREPARED ahead
-  // (else prepared here). Throws SystemError naming the fix.
-  PmSampler(const PmSamplerOptions& options, int device_index, const DeviceDescription& device, SampleSink sink,
-            std::optional<PmSamplerHostSide> prepared = std::nullopt);
+  // Enables, configures and starts sampling on DEVICE_INDEX through BACKEND, with the host side
+  // PREPARED ahead (else prepared here). Throws SystemError naming the fix.
+  PmSampler(PmSamplingBackend& backend, const PmSamplerOptions& options, int device_index,
+            const DeviceDescription& device, SampleSink sink, std::optional<PmSamplerHostSide> prepared = std::nullopt);
   ~PmSampler();
   PmSampler(const PmSampler&) = delete;
   PmSampler& operator=(const PmSampler&) = delete;
@@ -93,12 +87,13 @@ class PmSampler {
   void evaluate_image(int which, std::size_t count, std::size_t index);
   void fail(std::string message);
 
+  PmSamplingBackend& backend_;
   PmSamplerOptions options_;
   SampleSink sink_;
   std::vector<std::uint8_t> availability_, config_;  // CUPTI reads them until Disable: before host_
   std::vector<const char*> metric_names_;             // likewise (into options_.metrics)
-  std::shared_ptr<ProfilerHost> host_;
-  CUpti_PmSampling_Object* sampler_ = nullptr;
+  std::shared_ptr<PmSampleHost> host_;
+  PmSamplingObject* sampler_ = nullptr;
   // Two counter-data images: the decode thread fills one while the evaluate thread reads the
   // other. Decoding (~40-50 us a sample on an H100) and evaluating (~35-45 us) on one thread fell
   // behind the ~100-160 us samples of a 100 us interval.

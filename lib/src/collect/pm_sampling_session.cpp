@@ -1,12 +1,6 @@
 // The PM-sampling session (pm_sampling_session.hpp).
 #include "collect/pm_sampling_session.hpp"
 
-#include <cupti.h>
-#include <dlfcn.h>
-
-#include <cupti_profiler_target.h>
-#include <cupti_target.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -15,8 +9,6 @@
 
 #include "collect/clock.hpp"
 #include "collect/cupti_check.hpp"
-#include "collect/device_description.hpp"
-#include "collect/driver_api.hpp"
 #include "collect/pm_raw_store.hpp"
 #include "collect/trace.hpp"
 
@@ -32,9 +24,11 @@ constexpr std::uint64_t kRecordLagNs = 2'000'000'000;
 
 }  // namespace
 
-PmSamplingSession::PmSamplingSession(const CollectorOptions& options, const LaunchSink* sink, SamplingRole role)
+PmSamplingSession::PmSamplingSession(const CollectorOptions& options, const LaunchSink* sink, SamplingRole role,
+                                     PmSamplingBackend& backend)
     : options_(options),
       sink_(sink),
+      backend_(backend),
       // After the exact phase, --metrics chose its counters; the sampler keeps its one-pass plan.
       metrics_(options.metrics.empty() || role == SamplingRole::after_exact ? sampling_plan_metrics() : options.metrics),
       role_(role),
@@ -42,12 +36,8 @@ PmSamplingSession::PmSamplingSession(const CollectorOptions& options, const Laun
   const auto issued = std::find(metrics_.begin(), metrics_.end(), "smsp__inst_issued.sum");
   if (issued != metrics_.end()) issued_index_ = static_cast<std::size_t>(issued - metrics_.begin());
   else sm_work_seen_ = true;  // a metric list without it: not checked
-  // libcupti loads libnvperf_host (sample evaluation) at its first use, at the first launch:
-  // later than the injection's exit handler, so at exit its static destructors ran first and
-  // the last decode used a torn-down library (heap corruption, hangs on the H100). Loaded now,
-  // it is torn down after the handler; libcupti's own load then finds this copy.
-  if (!dlopen("libnvperf_host.so", RTLD_NOW | RTLD_LOCAL))
-    std::fprintf(stderr, "limiter: libnvperf_host.so not loaded ahead (%s); CUPTI loads it later\n", dlerror());
+  // Loaded before the injection's exit handler is registered, so torn down after it.
+  backend_.preload_evaluator();
   if (options_.always_active) active_depth_ = 1;
   if (role_ != SamplingRole::alone) {
     began_ = role_ == SamplingRole::before_exact;
@@ -56,7 +46,7 @@ PmSamplingSession::PmSamplingSession(const CollectorOptions& options, const Laun
   began_ = true;
   // Kernel records from the start, before any context exists (as the H100 probe that worked did);
   // kernels before the first sampled launch find no samples and are dropped by the attributor.
-  activity_ = std::make_unique<ActivityTimestamps>([this](KernelSpan&& span) { on_kernel(std::move(span)); });
+  activity_ = backend_.kernel_timestamps([this](KernelSpan&& span) { on_kernel(std::move(span)); });
 }
 
 void PmSamplingSession::begin_after(RunRecord before, bool follows) {
@@ -93,8 +83,8 @@ void PmSamplingSession::prepare_ahead(int device_index, const std::string& chip)
   host_side_device_ = device_index;
   // The device side (Enable, SetConfig) cannot go ahead: SetConfig fails with
   // CUPTI_ERROR_HARDWARE_BUSY while the range profiler is enabled (H100, 2026-11-25).
-  host_side_ahead_ = std::async(std::launch::async, [metrics = metrics_, device_index, chip] {
-    return prepare_pm_sampler_host(metrics, device_index, chip);
+  host_side_ahead_ = std::async(std::launch::async, [&backend = backend_, metrics = metrics_, device_index, chip] {
+    return prepare_pm_sampler_host(backend, metrics, device_index, chip);
   });
 }
 
@@ -122,7 +112,7 @@ void PmSamplingSession::on_launch(const LaunchCall& call) {
     // that run meanwhile are timed (their launches and time count) but have no samples.
     try {
       const auto t0 = Clock::now();
-      if (!activity_) activity_ = std::make_unique<ActivityTimestamps>([this](KernelSpan&& span) { on_kernel(std::move(span)); });
+      if (!activity_) activity_ = backend_.kernel_timestamps([this](KernelSpan&& span) { on_kernel(std::move(span)); });
       activity_enable_s_ = seconds_since(t0);
     } catch (const std::exception& e) {
       start_failed_ = true;
@@ -176,18 +166,10 @@ void PmSamplingSession::on_context_destroy(CUcontext context) {
 
 void PmSamplingSession::start_sampling(CUcontext context) {
   sampled_context_ = context;
-  const DriverApi& cu = driver_api();
-  // The profiler first, then the chip name (the order CUPTI's PM-sampling sample and the probe use).
-  CUpti_Profiler_Initialize_Params init{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
-  LIMITER_CUPTI_CHECK(cuptiProfilerInitialize(&init));
-  CUdevice device = 0;
-  if (context) cu.ctx_push_current(context);
-  const CUresult got = cu.ctx_get_device(&device);
-  if (context) cu.ctx_pop_current(&context);
-  if (got != CUDA_SUCCESS) throw SystemError("no device for the first launch's context: " + driver_error_name(got));
+  const int device = backend_.device_of(context);
   {
     std::lock_guard lock(mutex_);
-    device_ = describe_device(device);
+    device_ = backend_.describe(device);
     device_id_ = static_cast<std::uint32_t>(device);
   }
   const PmSamplerOptions sampler = sampler_options();
@@ -195,12 +177,12 @@ void PmSamplingSession::start_sampling(CUcontext context) {
   if (host_side_ahead_.valid()) {
     try {
       PmSamplerHostSide ahead = host_side_ahead_.get();
-      if (host_side_device_ == static_cast<int>(device)) prepared = std::move(ahead);
+      if (host_side_device_ == device) prepared = std::move(ahead);
     } catch (const std::exception& e) {  // prepared again on this thread, where a failure stops sampling
       std::fprintf(stderr, "limiter: PM sampling's set-up ahead failed (%s); done again now\n", e.what());
     }
   }
-  sampler_ = std::make_unique<PmSampler>(sampler, static_cast<int>(device), device_,
+  sampler_ = std::make_unique<PmSampler>(backend_, sampler, device, device_,
                                          [this](std::vector<PmSample>&& samples) { on_samples(std::move(samples)); },
                                          std::move(prepared));
 }
@@ -261,8 +243,7 @@ void PmSamplingSession::on_samples(std::vector<PmSample>&& samples) {
   if (!advance || !activity_) return;
   // The kernels that ended by now reach the attributor (outside our lock: the flush calls on_kernel).
   // A plain flush: a forced one while kernels run hands back buffers CUPTI is still writing.
-  std::uint64_t now_ns = 0;
-  cuptiGetTimestamp(&now_ns);
+  const std::uint64_t now_ns = backend_.timestamp();
   activity_->flush(/*forced=*/false);
   {
     std::lock_guard lock(mutex_);
@@ -391,7 +372,7 @@ std::string PmSamplingSession::timings() const {
                 static_cast<unsigned long long>(activity_ ? activity_->kernels() : 0), t.decode_s / samples * 1e6,
                 t.evaluate_s / samples * 1e6, static_cast<unsigned long long>(t.decodes),
                 static_cast<unsigned long long>(t.early_retries), static_cast<unsigned long long>(t.images));
-  return text + ("libcupti " + cupti_in_use() + "\n");
+  return text + ("libcupti " + backend_.library_text() + "\n");
 }
 
 }  // namespace limiter::detail

@@ -19,9 +19,9 @@
 #include <thread>
 #include <vector>
 
-#include "collect/activity_timestamps.hpp"
 #include "collect/collector_internal.hpp"
 #include "collect/pm_sampling.hpp"
+#include "collect/pm_sampling_backend.hpp"
 #include "collect/session.hpp"
 #include "limiter/collector.hpp"
 #include "limiter/sampling.hpp"
@@ -39,8 +39,9 @@ enum class SamplingRole : std::uint8_t {
 class PmSamplingSession final : public Session {
  public:
   // SINK's on_snapshot (if set, also later) gets the aggregates so far about once a second: the
-  // injection keeps them on disk.
-  PmSamplingSession(const CollectorOptions& options, const LaunchSink* sink, SamplingRole role);
+  // injection keeps them on disk. Every CUPTI and driver call goes through BACKEND.
+  PmSamplingSession(const CollectorOptions& options, const LaunchSink* sink, SamplingRole role,
+                    PmSamplingBackend& backend);
   ~PmSamplingSession() override;
   PmSamplingSession(const PmSamplingSession&) = delete;
   PmSamplingSession& operator=(const PmSamplingSession&) = delete;
@@ -90,9 +91,10 @@ class PmSamplingSession final : public Session {
 
   CollectorOptions options_;
   const LaunchSink* sink_;
+  PmSamplingBackend& backend_;
   std::vector<std::string> metrics_;
   SamplingRole role_;
-  std::unique_ptr<ActivityTimestamps> activity_;
+  std::unique_ptr<KernelTimestamps> activity_;
   std::unique_ptr<PmSampler> sampler_;  // set once, under start_mutex_; others read it once sampler_ready_
   std::atomic<bool> sampler_ready_{false};
   std::thread starter_;  // after budgets: start_in_background()

@@ -1,0 +1,105 @@
+// --sampling --exact-undecided K as the orchestrator runs it (phases.hpp), on fakes of both
+// CUPTI seams: the PM-sampling phase ends after N launches, its record goes to the exact phase,
+// and the kernels its samples left undecided are profiled exactly, K launches each, and join
+// their aggregates.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+
+#include "collect/nvtx_tracker.hpp"
+#include "collect/phases.hpp"
+#include "collect/pm_sampling_session.hpp"
+#include "collect/range_session.hpp"
+#include "fake_pm_sampling_backend.hpp"
+#include "fake_range_backend.hpp"
+#include "wait_until.hpp"
+
+namespace limiter {
+namespace {
+
+const CUcontext kContext = reinterpret_cast<CUcontext>(0x10);
+
+struct SamplingThenExact {
+  SamplingThenExact() {
+    char pattern[] = "/tmp/limiter-sampling-then-exact-XXXXXX";
+    lock_dir = mkdtemp(pattern);
+    CollectorOptions options;
+    options.sampling = true;
+    options.always_active = true;
+    options.metrics = {"smsp__inst_issued.sum", "sm__cycles_elapsed.avg"};
+    options.sampling_interval_ns = 100;
+    options.sampling_phase_launches = 2;
+    options.exact_undecided_count = 2;
+    options.lock_dir = lock_dir;
+    CollectorOptions exact = options;  // as phases.cpp makes it
+    exact.sampling = false;
+    exact.keep_launches = true;
+    exact.per_kernel_count = options.exact_undecided_count;
+    std::vector<std::unique_ptr<detail::Session>> list;
+    list.push_back(std::make_unique<detail::PmSamplingSession>(options, nullptr, detail::SamplingRole::before_exact, pm));
+    list.push_back(std::make_unique<detail::RangeSession>(
+        exact, std::vector<std::string>{"gpu__time_duration.sum", "fake__range_index"}, range, nvtx, nullptr));
+    phases = std::make_unique<detail::Phases>(std::move(list));
+  }
+  ~SamplingThenExact() { std::filesystem::remove_all(lock_dir); }
+
+  // A launch as the orchestrator hands it on: the phase switched first if it is over.
+  void launch(const char* kernel) {
+    if (!phases->last() && phases->current().phase_over()) phases->advance();
+    detail::LaunchCall call;
+    call.context = kContext;
+    call.function = reinterpret_cast<CUfunction>(std::hash<std::string>{}(kernel) | 1);
+    call.symbol_name = kernel;
+    call.grid = {132, 1, 1};
+    call.block = {256, 1, 1};
+    phases->current().on_launch(call);
+    range.run_kernel(kContext);
+    phases->current().on_launch_exit(call);
+  }
+
+  std::string lock_dir;
+  test::FakePmSamplingBackend pm;
+  test::FakeRangeBackend range;
+  detail::NvtxTracker nvtx;
+  std::unique_ptr<detail::Phases> phases;
+};
+
+KernelSpan span(const char* name, std::uint64_t start, std::uint64_t end) {
+  KernelSpan s;
+  s.start_ns = start;
+  s.end_ns = end;
+  s.launch.name = s.launch.mangled_name = name;
+  s.launch.grid = {132, 1, 1};
+  s.launch.block = {256, 1, 1};
+  s.launch.device = 0;
+  return s;
+}
+
+TEST(SamplingThenExact, TheUndecidedKernelsOfTheSamplingPhaseAreProfiledExactlyNext) {
+  SamplingThenExact run;
+  run.launch("alpha");
+  ASSERT_TRUE(test::wait_until([&] { return run.pm.starts > 0; }));  // started beside the app
+  run.pm.run_kernel(span("alpha", 0, 100));
+  run.pm.take_sample(0, 100, {1000, 100});
+  run.launch("alpha");
+  EXPECT_EQ(run.range.enables, 0);  // no range profiler beside the sampler
+  for (int i = 0; i < 4; ++i) run.launch("alpha");
+  EXPECT_EQ(run.phases->index(), 1u);
+  EXPECT_EQ(run.pm.disables, 1);  // the sampler gone before the range profiler came
+  run.phases->current().flush();
+  const RunRecord record = run.phases->finish();
+  EXPECT_EQ(run.range.enables, 1);
+  EXPECT_EQ(record.source, "cupti-pm-sampling");
+  EXPECT_EQ(record.launches_seen, 6u);  // 2 sampled, 4 in the exact phase
+  ASSERT_TRUE(record.sampling);
+  EXPECT_TRUE(record.sampling->exact_after_sampling);
+  ASSERT_EQ(record.launches.size(), 1u);  // one sample cannot judge alpha: 2 launches exactly
+  ASSERT_TRUE(record.launches[0].sampled);
+  EXPECT_EQ(record.launches[0].sampled->exact_launches, 2u);
+  ASSERT_EQ(record.kernels_seen.size(), 1u);
+  EXPECT_EQ(record.kernels_seen[0].launches, 5u);  // the 4 exact-phase launches and the sampled one
+}
+
+}  // namespace
+}  // namespace limiter
