@@ -4,6 +4,7 @@
 // the seeds' advice. Formulas and thresholds: ../shared/reference/METHOD.md §3, §4, §6.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "limiter/device_spec.hpp"
 #include "limiter/occupancy.hpp"
 #include "limiter/record.hpp"
+#include "limiter/stall_analysis.hpp"
 
 namespace limiter {
 
@@ -48,6 +50,7 @@ struct AnalysisOptions {
   // the numbers and the verdict are computed (a fifth of the time): a summary of millions of
   // launches explains each group's longest launch again, with it on (SummaryBuilder).
   bool explain = true;
+  StallThresholds stalls;  // which stall reasons are dominant (stall_analysis.hpp)
 };
 
 // One number the verdict used, with how it was obtained.
@@ -130,6 +133,9 @@ struct KernelAnalysis {
   bool too_few_samples = false;    // sampled, and the support is below the thresholds: no verdict
   std::vector<Evidence> evidence;
   std::vector<std::string> advice;
+  // Why it waits, when the record has PC samples of the kernel (by name; shared by its launches).
+  // Its dominant reasons' advice is in `advice`: first for a latency-limited kernel, else last.
+  std::shared_ptr<const KernelStallAnalysis> stalls;
   // Nsight Compute's own SOL percentages and the verdict its SOLBottleneck rule implies,
   // when the record came from ncu: a cross-check, never an input to our verdict.
   std::optional<double> ncu_sm_throughput;
@@ -150,6 +156,7 @@ struct RunAnalysis {
   std::vector<KernelSeen> kernels_seen;  // from the record: per kernel and configuration (budgets)
   std::string host;                     // from the record: where the process ran
   std::optional<RankInfo> rank;         // from the record: its rank in a job
+  std::optional<StallSampling> stall_sampling;  // from the record: how its PC samples were taken
   std::vector<KernelAnalysis> kernels;  // launch order
 };
 

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "limiter/stalls.hpp"
 #include "limiter/timeline.hpp"
 
 namespace limiter {
@@ -189,6 +190,9 @@ struct RunRecord {
   // The activity timeline of the profiled window (timeline.hpp): the program verdict and the
   // Perfetto export read it. Unset in records before it and in imported ones.
   std::optional<Timeline> timeline;
+  // PC sampling's stall reasons and hot PCs per kernel (stalls.hpp, `limiter run --stalls`): why
+  // a latency-limited kernel waits. Unset in records without it.
+  std::optional<StallInfo> stalls;
   std::vector<KernelLaunch> launches;
   friend bool operator==(const RunRecord&, const RunRecord&) = default;
   std::uint64_t missed_launches() const {

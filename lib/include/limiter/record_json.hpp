@@ -45,6 +45,11 @@ void append_timeline_events(const nlohmann::json& events, Timeline& timeline);  
 // As a record holds it: the window, then an event per line.
 void write_timeline_json(const Timeline& timeline, std::ostream& out);
 
+// PC sampling's stalls (stalls.hpp; stalls_json.cpp), the record's "stalls". Reading throws
+// InputError naming the field by its path ("stalls.kernels[1].hot_pcs[0]: ...").
+nlohmann::ordered_json stalls_json(const StallInfo& stalls);
+StallInfo stalls_from(const nlohmann::json& json);
+
 // A run being written by a profiled process, one line per completed launch, flushed as it
 // goes: a header line (device, command line), then launch_json lines, with status lines
 // among them (the launches missed so far; how the process ended). If the process dies,
@@ -62,9 +67,10 @@ RunRecord read_partial_run(const std::string& path);
 // stays flat however many launches it holds. ENDED_IF_UNKNOWN is recorded when the partial
 // file does not say how its process ended. TIMELINE (the collector's whole timeline, at a
 // normal exit) replaces the chunks' events. Launches without times whose kernel event names
-// them (launch_sequence) get its start_ns, end_ns and duration_source "activity". Returns the number
-// of launches written.
+// them (launch_sequence) get its start_ns, end_ns and duration_source "activity". STALLS (PC
+// sampling's, at a normal exit) become the record's "stalls". Returns the number of launches written.
 std::size_t finish_partial_run(const std::string& partial, const std::string& output,
-                               const std::string& ended_if_unknown = "", const Timeline* timeline = nullptr);
+                               const std::string& ended_if_unknown = "", const Timeline* timeline = nullptr,
+                               const StallInfo* stalls = nullptr);
 
 }  // namespace limiter

@@ -3,6 +3,7 @@
 // (same name and launch configuration) grouped, the run's time split by verdict, and a
 // "what to fix first" list. Plain structs computed here; the renderers only print them.
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,6 +44,7 @@ struct KernelGroup {
   std::optional<double> time_share;         // of the run's total time
   VerdictCounts verdicts;
   std::optional<Verdict> main_verdict;      // the verdict of most of the group's time
+  std::shared_ptr<const KernelStallAnalysis> stalls;  // its PC samples by stall reason, when recorded
   std::size_t launches() const { return launch_indices.size(); }
 };
 

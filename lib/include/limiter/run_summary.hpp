@@ -56,6 +56,8 @@ struct KernelSummary {
   // Means over the launches that have the value, weighted by time (by count when untimed).
   std::optional<double> issue, l2, dram, memory, compute, lmem_l2_share, lmem_instruction_share, occupancy;
   bool lmem_l2_share_is_upper_bound = false;
+  // Why the kernel waits (its PC samples by stall reason, stall_analysis.hpp), when the record has them.
+  std::shared_ptr<const KernelStallAnalysis> stalls;
   KernelAnalysis longest;                     // the longest launch: its reason, evidence and advice
   std::optional<std::size_t> fix_first_rank;  // 1-based, when listed in "what to fix first"
   bool verdicts_differ() const { return verdicts.of(main_verdict) != launches; }

@@ -1,6 +1,7 @@
 // The founding documents' advice, chosen by verdict and LMEM shares (seed 001: "bandwidth-
 // limited codes: LMEM L1 miss impact on the memory bus; arithmetic-limited codes: LMEM
-// instruction count"; seed 000: occupancy limits and launch bounds; seed 003: the tail).
+// instruction count"; seed 000: occupancy limits and launch bounds; seed 003: the tail), and
+// the advice of the kernel's dominant stall reasons (stall_advice.cpp).
 #include "analysis/analysis_steps.hpp"
 #include "limiter/format.hpp"
 
@@ -134,6 +135,10 @@ std::vector<std::string> advise(const KernelAnalysis& kernel, const Thresholds& 
   } else {
     latency_advice(kernel, thresholds, advice);
   }
+  // The samples name a latency-limited kernel's cause better than its counters: first.
+  const auto stalls = stall_advice(kernel);
+  const bool first = kernel.verdict && *kernel.verdict == Verdict::latency;
+  advice.insert(first ? advice.begin() : advice.end(), stalls.begin(), stalls.end());
   return advice;
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// The steps of analyze_run, one file each: utilisations, LMEM shares, advice.
+// The steps of analyze_run, one file each: utilisations, LMEM shares, advice, stall advice.
 #include <string>
 #include <vector>
 
@@ -14,8 +14,12 @@ Utilization compute_utilization(const KernelLaunch& launch, const DeviceDescript
 
 LmemAnalysis compute_lmem(const KernelLaunch& launch, const DeviceDescription& device, CounterModel model);
 
-// The seeds' advice for the kernel's verdict, LMEM shares and latency causes.
+// The seeds' advice for the kernel's verdict, LMEM shares, latency causes and stall reasons.
 std::vector<std::string> advise(const KernelAnalysis& kernel, const Thresholds& thresholds);
+
+// The advice keyed to the kernel's dominant stall reasons (none without stalls); advise() puts
+// it first for a latency-limited kernel, else last.
+std::vector<std::string> stall_advice(const KernelAnalysis& kernel);
 
 // The peaks to use for a run: counters in the record win over the GPU spec table.
 PeakSet choose_peaks(const RunRecord& run, PeakKind kind);

@@ -363,6 +363,8 @@ RunAnalysis analyze_run(const RunRecord& run, const AnalysisOptions& options) {
   result.thresholds = options.thresholds;
   const PeakSet peaks = detail::choose_peaks(run, options.peaks);
   result.peaks_origin = peaks.origin;
+  const StallIndex stalls = run.stalls ? StallIndex(*run.stalls, options.stalls) : StallIndex();
+  if (run.stalls) result.stall_sampling = stall_sampling_of(*run.stalls);
 
   result.kernels.reserve(run.launches.size());
   for (const auto& launch : run.launches) {
@@ -390,6 +392,7 @@ RunAnalysis analyze_run(const RunRecord& run, const AnalysisOptions& options) {
       kernel.ncu_verdict = ncu_sol_verdict(*kernel.ncu_sm_throughput, *kernel.ncu_memory_throughput,
                                            launch.counter(c::ncu_waves_per_sm).value_or(1.0));
     }
+    kernel.stalls = stalls.of(kernel.name);
     if (options.explain) kernel.advice = detail::advise(kernel, options.thresholds);
     result.kernels.push_back(std::move(kernel));
   }

@@ -91,6 +91,7 @@ std::vector<KernelGroup> group_launches(const RunAnalysis& analysis) {
       group->name = kernel.name;
       group->grid = kernel.grid;
       group->block = kernel.block;
+      group->stalls = kernel.stalls;
     }
     group->launch_indices.push_back(index);
     group->durations.add(kernel.duration_ns);

@@ -1,6 +1,8 @@
 #pragma once
-// Small helpers shared by the record's JSON files: optionals in and out, [x, y, z].
+// Small helpers shared by the record's JSON files: optionals in and out, counts, [x, y, z].
+#include <cstdint>
 #include <optional>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -26,6 +28,21 @@ std::optional<T> get_optional(const nlohmann::json& in, const char* key) {
   auto it = in.find(key);
   if (it == in.end() || it->is_null()) return std::nullopt;
   return it->get<T>();
+}
+
+// A whole number >= 0 at KEY, at most MAX; empty when absent or null (REQUIRED: an error). The
+// type named in the user's words, and no float or negative number cast out of range.
+inline std::optional<std::uint64_t> count_field(const nlohmann::json& in, const char* key, bool required,
+                                                std::uint64_t max = UINT64_MAX) {
+  const auto it = in.find(key);
+  if (it == in.end() || it->is_null()) {
+    if (required) throw InputError(std::string("no \"") + key + "\"");
+    return std::nullopt;
+  }
+  if (!it->is_number_unsigned() || it->get<std::uint64_t>() > max)
+    throw InputError(std::string("\"") + key + "\" must be a whole number from 0 to " + std::to_string(max) +
+                     ", not " + (it->is_number() ? it->dump() : std::string("a ") + it->type_name()));
+  return it->get<std::uint64_t>();
 }
 
 inline nlohmann::ordered_json dim3_json(const Dim3& d) { return nlohmann::ordered_json::array({d.x, d.y, d.z}); }

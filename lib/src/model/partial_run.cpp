@@ -131,7 +131,7 @@ std::string with_kernel_times(const std::string& line,
 }  // namespace
 
 std::size_t finish_partial_run(const std::string& partial, const std::string& output, const std::string& ended_if_unknown,
-                               const Timeline* timeline) {
+                               const Timeline* timeline, const StallInfo* stalls) {
   std::ifstream in;
   ordered_json header;
   RunRecord status = open_partial_run(in, partial, header);
@@ -168,7 +168,7 @@ std::size_t finish_partial_run(const std::string& partial, const std::string& ou
   std::getline(in, line);  // the header line, already read
   std::size_t count = 0;
   write_file_atomically(output, [&](std::ostream& out) {
-    detail::write_line_layout_head(out, header, status.timeline ? &*status.timeline : nullptr);
+    detail::write_line_layout_head(out, header, status.timeline ? &*status.timeline : nullptr, stalls);
     while (std::getline(in, line)) {
       if (line.starts_with(kStatusPrefix) || line.starts_with(kTimelinePrefix)) continue;
       if (!json::accept(line)) break;  // the torn last line of a process that died mid-write

@@ -1,4 +1,4 @@
-// A run record as JSON: its fields, its timeline and its launches, read from a DOM and
+// A run record as JSON: its fields, its timeline, its stalls and its launches, read from a DOM and
 // written in the line layout (the run's fields indented, the timeline's events and the launches
 // one per line).
 #include <cctype>
@@ -47,7 +47,8 @@ ordered_json run_fields_json(const RunRecord& run) {
 // per line, then a launch per line, which editors, grep and diff show whole (the reader takes any
 // layout alike: record_stream.hpp). The timeline comes before the launches so that a streaming
 // reader has it with the run's other fields.
-void write_line_layout_head(std::ostream& out, const ordered_json& fields, const Timeline* timeline) {
+void write_line_layout_head(std::ostream& out, const ordered_json& fields, const Timeline* timeline,
+                            const StallInfo* stalls) {
   std::string head = json_text(fields, 1);
   head.resize(head.rfind('}'));  // reopened: the timeline and the launches follow
   while (!head.empty() && std::isspace(static_cast<unsigned char>(head.back()))) head.pop_back();
@@ -56,6 +57,7 @@ void write_line_layout_head(std::ostream& out, const ordered_json& fields, const
     out << ",\n \"timeline\": ";
     write_timeline_json(*timeline, out);
   }
+  if (stalls) out << ",\n \"stalls\": " << json_text(stalls_json(*stalls));
   out << ",\n \"launches\": [";
 }
 
@@ -66,6 +68,7 @@ ordered_json to_json(const RunRecord& run) {
   ordered_json launches = ordered_json::array();
   for (const auto& launch : run.launches) launches.push_back(launch_json(launch));
   if (run.timeline) out["timeline"] = timeline_json(*run.timeline);  // before the launches, as written
+  if (run.stalls) out["stalls"] = stalls_json(*run.stalls);
   out["launches"] = std::move(launches);
   return out;
 }
@@ -99,6 +102,7 @@ RunRecord run_from_json(const json& in, const std::string& origin) {
     if (auto seen = in.find("kernels_seen"); seen != in.end()) run.kernels_seen = kernels_seen_from(*seen);
     if (auto timeline = in.find("timeline"); timeline != in.end() && !timeline->is_null())
       run.timeline = timeline_from(*timeline);
+    if (auto stalls = in.find("stalls"); stalls != in.end() && !stalls->is_null()) run.stalls = stalls_from(*stalls);
     std::size_t index = 0;
     for (const auto& launch : in.at("launches")) {
       try {
@@ -119,7 +123,8 @@ RunRecord run_from_json(const json& in, const std::string& origin) {
 }
 
 void write_run_json(const RunRecord& run, std::ostream& out) {
-  detail::write_line_layout_head(out, detail::run_fields_json(run), run.timeline ? &*run.timeline : nullptr);
+  detail::write_line_layout_head(out, detail::run_fields_json(run), run.timeline ? &*run.timeline : nullptr,
+                                 run.stalls ? &*run.stalls : nullptr);
   for (std::size_t i = 0; i < run.launches.size(); ++i)
     out << detail::line_layout_separator(i) << json_text(launch_json(run.launches[i]));
   out << detail::kLineLayoutEnd;

@@ -73,20 +73,7 @@ ordered_json timeline_event_json(const TimelineEvent& e) {
 
 namespace {
 
-// A whole number >= 0 at KEY, at most MAX; empty when absent or null (REQUIRED: an error). The
-// type named in the user's words, and no float or negative number cast out of range.
-std::optional<std::uint64_t> count_field(const json& in, const char* key, bool required,
-                                         std::uint64_t max = UINT64_MAX) {
-  const auto it = in.find(key);
-  if (it == in.end() || it->is_null()) {
-    if (required) throw InputError(std::string("no \"") + key + "\"");
-    return std::nullopt;
-  }
-  if (!it->is_number_unsigned() || it->get<std::uint64_t>() > max)
-    throw InputError(std::string("\"") + key + "\" must be a whole number from 0 to " + std::to_string(max) +
-                     ", not " + (it->is_number() ? it->dump() : std::string("a ") + it->type_name()));
-  return it->get<std::uint64_t>();
-}
+using detail::count_field;
 
 // The event, or nothing for a kind this version does not know (a newer collector's: skipped,
 // so an older limiter still reads the rest).

@@ -127,6 +127,7 @@ void SummaryBuilder::start(const RunAnalysis& run) {
   summary_.run.kernels_seen = run.kernels_seen;
   summary_.run.host = run.host;
   summary_.run.rank = run.rank;
+  summary_.run.stall_sampling = run.stall_sampling;
 }
 
 bool SummaryBuilder::selected(const std::string& name) {
@@ -190,6 +191,7 @@ void SummaryBuilder::add(KernelAnalysis&& launch, const std::string& mangled_nam
   a.lmem_instructions.add(launch.lmem.instruction_share, duration);
   if (launch.occupancy.theoretical) a.occupancy.add(launch.occupancy.theoretical->occupancy, duration);
   group.lmem_l2_share_is_upper_bound = group.lmem_l2_share_is_upper_bound || launch.lmem.l2_share_is_upper_bound;
+  if (!group.stalls) group.stalls = launch.stalls;  // by name: every launch of the group has the same
 
   note_if_longest(launch);
   const bool longest = group.launches == 1 || launch.duration_ns.value_or(-1) > group.longest.duration_ns.value_or(-1);
