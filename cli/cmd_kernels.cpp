@@ -12,7 +12,9 @@
 #include "limiter/analysis.hpp"
 #include "limiter/error.hpp"
 #include "limiter/kernels/catalog.hpp"
+#include "limiter/kernels/programs.hpp"
 #include "limiter/kernels/progress.hpp"
+#include "limiter/kernels/stall_check.hpp"
 #include "limiter/kernels/results.hpp"
 #include "limiter/record_json.hpp"
 #include "limiter/reports.hpp"
@@ -33,7 +35,14 @@ const char* const kUsage =
     "is each launch's limiter__time_unprofiled_ns), prints the limiter report and one results table per\n"
     "family. Exit code 1 when a kernel gives a wrong result. Without a GPU it shows the committed\n"
     "recording instead, and writes it to FILE when -o is given. --list shows the catalog: each\n"
-    "kernel's intended verdict and the seed's claim.";
+    "kernel's intended verdict and stall and the seed's claim. Kernels with an intended stall (ncu's\n"
+    "Warp State names: long_scoreboard, barrier, wait, ...) are checked against the dominant reason\n"
+    "PC sampling found when the record has stall data; otherwise the table says \"no stall data\".\n\n"
+    "--programs runs the five known-answer programs of the program verdict instead (launch-, GPU-,\n"
+    "sync-, copy- and host-bound), each in a process of its own under the activity timeline (as\n"
+    "`limiter run --trace` records it), and checks that the program verdict is the intended one;\n"
+    "-o then names the folder for their run records (default limiter_programs). Exit code 1 when a\n"
+    "program's verdict or output is not the intended one.";
 
 struct KernelsRequest {
   bool list = false;
@@ -47,6 +56,8 @@ struct KernelsRequest {
   int warmup = 2;
   std::string recording;
   bool quiet = false;
+  bool programs = false;
+  std::string program_child;  // the child's side of --programs (program_runner.cpp)
 };
 
 void write_report_and_tables(const RunRecord& run, const std::vector<kernels::Measurement>& measurements,
@@ -67,6 +78,7 @@ void write_report_and_tables(const RunRecord& run, const std::vector<kernels::Me
   context.analysis = &analysis;
   context.sweep = sweep;
   kernels::write_family_tables(measurements, context, out);
+  kernels::write_stall_checks(measurements, nullptr, out);
 }
 
 // The committed recording, labelled as such, when this machine cannot run the suite.
@@ -136,6 +148,28 @@ int run_on_gpu(const KernelsRequest& request, const Args& args, std::size_t sele
   std::cerr << "\n";
   return kExitFailure;
 }
+
+int run_programs_on_gpu(const KernelsRequest& request, std::size_t selected_count) {
+  kernels::ProgramOptions options;
+  options.only = request.only;
+  options.executable = std::filesystem::read_symlink("/proc/self/exe").string();
+  options.record_dir = request.output;
+  kernels::ProgressBar progress(std::cerr, selected_count,
+                                kernels::ProgressBar::style_for(isatty(STDERR_FILENO) != 0, request.quiet));
+  options.on_start = [&](const std::string& name) { progress.start(name); };
+  const auto results = kernels::run_programs(options);
+  progress.finish();
+  std::ostringstream text;
+  kernels::write_program_results(results, text);
+  write_output("", text.str());
+  std::cerr << "limiter kernels: the programs' run records are in " << request.output
+            << "/ (`limiter report` shows each one's timeline verdict)\n";
+  const auto failed = std::count_if(results.begin(), results.end(), [](const auto& r) { return !r.passed(); });
+  if (failed == 0) return kExitOk;
+  std::cerr << "limiter kernels: " << failed << (failed == 1 ? " program" : " programs")
+            << " did not give the intended verdict or output\n";
+  return kExitFailure;
+}
 #endif
 
 }  // namespace
@@ -156,11 +190,32 @@ int run_kernels(const Args& args) {
       ("warmup", po::value(&request.warmup)->default_value(2), "untimed runs before them")
       ("quiet,q", po::bool_switch(&request.quiet), "no live progress (it is shown only on a terminal anyway)")
       ("recording", po::value(&request.recording)->default_value(LIMITER_KERNELS_RECORDING),
-       "the recorded run shown when there is no GPU");
+       "the recorded run shown when there is no GPU")
+      ("programs", po::bool_switch(&request.programs),
+       "run the known-answer programs of the program verdict instead of the kernels (--list: list them)");
+  po::options_description hidden("hidden");
+  hidden.add_options()("program-child", po::value(&request.program_child), "run one program (--programs' child)");
   po::positional_options_description no_positional;
   po::variables_map vm;
-  if (!parse_options(args, kUsage, visible, no_positional, vm)) return kExitOk;
+  if (!parse_options(args, kUsage, visible, no_positional, vm, &hidden)) return kExitOk;
   request.output_given = !vm["output"].defaulted();
+#ifdef LIMITER_HAVE_KERNEL_SUITE
+  if (!request.program_child.empty()) return kernels::run_program_child(request.program_child, request.output);
+#endif
+  if (request.programs) {
+    if (!request.output_given) request.output = "limiter_programs";
+    const auto programs = kernels::select_programs(request.only);
+    if (request.list) {
+      kernels::write_program_catalog(programs, std::cout);
+      return kExitOk;
+    }
+#ifdef LIMITER_HAVE_KERNEL_SUITE
+    if (auto reason = kernels::gpu_unavailable_reason()) throw SystemError("--programs needs a GPU: " + *reason);
+    return run_programs_on_gpu(request, programs.size());
+#else
+    throw SystemError("--programs needs a GPU, and this build has no CUDA (configured with -DLIMITER_WITH_CUDA=OFF)");
+#endif
+  }
   kernels::problem_size_from_string(request.sizes);  // reject a bad value before anything runs
   if (request.runs < 1) throw InputError("--runs must be at least 1, got " + std::to_string(request.runs));
   if (request.warmup < 0) throw InputError("--warmup must not be negative, got " + std::to_string(request.warmup));

@@ -107,6 +107,9 @@ if [ "$quick" != 1 ] && "$bin/limiter" kernels --help > /dev/null 2>&1; then
   step "kernel suite"
   timeout "$bin/limiter" kernels -o "$out/kernels_run.json" > "$out/kernels.txt" 2>&1 || status=1
   tail -5 "$out/kernels.txt"
+  step "known-answer programs: launch-, GPU-, sync-, copy- and host-bound, each verdict checked"
+  timeout "$bin/limiter" kernels --programs -q -o "$out/programs" > "$out/programs.txt" 2>&1 || status=1
+  cat "$out/programs.txt"
   if [ -x "$bin/limiter_kernels_gpu_tests" ]; then  # every family, small sizes, with its checks
     "$bin/limiter_kernels_gpu_tests" > "$out/gpu_tests_kernels.txt" 2>&1 || status=1
     tail -3 "$out/gpu_tests_kernels.txt"

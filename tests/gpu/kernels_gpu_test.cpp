@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 
@@ -99,6 +100,35 @@ TEST_F(KernelSuiteOnGpu, MatmulVariantsAgreeAndRegisterBlockingIsFastest) {
   auto m = by_name(result);
   EXPECT_LT(*m["matmul_register_blocked_4x4"].time_ns, *m["matmul_naive"].time_ns);
   EXPECT_LT(*m["matmul_register_blocked_8x8"].time_ns, *m["matmul_tiled_16x16"].time_ns);
+}
+
+TEST_F(KernelSuiteOnGpu, WarpStallKernelsAreCorrectAndLatencyBound) {
+  const SuiteResult result = run({"warp_stalls"});
+  expect_all_correct(result, 2);
+  auto m = by_name(result);
+  EXPECT_EQ(m["fma_dependent_chain"].grid.count(),
+            static_cast<std::uint64_t>(result.run.device.sm_count))
+      << "one 4-warp block per SM: one warp per scheduler";
+  EXPECT_EQ(m["barrier_heavy"].block.count(), 1024u);
+}
+
+// The five known-answer programs (issue 28), each in a child process of the limiter CLI under
+// the activity timeline: every program's verdict is the intended one and its output right.
+TEST_F(KernelSuiteOnGpu, KnownAnswerProgramsGetTheirIntendedVerdicts) {
+  ProgramOptions options;
+  const char* cli = std::getenv("LIMITER_CLI");
+  options.executable = cli ? cli : LIMITER_CLI;
+  options.record_dir = (std::filesystem::temp_directory_path() / "limiter_programs_gpu_test").string();
+  const auto results = run_programs(options);
+  ASSERT_EQ(results.size(), 5u);
+  for (const auto& r : results) {
+    ASSERT_TRUE(r.judged.has_value()) << r.name << ": " << r.detail;
+    EXPECT_TRUE(r.output_correct.value_or(false)) << r.name;
+    EXPECT_EQ(r.judged->verdict, r.intended) << r.name << ": " << r.judged->reason;
+    EXPECT_LT(r.judged->split.wall_ns, 1e9) << r.name << " should take under a second";
+    EXPECT_EQ(r.judged->evidence.dropped_records, 0u) << r.name;
+  }
+  std::filesystem::remove_all(options.record_dir);
 }
 
 TEST_F(KernelSuiteOnGpu, MultiGpuRunsOrSaysWhyNot) {

@@ -14,6 +14,7 @@
 
 #include "limiter/kernels/calibration.hpp"
 #include "limiter/kernels/catalog.hpp"
+#include "limiter/kernels/programs.hpp"
 #include "limiter/kernels/results.hpp"
 #include "limiter/record.hpp"
 
@@ -60,5 +61,22 @@ struct CalibrationOptions {
 
 // The calibration kernels, timing only, on device 0: achieved peaks of this GPU.
 CalibrationResult run_calibration(const CalibrationOptions& options);
+
+// The known-answer programs (programs.hpp), each in a process of its own: EXECUTABLE is started
+// as `EXECUTABLE kernels --program-child NAME -o RECORD_DIR/NAME.json` (the limiter CLI), runs
+// the program under the activity timeline and writes its record; the parent judges it. One
+// process per program: CUPTI takes one subscriber per process, and each program gets a fresh
+// context, so nothing of the suite's or another program's profiling is in its timeline.
+struct ProgramOptions {
+  std::vector<std::string> only;  // program names; empty runs all five
+  std::string executable;         // the limiter CLI
+  std::string record_dir;         // where each program's run record is kept (created)
+  std::function<void(const std::string& name)> on_start;
+};
+std::vector<ProgramResult> run_programs(const ProgramOptions& options);
+
+// The child's side: runs program NAME on GPU 0 inside a trace-only collector's region, writes the
+// record to RECORD_PATH; 0 when the program's output is right, 1 when not. Throws on CUDA errors.
+int run_program_child(const std::string& name, const std::string& record_path);
 
 }  // namespace limiter::kernels
