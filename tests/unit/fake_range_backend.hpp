@@ -7,6 +7,7 @@
 // can tell which launch got which range. Calls are counted; Start can be made to fail as busy.
 #include <cupti.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -15,6 +16,7 @@
 
 #include "collect/cupti_check.hpp"
 #include "collect/range_backend.hpp"
+#include "limiter/error.hpp"
 
 namespace limiter::test {
 
@@ -32,6 +34,12 @@ class FakeRangeBackend final : public detail::RangeBackend {
   // A device without some counter of the plan (MIG, vGPU): SetConfig fails unless the config
   // was built with the device's counter availability.
   bool lacks_a_counter = false;
+  // Failures: a device the range profiler does not support (the reason), ranges dropped at the
+  // next decode (the image was full), pushes and decodes that fail.
+  std::string unsupported;
+  std::size_t drop_at_decode = 0;
+  int failing_pushes = 0;
+  bool failing_decodes = false;
 
   // Calls, for the tests to count.
   int enables = 0, starts = 0, stops = 0, disables = 0, decodes = 0, pushes = 0, context_syncs = 0;
@@ -49,7 +57,9 @@ class FakeRangeBackend final : public detail::RangeBackend {
 
   CUdevice device_of(CUcontext) override { return 0; }
   std::string device_uuid(CUdevice) override { return "GPU-fake"; }
-  void check_supported(CUdevice) override {}
+  void check_supported(CUdevice) override {
+    if (!unsupported.empty()) throw SystemError(unsupported);
+  }
   DeviceDescription describe(CUdevice) override {
     DeviceDescription device;
     device.name = "Fake H100";
@@ -125,6 +135,10 @@ class FakeRangeBackend final : public detail::RangeBackend {
     started_[objects_.at(id(object))].running = false;
   }
   void push_range(detail::RangeObject* object, const std::string& name) override {
+    if (failing_pushes > 0) {
+      --failing_pushes;
+      throw detail::CuptiError("cuptiRangeProfilerPushRange: invalid parameter", CUPTI_ERROR_INVALID_PARAMETER);
+    }
     ++pushes;
     if (flush_pending_) ++pushes_after_flush;
     flush_pending_ = false;
@@ -136,11 +150,14 @@ class FakeRangeBackend final : public detail::RangeBackend {
   }
   std::size_t decode(detail::RangeObject* object) override {
     ++decodes;
+    if (failing_decodes) throw detail::CuptiError("cuptiRangeProfilerDecodeData: unknown", CUPTI_ERROR_UNKNOWN);
     auto& state = started_[objects_.at(id(object))];
     auto& image = images_[state.image];
-    image.insert(image.end(), state.recorded.begin(), state.recorded.end());
+    const std::size_t dropped = std::min(drop_at_decode, state.recorded.size());
+    drop_at_decode = 0;
+    image.insert(image.end(), state.recorded.begin(), state.recorded.end() - static_cast<std::ptrdiff_t>(dropped));
     state.recorded.clear();
-    return 0;
+    return dropped;
   }
   void disable(detail::RangeObject* object) noexcept override {
     ++disables;
