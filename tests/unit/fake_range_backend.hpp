@@ -5,11 +5,14 @@
 // push/pop pair does. Ranges become readable at decode(). Each range's counters say which range
 // it was ("fake__range_index", counting from 0 over the whole test) and a duration, so a test
 // can tell which launch got which range. Calls are counted; Start can be made to fail as busy.
+// CUDA graphs as the driver holds them (add_graph, instantiate): launching an exec runs its
+// enabled nodes in order, each kernel node a kernel; the kernels that ran are listed.
 #include <cupti.h>
 
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -180,6 +183,90 @@ class FakeRangeBackend final : public detail::RangeBackend {
   }
   void release_l2_flush(CUcontext) noexcept override { ++l2_releases; }
 
+  // Graphs. Nodes of type KERNEL run the kernel named; others (memset, host...) run nothing.
+  struct GraphNodeSpec {
+    CUgraphNodeType type = CU_GRAPH_NODE_TYPE_KERNEL;
+    std::string kernel;
+  };
+  bool refuse_node_handles = false;  // cuGraphNodeGetEnabled refuses the graph's handles
+  bool refuse_disable = false;       // cuGraphNodeSetEnabled refuses to turn a node off
+  int graph_launches = 0, graphs_created = 0, graphs_destroyed = 0;
+  std::vector<std::string> kernels_ran;  // graph kernels, in the order they ran
+
+  // An app's graph, its nodes in a chain (each depends on the one before).
+  CUgraph add_graph(const std::vector<GraphNodeSpec>& nodes) {
+    const CUgraph graph = handle<CUgraph>();
+    auto& entry = graphs_[graph];
+    for (const auto& spec : nodes) entry.push_back({handle<CUgraphNode>(), spec});
+    return graph;
+  }
+  CUgraphExec instantiate(CUgraph graph, CUcontext context) {
+    const CUgraphExec exec = handle<CUgraphExec>();
+    auto& entry = execs_[exec];
+    entry.context = context;
+    for (const auto& node : graphs_.at(graph)) entry.nodes.push_back({node.handle, node.spec, true});
+    return exec;
+  }
+  // The driver destroys a graph (the app's cuGraphDestroy, after its ENTER callback).
+  void driver_destroys(CUgraph graph) { graphs_.erase(graph); }
+  bool graph_exists(CUgraph graph) const { return graphs_.count(graph) > 0; }
+  // The driver runs an exec (the app's launch, or ours): its enabled nodes, in order.
+  CUresult run_graph(CUgraphExec exec) {
+    auto& entry = execs_.at(exec);
+    for (const auto& node : entry.nodes) {
+      if (!node.enabled || node.spec.type != CU_GRAPH_NODE_TYPE_KERNEL) continue;
+      kernels_ran.push_back(node.spec.kernel);
+      run_kernel(entry.context);
+    }
+    return CUDA_SUCCESS;
+  }
+
+  std::optional<detail::GraphTopology> graph_topology(CUgraph graph) override {
+    const auto it = graphs_.find(graph);
+    if (it == graphs_.end()) return std::nullopt;
+    detail::GraphTopology topology;
+    for (std::size_t i = 0; i < it->second.size(); ++i) {
+      topology.nodes.push_back(it->second[i].handle);
+      if (i > 0) topology.edges.emplace_back(it->second[i - 1].handle, it->second[i].handle);
+    }
+    return topology;
+  }
+  CUgraphNodeType node_type(CUgraphNode node) override { return spec_of(node).type; }
+  std::optional<detail::GraphKernelNode> kernel_node(CUgraphNode node) override {
+    detail::GraphKernelNode kernel;
+    kernel.mangled_name = spec_of(node).kernel;
+    kernel.grid = {4, 1, 1};
+    kernel.block = {64, 1, 1};
+    kernel.function = reinterpret_cast<CUfunction>(std::hash<std::string>{}(kernel.mangled_name) | 1);
+    return kernel;
+  }
+  bool exec_knows_node(CUgraphExec exec, CUgraphNode node) override {
+    if (refuse_node_handles) return false;
+    for (const auto& n : execs_.at(exec).nodes)
+      if (n.handle == node) return true;
+    return false;
+  }
+  CUresult set_node_enabled(CUgraphExec exec, CUgraphNode node, bool enabled) override {
+    if (refuse_disable && !enabled) return CUDA_ERROR_INVALID_VALUE;
+    for (auto& n : execs_.at(exec).nodes)
+      if (n.handle == node) n.enabled = enabled;
+    return CUDA_SUCCESS;
+  }
+  CUresult launch_graph(CUgraphExec exec, CUstream, bool) override {
+    ++graph_launches;
+    return run_graph(exec);
+  }
+  CUgraph create_empty_graph() override {
+    ++graphs_created;
+    const CUgraph graph = handle<CUgraph>();
+    graphs_[graph];
+    return graph;
+  }
+  void destroy_graph(CUgraph graph) override {
+    ++graphs_destroyed;
+    graphs_.erase(graph);
+  }
+
  private:
   struct Started {
     const std::uint8_t* image = nullptr;
@@ -190,6 +277,32 @@ class FakeRangeBackend final : public detail::RangeBackend {
   static std::uintptr_t id(detail::RangeObject* object) { return reinterpret_cast<std::uintptr_t>(object); }
   const std::vector<FakeRange>& decoded(const std::vector<std::uint8_t>& image) { return images_[image.data()]; }
 
+  struct Node {
+    CUgraphNode handle;
+    GraphNodeSpec spec;
+    bool enabled = true;
+  };
+  struct Exec {
+    CUcontext context = nullptr;
+    std::vector<Node> nodes;
+  };
+  template <typename Handle>
+  Handle handle() {
+    return reinterpret_cast<Handle>(++next_handle_ * 0x100);
+  }
+  const GraphNodeSpec& spec_of(CUgraphNode node) const {
+    for (const auto& [graph, nodes] : graphs_)
+      for (const auto& n : nodes)
+        if (n.handle == node) return n.spec;
+    for (const auto& [exec, entry] : execs_)
+      for (const auto& n : entry.nodes)
+        if (n.handle == node) return n.spec;
+    throw std::out_of_range("no such graph node");
+  }
+
+  std::uintptr_t next_handle_ = 0x1000;
+  std::map<CUgraph, std::vector<Node>> graphs_;
+  std::map<CUgraphExec, Exec> execs_;
   std::uintptr_t next_object_ = 0;
   std::uint64_t next_range_ = 0;
   bool flush_pending_ = false;

@@ -263,6 +263,57 @@ class CuptiRangeBackend final : public RangeBackend {
     (per_thread_stream ? cu.stream_synchronize_ptsz : cu.stream_synchronize)(stream);
   }
 
+  std::optional<GraphTopology> graph_topology(CUgraph graph) override {
+    const auto& cu = driver_api();
+    std::size_t count = 0;
+    if (cu.graph_get_nodes(graph, nullptr, &count) != CUDA_SUCCESS) return std::nullopt;
+    GraphTopology topology;
+    topology.nodes.resize(count);
+    if (cu.graph_get_nodes(graph, topology.nodes.data(), &count) != CUDA_SUCCESS) return std::nullopt;
+    topology.nodes.resize(count);
+    std::size_t edges = 0;
+    if (cu.graph_get_edges(graph, nullptr, nullptr, nullptr, &edges) != CUDA_SUCCESS) return std::nullopt;
+    std::vector<CUgraphNode> from(edges), to(edges);
+    if (edges && cu.graph_get_edges(graph, from.data(), to.data(), nullptr, &edges) != CUDA_SUCCESS) return std::nullopt;
+    for (std::size_t e = 0; e < edges; ++e) topology.edges.emplace_back(from[e], to[e]);
+    return topology;
+  }
+  CUgraphNodeType node_type(CUgraphNode node) override {
+    CUgraphNodeType type{};
+    driver_api().graph_node_get_type(node, &type);
+    return type;
+  }
+  std::optional<GraphKernelNode> kernel_node(CUgraphNode node) override {
+    const auto& cu = driver_api();
+    CUDA_KERNEL_NODE_PARAMS params{};
+    if (cu.graph_kernel_node_get_params(node, &params) != CUDA_SUCCESS) return std::nullopt;
+    GraphKernelNode kernel;
+    const char* name = nullptr;
+    if (params.func && cu.func_get_name(&name, params.func) == CUDA_SUCCESS) kernel.mangled_name = name;
+    else if (params.kern && cu.kernel_get_name(&name, params.kern) == CUDA_SUCCESS) kernel.mangled_name = name;
+    kernel.grid = {params.gridDimX, params.gridDimY, params.gridDimZ};
+    kernel.block = {params.blockDimX, params.blockDimY, params.blockDimZ};
+    kernel.dynamic_shared_bytes = params.sharedMemBytes;
+    kernel.function = params.func ? params.func : reinterpret_cast<CUfunction>(params.kern);
+    return kernel;
+  }
+  bool exec_knows_node(CUgraphExec exec, CUgraphNode node) override {
+    unsigned enabled = 0;
+    return driver_api().graph_node_get_enabled(exec, node, &enabled) == CUDA_SUCCESS;
+  }
+  CUresult set_node_enabled(CUgraphExec exec, CUgraphNode node, bool enabled) override {
+    return driver_api().graph_node_set_enabled(exec, node, enabled ? 1 : 0);
+  }
+  CUresult launch_graph(CUgraphExec exec, CUstream stream, bool per_thread_stream) override {
+    const auto& cu = driver_api();
+    return (per_thread_stream ? cu.graph_launch_ptsz : cu.graph_launch)(exec, stream);
+  }
+  CUgraph create_empty_graph() override {
+    CUgraph graph = nullptr;
+    return driver_api().graph_create(&graph, 0) == CUDA_SUCCESS ? graph : nullptr;
+  }
+  void destroy_graph(CUgraph graph) override { driver_api().graph_destroy(graph); }
+
   void flush_l2(CUcontext context, CUstream stream, bool per_thread_stream) override {
     l2_flush_.before_launch(context, stream, per_thread_stream);
   }

@@ -18,8 +18,6 @@
 
 namespace limiter {
 
-using detail::driver_api;
-
 namespace detail {
 
 thread_local bool inside_graph_replay = false;  // our own graph launches: their callbacks are ignored
@@ -49,24 +47,16 @@ const char* node_type_name(CUgraphNodeType type) {
 
 // The graph's nodes in a topological order: Kahn's algorithm, ties broken by the driver's
 // node order (creation order, which is already topological for captured graphs).
-std::vector<CUgraphNode> topological_order(CUgraph graph) {
-  const auto& cu = driver_api();
-  std::size_t count = 0;
-  if (cu.graph_get_nodes(graph, nullptr, &count) != CUDA_SUCCESS) return {};
-  std::vector<CUgraphNode> nodes(count);
-  if (cu.graph_get_nodes(graph, nodes.data(), &count) != CUDA_SUCCESS) return {};
-  nodes.resize(count);
-  std::size_t edges = 0;
-  if (cu.graph_get_edges(graph, nullptr, nullptr, nullptr, &edges) != CUDA_SUCCESS) return {};
-  std::vector<CUgraphNode> from(edges), to(edges);
-  if (edges && cu.graph_get_edges(graph, from.data(), to.data(), nullptr, &edges) != CUDA_SUCCESS) return {};
+std::vector<CUgraphNode> topological_order(const GraphTopology& graph) {
+  const std::vector<CUgraphNode>& nodes = graph.nodes;
+  const std::size_t count = nodes.size();
   auto position = [&](CUgraphNode node) {
     return static_cast<std::size_t>(std::find(nodes.begin(), nodes.end(), node) - nodes.begin());
   };
   std::vector<std::size_t> waiting(count, 0);
   std::vector<std::vector<std::size_t>> successors(count);
-  for (std::size_t e = 0; e < edges; ++e) {
-    const std::size_t a = position(from[e]), b = position(to[e]);
+  for (const auto& [from, to] : graph.edges) {
+    const std::size_t a = position(from), b = position(to);
     if (a >= count || b >= count) return {};
     successors[a].push_back(b);
     ++waiting[b];
@@ -93,32 +83,28 @@ std::vector<CUgraphNode> topological_order(CUgraph graph) {
 // only through that graph's node handles, so a graph the app destroys (PyTorch does, right after
 // instantiation, unless keep_graph=True) is kept alive while this exec needs it (kept_graphs.cpp).
 void detail::RangeSession::record_graph(CUgraph source, CUgraphExec exec, std::uint32_t graph_exec_id) {
-  const auto& cu = driver_api();
   detail::GraphExec graph;
   graph.graph_id = graph_exec_id;
   graph.source = source;
-  const std::vector<CUgraphNode> order = detail::topological_order(source);
+  const std::optional<GraphTopology> topology = backend.graph_topology(source);
+  const std::vector<CUgraphNode> order = topology ? detail::topological_order(*topology) : std::vector<CUgraphNode>{};
   std::string unsupported;
   for (CUgraphNode node : order) {
     detail::GraphNode entry;
     entry.handle = node;
     entry.index = graph.nodes.size();
-    cu.graph_node_get_type(node, &entry.type);
+    entry.type = backend.node_type(node);
     if (!detail::runnable_alone(entry.type) && entry.type != CU_GRAPH_NODE_TYPE_EMPTY && unsupported.empty())
       unsupported = detail::node_type_name(entry.type);
     if (entry.type == CU_GRAPH_NODE_TYPE_KERNEL) {
       KernelLaunch launch;
-      CUDA_KERNEL_NODE_PARAMS params{};
-      if (cu.graph_kernel_node_get_params(node, &params) == CUDA_SUCCESS) {
-        const char* name = nullptr;
-        if (params.func && cu.func_get_name(&name, params.func) == CUDA_SUCCESS) launch.mangled_name = name;
-        else if (params.kern && cu.kernel_get_name(&name, params.kern) == CUDA_SUCCESS) launch.mangled_name = name;
-        launch.grid = {params.gridDimX, params.gridDimY, params.gridDimZ};
-        launch.block = {params.blockDimX, params.blockDimY, params.blockDimZ};
-        launch.dynamic_shared_bytes = params.sharedMemBytes;
-        CUfunction function = params.func ? params.func : reinterpret_cast<CUfunction>(params.kern);
-        if (function) {
-          const auto resources = backend.kernel_attributes(function);
+      if (const std::optional<GraphKernelNode> params = backend.kernel_node(node)) {
+        launch.mangled_name = params->mangled_name;
+        launch.grid = params->grid;
+        launch.block = params->block;
+        launch.dynamic_shared_bytes = params->dynamic_shared_bytes;
+        if (params->function) {
+          const auto resources = backend.kernel_attributes(params->function);
           launch.registers_per_thread = resources.registers;
           launch.static_shared_bytes = static_cast<std::uint64_t>(resources.static_shared);
           launch.local_bytes_per_thread = static_cast<std::uint64_t>(resources.local);
@@ -133,8 +119,7 @@ void detail::RangeSession::record_graph(CUgraph source, CUgraphExec exec, std::u
     graph.nodes.push_back(std::move(entry));
   }
   const char* handles = "none";
-  std::size_t count = 0;
-  if (cu.graph_get_nodes(source, nullptr, &count) == CUDA_SUCCESS && count == 0) {
+  if (topology && topology->nodes.empty()) {
     graph.per_node = true;  // an empty graph: nothing to profile
   } else if (order.empty()) {
     graph.whole_reason = "its nodes could not be listed";
@@ -147,8 +132,7 @@ void detail::RangeSession::record_graph(CUgraph source, CUgraphExec exec, std::u
     // refused by cuGraphNodeGetEnabled on an H100, also after cuGraphExecUpdate with the clone.
     const auto probe = std::find_if(graph.nodes.begin(), graph.nodes.end(),
                                     [](const detail::GraphNode& n) { return detail::runnable_alone(n.type); });
-    unsigned enabled = 0;
-    if (probe == graph.nodes.end() || cu.graph_node_get_enabled(exec, probe->handle, &enabled) == CUDA_SUCCESS) {
+    if (probe == graph.nodes.end() || backend.exec_knows_node(exec, probe->handle)) {
       handles = "the app's graph";  // kept alive if the app destroys it (kept_graphs.cpp)
       graph.per_node = true;
     } else {
@@ -205,12 +189,10 @@ void detail::RangeSession::profile_graph_launch(ContextProfiler& p, detail::Grap
                                            bool per_thread_stream, std::vector<detail::PendingLaunch>& launches) {
   using detail::Clock;
   using detail::seconds_since;
-  const auto& cu = driver_api();
   enter_user_range_mode(p);
   auto& exec_entry = *std::find_if(graph_execs.begin(), graph_execs.end(),
                                    [&](const auto& entry) { return &entry.second == &graph; });
   const CUgraphExec exec = exec_entry.first;
-  const auto launch_graph = per_thread_stream ? cu.graph_launch_ptsz : cu.graph_launch;
   const bool sync_before_pop = detail::range_sync_of(options.range_sync) != detail::RangeSync::none;
   in_flight = {};
   in_flight.profiler = &p;
@@ -219,7 +201,7 @@ void detail::RangeSession::profile_graph_launch(ContextProfiler& p, detail::Grap
   in_flight.graph = &graph;
   const auto set_enabled = [&](CUgraphNode node, unsigned on) {
     const auto started = Clock::now();
-    const CUresult status = cu.graph_node_set_enabled(exec, node, on);
+    const CUresult status = backend.set_node_enabled(exec, node, on != 0);
     times.graph_toggle_s += seconds_since(started);
     return status;
   };
@@ -252,7 +234,7 @@ void detail::RangeSession::profile_graph_launch(ContextProfiler& p, detail::Grap
             push_range(p);
           }
           const auto launched_at = Clock::now();
-          const CUresult launched = launch_graph(exec, stream);
+          const CUresult launched = backend.launch_graph(exec, stream, per_thread_stream);
           times.graph_node_launch_s += seconds_since(launched_at);
           ++times.graph_nodes;
           if (launched != CUDA_SUCCESS && ranged) pop_range(p, stream, per_thread_stream, false);
@@ -273,7 +255,7 @@ void detail::RangeSession::profile_graph_launch(ContextProfiler& p, detail::Grap
         std::uint64_t unprofiled = 0;
         for (std::size_t i = 0, k = 0; i < graph.nodes.size(); ++i) {
           if (!detail::runnable_alone(graph.nodes[i].type)) continue;
-          cu.graph_node_set_enabled(exec, graph.nodes[i].handle, i >= next ? 1 : 0);
+          backend.set_node_enabled(exec, graph.nodes[i].handle, i >= next);
           if (graph.nodes[i].kernel && k++ >= kernel && launches[k - 1].keep) ++unprofiled;
         }
         miss(detail::MissReason::error, unprofiled, std::string("profiling a graph node by node: ") + e.what());
@@ -282,7 +264,7 @@ void detail::RangeSession::profile_graph_launch(ContextProfiler& p, detail::Grap
     }
     // A node refused to be disabled: all back on, and this launch is one range.
     for (const auto& node : graph.nodes)
-      if (detail::runnable_alone(node.type)) cu.graph_node_set_enabled(exec, node.handle, 1);
+      if (detail::runnable_alone(node.type)) backend.set_node_enabled(exec, node.handle, true);
     in_flight.nodes_disabled = false;
     graph.per_node = false;
     graph.whole_reason = "cuGraphNodeSetEnabled refused one of its nodes";

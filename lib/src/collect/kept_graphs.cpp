@@ -12,11 +12,8 @@
 #include <algorithm>
 
 #include "collect/range_session.hpp"
-#include "collect/driver_api.hpp"
 
 namespace limiter {
-
-using detail::driver_api;
 
 namespace detail {
 
@@ -41,7 +38,6 @@ struct KeeperCall {  // our own driver calls: their callbacks are ours to ignore
 void detail::RangeSession::on_graph_destroy(const GraphEvent& call) {
   if (detail::inside_graph_keeper || !call.destroy_target) return;
   CUgraph* target = call.destroy_target;
-  const auto& cu = driver_api();
   if (call.enter) {
     detail::kept_in_this_call = detail::empty_in_this_call = nullptr;
     detail::empty_destroyed = false;
@@ -56,7 +52,8 @@ void detail::RangeSession::on_graph_destroy(const GraphEvent& call) {
     CUgraph empty = nullptr;
     {
       detail::KeeperCall ours;
-      if (cu.graph_create(&empty, 0) != CUDA_SUCCESS) return;  // then destroyed as asked: one range per launch
+      empty = backend.create_empty_graph();
+      if (!empty) return;  // then destroyed as asked: one range per launch
     }
     {
       std::lock_guard lock(mutex);
@@ -75,7 +72,7 @@ void detail::RangeSession::on_graph_destroy(const GraphEvent& call) {
   if (detail::empty_destroyed) return;
   LIMITER_TRACE("graph %p: the driver ignored the swap and destroyed it", static_cast<void*>(graph));
   detail::KeeperCall ours;
-  cu.graph_destroy(empty);
+  backend.destroy_graph(empty);
 }
 
 // The resource callback: a graph is being destroyed. Ours (the empty one, or a kept graph we
@@ -112,11 +109,10 @@ void detail::RangeSession::on_graph_exec_destroyed() {
     std::lock_guard lock(mutex);
     release.swap(kept_graphs_to_release);
   }
-  const auto& cu = driver_api();
   detail::KeeperCall ours;
   for (CUgraph graph : release) {
     LIMITER_TRACE("graph %p: its last exec destroyed, the kept graph released", static_cast<void*>(graph));
-    cu.graph_destroy(graph);
+    backend.destroy_graph(graph);
   }
 }
 

@@ -2,8 +2,8 @@
 // The seam between the RangeSession and CUPTI: every Range Profiler, Profiler Host and driver
 // call the exact mode makes, in plain values. cupti_range_backend.cpp makes the real calls;
 // unit tests give a fake (tests/unit/fake_range_backend.hpp) and so drive the session's logic —
-// budgets, batches, pauses, turns, flushes, missed launches — without a GPU (kineto's way).
-// Graph launches profiled node by node still call the driver themselves (graph_replay.cpp).
+// budgets, batches, pauses, turns, flushes, missed launches, graphs node by node — without a
+// GPU (kineto's way).
 #include <cuda.h>
 
 #include <cstddef>
@@ -51,6 +51,20 @@ struct RangeConfig {
 // A range profiler object (CUPTI's CUpti_RangeProfiler_Object), opaque to the session.
 struct RangeObject;
 
+// An app's CUDA graph: its nodes in the driver's order, and its edges (from, to).
+struct GraphTopology {
+  std::vector<CUgraphNode> nodes;
+  std::vector<std::pair<CUgraphNode, CUgraphNode>> edges;
+};
+
+// A kernel node's launch as its parameters give it.
+struct GraphKernelNode {
+  std::string mangled_name;  // empty when the driver does not name its function
+  Dim3 grid, block;
+  unsigned dynamic_shared_bytes = 0;
+  CUfunction function = nullptr;  // its function (or kernel) handle, for its resources
+};
+
 // Failures throw CuptiError (cupti_check.hpp); CUPTI_ERROR_HARDWARE_BUSY means another tool or
 // process holds the counters, and is retried.
 class RangeBackend {
@@ -95,6 +109,19 @@ class RangeBackend {
   // Waits for a context's work (made current for the call) or a stream's.
   virtual void synchronize_context(CUcontext context) = 0;
   virtual void synchronize_stream(CUstream stream, bool per_thread_stream) = 0;
+
+  // Graphs profiled node by node (graph_replay.cpp, kept_graphs.cpp). A graph's topology
+  // (nothing when it cannot be listed), a node's type and kernel parameters (nothing when the
+  // driver refuses them); whether an exec knows a node by this handle (cuGraphNodeGetEnabled).
+  virtual std::optional<GraphTopology> graph_topology(CUgraph graph) = 0;
+  virtual CUgraphNodeType node_type(CUgraphNode node) = 0;
+  virtual std::optional<GraphKernelNode> kernel_node(CUgraphNode node) = 0;
+  virtual bool exec_knows_node(CUgraphExec exec, CUgraphNode node) = 0;
+  virtual CUresult set_node_enabled(CUgraphExec exec, CUgraphNode node, bool enabled) = 0;
+  virtual CUresult launch_graph(CUgraphExec exec, CUstream stream, bool per_thread_stream) = 0;
+  // An empty graph of ours (nullptr when the driver refuses one), and a graph destroyed.
+  virtual CUgraph create_empty_graph() = 0;
+  virtual void destroy_graph(CUgraph graph) = 0;
 
   // --cache-control all: L2 emptied of the app's data before the next work on STREAM (the
   // context current), waited for (l2_flush.hpp); and the context's flush kernel and buffer freed.

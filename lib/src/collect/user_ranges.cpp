@@ -20,7 +20,6 @@
 #include <charconv>
 #include <cstring>
 
-#include "collect/driver_api.hpp"
 #include "collect/range_session.hpp"
 #include "limiter/user_range_time.hpp"
 
@@ -115,14 +114,13 @@ void RangeSession::keep_range_work(ContextProfiler& p, const KernelLaunch& empty
 void RangeSession::finish_launch(bool failed) {
   const auto done = in_flight;
   in_flight = {};
-  if (done.nodes_disabled) {  // graph replay is not behind the backend yet (graph_replay.cpp)
-    const auto& cu = driver_api();
+  if (done.nodes_disabled) {  // graph replay left the exec's nodes off (graph_replay.cpp)
     const auto toggled = Clock::now();
     auto it = std::find_if(graph_execs.begin(), graph_execs.end(),
                            [&](const auto& entry) { return &entry.second == done.graph; });
     if (it != graph_execs.end())
       for (const auto& node : it->second.nodes)
-        if (runnable_alone(node.type)) cu.graph_node_set_enabled(it->first, node.handle, 1);
+        if (runnable_alone(node.type)) backend.set_node_enabled(it->first, node.handle, true);
     times.graph_toggle_s += seconds_since(toggled);
   }
   if (!done.range_open) return;
