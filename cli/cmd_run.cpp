@@ -21,6 +21,7 @@
 
 #include "commands.hpp"
 #include "limiter/analysis.hpp"
+#include "limiter/stall_sass.hpp"
 #include "limiter/error.hpp"
 #include "limiter/record_json.hpp"
 #include "limiter/reports.hpp"
@@ -143,6 +144,26 @@ std::vector<std::string> collect_outputs(const fs::path& session, pid_t child, c
   return outputs;
 }
 
+// The hot PCs' SASS from the cubins the processes kept (RAW_ROOT/<pid>/cubins), by nvdisasm, here
+// after the app ended rather than inside it; the record rewritten with it.
+void add_stall_sass(const std::string& path, const std::string& raw_root) {
+  try {
+    RunRecord run = read_run_file(path);
+    if (!run.stalls) return;
+    std::vector<std::string> dirs;
+    std::error_code error;
+    for (const auto& entry : fs::directory_iterator(raw_root, error)) dirs.push_back((entry.path() / "cubins").string());
+    const std::string note = fill_sass(*run.stalls, dirs, find_nvdisasm());
+    if (!note.empty()) std::cerr << "limiter: SASS of the hot PCs: " << note << "\n";
+    write_run_file(run, path);
+    std::cerr << "limiter: " << run.stalls->samples << " PC samples in " << run.stalls->kernels.size() << " kernels ("
+              << run.stalls->dropped_samples << " dropped, hardware buffer full " << run.stalls->hardware_buffer_full
+              << " times) -> " << path << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "limiter: no SASS for the hot PCs of " << path << ": " << e.what() << "\n";
+  }
+}
+
 }  // namespace
 
 int run_run(const Args& args) {
@@ -159,9 +180,10 @@ int run_run(const Args& args) {
   if (!parse_run_flags(ours, flags)) return kExitOk;
   if (app.empty()) throw InputError("no application given: limiter run [options] -- ./app args");
   flags.collector.command_line = app;
-  const CollectorOptions& options = flags.collector;
-
   const fs::path session = fs::temp_directory_path() / ("limiter-session-" + std::to_string(getpid()));
+  // --stalls keeps the sampled kernels' cubins (under --save-raw, else in the session folder) for their SASS.
+  if (flags.collector.stalls && flags.collector.raw_dir.empty()) flags.collector.raw_dir = (session / "raw").string();
+  const CollectorOptions& options = flags.collector;
   fs::create_directories(session);
   std::vector<std::string> ours_set = collector_options_environment(options);
   auto set = [&](const std::string& name, const std::string& value) { ours_set.push_back(name + "=" + value); };
@@ -206,6 +228,8 @@ int run_run(const Args& args) {
   const AppEnd app_end = wait_for(child);
 
   const auto outputs = collect_outputs(session, child, app_end);
+  if (options.stalls)
+    for (const auto& path : outputs) add_stall_sass(path, options.raw_dir);
   fs::remove_all(session);
   if (outputs.empty()) {
     std::cerr << "limiter: no kernel was profiled (the app launched none, or profiling was disabled: see the "
@@ -230,7 +254,7 @@ int run_run(const Args& args) {
     } else if (sampled) {
       std::cerr << "limiter: " << summary.launches << " launches sampled, " << sampled->samples << " samples ("
                 << sampled->samples_lost << " lost) -> " << path << "\n";
-    } else {
+    } else if (summary.run.source != "cupti-pc-sampling") {  // --stalls: said with its samples
       std::cerr << "limiter: " << summary.launches << " launches profiled -> " << path << "\n";
     }
     profiled_total += summary.launches;

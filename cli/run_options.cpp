@@ -80,9 +80,11 @@ bool parse_run_flags(const Args& ours, RunFlags& flags) {
        "export --format perfetto` draws the timeline. The exact modes record no timeline: kernel records "
        "instrument the kernels and change their counters")
       ("stalls", po::bool_switch(&stalls),
-       "PC sampling: why each kernel waits. Warp samples per kernel by stall reason (named as Nsight Compute's "
-       "Warp State section names them) and its hottest instructions with their source lines (build with "
-       "-lineinfo); a latency-limited kernel's verdict names its dominant stall reasons")
+       "PC sampling alone (CUPTI's PC Sampling API, continuous; no counters: not with --plan, --metrics, the "
+       "launch filters, --sampling or --trace): why each kernel waits. Warp samples per kernel by stall reason "
+       "(named as Nsight Compute's Warp State section names them), its 20 hottest instructions with their source "
+       "lines (build with -lineinfo) and SASS (nvdisasm, run after the app; --save-raw DIR keeps the cubins), and "
+       "the samples lost to full buffers; a latency-limited kernel's verdict names its dominant stall reasons")
       ("stall-period", po::value(&stall_period),
        "with --stalls: one sample per SM every 2^N cycles, N from 5 to 31 (smaller: more samples, more cost)")
       ("cache-control", po::value(&cache_control)->default_value("none"),

@@ -18,6 +18,7 @@ strip --strip-debug -o "$stage/bin/limiter_gpu_tests" "$build/tests/gpu/limiter_
 copy "$build/tests/gpu/limiter_collector_app" "$stage/bin/limiter_collector_app"
 strip --strip-debug -o "$stage/bin/limiter_sampling_gpu_tests" "$build/tests/gpu/limiter_sampling_gpu_tests"  # PM-sampling mode
 copy "$build/tests/gpu/limiter_sampling_app" "$stage/bin/limiter_sampling_app"
+strip --strip-debug -o "$stage/bin/limiter_stalls_gpu_tests" "$build/tests/gpu/limiter_stalls_gpu_tests"  # PC sampling
 copy "$build/tests/gpu/limiter_nvtx_app" "$stage/bin/limiter_nvtx_app"
 copy "$build/tests/gpu/limiter_lost_launches_app" "$stage/bin/limiter_lost_launches_app"
 copy "$build/tests/gpu/limiter_nothing_lost_gpu_tests" "$stage/bin/limiter_nothing_lost_gpu_tests"

@@ -22,6 +22,26 @@ std::string refusal(const CollectorOptions& options) {
 
 TEST(CollectorOptions, TheDefaultsAreValid) { EXPECT_EQ(refusal(CollectorOptions{}), ""); }
 
+TEST(CollectorOptions, StallsGoAloneWithItsPeriod) {
+  CollectorOptions options;
+  options.stalls = true;
+  options.stall_period_log2 = 10;
+  options.raw_dir = "/tmp/raw";  // keeps the cubins
+  options.profiler_api_regions = true;
+  EXPECT_EQ(refusal(options), "");
+  options.stall_period_log2 = 4;
+  EXPECT_NE(refusal(options).find("--stall-period must be between 5 and 31"), std::string::npos);
+  options.stall_period_log2 = 0;
+  for (auto counters : std::initializer_list<void (*)(CollectorOptions&)>{
+           [](CollectorOptions& o) { o.plan = "sol"; }, [](CollectorOptions& o) { o.kernel_regex = "gemm"; },
+           [](CollectorOptions& o) { o.per_kernel_count = 3; }, [](CollectorOptions& o) { o.sampling = true; },
+           [](CollectorOptions& o) { o.trace = true; }}) {
+    CollectorOptions mixed = options;
+    counters(mixed);
+    EXPECT_NE(refusal(mixed).find("--stalls samples warp stall reasons alone"), std::string::npos) << refusal(mixed);
+  }
+}
+
 TEST(CollectorOptions, EachConflictNamesItsFlags) {
   const auto with = [](auto change) {
     CollectorOptions options;

@@ -82,7 +82,8 @@ class Collector {
   // The launches profiled so far, in order, with evaluated counters; clears them.
   // Sampling mode: stops sampling and returns the per-kernel aggregates (once).
   RunRecord take_run();
-  bool sampling() const { return options_.sampling; }
+  // A record of aggregates, written whole at the end (PM sampling, PC sampling), not streamed.
+  bool sampling() const { return options_.sampling || options_.stalls; }
 
   struct Impl;  // the orchestrator (lib/src/collect/orchestrator.hpp)
   // Where the injection library streams launches to disk as they complete.

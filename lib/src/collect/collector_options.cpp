@@ -87,6 +87,17 @@ void validate_collector_options(const CollectorOptions& o) {
   if (o.stall_period_log2 != 0 && (o.stall_period_log2 < 5 || o.stall_period_log2 > 31))
     throw InputError("--stall-period must be between 5 and 31 (one sample every 2^N cycles)");
   if (o.stall_period_log2 != 0 && !o.stalls) throw InputError("--stall-period goes with --stalls");
+  if (o.stalls && (o.trace || o.sampling || o.exact_undecided_count > 0 || o.plan != CollectorOptions{}.plan ||
+                   !o.metrics.empty() || o.replay == "kernel" || o.graph_profiling != "node" || o.count != kUnset ||
+                   o.skip > 0 || o.sample_every > 1 || o.per_kernel_count != kUnset || o.per_kernel_skip > 0 ||
+                   !o.kernel_regex.empty() || !o.nvtx_include.empty() || !o.nvtx_exclude.empty() || o.budget_by_range ||
+                   o.cache_control == "all" || o.timeline)) {
+    throw InputError("--stalls samples warp stall reasons alone (PC sampling); it cannot go with the counters' flags "
+                     "(--plan, --metrics, --replay, --graph-profiling, -k, -s, -c, --sample-every, --per-kernel-count, "
+                     "--per-kernel-skip, --nvtx-include/--nvtx-exclude, --budget-by-range, --cache-control), "
+                     "--sampling, --exact-undecided or --trace: run limiter twice and compare, or filter the report "
+                     "(limiter report -k)");
+  }
   if (!one_of(o.cache_control, {"none", "all"})) throw InputError("--cache-control must be none or all");
   if (o.cache_control == "all" && o.replay == "kernel")
     throw InputError("--cache-control all cannot go with --replay kernel: CUPTI replays the passes itself, with no "
@@ -96,7 +107,6 @@ void validate_collector_options(const CollectorOptions& o) {
                      "mode (or the exact phase of --sampling --per-kernel-count / --exact-undecided), not with "
                      "--trace or --sampling alone");
   // Flags whose sessions are being built (issue 29): refused, never silently ignored.
-  if (o.stalls) throw InputError("--stalls is not available in this build yet");
   if (o.lock_timeout_s < 0) throw InputError("--lock-timeout must be 0 or more seconds");
   if (o.pm_buffer_mib == 0) throw InputError("LIMITER_PM_BUFFER_MIB must be at least 1");
   const bool budgets = o.per_kernel_count != kUnset || o.per_kernel_skip > 0;

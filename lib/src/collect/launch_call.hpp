@@ -4,6 +4,7 @@
 // them by hand. The handles are the driver's, opaque; a symbol name lives as long as the call.
 #include <cuda.h>
 
+#include <cstddef>
 #include <cstdint>
 
 #include "limiter/record.hpp"
@@ -48,6 +49,14 @@ struct GraphEvent {
   std::uint32_t graph_exec_id = 0;  // CUPTI's ID of `exec`, at exec_created
   bool enter = false;
   CUgraph* destroy_target = nullptr;  // graph_destroy_call: the driver reads the graph to destroy here
+};
+
+// A module loaded into a context (resource callback): its cubin, valid only during the call.
+struct ModuleLoad {
+  CUcontext context = nullptr;
+  std::uint32_t module_id = 0;
+  const void* cubin = nullptr;
+  std::size_t cubin_size = 0;
 };
 
 }  // namespace limiter::detail

@@ -2,6 +2,7 @@
 #include "collect/phases.hpp"
 
 #include "collect/activity_session.hpp"
+#include "collect/pc_sampling_session.hpp"
 #include "collect/pm_sampling_session.hpp"
 #include "collect/range_session.hpp"
 #include "limiter/metric_plans.hpp"
@@ -37,6 +38,7 @@ SessionCallbacks Phases::callbacks() const {
       all.sync_points |= wanted.sync_points;
       all.graphs |= wanted.graphs;
       all.graph_destroy |= wanted.graph_destroy;
+      all.modules |= wanted.modules;
     }
   }
   return all;
@@ -47,6 +49,10 @@ PhaseList sessions_for(const CollectorOptions& options, RangeBackend& backend, N
   auto& sessions = list.phases;
   if (options.trace) {  // no range profiler at all: the timeline alone
     sessions.push_back(std::make_unique<ActivitySession>(options, sink, /*alone=*/true));
+    return list;
+  }
+  if (options.stalls) {  // PC sampling alone: the Range Profiler and PM sampling are refused beside it
+    sessions.push_back(std::make_unique<PcSamplingSession>(options, cupti_pc_sampling_backend()));
     return list;
   }
   const std::vector<std::string> metrics = options.metrics.empty() ? metric_plan(options.plan).metrics : options.metrics;

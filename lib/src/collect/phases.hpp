@@ -7,6 +7,7 @@
 //   --sampling --exact-undecided K             [PmSamplingSession for N launches, RangeSession on what the
 //                                               samples left undecided]
 //   --trace                                    [ActivitySession]: the timeline alone, the cheapest mode
+//   --stalls                                   [PcSamplingSession]: warp stall reasons per kernel and PC
 // Beside the phases, in the background: the ActivitySession (the timeline) in every list without
 // PM sampling. It sees every launch and adds the timeline to the last phase's record
 // (Session::finish_beside). Not beside PmSamplingSession: its kernel timestamps use the

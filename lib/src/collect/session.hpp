@@ -23,6 +23,7 @@ struct SessionCallbacks {
   bool sync_points = false;     // synchronisations and successful queries
   bool graphs = false;          // executable graphs created and destroyed
   bool graph_destroy = false;   // the app's cuGraphDestroy (graphs kept for node-by-node profiling)
+  bool modules = false;         // modules loaded (their cubins: PC sampling's source lines and SASS)
 };
 
 class Session {
@@ -45,6 +46,7 @@ class Session {
   // The app waited for the GPU (at the call's EXIT): a moment to decode what is pending.
   virtual void on_sync(SyncKind /*kind*/) {}
   virtual void on_graph_event(const GraphEvent& /*event*/) {}
+  virtual void on_module_loaded(const ModuleLoad& /*module*/) {}
   // The app destroys a context: what the session holds of it is finished while it exists.
   virtual void on_context_destroy(CUcontext context) = 0;
 

@@ -1,7 +1,7 @@
 // The orchestrator's CUPTI subscriber: each callback decoded once into plain values
 // (launch_call.hpp) and handed to the sessions. Launches, sync points and regions go to the
-// current phase (launches and regions to the background sessions too); graphs and context
-// teardown to every session (a later phase needs the graphs
+// current phase (launches and regions to the background sessions too); graphs, modules and
+// context teardown to every session (a later phase needs the graphs
 // made before it). A callback never throws into the driver.
 #include <cupti.h>
 
@@ -168,6 +168,13 @@ void on_resource(Collector::Impl& impl, CUpti_CallbackId cbid, const CUpti_Resou
       impl.phases.background(i).on_context_destroy(resource.context);
     return;
   }
+  if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
+    const auto& module = *static_cast<const CUpti_ModuleResourceData*>(resource.resourceDescriptor);
+    const detail::ModuleLoad loaded{resource.context, module.moduleId, module.pCubin, module.cubinSize};
+    for (std::size_t i = 0; i < impl.phases.size(); ++i) impl.phases.at(i).on_module_loaded(loaded);
+    for (std::size_t i = 0; i < impl.phases.background_size(); ++i) impl.phases.background(i).on_module_loaded(loaded);
+    return;
+  }
   const auto& graph = *static_cast<const CUpti_GraphData*>(resource.resourceDescriptor);
   GraphEvent event;
   event.graph = graph.graph;
@@ -228,6 +235,8 @@ void Collector::Impl::subscribe() {
                                 CUPTI_CBID_RESOURCE_GRAPH_DESTROY_STARTING})
       LIMITER_CUPTI_CHECK(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, id));
   }
+  if (wanted.modules)
+    LIMITER_CUPTI_CHECK(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED));
   // NVTX calls reach CUPTI only when the app's NVTX loaded it (NVTX_INJECTION64_PATH).
   if (options.nvtx) LIMITER_CUPTI_CHECK(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_NVTX));
 }

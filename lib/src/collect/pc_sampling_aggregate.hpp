@@ -1,0 +1,96 @@
+#pragma once
+// PC samples summed per kernel and per PC as GetData batches arrive (any number of batches and
+// contexts), and the kernels' stalls at the end (limiter/stalls.hpp): reasons named as ncu names
+// them, the hottest PCs first. Plain values only: tested without a GPU.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "collect/pc_sampling_backend.hpp"
+#include "limiter/stalls.hpp"
+
+namespace limiter::detail {
+
+// The most PCs a kernel's record keeps (the hottest).
+constexpr std::size_t kHotPcsPerKernel = 20;
+
+// CUPTI's stall reason NAME as the record keys it: "smsp__pcsamp_warps_issue_stalled_barrier"
+// and "..._barrier_not_issued" are both "barrier"; null for a name without that prefix (not a
+// warp state: its samples would count twice).
+std::optional<std::string> stall_key(std::string_view name);
+
+// The keys of one context's reasons, by CUPTI's index (reasons without a key are left out).
+using StallKeys = std::map<std::uint32_t, std::string>;
+StallKeys stall_keys(const std::vector<PcStallReason>& reasons);
+
+class StallAggregator {
+ public:
+  // A batch of a context whose reasons are KEYS.
+  void add(const PcBatch& batch, const StallKeys& keys);
+
+  std::uint64_t batches() const { return batches_; }
+  std::uint64_t samples() const { return samples_; }
+  std::uint64_t dropped_samples() const { return dropped_; }
+  std::uint64_t hardware_buffer_full() const { return buffer_full_; }
+  std::size_t kernels() const { return kernels_.size(); }
+  std::uint64_t non_user_samples() const { return non_user_samples_; }
+  std::uint64_t unkeyed_samples() const { return unkeyed_samples_; }  // reasons without a key
+
+  // The stalls so far (kernels by samples, most first; at most kHotPcsPerKernel PCs each),
+  // with DEMANGLE naming each kernel and LINES each hot PC's source line where known.
+  template <class Demangle, class Lines>
+  StallInfo info(Demangle demangle, Lines lines) const;
+
+ private:
+  struct PcCounts {
+    std::uint64_t samples = 0;
+    StallCounts reasons;
+  };
+  struct Kernel {
+    std::uint64_t samples = 0;
+    StallCounts reasons;
+    std::map<std::uint64_t, PcCounts> pcs;
+  };
+  using KernelKey = std::tuple<std::string, std::uint64_t>;  // mangled name, cubin CRC
+  std::vector<std::pair<std::uint64_t, const PcCounts*>> ranked(const Kernel& kernel) const;
+  std::vector<std::pair<const KernelKey*, const Kernel*>> ranked_kernels() const;
+
+  std::map<KernelKey, Kernel> kernels_;
+  std::uint64_t samples_ = 0, dropped_ = 0, buffer_full_ = 0, batches_ = 0;
+  std::uint64_t non_user_samples_ = 0, unkeyed_samples_ = 0;
+};
+
+template <class Demangle, class Lines>
+StallInfo StallAggregator::info(Demangle demangle, Lines lines) const {
+  StallInfo info;
+  info.samples = samples_;
+  info.dropped_samples = dropped_;
+  info.hardware_buffer_full = buffer_full_;
+  for (const auto& [key, kernel] : ranked_kernels()) {
+    KernelStalls out;
+    out.mangled_name = std::get<0>(*key);
+    out.name = demangle(out.mangled_name);
+    out.cubin_crc = std::get<1>(*key);
+    out.samples = kernel->samples;
+    out.reasons = kernel->reasons;
+    for (const auto& [pc, counts] : ranked(*kernel)) {
+      HotPc hot;
+      hot.pc_offset = pc;
+      hot.samples = counts->samples;
+      hot.reasons = counts->reasons;
+      if (const std::optional<SourceLine> line = lines(out.mangled_name, out.cubin_crc, pc)) {
+        hot.file = line->file;
+        hot.line = line->line;
+      }
+      out.hot_pcs.push_back(std::move(hot));
+    }
+    info.kernels.push_back(std::move(out));
+  }
+  return info;
+}
+
+}  // namespace limiter::detail

@@ -1,0 +1,313 @@
+// The PC-sampling session (pc_sampling_session.hpp): contexts, drains and the record.
+#include "collect/pc_sampling_session.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "collect/demangle.hpp"
+#include "collect/trace.hpp"
+#include "limiter/stall_sass.hpp"
+
+namespace limiter::detail {
+
+namespace {
+
+std::string milliseconds(double seconds) { return std::to_string(static_cast<long long>(seconds * 1000 + 0.5)) + " ms"; }
+
+}  // namespace
+
+PcSamplingSession::PcSamplingSession(const CollectorOptions& options, std::unique_ptr<PcSamplingBackend> backend)
+    : options_(options), owned_backend_(std::move(backend)), backend_(*owned_backend_) {}
+
+PcSamplingSession::~PcSamplingSession() { finish_all(); }
+
+SessionCallbacks PcSamplingSession::callbacks() const {
+  SessionCallbacks wanted;
+  wanted.launch_exit = true;
+  wanted.sync_points = true;
+  wanted.modules = true;
+  return wanted;
+}
+
+PcSamplingSession::Context& PcSamplingSession::sample(CUcontext context) {
+  auto [it, fresh] = contexts_.try_emplace(context);
+  Context& state = it->second;
+  if (!fresh) {
+    if (!state.failed && !state.started && active()) start(context, state);
+    return state;
+  }
+  const auto t0 = Clock::now();
+  try {
+    if (!device_) device_ = backend_.describe(context);
+    backend_.enable(context);
+    const std::vector<PcStallReason> reasons = backend_.stall_reasons(context);
+    state.keys = stall_keys(reasons);
+    PcSamplingRequest request;
+    request.period_log2 = options_.stall_period_log2;
+    request.buffer_pcs = kPcsPerBuffer;
+    for (const auto& reason : reasons) request.reasons.push_back(reason.index);
+    settings_ = backend_.configure(context, request);
+    LIMITER_TRACE("PC sampling on context %p: %zu stall reasons (%zu keyed), period 2^%u cycles", static_cast<void*>(context),
+                  reasons.size(), state.keys.size(), settings_.period_log2);
+  } catch (const std::exception& e) {
+    state.failed = e.what();
+    if (first_error_.empty()) {
+      first_error_ = e.what();
+      std::fprintf(stderr, "limiter: PC sampling could not start: %s\n", e.what());
+    }
+    backend_.disable(context);
+  }
+  setup_s_ += seconds_since(t0);
+  if (!state.failed && active()) start(context, state);
+  return state;
+}
+
+void PcSamplingSession::start(CUcontext context, Context& state) {
+  try {
+    backend_.start(context);
+    state.started = true;
+  } catch (const std::exception& e) {
+    state.failed = e.what();
+    if (first_error_.empty()) {
+      first_error_ = e.what();
+      std::fprintf(stderr, "limiter: PC sampling could not start: %s\n", e.what());
+    }
+  }
+}
+
+void PcSamplingSession::begin_region() {
+  ++active_depth_;
+  std::lock_guard lock(mutex_);
+  if (finished_) return;
+  for (auto& [context, state] : contexts_)
+    if (!state.failed && !state.started) start(context, state);
+}
+
+void PcSamplingSession::end_region() {
+  if (active_depth_ > 0) --active_depth_;
+  std::lock_guard lock(mutex_);
+  if (finished_ || active()) return;
+  for (auto& [context, state] : contexts_) {
+    if (!state.started) continue;
+    try {
+      backend_.stop(context);
+      state.started = false;
+      drain(context, state);  // CUPTI asks for a flush after every Stop
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "limiter: PC sampling: %s\n", e.what());
+    }
+  }
+}
+
+void PcSamplingSession::on_launch(const LaunchCall& call) {
+  if (!active()) return;
+  ++launches_seen_;
+  std::lock_guard lock(mutex_);
+  if (finished_) return;
+  if (sample(call.context).failed) ++launches_unsampled_;
+}
+
+void PcSamplingSession::on_launch_exit(const LaunchCall& call) {
+  std::lock_guard lock(mutex_);
+  if (finished_) return;
+  const auto it = contexts_.find(call.context);
+  if (it == contexts_.end() || !it->second.started) return;
+  try {
+    if (backend_.pending_pcs(call.context) >= kPcsPerBuffer) drain(call.context, it->second);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "limiter: PC sampling: %s\n", e.what());
+  }
+}
+
+void PcSamplingSession::on_sync(SyncKind kind) {
+  if (kind != SyncKind::wait) return;
+  std::lock_guard lock(mutex_);
+  if (finished_ || Clock::now() - last_drain_ < kDrainPeriod) return;
+  drain_all();
+}
+
+void PcSamplingSession::on_module_loaded(const ModuleLoad& module) {
+  std::lock_guard lock(mutex_);
+  if (finished_) return;
+  if (module.cubin && module.cubin_size > 0) {
+    try {
+      const std::uint64_t crc = backend_.cubin_crc(module.cubin, module.cubin_size);
+      if (!cubins_.count(crc)) {
+        if (cubin_bytes_ + module.cubin_size <= kCubinBytesKept) {
+          const auto* bytes = static_cast<const std::uint8_t*>(module.cubin);
+          cubins_.emplace(crc, std::vector<std::uint8_t>(bytes, bytes + module.cubin_size));
+          cubin_bytes_ += module.cubin_size;
+        } else {
+          ++cubins_not_kept_;
+        }
+      }
+    } catch (const std::exception& e) {
+      ++cubins_not_kept_;
+      LIMITER_TRACE("no CRC for module %u: %s", module.module_id, e.what());
+    }
+  }
+  // Sampling from the context's first module on; a module loaded again asks for a flush first.
+  const auto it = contexts_.find(module.context);
+  if (it == contexts_.end()) {
+    if (active() && module.context) sample(module.context);
+    return;
+  }
+  if (!it->second.failed) {
+    try {
+      drain(module.context, it->second);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "limiter: PC sampling: %s\n", e.what());
+    }
+  }
+}
+
+void PcSamplingSession::on_context_destroy(CUcontext context) {
+  std::lock_guard lock(mutex_);
+  finish_context(context);
+  contexts_.erase(context);
+}
+
+void PcSamplingSession::take(const PcBatch& batch, const StallKeys& keys) { aggregator_.add(batch, keys); }
+
+void PcSamplingSession::drain(CUcontext context, Context& state) {
+  // Bounded: CUPTI's count of what it still holds goes down with every call.
+  for (int calls = 0; calls < 1000; ++calls) {
+    const auto t0 = Clock::now();
+    PcBatch batch = backend_.get_data(context);
+    get_data_s_ += seconds_since(t0);
+    ++get_data_calls_;
+    take(batch, state.keys);
+    if (batch.remaining_pcs == 0 || batch.hardware_buffer_full) break;
+  }
+  last_drain_ = Clock::now();
+}
+
+void PcSamplingSession::drain_all() {
+  for (auto& [context, state] : contexts_) {
+    if (state.failed) continue;
+    try {
+      drain(context, state);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "limiter: PC sampling: %s\n", e.what());
+    }
+  }
+}
+
+void PcSamplingSession::finish_context(CUcontext context) noexcept {
+  const auto it = contexts_.find(context);
+  if (it == contexts_.end() || it->second.failed) return;
+  Context& state = it->second;
+  try {
+    if (state.started) backend_.stop(context);
+    state.started = false;
+    drain(context, state);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "limiter: PC sampling: the last samples of a context were lost: %s\n", e.what());
+  }
+  // Disable hands over what CUPTI still decoded from the hardware as it tore down.
+  try {
+    take(backend_.disable(context), state.keys);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "limiter: PC sampling: %s\n", e.what());
+  }
+  state.failed = "finished";
+}
+
+void PcSamplingSession::finish_all() noexcept {
+  std::lock_guard lock(mutex_);
+  if (finished_) return;
+  for (auto& entry : contexts_) finish_context(entry.first);
+  finished_ = true;
+}
+
+void PcSamplingSession::flush() {
+  std::lock_guard lock(mutex_);
+  if (!finished_) drain_all();
+}
+
+bool PcSamplingSession::flush_before_exit(std::chrono::milliseconds) noexcept {
+  finish_all();
+  return true;
+}
+
+void PcSamplingSession::begin_after(RunRecord before, bool) { before_ = std::move(before); }
+
+std::optional<SourceLine> PcSamplingSession::line_of(const std::string& function, std::uint64_t crc,
+                                                     std::uint64_t pc) const {
+  const auto cubin = cubins_.find(crc);
+  if (cubin == cubins_.end()) return std::nullopt;
+  try {
+    return backend_.source_line(cubin->second, function, pc);
+  } catch (const std::exception& e) {
+    LIMITER_TRACE("no source line for %s+0x%llx: %s", function.c_str(), static_cast<unsigned long long>(pc), e.what());
+    return std::nullopt;
+  }
+}
+
+StallInfo PcSamplingSession::stalls() const {
+  std::lock_guard lock(mutex_);
+  StallInfo info = aggregator_.info([](const std::string& mangled) { return demangle(mangled.c_str()); },
+                                    [this](const std::string& function, std::uint64_t crc, std::uint64_t pc) {
+                                      return line_of(function, crc, pc);
+                                    });
+  info.sample_period_cycles = settings_.period_log2 > 0 ? std::uint64_t(1) << settings_.period_log2 : 0;
+  return info;
+}
+
+void PcSamplingSession::write_cubins(const StallInfo& info) const {
+  if (options_.raw_dir.empty()) return;
+  const std::filesystem::path dir = std::filesystem::path(options_.raw_dir) / "cubins";
+  std::filesystem::create_directories(dir);
+  for (const auto& kernel : info.kernels) {
+    const auto cubin = cubins_.find(kernel.cubin_crc);
+    const std::filesystem::path path = dir / cubin_file_name(kernel.cubin_crc);
+    if (cubin == cubins_.end() || std::filesystem::exists(path)) continue;
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(cubin->second.data()), static_cast<std::streamsize>(cubin->second.size()));
+  }
+}
+
+RunRecord PcSamplingSession::finish() noexcept {
+  finish_all();
+  RunRecord run = std::move(before_);
+  try {
+    run.source = "cupti-pc-sampling";
+    if (device_) run.device = *device_;
+    run.launches_seen = run.launches_seen.value_or(0) + launches_seen_;
+    for (auto& missed : missed()) run.missed.push_back(std::move(missed));
+    const auto t0 = Clock::now();
+    const StallInfo info = stalls();
+    lines_s_ = seconds_since(t0);
+    write_cubins(info);
+    run.stalls = info;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "limiter: the PC samples were lost: %s\n", e.what());
+  }
+  return run;
+}
+
+std::vector<MissedLaunches> PcSamplingSession::missed() const {
+  std::lock_guard lock(mutex_);
+  if (launches_unsampled_ == 0) return {};
+  return {{"PC sampling could not start: " + first_error_, launches_unsampled_,
+           "run on a GPU that supports PC sampling (compute capability 7.0 or newer), without another profiler "
+           "attached, with access to the GPU's performance counters"}};
+}
+
+std::string PcSamplingSession::timings() const {
+  std::lock_guard lock(mutex_);
+  std::string text = "PC sampling: set-up " + milliseconds(setup_s_) + " (" + std::to_string(contexts_.size()) +
+                     " contexts), " + std::to_string(get_data_calls_) + " GetData calls " + milliseconds(get_data_s_) +
+                     ", source lines " + milliseconds(lines_s_) + "\n";
+  text += "  " + std::to_string(aggregator_.samples()) + " samples in " + std::to_string(aggregator_.kernels()) +
+          " kernels, " + std::to_string(aggregator_.dropped_samples()) + " dropped, hardware buffer full " +
+          std::to_string(aggregator_.hardware_buffer_full()) + " times, " + std::to_string(aggregator_.non_user_samples()) +
+          " in the driver's kernels, " + std::to_string(aggregator_.unkeyed_samples()) + " without a stall reason; " +
+          "period 2^" + std::to_string(settings_.period_log2) + " cycles; " + std::to_string(cubins_.size()) +
+          " cubins kept (" + std::to_string(cubin_bytes_ >> 10) + " KiB), " + std::to_string(cubins_not_kept_) +
+          " not\n";
+  return text;
+}
+
+}  // namespace limiter::detail

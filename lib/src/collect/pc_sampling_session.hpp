@@ -1,0 +1,110 @@
+#pragma once
+// The PC-sampling session (`limiter run --stalls`, DESIGN.md §3b): CUPTI's PC Sampling API in
+// continuous mode on every context that launches in a profiled region — warp samples by stall
+// reason per PC, summed per kernel (pc_sampling_aggregate.hpp) into the record's stalls
+// (limiter/stalls.hpp). Per context: Enable, its stall reasons, configure, Start (at its first
+// module load or launch in a region); GetData at syncs (at most every kDrainPeriod), when CUPTI
+// holds a buffer's worth of PCs after a launch, at module loads (a module loaded again must be
+// flushed), at region ends and context teardown; Stop, GetData and Disable at the end. Every
+// module's cubin is kept (by CRC) for the hot PCs' source lines, and written under --save-raw's
+// folder (cubins/<crc>.cubin) for their SASS, which `limiter run` disassembles after the app
+// (limiter/stall_sass.hpp): never inside the profiled process. Samples lost to full buffers are
+// counted in the record, never dropped silently.
+#include <cuda.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collect/clock.hpp"
+#include "collect/collector_internal.hpp"
+#include "collect/pc_sampling_aggregate.hpp"
+#include "collect/pc_sampling_backend.hpp"
+#include "collect/session.hpp"
+#include "limiter/collector_options.hpp"
+#include "limiter/stalls.hpp"
+
+namespace limiter::detail {
+
+// PCs per GetData: CUPTI holds more than this after a launch → drained at once.
+constexpr std::size_t kPcsPerBuffer = 4096;
+// At most one drain per this at syncs (GetData never synchronises; an app that syncs after
+// every launch would otherwise pay it every time).
+constexpr auto kDrainPeriod = std::chrono::milliseconds(100);
+// Cubins kept in memory for source lines and SASS: beyond this, later modules are counted, not kept.
+constexpr std::size_t kCubinBytesKept = std::size_t(512) << 20;
+
+class PcSamplingSession final : public Session {
+ public:
+  PcSamplingSession(const CollectorOptions& options, std::unique_ptr<PcSamplingBackend> backend);
+  ~PcSamplingSession() override;
+  PcSamplingSession(const PcSamplingSession&) = delete;
+  PcSamplingSession& operator=(const PcSamplingSession&) = delete;
+
+  const char* name() const override { return "PC sampling"; }
+  SessionCallbacks callbacks() const override;
+  void begin_region() override;  // started contexts start again
+  void end_region() override;    // the last region closed: stopped and drained
+  void on_launch(const LaunchCall& call) override;       // in a region: its context sampled
+  void on_launch_exit(const LaunchCall& call) override;  // a buffer's worth of PCs pending: drained
+  void on_sync(SyncKind kind) override;
+  void on_module_loaded(const ModuleLoad& module) override;
+  void on_context_destroy(CUcontext context) override;  // finished while it exists
+  void flush() override;
+  bool flush_before_exit(std::chrono::milliseconds wait) noexcept override;
+  void begin_after(RunRecord before, bool follows) override;
+  RunRecord finish() noexcept override;  // every context finished; the record with its stalls
+  std::vector<MissedLaunches> missed() const override;
+  std::uint64_t launches_seen() const override { return launches_seen_; }
+  std::string timings() const override;
+
+  // The stalls so far (finish() puts them in the record).
+  StallInfo stalls() const;
+
+ private:
+  struct Context {
+    StallKeys keys;
+    bool started = false;
+    std::optional<std::string> failed;  // Enable or configure failed: why
+  };
+  bool active() const { return options_.always_active || active_depth_ > 0; }
+  // The context's sampling, enabled and configured once; started when in a region. Under mutex_.
+  Context& sample(CUcontext context);
+  void start(CUcontext context, Context& state);
+  void drain(CUcontext context, Context& state);  // GetData until CUPTI holds nothing
+  void drain_all();
+  void finish_context(CUcontext context) noexcept;  // Stop, drain, Disable
+  void finish_all() noexcept;
+  void take(const PcBatch& batch, const StallKeys& keys);
+  std::optional<SourceLine> line_of(const std::string& function, std::uint64_t crc, std::uint64_t pc) const;
+  void write_cubins(const StallInfo& info) const;  // --save-raw: cubins/<crc>.cubin
+
+  CollectorOptions options_;
+  std::unique_ptr<PcSamplingBackend> owned_backend_;
+  PcSamplingBackend& backend_;
+  mutable std::mutex mutex_;
+  std::map<CUcontext, Context> contexts_;
+  StallAggregator aggregator_;
+  std::map<std::uint64_t, std::vector<std::uint8_t>> cubins_;  // by CRC
+  std::size_t cubin_bytes_ = 0, cubins_not_kept_ = 0;
+  std::optional<DeviceDescription> device_;
+  PcSamplingSettings settings_;
+  std::string first_error_;
+  std::uint64_t launches_unsampled_ = 0;  // in a region, on a context whose sampling failed
+  std::atomic<int> active_depth_{0};
+  std::atomic<std::uint64_t> launches_seen_{0};
+  Clock::time_point last_drain_{};
+  bool finished_ = false;
+  RunRecord before_;
+  // --timing
+  double setup_s_ = 0, get_data_s_ = 0, lines_s_ = 0;
+  std::uint64_t get_data_calls_ = 0;
+};
+
+}  // namespace limiter::detail
