@@ -25,8 +25,11 @@ int export_sqlite(const std::string& run_path, const std::string& output, const 
   summary_options.keep_launches = false;
   SqliteExport database(output);
   const RunSummary summary = load_summary(run_path, analysis_options, summary_options, database.batch_sink());
-  if (is_run_record(run_path))
-    if (const auto timeline = read_run_header(run_path).timeline) database.add_timeline(*timeline);
+  if (is_run_record(run_path)) {
+    const RunRecord header = read_run_header(run_path);
+    if (header.timeline) database.add_timeline(*header.timeline);
+    if (header.stalls) database.add_stalls(*header.stalls);
+  }
   database.finish(summary);
   std::cerr << "limiter export: " << summary.launches << " launches of " << summary.distinct_kernels << " kernels -> "
             << output << "\n";

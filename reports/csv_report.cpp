@@ -7,6 +7,7 @@
 
 #include "limiter/reports.hpp"
 #include "render_helpers.hpp"
+#include "stall_render.hpp"
 
 namespace limiter {
 namespace {
@@ -38,6 +39,20 @@ std::string latency_causes_text(const KernelAnalysis& k) {
   return text;
 }
 
+// stall_samples..stall_hot_line: the kernel's PC samples, its two dominant reasons (keys, shares
+// of the stalled samples) and its hottest line; empty cells without samples or dominant reasons.
+std::vector<std::string> stall_cells(const KernelStallAnalysis* stalls) {
+  std::vector<std::string> cells(7, "");
+  if (!stalls) return cells;
+  cells[0] = count_text(stalls->samples);
+  cells[1] = plain_number(stalls->issued_share());
+  for (std::size_t i = 0; i < 2 && i < stalls->dominant.size(); ++i) {
+    cells[2 + 2 * i] = stalls->dominant[i].reason;
+    cells[3 + 2 * i] = plain_number(stalls->dominant[i].stall_share);
+  }
+  if (!stalls->hot_lines.empty()) cells[6] = render::hot_line_text(stalls->hot_lines.front());
+  return cells;
+}
 
 }  // namespace
 
@@ -55,7 +70,9 @@ const std::vector<std::string> kCsvReportColumns = {
     "tail_idle_fraction",
     "ncu_sm_throughput", "ncu_memory_throughput", "ncu_verdict",
     "group", "group_launches", "group_total_ns", "group_mean_ns", "group_min_ns", "group_max_ns",
-    "group_time_share", "fix_first_rank", "advice_headline", "nvtx", "nvtx_time_share"};
+    "group_time_share", "fix_first_rank", "advice_headline", "nvtx", "nvtx_time_share",
+    "stall_samples", "stall_issued_share", "stall_reason_1", "stall_share_1", "stall_reason_2", "stall_share_2",
+    "stall_hot_line"};
 
 void write_csv_report(const RunSummary& summary, std::ostream& out, const ReportOptions& options) {
   out << csv_row(kCsvReportColumns);
@@ -94,6 +111,7 @@ void write_csv_report(const RunSummary& summary, std::ostream& out, const Report
     const auto share = range_share.find(nvtx_label(k.nvtx));
     row.push_back(k.nvtx.empty() ? "" : nvtx_label(k.nvtx));
     row.push_back(share == range_share.end() ? "" : plain_number(share->second));
+    for (auto& cell : stall_cells(k.stalls.get())) row.push_back(std::move(cell));
     out << csv_row(row);
   });
 }

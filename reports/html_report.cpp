@@ -14,6 +14,7 @@
 #include "limiter/html_program.hpp"
 #include "limiter/reports.hpp"
 #include "render_helpers.hpp"
+#include "stall_render.hpp"
 
 namespace limiter {
 namespace {
@@ -259,7 +260,9 @@ void write_group_article(std::ostream& out, const RunSummary& summary, std::size
       << render::count_text(g.launches) << (g.launches == 1 ? " launch" : " launches") << ": [" << k.sequence << "] "
       << html_escape(render::launch_configuration_text(k.grid, k.block));
   if (k.registers_per_thread) out << ", " << *k.registers_per_thread << " registers";
-  out << "</p>\n<p>" << html_escape(k.verdict_reason) << "</p>\n<ul>\n";
+  out << "</p>\n<p>" << html_escape(k.verdict_reason) << "</p>\n";
+  if (g.stalls) write_stalls(out, *g.stalls, group_anchor(index));
+  out << "<ul>\n";
   if (k.lmem.l2_sectors.value_or(0) > 0 || k.lmem.instruction_share.value_or(0) > 0) {
     out << "<li>LMEM: " << format_percent(k.lmem.l2_share) << " of L1-L2 traffic";
     if (k.lmem.l2_share_is_upper_bound)
@@ -286,7 +289,9 @@ void write_html_report(const RunSummary& summary, std::ostream& out, const Repor
   out << "<header>\n<h1>limiter report — " << html_escape(render::device_text(run.device)) << "</h1>\n"
       << "<p class=\"meta\">source: " << html_escape(run.source.empty() ? "?" : run.source) << ", "
       << html_escape(to_string(run.counter_model)) << " counters; peaks: " << html_escape(to_string(run.peaks)) << " ("
-      << html_escape(run.peaks_origin) << ")<br>" << html_escape(render::run_scope_text(summary)) << "</p>\n";
+      << html_escape(run.peaks_origin) << ")<br>" << html_escape(render::run_scope_text(summary));
+  if (run.stall_sampling) out << "<br>" << html_escape(render::stall_sampling_text(*run.stall_sampling));
+  out << "</p>\n";
   for (const auto& note : render::collection_notes(summary)) out << "<p class=\"warning\">" << html_escape(note) << "</p>\n";
   out << "</header>\n";
   // The program's verdict first (GPU busy, what the idle time was spent on), with its own

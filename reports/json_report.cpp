@@ -10,6 +10,7 @@
 #include "json_values.hpp"
 #include "program_render.hpp"
 #include "render_helpers.hpp"
+#include "stall_render.hpp"
 
 namespace limiter {
 namespace {
@@ -91,6 +92,7 @@ ordered_json kernel_json(const KernelAnalysis& k) {
   out["evidence"] = evidence;
   out["advice"] = k.advice;
   if (!k.nvtx.empty()) out["nvtx"] = k.nvtx;
+  if (k.stalls) out["stalls"] = render::kernel_stalls_json(*k.stalls);  // only with PC samples
   if (k.ncu_verdict) {
     out["ncu"] = {{"sm_throughput_pct", *k.ncu_sm_throughput},
                   {"memory_throughput_pct", *k.ncu_memory_throughput},
@@ -151,6 +153,7 @@ ordered_json rollup_json(const RunSummary& summary) {
                                 {"l2_share_is_upper_bound", group.lmem_l2_share_is_upper_bound},
                                 {"instruction_share", optional_number(group.lmem_instruction_share)}}},
                       {"theoretical_occupancy", optional_number(group.occupancy)}});
+    if (group.stalls) groups.back()["stalls"] = render::kernel_stalls_json(*group.stalls);
     if (group.launches_seen) {  // per-kernel budgets: all launches seen, and the time estimated over them
       groups.back()["launches_seen"] = *group.launches_seen;
       groups.back()["estimated_ns"] = optional_number(group.estimated_ns);
@@ -221,6 +224,7 @@ ordered_json report_without_kernels(const RunSummary& summary) {
   if (!run.ended.empty()) out["ended"] = run.ended;
   out["missed"] = missed_json(run.missed);
   if (run.launches_seen) out["launches_seen"] = *run.launches_seen;
+  if (run.stall_sampling) out["stall_sampling"] = render::stall_sampling_json(*run.stall_sampling);
   const auto& t = run.thresholds;
   out["thresholds"] = {{"high_utilization", t.high_utilization}, {"latency", t.latency},
                        {"balance_gap", t.balance_gap}, {"small_grid_waves", t.small_grid_waves},

@@ -8,6 +8,7 @@
 #include "limiter/reports.hpp"
 #include "program_render.hpp"
 #include "render_helpers.hpp"
+#include "stall_render.hpp"
 
 namespace limiter {
 namespace {
@@ -131,6 +132,23 @@ void write_launch_table(const RunSummary& summary, const ReportOptions& options,
   out << "\n";
 }
 
+// One row per listed kernel with PC samples: its dominant stall reasons and hottest line.
+void write_why_they_wait(const std::vector<std::pair<std::string, const KernelSummary*>>& rows, std::ostream& out) {
+  bool any = false;
+  for (const auto& [label, g] : rows) {
+    if (!g->stalls) continue;
+    if (!any)
+      out << "### Why they wait (PC samples by stall reason)\n\n| # | kernel | verdict | stalls | hottest line |\n"
+          << "|--:|:--|:--|:--|:--|\n";
+    any = true;
+    const auto& lines = g->stalls->hot_lines;
+    out << "| " << label << " | " << markdown_code(g->display_name) << " | " << verdict_label(g->main_verdict) << " | "
+        << markdown_escape(render::why_it_waits_text(*g->stalls)) << " | "
+        << (lines.empty() ? "—" : markdown_code(render::hot_line_text(lines.front()))) << " |\n";
+  }
+  if (any) out << "\n";
+}
+
 void write_kernel_details(const KernelAnalysis& k, const std::string& name, std::ostream& out) {
   out << "#### [" << k.sequence << "] " << markdown_code(name) << "\n\n";
   const auto configuration = render::launch_configuration_text(k.grid, k.block);
@@ -156,8 +174,13 @@ void write_kernel_details(const KernelAnalysis& k, const std::string& name, std:
         << format_fixed(*k.ncu_memory_throughput, 1) << "% → " << to_string(*k.ncu_verdict)
         << (k.verdict && *k.verdict == *k.ncu_verdict ? " (agrees)" : " (**differs**)") << "\n";
   }
+  if (k.stalls) {
+    out << "- why it waits: " << markdown_escape(render::why_it_waits_text(*k.stalls)) << "\n";
+    for (std::size_t i = 0; i < k.stalls->hot_lines.size() && i < render::kShownHotLines; ++i)
+      out << "  - " << markdown_code(render::hot_line_text(k.stalls->hot_lines[i])) << "\n";
+  }
   for (const auto& advice : k.advice) out << "- " << markdown_escape(advice) << "\n";
-  if (lmem || !k.lmem.warnings.empty() || k.ncu_verdict || !k.advice.empty()) out << "\n";
+  if (lmem || !k.lmem.warnings.empty() || k.ncu_verdict || k.stalls || !k.advice.empty()) out << "\n";
 }
 
 }  // namespace
@@ -167,7 +190,9 @@ void write_markdown_report(const RunSummary& summary, std::ostream& out, const R
   out << "## limiter report — " << markdown_escape(render::device_text(run.device)) << "\n\n"
       << "Source: " << markdown_escape(run.source.empty() ? "?" : run.source) << ", " << to_string(run.counter_model)
       << " counters; peaks: " << to_string(run.peaks) << " (" << markdown_escape(run.peaks_origin) << "). "
-      << markdown_escape(render::run_scope_text(summary)) << ".\n\n";
+      << markdown_escape(render::run_scope_text(summary)) << ".";
+  if (run.stall_sampling) out << " " << markdown_escape(render::stall_sampling_text(*run.stall_sampling)) << ".";
+  out << "\n\n";
   for (const auto& note : render::collection_notes(summary)) out << "> **Warning:** " << markdown_escape(note) << "\n\n";
   write_program(summary, out);
   write_time_by_verdict(summary, out);
@@ -176,6 +201,10 @@ void write_markdown_report(const RunSummary& summary, std::ostream& out, const R
   const bool grouped = options.grouped(summary);
   if (grouped) write_group_table(summary, options, out);
   else write_launch_table(summary, options, out);
+  std::vector<std::pair<std::string, const KernelSummary*>> why;
+  for (std::size_t i = 0; i < render::shown_group_count(summary, grouped ? options.top : 0); ++i)
+    why.emplace_back(std::to_string(i + 1), &summary.groups[i]);
+  write_why_they_wait(why, out);
   write_nvtx_ranges(summary, out);
 
   if (grouped) {

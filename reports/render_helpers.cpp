@@ -1,4 +1,5 @@
 #include "render_helpers.hpp"
+#include "stall_render.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -251,6 +252,8 @@ std::vector<std::string> collection_notes(const RunSummary& summary) {
     notes.push_back("not profiled: " + count_text(missed.launches) + (missed.launches == 1 ? " launch — " : " launches — ") +
                     missed.reason + (missed.fix.empty() ? "" : " (fix: " + missed.fix + ")"));
   }
+  if (run.stall_sampling)
+    if (auto dropped = stall_dropped_warning(*run.stall_sampling)) notes.push_back(std::move(*dropped));
   return notes;
 }
 

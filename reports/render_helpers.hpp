@@ -92,8 +92,8 @@ std::size_t shown_group_count(const RunSummary& summary, std::size_t top);
 // "12,325 launches of 22 kernels in 31 launch configurations, 1.23 s of kernel time" and, with
 // -k, "; -k 'add': 1,200 of them selected".
 std::string run_scope_text(const RunSummary& summary);
-// What the record says is missing: launches not profiled (by reason, with the fix) and a
-// process that did not end normally. Empty when nothing is.
+// What the record says is missing: launches not profiled (by reason, with the fix), a process
+// that did not end normally, PC samples dropped. Empty when nothing is.
 std::vector<std::string> collection_notes(const RunSummary& summary);
 // The launch's first actionable advice, cut to its first remedy; "" when it has none.
 std::string first_advice_headline(const KernelAnalysis& kernel);

@@ -47,6 +47,10 @@ CREATE TABLE program (
   scope TEXT PRIMARY KEY, instances INTEGER, verdict TEXT, wall_ns REAL, gpu_busy_ns REAL, gpu_busy_share REAL,
   kernel_ns REAL, copy_only_ns REAL, idle_ns REAL, idle_launch_ns REAL, idle_sync_ns REAL, idle_copy_ns REAL,
   idle_host_ns REAL, idle_unattributed_ns REAL);
+CREATE TABLE stalls (kernel TEXT NOT NULL, reason TEXT NOT NULL, title TEXT, samples INTEGER NOT NULL, share REAL,
+                     stall_share REAL, PRIMARY KEY (kernel, reason)) WITHOUT ROWID;
+CREATE TABLE hot_pcs (kernel TEXT NOT NULL, cubin_crc INTEGER, pc_offset INTEGER NOT NULL, samples INTEGER NOT NULL,
+                      share REAL, reason TEXT, sass TEXT, file TEXT, line INTEGER);
 )";
 
 // A prepared statement whose values are bound in column order.
@@ -190,6 +194,27 @@ void SqliteExport::add_timeline(const Timeline& timeline) {
   }
 }
 
+void SqliteExport::add_stalls(const StallInfo& stalls) {
+  Statement reason(impl_->db, "INSERT INTO stalls VALUES (?,?,?,?,?,?)");
+  for (const auto& kernel : StallIndex(stalls, {}).all())
+    for (const auto& r : kernel->reasons)
+      reason.text(kernel->name).text(r.reason).text(r.title).integer(static_cast<std::int64_t>(r.samples))
+          .real(r.share).real(r.stall_share).run();
+  Statement pc(impl_->db, "INSERT INTO hot_pcs VALUES (?,?,?,?,?,?,?,?,?)");
+  for (const auto& kernel : stalls.kernels) {
+    const auto total = static_cast<double>(kernel.samples);
+    for (const auto& hot : kernel.hot_pcs) {
+      const auto top = std::max_element(hot.reasons.begin(), hot.reasons.end(),
+                                        [](const auto& a, const auto& b) { return a.second < b.second; });
+      pc.text(kernel.name).integer(static_cast<std::int64_t>(kernel.cubin_crc))
+          .integer(static_cast<std::int64_t>(hot.pc_offset)).integer(static_cast<std::int64_t>(hot.samples))
+          .optional_real(total > 0 ? std::optional<double>(static_cast<double>(hot.samples) / total) : std::nullopt)
+          .optional_text(top == hot.reasons.end() ? "" : top->first).optional_text(hot.sass)
+          .optional_text(hot.file.value_or("")).optional_integer(hot.line).run();
+    }
+  }
+}
+
 namespace {
 
 // The program verdict's rows: the whole window ("window"), then each NVTX range by its path.
@@ -240,6 +265,12 @@ void SqliteExport::finish(const RunSummary& summary) {
         {"timed_launches", std::to_string(summary.timed_launches)}, {"total_duration_ns", render::plain_number(summary.total_ns)},
         {"names", to_string(summary.names)}, {"tool_version", tool_version()}};
     for (const auto& [key, value] : entries) meta.text(key).text(value).run();
+    if (const auto& s = run.stall_sampling) {  // how the stalls table's samples were taken
+      for (const auto& [key, value] : std::vector<std::pair<std::string, std::uint64_t>>{
+               {"stall_sample_period_cycles", s->sample_period_cycles}, {"stall_samples", s->samples},
+               {"stall_dropped_samples", s->dropped_samples}, {"stall_hardware_buffer_full", s->hardware_buffer_full}})
+        meta.text(key).text(std::to_string(value)).run();
+    }
   }
   impl_->launch.reset();
   impl_->counter.reset();

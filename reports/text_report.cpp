@@ -9,6 +9,7 @@
 #include "limiter/reports.hpp"
 #include "program_render.hpp"
 #include "render_helpers.hpp"
+#include "stall_render.hpp"
 #include "text_table.hpp"
 
 namespace limiter {
@@ -56,6 +57,7 @@ void write_header(const RunSummary& summary, std::ostream& out) {
   out << "limiter report — " << render::device_text(run.device) << "\nsource: " << (run.source.empty() ? "?" : run.source)
       << ", " << to_string(run.counter_model) << " counters; peaks: " << to_string(run.peaks) << " (" << run.peaks_origin
       << ")\n" << render::run_scope_text(summary) << "\n";
+  if (run.stall_sampling) out << render::stall_sampling_text(*run.stall_sampling) << "\n";
   for (const auto& note : render::collection_notes(summary)) out << "WARNING: " << note << "\n";
   write_program(summary, out);
   out << "time by verdict:";
@@ -70,6 +72,19 @@ void write_header(const RunSummary& summary, std::ostream& out) {
     first = false;
   }
   out << (first ? " no launches\n" : "\n");
+}
+
+// Per listed group with PC samples, its dominant stall reasons: what a latency verdict's counters cannot name.
+void write_why_groups_wait(const RunSummary& summary, std::size_t shown, std::ostream& out) {
+  bool any = false;
+  for (std::size_t i = 0; i < shown; ++i) {
+    const auto& g = summary.groups[i];
+    if (!g.stalls) continue;
+    if (!any) out << "\nwhy they wait (PC samples by stall reason):\n";
+    any = true;
+    out << "  " << i + 1 << ". " << g.display_name << " (" << verdict_label(g.main_verdict)
+        << "): " << render::why_it_waits_text(*g.stalls) << "\n";
+  }
 }
 
 void write_group_table(const RunSummary& summary, const ReportOptions& options, std::ostream& out) {
@@ -105,6 +120,7 @@ void write_group_table(const RunSummary& summary, const ReportOptions& options, 
   }
   out << "verdict: of most of the group's time, with the launches that differ in parentheses; LMEM shares: "
          "means weighted by time\n";
+  write_why_groups_wait(summary, shown, out);
 }
 
 void write_launch_table(const RunSummary& summary, const ReportOptions& options, std::ostream& out) {
@@ -166,6 +182,11 @@ void write_details(const KernelAnalysis& k, const std::string& name, std::ostrea
   if (k.registers_per_thread) out << ", " << *k.registers_per_thread << " registers";
   out << "\n  " << (k.verdict ? verdict_label(k) + "-limited: " : "no verdict: ") << k.verdict_reason << "\n";
   if (!k.coverage_note.empty()) out << "  " << k.coverage_note << "\n";
+  if (k.stalls) {
+    out << "  why it waits: " << render::why_it_waits_text(*k.stalls) << "\n";
+    for (std::size_t i = 0; i < k.stalls->hot_lines.size() && i < render::kShownHotLines; ++i)
+      out << "    " << render::hot_line_text(k.stalls->hot_lines[i]) << "\n";
+  }
   if (k.lmem.l2_sectors.value_or(0) > 0 || k.lmem.instruction_share.value_or(0) > 0) {
     out << "  LMEM: " << format_percent(k.lmem.l2_share) << " of L1-L2 traffic";
     if (k.lmem.l2_share_is_upper_bound) out << " (upper bound; at least " << format_percent(k.lmem.l2_share_lower_bound) << ")";

@@ -35,5 +35,33 @@ TEST(HostileInput, KernelNameThatIsNotUtf8) {
   EXPECT_NE(record.str().find("\"name\":\"k\xEF\xBF\xBD\xEF\xBF\xBD\""), std::string::npos);  // a launch per line
 }
 
+// Stalls that read (every count a whole number) but make no sense: counts at 2^64 - 1, a hot PC
+// with more samples than its kernel, no reasons, names and SASS that are not UTF-8, a kernel twice.
+// Every report must still be written: shares saturate, never wrap or divide by zero.
+TEST(HostileInput, StallsAtTheLimits) {
+  RunRecord run = plain_csv("k\x9e,smsp__inst_issued.sum,10\n");
+  StallInfo stalls;
+  stalls.dropped_samples = UINT64_MAX;
+  KernelStalls k;
+  k.name = run.launches.front().name;
+  k.reasons = {{"long_scoreboard", UINT64_MAX}, {"selected", UINT64_MAX}, {"\xff\xfe", 1}};
+  k.hot_pcs.push_back({0, UINT64_MAX, {}, "LDG \x9e", "a\xff.cu", UINT32_MAX});
+  stalls.kernels = {k, k};
+  KernelStalls empty;
+  empty.name = k.name;
+  stalls.kernels.push_back(empty);
+  run.stalls = stalls;
+  const RunSummary summary = summarize(analyze_run(run));
+  ASSERT_TRUE(summary.groups.front().stalls);
+  for (const auto& r : summary.groups.front().stalls->reasons) EXPECT_LE(r.share, 1.0);
+  for (auto format : {ReportFormat::text, ReportFormat::md, ReportFormat::csv, ReportFormat::json, ReportFormat::html}) {
+    std::ostringstream out;
+    EXPECT_NO_THROW(write_report(summary, format, out)) << to_string(format);
+  }
+  std::ostringstream record;
+  write_run_json(run, record);
+  EXPECT_EQ(run_from_json(nlohmann::json::parse(record.str(), nullptr, true, false), "r.json").stalls->kernels.size(), 3u);
+}
+
 }  // namespace
 }  // namespace limiter

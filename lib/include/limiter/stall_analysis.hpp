@@ -57,7 +57,7 @@ struct KernelStallAnalysis {
   std::vector<StallShare> dominant;    // stall reasons >= dominant_share of the stalled samples, most first
   std::vector<HotLine> hot_lines;      // most samples first, at most StallThresholds::hot_lines
   double issued_share() const {
-    return samples ? 1.0 - static_cast<double>(stalled_samples) / static_cast<double>(samples) : 0.0;
+    return samples ? static_cast<double>(samples - stalled_samples) / static_cast<double>(samples) : 0.0;
   }
 };
 

@@ -47,13 +47,22 @@ std::string barrier(const KernelAnalysis& k, const StallShare& r) {
          " and more of them per SM, so that while one block waits at its barrier another runs.";
 }
 
-std::string shared_memory(const StallShare& r) {
-  return "Warps wait on shared memory (" + measured(r) +
+bool is_shared_memory(const std::string& reason) { return reason == "short_scoreboard" || reason == "mio_throttle"; }
+
+// Short scoreboard and MIO throttle share a cause and a remedy: one item names both.
+std::string shared_memory(const std::vector<StallShare>& dominant) {
+  std::string measures;
+  bool short_scoreboard = false;
+  for (const auto& r : dominant) {
+    if (!is_shared_memory(r.reason)) continue;
+    measures += (measures.empty() ? "" : "; ") + measured(r);
+    short_scoreboard = short_scoreboard || r.reason == "short_scoreboard";
+  }
+  return "Warps wait on shared memory (" + measures +
          "): remove bank conflicts (pad shared arrays, e.g. [32][33] instead of [32][32], or use odd strides), "
          "and access shared memory less often (keep values in registers, exchange them with warp shuffles)." +
-         (r.reason == "short_scoreboard"
-              ? " Short scoreboard also counts special math (MUFU: sin, exp, rsqrt) and its dependants."
-              : "");
+         (short_scoreboard ? " Short scoreboard also counts special math (MUFU: sin, exp, rsqrt) and its dependants."
+                           : "");
 }
 
 std::string dependent_math(const KernelAnalysis& k, const StallShare& r) {
@@ -106,13 +115,16 @@ std::string other_reason(const KernelAnalysis& k, const StallShare& r) {
 std::vector<std::string> stall_advice(const KernelAnalysis& kernel) {
   std::vector<std::string> advice;
   if (!kernel.stalls) return advice;
+  bool shared_named = false;
   for (const auto& reason : kernel.stalls->dominant) {
     const std::string& key = reason.reason;
     if (key == "long_scoreboard") advice.push_back(long_scoreboard(kernel, reason));
     else if (key == "barrier") advice.push_back(barrier(kernel, reason));
-    else if (key == "short_scoreboard" || key == "mio_throttle") advice.push_back(shared_memory(reason));
+    else if (is_shared_memory(key) && shared_named) continue;
+    else if (is_shared_memory(key)) advice.push_back(shared_memory(kernel.stalls->dominant));
     else if (key == "math_pipe_throttle" || key == "wait") advice.push_back(dependent_math(kernel, reason));
     else advice.push_back(other_reason(kernel, reason));
+    shared_named = shared_named || is_shared_memory(key);
   }
   return advice;
 }

@@ -11,6 +11,10 @@
 //   timeline  one row per activity event of the record's timeline (kernels, copies, memsets,
 //             synchronisations, API calls, NVTX ranges), with the fields of TimelineEvent
 //   program   the program verdict: the whole window ("window"), then each NVTX range by its path
+//   stalls    PC sampling per kernel (demangled name) and stall reason: samples, share of all the
+//             kernel's samples, stall_share of its stalled ones (stall_analysis.hpp)
+//   hot_pcs   the kernels' hottest PCs: cubin_crc, pc_offset, samples, share, dominant reason,
+//             SASS, source file and line
 //
 // Written launch batch by launch batch as the record is read, in one transaction, to a
 // temporary file renamed into place: flat memory, and no half database after a failure.
@@ -32,6 +36,8 @@ class SqliteExport {
   BatchSink batch_sink();
   // The record's timeline, a row per event (empty tables without one).
   void add_timeline(const Timeline& timeline);
+  // The record's PC samples: the stalls and hot_pcs tables (empty without them).
+  void add_stalls(const StallInfo& stalls);
   // Writes kernels, groups, run and the program verdict (summary.program), commits and renames the file into place.
   void finish(const RunSummary& summary);
 
