@@ -17,6 +17,18 @@
 
 namespace limiter::test {
 
+// A kernel's record as the Activity API gives it: its name, times, configuration and GPU.
+inline KernelSpan kernel_span(const std::string& name, std::uint64_t start_ns, std::uint64_t end_ns, int device = 0) {
+  KernelSpan span;
+  span.start_ns = start_ns;
+  span.end_ns = end_ns;
+  span.launch.name = span.launch.mangled_name = name;
+  span.launch.grid = {132, 1, 1};
+  span.launch.block = {256, 1, 1};
+  span.launch.device = device;
+  return span;
+}
+
 class FakePmSamplingBackend final : public detail::PmSamplingBackend {
  public:
   // What an image holds (0: as many samples as the sampler asked room for).

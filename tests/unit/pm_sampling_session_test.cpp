@@ -16,6 +16,7 @@ namespace {
 
 using detail::PmSamplingSession;
 using detail::SamplingRole;
+using test::kernel_span;
 
 const CUcontext kContext = reinterpret_cast<CUcontext>(0x10);
 const std::vector<std::string> kMetrics = {"smsp__inst_issued.sum", "sm__cycles_elapsed.avg"};
@@ -27,17 +28,6 @@ CollectorOptions sampling() {
   options.metrics = kMetrics;
   options.sampling_interval_ns = 100;
   return options;
-}
-
-KernelSpan span(const std::string& name, std::uint64_t start, std::uint64_t end, int device = 0) {
-  KernelSpan s;
-  s.start_ns = start;
-  s.end_ns = end;
-  s.launch.name = s.launch.mangled_name = name;
-  s.launch.grid = {132, 1, 1};
-  s.launch.block = {256, 1, 1};
-  s.launch.device = device;
-  return s;
 }
 
 struct Harness {
@@ -57,7 +47,7 @@ struct Harness {
   }
   // Kernel K runs from START to END and a sample of INSTRUCTIONS covers it.
   void run(const std::string& kernel, std::uint64_t start, std::uint64_t end, double instructions) {
-    backend.run_kernel(span(kernel, start, end));
+    backend.run_kernel(kernel_span(kernel, start, end));
     backend.take_sample(start, end, {instructions, 100});
   }
   const KernelLaunch* aggregate(const RunRecord& run, const std::string& name) const {
@@ -109,7 +99,7 @@ TEST(PmSamplingSession, SamplesDecodedOverSeveralImagesAllCountAndHolesAreLost) 
   Harness h(SamplingRole::alone);
   h.backend.image_capacity = 3;  // 10 samples: four decodes of full images and a last one
   h.launch();
-  h.backend.run_kernel(span("A", 0, 1300));
+  h.backend.run_kernel(kernel_span("A", 0, 1300));
   for (std::uint64_t i = 0; i < 10; ++i) {
     const std::uint64_t start = i < 5 ? i * 100 : (i + 3) * 100;  // 500..800: three never arrived
     h.backend.take_sample(start, start + 100, {10, 100});
@@ -127,7 +117,7 @@ TEST(PmSamplingSession, KernelsOnAnotherGpuAreCountedNotAttributed) {
   Harness h(SamplingRole::alone);
   h.launch();
   h.run("A", 0, 100, 1000);
-  h.backend.run_kernel(span("elsewhere", 0, 100, /*device=*/1));
+  h.backend.run_kernel(kernel_span("elsewhere", 0, 100, /*device=*/1));
   const RunRecord run = h.session->finish();
   ASSERT_EQ(run.launches.size(), 1u);
   EXPECT_EQ(run.launches[0].name, "A");
@@ -168,7 +158,7 @@ RunRecord exact_phase() {
   RunRecord exact;
   exact.source = "cupti-range-profiler";
   for (int i = 0; i < 2; ++i) {
-    KernelLaunch launch = span("A", 0, 1).launch;
+    KernelLaunch launch = kernel_span("A", 0, 1).launch;
     launch.sequence = static_cast<std::uint64_t>(i);
     launch.counters["smsp__inst_issued.sum"] = 900;
     exact.launches.push_back(launch);

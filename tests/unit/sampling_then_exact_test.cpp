@@ -65,22 +65,11 @@ struct SamplingThenExact {
   std::unique_ptr<detail::Phases> phases;
 };
 
-KernelSpan span(const char* name, std::uint64_t start, std::uint64_t end) {
-  KernelSpan s;
-  s.start_ns = start;
-  s.end_ns = end;
-  s.launch.name = s.launch.mangled_name = name;
-  s.launch.grid = {132, 1, 1};
-  s.launch.block = {256, 1, 1};
-  s.launch.device = 0;
-  return s;
-}
-
 TEST(SamplingThenExact, TheUndecidedKernelsOfTheSamplingPhaseAreProfiledExactlyNext) {
   SamplingThenExact run;
   run.launch("alpha");
   ASSERT_TRUE(test::wait_until([&] { return run.pm.starts > 0; }));  // started beside the app
-  run.pm.run_kernel(span("alpha", 0, 100));
+  run.pm.run_kernel(test::kernel_span("alpha", 0, 100));
   run.pm.take_sample(0, 100, {1000, 100});
   run.launch("alpha");
   EXPECT_EQ(run.range.enables, 0);  // no range profiler beside the sampler
