@@ -281,6 +281,25 @@ void write_group_article(std::ostream& out, const RunSummary& summary, std::size
   out << "</ul>\n</article>\n";
 }
 
+// Kernels with PC samples but no launch in the record (a `--stalls` record has none): why they
+// wait and the advice of their samples; the others show theirs in their group's article.
+void write_kernels_without_launches(std::ostream& out, const RunSummary& summary) {
+  std::size_t index = 0;
+  bool headed = false;
+  for (const auto& k : summary.stalled_kernels) {
+    ++index;
+    if (k.group) continue;
+    if (!headed) out << "<h2>Why kernels without launches in the record wait</h2>\n";
+    headed = true;
+    out << "<article class=\"kernel\" id=\"stalled-" << index << "\">\n<h3>" << name_html(k.display_name, k.name)
+        << "</h3>\n";
+    write_stalls(out, *k.stalls, "stalled-" + std::to_string(index));
+    out << "<ul>\n";
+    for (const auto& advice : k.advice) out << "<li>" << html_escape(advice) << "</li>\n";
+    out << "</ul>\n</article>\n";
+  }
+}
+
 }  // namespace
 
 void write_html_report(const RunSummary& summary, std::ostream& out, const ReportOptions& options) {
@@ -339,6 +358,7 @@ void write_html_report(const RunSummary& summary, std::ostream& out, const Repor
   write_nvtx_ranges(out, summary);
   out << "<h2>Reasons and advice: the longest launch of each kernel</h2>\n";
   for (std::size_t index = 0; index < shown; ++index) write_group_article(out, summary, index);
+  write_kernels_without_launches(out, summary);
   write_page_end(out);
 }
 

@@ -225,6 +225,16 @@ ordered_json report_without_kernels(const RunSummary& summary) {
   out["missed"] = missed_json(run.missed);
   if (run.launches_seen) out["launches_seen"] = *run.launches_seen;
   if (run.stall_sampling) out["stall_sampling"] = render::stall_sampling_json(*run.stall_sampling);
+  if (!summary.stalled_kernels.empty()) {  // every kernel with PC samples, also those without launches
+    ordered_json stalled = ordered_json::array();
+    for (const auto& k : summary.stalled_kernels)
+      stalled.push_back({{"name", k.name},
+                         {"display_name", k.display_name},
+                         {"group", k.group ? ordered_json(*k.group + 1) : ordered_json(nullptr)},
+                         {"stalls", render::kernel_stalls_json(*k.stalls)},
+                         {"advice", k.advice}});
+    out["stalled_kernels"] = std::move(stalled);
+  }
   const auto& t = run.thresholds;
   out["thresholds"] = {{"high_utilization", t.high_utilization}, {"latency", t.latency},
                        {"balance_gap", t.balance_gap}, {"small_grid_waves", t.small_grid_waves},

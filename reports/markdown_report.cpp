@@ -132,21 +132,32 @@ void write_launch_table(const RunSummary& summary, const ReportOptions& options,
   out << "\n";
 }
 
-// One row per listed kernel with PC samples: its dominant stall reasons and hottest line.
-void write_why_they_wait(const std::vector<std::pair<std::string, const KernelSummary*>>& rows, std::ostream& out) {
-  bool any = false;
-  for (const auto& [label, g] : rows) {
-    if (!g->stalls) continue;
-    if (!any)
-      out << "### Why they wait (PC samples by stall reason)\n\n| # | kernel | verdict | stalls | hottest line |\n"
-          << "|--:|:--|:--|:--|:--|\n";
-    any = true;
-    const auto& lines = g->stalls->hot_lines;
-    out << "| " << label << " | " << markdown_code(g->display_name) << " | " << verdict_label(g->main_verdict) << " | "
-        << markdown_escape(render::why_it_waits_text(*g->stalls)) << " | "
+// One row per kernel with PC samples, most samples first (TOP of them; 0: all): its dominant stall
+// reasons and hottest line; the advice of those without launches in the record (a `--stalls`
+// record has none) below the table, the others' under their launch.
+void write_why_they_wait(const RunSummary& summary, std::size_t top, std::ostream& out) {
+  const auto& kernels = summary.stalled_kernels;
+  if (kernels.empty()) return;
+  const std::size_t shown = top == 0 ? kernels.size() : std::min(top, kernels.size());
+  out << "### Why they wait (PC samples by stall reason)\n\n| kernel | group | stalls | hottest line |\n"
+      << "|:--|:--|:--|:--|\n";
+  for (std::size_t i = 0; i < shown; ++i) {
+    const auto& k = kernels[i];
+    const auto& lines = k.stalls->hot_lines;
+    out << "| " << markdown_code(k.display_name) << " | "
+        << (k.group ? "#" + std::to_string(*k.group + 1) + " " + verdict_label(summary.groups[*k.group].main_verdict)
+                    : "no launch")
+        << " | " << markdown_escape(render::why_it_waits_text(*k.stalls)) << " | "
         << (lines.empty() ? "—" : markdown_code(render::hot_line_text(lines.front()))) << " |\n";
   }
-  if (any) out << "\n";
+  out << "\n";
+  for (std::size_t i = 0; i < shown; ++i)
+    if (!kernels[i].group)
+      for (const auto& advice : kernels[i].advice)
+        out << "- " << markdown_code(kernels[i].display_name) << ": " << markdown_escape(advice) << "\n";
+  if (std::any_of(kernels.begin(), kernels.begin() + static_cast<std::ptrdiff_t>(shown),
+                  [](const StalledKernel& k) { return !k.group && !k.advice.empty(); }))
+    out << "\n";
 }
 
 void write_kernel_details(const KernelAnalysis& k, const std::string& name, std::ostream& out) {
@@ -196,15 +207,15 @@ void write_markdown_report(const RunSummary& summary, std::ostream& out, const R
   for (const auto& note : render::collection_notes(summary)) out << "> **Warning:** " << markdown_escape(note) << "\n\n";
   write_program(summary, out);
   write_time_by_verdict(summary, out);
-  if (summary.selected_launches == 0) return;
+  if (summary.selected_launches == 0) {  // a `--stalls` record has only samples
+    write_why_they_wait(summary, options.top, out);
+    return;
+  }
   write_fix_first(summary, out);
   const bool grouped = options.grouped(summary);
   if (grouped) write_group_table(summary, options, out);
   else write_launch_table(summary, options, out);
-  std::vector<std::pair<std::string, const KernelSummary*>> why;
-  for (std::size_t i = 0; i < render::shown_group_count(summary, grouped ? options.top : 0); ++i)
-    why.emplace_back(std::to_string(i + 1), &summary.groups[i]);
-  write_why_they_wait(why, out);
+  write_why_they_wait(summary, options.top, out);
   write_nvtx_ranges(summary, out);
 
   if (grouped) {

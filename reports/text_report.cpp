@@ -74,16 +74,25 @@ void write_header(const RunSummary& summary, std::ostream& out) {
   out << (first ? " no launches\n" : "\n");
 }
 
-// Per listed group with PC samples, its dominant stall reasons: what a latency verdict's counters cannot name.
-void write_why_groups_wait(const RunSummary& summary, std::size_t shown, std::ostream& out) {
-  bool any = false;
+// The kernels with PC samples, most samples first (TOP of them; 0: all): their dominant stall
+// reasons; a kernel without launches in the record (a `--stalls` record has none) also its hot
+// lines and advice, which the others show under their launch.
+void write_why_they_wait(const RunSummary& summary, std::size_t top, std::ostream& out) {
+  const auto& kernels = summary.stalled_kernels;
+  if (kernels.empty()) return;
+  const std::size_t shown = top == 0 ? kernels.size() : std::min(top, kernels.size());
+  out << "\nwhy they wait (PC samples by stall reason, most samples first"
+      << (shown < kernels.size() ? "; " + std::to_string(shown) + " of " + std::to_string(kernels.size()) : "") << "):\n";
   for (std::size_t i = 0; i < shown; ++i) {
-    const auto& g = summary.groups[i];
-    if (!g.stalls) continue;
-    if (!any) out << "\nwhy they wait (PC samples by stall reason):\n";
-    any = true;
-    out << "  " << i + 1 << ". " << g.display_name << " (" << verdict_label(g.main_verdict)
-        << "): " << render::why_it_waits_text(*g.stalls) << "\n";
+    const auto& k = kernels[i];
+    out << "  " << k.display_name << " ("
+        << (k.group ? "#" + std::to_string(*k.group + 1) + ", " + verdict_label(summary.groups[*k.group].main_verdict)
+                    : "no launch in the record")
+        << "): " << render::why_it_waits_text(*k.stalls) << "\n";
+    if (k.group) continue;
+    for (std::size_t l = 0; l < k.stalls->hot_lines.size() && l < render::kShownHotLines; ++l)
+      out << "      " << render::hot_line_text(k.stalls->hot_lines[l]) << "\n";
+    for (const auto& advice : k.advice) out << "    - " << advice << "\n";
   }
 }
 
@@ -120,7 +129,6 @@ void write_group_table(const RunSummary& summary, const ReportOptions& options, 
   }
   out << "verdict: of most of the group's time, with the launches that differ in parentheses; LMEM shares: "
          "means weighted by time\n";
-  write_why_groups_wait(summary, shown, out);
 }
 
 void write_launch_table(const RunSummary& summary, const ReportOptions& options, std::ostream& out) {
@@ -207,10 +215,14 @@ void write_details(const KernelAnalysis& k, const std::string& name, std::ostrea
 
 void write_text_report(const RunSummary& summary, std::ostream& out, const ReportOptions& options) {
   write_header(summary, out);
-  if (summary.selected_launches == 0) return;  // the header says "no launches"
+  if (summary.selected_launches == 0) {  // the header says "no launches"; a `--stalls` record has only samples
+    write_why_they_wait(summary, options.top, out);
+    return;
+  }
   const bool grouped = options.grouped(summary);
   if (grouped) write_group_table(summary, options, out);
   else write_launch_table(summary, options, out);
+  write_why_they_wait(summary, options.top, out);
   write_nvtx_ranges(summary, out);
   write_fix_first(summary, out);
   if (!options.details) return;

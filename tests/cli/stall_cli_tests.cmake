@@ -15,9 +15,9 @@ limiter_cli_test(NAME report.stalls_hot_line MATCH "^    probe\\.cu:77  BAR\\.SY
 limiter_cli_test(NAME report.stalls_fix_first
                  MATCH "pointer_chase \\[1\\] .*latency: Warps wait on global or local memory \\(Stall Long Scoreboard"
                  ARGS report ${_stalls})
-limiter_cli_test(NAME report.stalls_grouped MATCH "^  [0-9]+\\. block_reduce \\(latency\\): Stall Barrier 74% of stalled samples"
+limiter_cli_test(NAME report.stalls_grouped MATCH "^  block_reduce \\(#5, latency\\): Stall Barrier 74% of stalled samples"
                  ARGS report ${_stalls})
-limiter_cli_test(NAME report.stalls_md MATCH "^\\| [0-9]+ \\| `transpose_shared` \\| latency \\| Stall Short Scoreboard 55%, Stall MIO Throttle 34%"
+limiter_cli_test(NAME report.stalls_md MATCH "^\\| `transpose_shared` \\| #3 latency \\| Stall Short Scoreboard 55%, Stall MIO Throttle 34%"
                  ARGS report ${_stalls} -f md)
 limiter_cli_test(NAME report.stalls_csv MATCH ",8000,0\\.0875,long_scoreboard,0\\.863013698630137,,,\"probe\\.cu:41  LDG\\.E"
                  ARGS report ${_stalls} -f csv)
@@ -32,3 +32,12 @@ limiter_cli_test(NAME messages.stalls_malformed EXIT 2
                  ARGS report tests/data/malformed/stalls_negative_line.json)
 limiter_cli_test(NAME report.stalls_per_launch MATCH "^  why it waits: Stall Barrier 74% of stalled samples; 12% issued; 6,000 samples$"
                  ARGS report ${_stalls} --launches)
+# A record of samples alone (no launches), as `limiter run --stalls` writes it.
+set(_stalls_only tests/data/stalls/synthetic_stalls_only_run.json)
+limiter_cli_test(NAME report.stalls_only
+                 MATCH "^  block_reduce \\(no launch in the record\\): Stall Barrier 74% of stalled samples"
+                 ARGS report ${_stalls_only})
+limiter_cli_test(NAME report.stalls_only_advice MATCH "^    - Warps wait on global or local memory \\(Stall Long Scoreboard, 86%"
+                 ARGS report ${_stalls_only})
+limiter_cli_test(NAME export.stalls_only_sqlite MATCH "0 launches of 0 kernels -> .*stalls_only\\.sqlite"
+                 ARGS export ${_stalls_only} -o ${CMAKE_CURRENT_BINARY_DIR}/stalls_only.sqlite)

@@ -15,7 +15,7 @@ namespace {
 const std::string kFixture = std::string(LIMITER_TEST_DATA_DIR) + "/stalls/synthetic_stalls_run.json";
 
 std::string report(ReportFormat format, ReportView view = ReportView::automatic) {
-  const RunSummary summary = summarize(analyze_run(read_run_file(kFixture)));
+  const RunSummary summary = summarize_run_file(kFixture, {}, {});  // as limiter report reads it
   ReportOptions options;
   options.view = view;
   std::ostringstream out;
@@ -35,13 +35,18 @@ TEST(StallReports, TextNamesWhyEachKernelWaits) {
   expect_contains(text, "probe.cu:41  LDG.E R2, [R2.64]  65% (Stall Long Scoreboard)");
   expect_contains(text, "Stall Short Scoreboard 55%, Stall MIO Throttle 34% of stalled samples");
   expect_contains(text, "Warps wait at __syncthreads (Stall Barrier, 74% of the stalled samples)");
-  expect_contains(report(ReportFormat::text, ReportView::grouped), "why they wait (PC samples by stall reason):");
+  expect_contains(text, "why they wait (PC samples by stall reason, most samples first):\n"
+                       "  pointer_chase (#2, latency): Stall Long Scoreboard 86%");
+  expect_contains(text, "  unlaunched_helper (no launch in the record): Stall Wait 100% of stalled samples");
+  expect_contains(text, "    - Warps wait on fixed-latency dependencies (Stall Wait, 100% of the stalled samples)");
 }
 
 TEST(StallReports, MarkdownHasATableAndTheHotLines) {
   const std::string md = report(ReportFormat::md, ReportView::grouped);
   expect_contains(md, "### Why they wait (PC samples by stall reason)");
-  expect_contains(md, "| `block_reduce` | latency | Stall Barrier 74% of stalled samples");
+  expect_contains(md, "| `block_reduce` | #5 latency | Stall Barrier 74% of stalled samples");
+  expect_contains(md, "| `unlaunched_helper` | no launch | Stall Wait 100%");
+  expect_contains(md, "- `unlaunched_helper`: Warps wait on fixed-latency dependencies");
   expect_contains(md, "`probe.cu:77  BAR.SYNC.DEFER_BLOCKING 0x0  60% (Stall Barrier)`");
   expect_contains(md, "> **Warning:** PC sampling dropped 120 samples");
   expect_contains(md, "- why it waits: Stall Long Scoreboard 86%");
@@ -88,6 +93,30 @@ TEST(StallReports, HtmlHasBarsAndAHotLineTable) {
   expect_contains(html, "<table class=\"hot-lines\">");
   expect_contains(html, "<code>probe.cu:112</code></td><td class=\"text\"><code>LDS R7, [R9]</code>");
   expect_contains(html, "PC sampling: a sample every 4,096 cycles per SM");
+}
+
+// A `limiter run --stalls` record: samples, no launches. Every format still says why each kernel waits.
+TEST(StallReports, ARecordOfSamplesAloneIsReportedInEveryFormat) {
+  const std::string path = std::string(LIMITER_TEST_DATA_DIR) + "/stalls/synthetic_stalls_only_run.json";
+  const RunSummary summary = summarize_run_file(path, {}, {});
+  ASSERT_EQ(summary.launches, 0u);
+  ASSERT_EQ(summary.stalled_kernels.size(), 5u);
+  EXPECT_FALSE(summary.stalled_kernels.front().group);
+  const auto written = [&](ReportFormat format) {
+    std::ostringstream out;
+    write_report(summary, format, out);
+    return out.str();
+  };
+  const std::string text = written(ReportFormat::text);
+  expect_contains(text, "  pointer_chase (no launch in the record): Stall Long Scoreboard 86% of stalled samples");
+  expect_contains(text, "      probe.cu:41  LDG.E R2, [R2.64]  65% (Stall Long Scoreboard)");
+  expect_contains(text, "    - Warps wait at __syncthreads (Stall Barrier, 74% of the stalled samples)");
+  expect_contains(written(ReportFormat::md), "| `transpose_shared` | no launch | Stall Short Scoreboard 55%, Stall MIO Throttle 34%");
+  const auto json = nlohmann::json::parse(written(ReportFormat::json));
+  ASSERT_EQ(json["stalled_kernels"].size(), 5u);
+  EXPECT_TRUE(json["stalled_kernels"][0]["group"].is_null());
+  EXPECT_EQ(json["stalled_kernels"][0]["stalls"]["dominant"][0]["reason"], "long_scoreboard");
+  expect_contains(written(ReportFormat::html), "<h2>Why kernels without launches in the record wait</h2>");
 }
 
 TEST(StallReports, RecordsWithoutStallsShowNoneOfIt) {

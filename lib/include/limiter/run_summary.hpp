@@ -82,6 +82,16 @@ struct FixFirstEntry {
   std::string advice;     // in full
 };
 
+// A kernel with PC samples in the record (RunRecord::stalls), with or without launches: a record
+// of `limiter run --stalls` has samples and no launches at all.
+struct StalledKernel {
+  std::string name;          // demangled
+  std::string display_name;  // as reports show it
+  std::shared_ptr<const KernelStallAnalysis> stalls;
+  std::optional<std::size_t> group;  // its first group (index into RunSummary::groups), when it has launches
+  std::vector<std::string> advice;   // its dominant reasons' advice (its launches carry it too)
+};
+
 struct RunSummary {
   RunAnalysis run;  // device, source, peaks, thresholds; kernels: the kept launches, in launch order
   std::string kernel_regex;
@@ -104,6 +114,8 @@ struct RunSummary {
   std::unordered_map<std::string, std::string> display_names;  // demangled name -> as shown
   // The program verdict (program_verdict.hpp) from the record's timeline; empty without one.
   std::optional<ProgramVerdict> program;
+  // Every kernel with PC samples, most samples first (stalled_kernels.cpp); empty without them.
+  std::vector<StalledKernel> stalled_kernels;
 
   bool has_repeated_launches() const;
   // The name as reports show it; the name itself when it is not in the run.

@@ -9,6 +9,7 @@
 #include "limiter/record_stream.hpp"
 #include "limiter/run_summary.hpp"
 #include "summary/launch_pipeline.hpp"
+#include "summary/stalled_kernels.hpp"
 
 namespace limiter {
 
@@ -16,7 +17,9 @@ RunSummary summarize(const RunAnalysis& analysis, const SummaryOptions& options)
   SummaryBuilder builder(options);
   builder.start(analysis);
   for (const auto& kernel : analysis.kernels) builder.add(KernelAnalysis(kernel));
-  return builder.finish();
+  RunSummary summary = builder.finish();
+  detail::add_stalled_kernels_of_groups(summary);
+  return summary;
 }
 
 namespace {
@@ -78,9 +81,11 @@ class BatchAnalyzer {
   std::atomic<bool> words_needed_;  // read by the analysing threads, written by the one folding
 };
 
-// The program verdict of the record's timeline, when it has one (program_verdict.hpp).
-RunSummary judged_program(RunSummary summary, const RunRecord& header) {
+// The program verdict of the record's timeline, when it has one (program_verdict.hpp), and the
+// kernels of its PC samples, when it has them (stalled_kernels.hpp).
+RunSummary judged_program(RunSummary summary, const RunRecord& header, const AnalysisOptions& options) {
   if (header.timeline) summary.program = judge_program(*header.timeline);
+  if (header.stalls) detail::add_stalled_kernels(summary, *header.stalls, options.stalls);
   return summary;
 }
 
@@ -94,7 +99,7 @@ RunSummary summarize_record(const RunRecord& run, const AnalysisOptions& analysi
     detail::AnalysedBatch analysed = analyzer.analyse(run);
     analyzer.fold(run, analysed);
   }
-  return judged_program(analyzer.finish(), run);
+  return judged_program(analyzer.finish(), run, analysis_options);
 }
 
 RunSummary summarize_run_file(const std::string& path, const AnalysisOptions& analysis_options,
@@ -109,7 +114,7 @@ RunSummary summarize_run_file(const std::string& path, const AnalysisOptions& an
         analyzer.fold(batch, analysed);
       });
   if (!started) analyzer.set_header(header);  // a run without launches
-  return judged_program(analyzer.finish(), header);
+  return judged_program(analyzer.finish(), header, analysis_options);
 }
 
 void for_each_analysed_launch(const std::string& path, const AnalysisOptions& analysis_options,

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes synthetic_stalls_run.json: SYNTHETIC stall samples on real counters.
+"""Writes synthetic_stalls_run.json: SYNTHETIC stall samples on real counters; and
+synthetic_stalls_only_run.json: the same samples alone, as a `limiter run --stalls` record.
 
 The launches are the H200 probe run's (tests/data/cupti/h200_probe_run.json), three of them
 renamed to stand for a barrier-bound reduction and a bank-conflicted transpose; the "stalls"
@@ -10,6 +11,7 @@ import json
 
 PROBE = "tests/data/cupti/h200_probe_run.json"
 OUT = "tests/data/stalls/synthetic_stalls_run.json"
+OUT_ALONE = "tests/data/stalls/synthetic_stalls_only_run.json"
 
 
 def pc(offset, samples, reasons, sass, line, file="probe.cu"):
@@ -72,6 +74,13 @@ def main():
     run["launches"] = launches  # last, as limiter writes it: a streaming reader stops at the launches
     with open(OUT, "w") as f:
         json.dump(run, f, indent=1)
+        f.write("\n")
+    # As `limiter run --stalls` writes it: the samples alone, no counters and no launches.
+    alone = dict(run, source="cupti-pc-sampling", launches=[], launches_seen=len(launches))
+    alone.pop("launches")
+    alone["launches"] = []
+    with open(OUT_ALONE, "w") as f:
+        json.dump(alone, f, indent=1)
         f.write("\n")
 
 
