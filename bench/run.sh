@@ -153,7 +153,7 @@ for round in $(seq 1 "$rounds"); do
     if [ "$dry" = 1 ]; then count="<exact launches of $label.json>"
     else count=$(timeout 120 python3 "$bench/summarise.py" count "$out/$label.json" 2> /dev/null) || count=0; fi
     if [ "$count" = 0 ]; then echo "ncu_$label: skipped, $label profiled no launch exactly"; continue; fi
-    step "$round" "ncu_$name" "ncu_$label" env "${workload_env[@]}" ncu --clock-control none --cache-control none \
+    step "$round" "ncu_$name" "ncu_$label" env "${workload_env[@]}" ncu --clock-control none --cache-control "${NCU_CACHE_CONTROL:-none}" \
       --metrics "$metrics" -c "$count" --csv --page raw --print-units base "${workload_cmd[@]}"
   done
 done

@@ -5,7 +5,7 @@ set(_timeline tests/data/timeline)
 limiter_cli_test(NAME report.program_first
                  MATCH "^program: launch-bound: the GPU is busy 38\\.0% of the 10\\.7 ms window"
                  ARGS report ${_timeline}/h100_gloo_rank0_timeline.json.gz)
-limiter_cli_test(NAME report.program_fix_first MATCH "1\\. program: launch-bound — 6\\.5 ms \\(61% of the window\\)"
+limiter_cli_test(NAME report.program_fix_first MATCH "1\\. program: launch-bound — 6\\.6 ms \\(62% of the window\\)"
                  ARGS report ${_timeline}/h100_gloo_rank0_timeline.json.gz)
 limiter_cli_test(NAME report.program_sync_bound MATCH "^  - The host waits in synchronisations while the GPU is idle: 10\\.8 ms"
                  ARGS report ${_timeline}/h100_gloo_rank1_timeline.json.gz)

@@ -69,6 +69,27 @@ TEST(ProgramVerdict, HostBoundPythonBetweenLaunches) {
   EXPECT_EQ(p.advice.front().find("CUDA graph"), std::string::npos);  // 30 us kernels: not short
 }
 
+// Measured on an H100 (limiter kernels --programs, 2026-11-26): 20,000 launches of a 1-thread
+// kernel under --trace, one every 6.3 us; each launch call's record covers ~2.5 us of it and the
+// tracer's own work and the loop the rest. That is the host issuing work: launch-bound.
+TEST(ProgramVerdict, ShortGapsBetweenLaunchCallsAreLaunching) {
+  Timeline t;
+  t.start_ns = 0;
+  std::uint64_t now = 0;
+  for (int i = 0; i < 1000; ++i, now += 6'300) {
+    t.events.push_back(timeline_event(ActivityKind::api_call, now, now + 2'500, "cudaLaunchKernel_v7000"));
+    t.events.push_back(timeline_event(ActivityKind::kernel, now + 4'000, now + 5'000, "tiny"));
+  }
+  t.end_ns = now;
+  normalize_timeline(t);
+  const auto p = judge_program(t);
+  EXPECT_EQ(p.verdict, ProgramBound::launch);
+  EXPECT_GT(p.split.idle_launch_ns, 0.8 * p.split.wall_ns);
+  ProgramThresholds strict;
+  strict.issue_gap_ns = 0;  // only time inside the calls: the same program reads host-bound
+  EXPECT_EQ(judge_program(t, strict).verdict, ProgramBound::host);
+}
+
 TEST(ProgramVerdict, NoHostActivityLeavesIdleTimeUnattributed) {
   Timeline t;
   t.start_ns = 0;
@@ -144,6 +165,7 @@ TEST(ProgramVerdict, ThresholdsAreTheDocumentedOnes) {
   EXPECT_DOUBLE_EQ(t.gpu_majority_share, 0.50);
   EXPECT_DOUBLE_EQ(t.fix_min_share, 0.05);
   EXPECT_DOUBLE_EQ(t.short_kernel_ns, 20'000);
+  EXPECT_DOUBLE_EQ(t.issue_gap_ns, 20'000);
   TimeSplit s;
   s.wall_ns = 100;
   s.kernel_ns = 55;

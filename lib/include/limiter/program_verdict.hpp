@@ -37,6 +37,9 @@ struct ProgramThresholds {
   double gpu_majority_share = 0.50;  // or at least this share and more than any idle cause
   double fix_min_share = 0.05;     // a program-level fix is listed when its time is this share of the window
   double short_kernel_ns = 20'000; // kernels shorter than this on average: graphs pay off
+  // Host time between two launch calls shorter than this counts as launching (the host issuing
+  // work: the loop around the calls, and a tracer's own work per call), not as host work.
+  double issue_gap_ns = 20'000;
 };
 
 // Where the window's time went, in ns; each idle part is time the GPU ran nothing.
