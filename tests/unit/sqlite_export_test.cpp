@@ -1,9 +1,11 @@
-// The SQLite export of a real recording, read back through the sqlite3 C API.
+// The SQLite export of a real recording and of the synthetic stall record, read back through the
+// sqlite3 C API.
 #include <gtest/gtest.h>
 
 #include <sqlite3.h>
 
 #include <filesystem>
+#include <unistd.h>
 
 #include "limiter/record_json.hpp"
 #include "limiter/sqlite_export.hpp"
@@ -55,6 +57,53 @@ TEST(SqliteExport, TablesHoldTheRunItsLaunchesCountersAndGroups) {
             std::to_string(run.launches.size()));
   sqlite3_close(db);
   std::filesystem::remove(path);
+}
+
+// The stalls and hot_pcs tables, on the synthetic stall record (tests/data/stalls/).
+const std::string kStallFixture = kData + "/stalls/synthetic_stalls_run.json";
+
+class StallExport : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = (std::filesystem::temp_directory_path() / ("limiter_stalls_" + std::to_string(::getpid()) + ".sqlite")).string();
+    SummaryOptions options;
+    options.keep_launches = false;
+    {
+      SqliteExport database(path_);
+      const RunSummary summary = summarize_run_file(kStallFixture, {}, options, database.batch_sink());
+      database.add_stalls(*read_run_file(kStallFixture).stalls);
+      database.finish(summary);
+    }
+    ASSERT_EQ(sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  }
+  void TearDown() override {
+    sqlite3_close(db_);
+    std::filesystem::remove(path_);
+  }
+  std::string path_;
+  sqlite3* db_ = nullptr;
+};
+
+TEST_F(StallExport, StallsHoldEveryKernelsReasonsWithTheirShares) {
+  EXPECT_EQ(query(db_, "SELECT count(DISTINCT kernel) FROM stalls"), "5");  // the kernel without launches too
+  EXPECT_EQ(query(db_, "SELECT samples FROM stalls WHERE kernel LIKE 'pointer_chase%' AND reason = 'long_scoreboard'"),
+            "6300");
+  EXPECT_EQ(query(db_, "SELECT title FROM stalls WHERE reason = 'mio_throttle'"), "Stall MIO Throttle");
+  EXPECT_EQ(query(db_, "SELECT round(share, 4) FROM stalls WHERE kernel LIKE 'pointer_chase%' AND reason = 'selected'"),
+            "0.0875");
+  EXPECT_EQ(query(db_, "SELECT round(stall_share, 4) FROM stalls WHERE kernel LIKE 'block_reduce%' AND reason = 'barrier'"),
+            "0.7358");
+  // Joined to the launches by name, as the report joins them.
+  EXPECT_EQ(query(db_, "SELECT count(*) FROM stalls s JOIN kernels k ON k.name = s.kernel WHERE s.reason = 'selected'"),
+            "4");
+  EXPECT_EQ(query(db_, "SELECT value FROM run WHERE key = 'stall_dropped_samples'"), "120");
+}
+
+TEST_F(StallExport, HotPcsHoldTheirLineSassAndDominantReason) {
+  EXPECT_EQ(query(db_, "SELECT count(*) FROM hot_pcs"), "10");
+  EXPECT_EQ(query(db_, "SELECT file || ':' || line || ' ' || sass || ' ' || reason FROM hot_pcs ORDER BY samples DESC"),
+            "probe.cu:41 LDG.E R2, [R2.64] long_scoreboard");
+  EXPECT_EQ(query(db_, "SELECT count(*) FROM hot_pcs WHERE file IS NULL AND line IS NULL"), "1");  // EXIT: no line info
 }
 
 }  // namespace

@@ -101,7 +101,7 @@ std::string other_reason(const KernelAnalysis& k, const StallShare& r) {
     return "Warps wait on the constant cache (" + measured(r) +
            "): keep __constant__ accesses uniform across a warp; indexed tables belong in global memory.";
   if (key == "drain")
-    return "Warps wait for their stores to drain at exit (" + measured(r) + "): fewer stores at the kernel's end.";
+    return "Warps wait for their stores to drain as they finish (" + measured(r) + "): fewer stores at the kernel's end.";
   if (key == "sleeping")
     return "Warps sleep (" + measured(r) + "): check the back-off of spin loops (__nanosleep) and warp yields.";
   if (key == "dispatch_stall")
