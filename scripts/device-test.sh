@@ -27,6 +27,13 @@ step "PM-sampling mode: in-process API and limiter run --sampling"
 timeout "$bin/limiter_sampling_gpu_tests" > "$out/gpu_tests_sampling.txt" 2>&1 || status=1
 tail -3 "$out/gpu_tests_sampling.txt"
 
+step "PC sampling (--stalls): the real seam, the in-process API, the Range Profiler beside it; limiter run on the collector app"
+timeout "$bin/limiter_stalls_gpu_tests" > "$out/gpu_tests_stalls.txt" 2>&1 || status=1
+tail -3 "$out/gpu_tests_stalls.txt"
+timeout "$bin/limiter" run -q --stalls --timing -o "$out/collector_app_stalls.json" -- "$bin/limiter_collector_app" \
+  > "$out/collector_app_stalls.txt" 2>&1 || status=1
+grep -q '"stalls"' "$out/collector_app_stalls.json" || { echo "no stalls in the --stalls record"; status=1; }
+
 step "nothing lost: kills, crashes, signals, 2 and 4 processes on one GPU (record checked launch by launch)"
 LIMITER_LOST_APP=$bin/limiter_lost_launches_app STEP_TIMEOUT=300 timeout "$bin/limiter_nothing_lost_gpu_tests" \
   > "$out/gpu_tests_nothing_lost.txt" 2>&1 || status=1

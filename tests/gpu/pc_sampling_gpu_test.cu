@@ -111,18 +111,16 @@ TEST(PcSamplingGpu, APointerChaseWaitsOnLongScoreboard) {
               static_cast<unsigned long long>(info.dropped_samples));
 }
 
-// Measured, not assumed: whether the Range Profiler starts while PC sampling runs. Either both
-// count the kernel, or the Range Profiler is refused with a CUPTI error (never a crash or silence).
-TEST(PcSamplingGpu, TheRangeProfilerBesidePcSamplingCountsOrIsRefused) {
-  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
-  Chase chase;
-  const CUcontext context = current_context();
-  auto sampling = limiter::detail::cupti_pc_sampling_backend();
-  const auto keys = start_sampling(*sampling, context);
+// The Range Profiler counting one chase on CONTEXT (enable, config, start, the kernel, stop,
+// decode, disable): the instructions counted, or the CUPTI error that refused it.
+struct RangeOutcome {
+  double instructions = 0;
+  std::string refused;
+};
+RangeOutcome count_with_range_profiler(CUcontext context, Chase& chase) {
   auto range = limiter::detail::cupti_range_backend();
   const std::vector<std::string> metrics = {"smsp__inst_executed.sum"};
-  std::string refused;
-  double instructions = 0;
+  RangeOutcome outcome;
   limiter::detail::RangeObject* object = nullptr;
   try {
     const CUdevice device = range->device_of(context);
@@ -138,17 +136,33 @@ TEST(PcSamplingGpu, TheRangeProfilerBesidePcSamplingCountsOrIsRefused) {
     chase.run();
     range->stop(object);
     range->decode(object);
-    if (host->range_count(image) > 0) instructions = host->evaluate(image, 0, metrics)[0];
+    if (host->range_count(image) > 0) outcome.instructions = host->evaluate(image, 0, metrics)[0];
   } catch (const limiter::detail::CuptiError& e) {
-    refused = e.what();
+    outcome.refused = e.what();
   }
   if (object) range->disable(object);
-  if (refused.empty()) chase.run();  // PC sampling has a kernel either way
+  return outcome;
+}
+
+// Measured, not assumed: whether the Range Profiler starts while PC sampling runs. Alone it
+// counts the kernel (the control); beside PC sampling it either counts too or is refused with a
+// CUPTI error (never a crash or silence), and PC sampling goes on either way.
+TEST(PcSamplingGpu, TheRangeProfilerBesidePcSamplingCountsOrIsRefused) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  Chase chase;
+  const CUcontext context = current_context();
+  const RangeOutcome alone = count_with_range_profiler(context, chase);
+  EXPECT_EQ(alone.refused, "");
+  EXPECT_GT(alone.instructions, 0);
+  auto sampling = limiter::detail::cupti_pc_sampling_backend();
+  const auto keys = start_sampling(*sampling, context);
+  const RangeOutcome beside = count_with_range_profiler(context, chase);
+  if (!beside.refused.empty()) chase.run();  // PC sampling has a kernel either way
   const limiter::StallInfo info = stop_sampling(*sampling, context, keys);
-  std::printf("range profiler beside PC sampling: %s; %.0f instructions; %llu PC samples\n",
-              refused.empty() ? "counted" : ("refused: " + refused).c_str(), instructions,
-              static_cast<unsigned long long>(info.samples));
-  if (refused.empty()) EXPECT_GT(instructions, 0);
+  std::printf("range profiler alone: %.0f instructions; beside PC sampling: %s, %.0f instructions; %llu PC samples\n",
+              alone.instructions, beside.refused.empty() ? "counted" : ("refused: " + beside.refused).c_str(),
+              beside.instructions, static_cast<unsigned long long>(info.samples));
+  if (beside.refused.empty()) EXPECT_EQ(beside.instructions, alone.instructions);
   EXPECT_GT(info.samples, 0u);
 }
 

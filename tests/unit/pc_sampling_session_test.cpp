@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <thread>
 
 #include "collect/nvtx_tracker.hpp"
 #include "limiter/stall_sass.hpp"
@@ -167,6 +168,24 @@ TEST(PcSampling, ABufferOfPendingPcsIsDrainedAtTheLaunchsExit) {
   h.backend->pending = detail::kPcsPerBuffer;
   h.launch();
   EXPECT_EQ(h.backend->get_data_calls, 1);
+}
+
+TEST(PcSampling, LaunchesAndSyncsDrainOncePerPeriod) {
+  Harness h;
+  h.launch();
+  h.launch();
+  h.session->on_sync(detail::SyncKind::wait);
+  EXPECT_EQ(h.backend->get_data_calls, 0);  // within the period of the start
+  std::this_thread::sleep_for(detail::kDrainPeriod + std::chrono::milliseconds(10));
+  h.launch();  // an app that never syncs still has its samples drained
+  EXPECT_EQ(h.backend->get_data_calls, 1);
+  h.session->on_sync(detail::SyncKind::wait);
+  EXPECT_EQ(h.backend->get_data_calls, 1);
+  std::this_thread::sleep_for(detail::kDrainPeriod + std::chrono::milliseconds(10));
+  h.session->on_sync(detail::SyncKind::query);  // a poll is no wait
+  EXPECT_EQ(h.backend->get_data_calls, 1);
+  h.session->on_sync(detail::SyncKind::wait);
+  EXPECT_EQ(h.backend->get_data_calls, 2);
 }
 
 TEST(PcSampling, HotPcsGetTheirSourceLineFromTheKeptCubin) {

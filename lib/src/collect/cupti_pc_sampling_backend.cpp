@@ -9,7 +9,6 @@
 
 #include "collect/cupti_check.hpp"
 #include "collect/device_description.hpp"
-#include "collect/driver_api.hpp"
 #include "collect/pc_sampling_backend.hpp"
 
 namespace limiter::detail {
@@ -77,15 +76,7 @@ CUpti_PCSamplingConfigurationInfo attribute(CUpti_PCSamplingConfigurationAttribu
 
 class CuptiPcSamplingBackend final : public PcSamplingBackend {
  public:
-  DeviceDescription describe(CUcontext context) override {
-    const DriverApi& cu = driver_api();
-    CUdevice device = 0;
-    cu.ctx_push_current(context);
-    const CUresult got = cu.ctx_get_device(&device);
-    cu.ctx_pop_current(&context);
-    if (got != CUDA_SUCCESS) throw SystemError("cuCtxGetDevice failed for the sampled context");
-    return describe_device(device);
-  }
+  DeviceDescription describe(CUcontext context) override { return describe_device(device_of_context(context)); }
 
   void enable(CUcontext context) override {
     CUpti_PCSamplingEnableParams params{CUpti_PCSamplingEnableParamsSize};

@@ -7,6 +7,17 @@
 
 namespace limiter::detail {
 
+CUdevice device_of_context(CUcontext context) {
+  const auto& cu = driver_api();
+  CUdevice device = 0;
+  CUcontext current = nullptr;
+  const bool pushed = context && cu.ctx_push_current(context) == CUDA_SUCCESS;
+  const CUresult status = cu.ctx_get_device(&device);
+  if (pushed) cu.ctx_pop_current(&current);
+  if (status != CUDA_SUCCESS) throw SystemError("cuCtxGetDevice failed for a profiled context");
+  return device;
+}
+
 std::string device_uuid_text(CUdevice device) {
   CUuuid uuid{};
   if (driver_api().device_get_uuid(&uuid, device) != CUDA_SUCCESS) return "device-" + std::to_string(device);

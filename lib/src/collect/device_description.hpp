@@ -13,6 +13,9 @@ namespace limiter::detail {
 // driver cannot tell (the counter lock's name needs one either way).
 std::string device_uuid_text(CUdevice device);
 
+// CONTEXT's device (made current for the call, then popped); throws SystemError when the driver cannot tell.
+CUdevice device_of_context(CUcontext context);
+
 // Throws SystemError when CUPTI cannot name the chip.
 DeviceDescription describe_device(CUdevice device);
 

@@ -67,6 +67,7 @@ void PcSamplingSession::start(CUcontext context, Context& state) {
   try {
     backend_.start(context);
     state.started = true;
+    last_drain_ = Clock::now();  // the period counts from here
   } catch (const std::exception& e) {
     state.failed = e.what();
     if (first_error_.empty()) {
@@ -114,7 +115,10 @@ void PcSamplingSession::on_launch_exit(const LaunchCall& call) {
   const auto it = contexts_.find(call.context);
   if (it == contexts_.end() || !it->second.started) return;
   try {
-    if (backend_.pending_pcs(call.context) >= kPcsPerBuffer) drain(call.context, it->second);
+    // A buffer's worth of PCs pending, or the period since the last drain: CUPTI's hardware
+    // buffer fills in under a second at short periods (2^8 cycles on an H100) unless drained.
+    if (backend_.pending_pcs(call.context) >= kPcsPerBuffer || Clock::now() - last_drain_ >= kDrainPeriod)
+      drain(call.context, it->second);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "limiter: PC sampling: %s\n", e.what());
   }
@@ -178,6 +182,10 @@ void PcSamplingSession::drain(CUcontext context, Context& state) {
     get_data_s_ += seconds_since(t0);
     ++get_data_calls_;
     take(batch, state.keys);
+    LIMITER_TRACE("PC sampling GetData: %zu PCs, %zu remaining, %llu samples, %llu dropped%s", batch.pcs.size(),
+                  batch.remaining_pcs, static_cast<unsigned long long>(batch.total_samples),
+                  static_cast<unsigned long long>(batch.dropped_samples),
+                  batch.hardware_buffer_full ? ", hardware buffer full" : "");
     if (batch.remaining_pcs == 0 || batch.hardware_buffer_full) break;
   }
   last_drain_ = Clock::now();

@@ -3,9 +3,9 @@
 // continuous mode on every context that launches in a profiled region — warp samples by stall
 // reason per PC, summed per kernel (pc_sampling_aggregate.hpp) into the record's stalls
 // (limiter/stalls.hpp). Per context: Enable, its stall reasons, configure, Start (at its first
-// module load or launch in a region); GetData at syncs (at most every kDrainPeriod), when CUPTI
-// holds a buffer's worth of PCs after a launch, at module loads (a module loaded again must be
-// flushed), at region ends and context teardown; Stop, GetData and Disable at the end. Every
+// module load or launch in a region); GetData at syncs and launch exits (at most every
+// kDrainPeriod), when CUPTI holds a buffer's worth of PCs after a launch, at module loads (a
+// module loaded again must be flushed), at region ends and context teardown; Stop, GetData and Disable at the end. Every
 // module's cubin is kept (by CRC) for the hot PCs' source lines, and written under --save-raw's
 // folder (cubins/<crc>.cubin) for their SASS, which `limiter run` disassembles after the app
 // (limiter/stall_sass.hpp): never inside the profiled process. Samples lost to full buffers are

@@ -1,0 +1,87 @@
+// The hot PCs' SASS (limiter/stall_sass.hpp): nvdisasm's listing parsed per function and
+// offset, cubins found by CRC, and what is said when a cubin or nvdisasm is missing.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "limiter/stall_sass.hpp"
+#include "test_data.hpp"
+
+namespace limiter {
+namespace {
+
+std::string read(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// `nvdisasm -c` of tests/data/stalls/stall_probe.cu's cubin (sm_90, CUDA 13.0, on the H100).
+std::string probe_listing() { return read(testing::kData + "/stalls/stall_probe.nvdisasm.txt"); }
+
+TEST(PcSamplingSass, TheListingIsReadPerFunctionAndOffset) {
+  const SassListing listing = parse_nvdisasm(probe_listing());
+  ASSERT_EQ(listing.count("_Z5chasePKjPjii"), 1u);
+  ASSERT_EQ(listing.count("_Z7barrierPfi"), 1u);
+  const auto& chase = listing.at("_Z5chasePKjPjii");
+  ASSERT_FALSE(chase.empty());
+  EXPECT_EQ(chase.begin()->first, 0u);
+  bool load = false;
+  for (const auto& [offset, text] : chase) {
+    EXPECT_EQ(offset % 16, 0u) << text;  // sm_90: 16-byte instructions
+    EXPECT_EQ(text.find(';'), std::string::npos) << text;
+    load |= text.rfind("LDG", 0) == 0;
+  }
+  EXPECT_TRUE(load);  // the chase's dependent load
+}
+
+TEST(PcSamplingSass, CubinsAreNamedByCrc) {
+  EXPECT_EQ(cubin_file_name(0x1234abcd), "000000001234abcd.cubin");
+}
+
+TEST(PcSamplingSass, AMissingCubinOrNvdisasmIsSaidAndLeavesTheSassEmpty) {
+  char pattern[] = "/tmp/limiter-sass-XXXXXX";
+  const std::string dir = mkdtemp(pattern);
+  std::ofstream(std::filesystem::path(dir) / cubin_file_name(5)) << "not a cubin";
+  StallInfo info;
+  KernelStalls kernel;
+  kernel.mangled_name = "_Z1kv";
+  kernel.cubin_crc = 5;
+  kernel.hot_pcs.push_back({});
+  info.kernels = {kernel, kernel};
+  info.kernels[1].cubin_crc = 6;
+  const std::string note = fill_sass(info, {dir}, "");
+  EXPECT_NE(note.find("1 kernel module(s) without a kept cubin"), std::string::npos) << note;
+  EXPECT_NE(note.find("1 cubin(s) not disassembled: nvdisasm not found"), std::string::npos) << note;
+  EXPECT_TRUE(info.kernels[0].hot_pcs[0].sass.empty());
+  // A failing disassembler is said as such.
+  EXPECT_NE(fill_sass(info, {dir}, "/bin/false").find("nvdisasm failed"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(PcSamplingSass, TheHotPcsGetTheirInstructions) {
+  char pattern[] = "/tmp/limiter-sass-XXXXXX";
+  const std::string dir = mkdtemp(pattern);
+  std::ofstream(std::filesystem::path(dir) / cubin_file_name(9)) << "cubin";
+  // A stand-in disassembler that prints the probe's listing, as nvdisasm would for its cubin.
+  const std::string tool = dir + "/fake-nvdisasm";
+  std::ofstream(tool) << "#!/bin/sh\ncat '" << testing::kData + "/stalls/stall_probe.nvdisasm.txt" << "'\n";
+  std::filesystem::permissions(tool, std::filesystem::perms::owner_all);
+  const auto listing = parse_nvdisasm(probe_listing()).at("_Z7barrierPfi");
+  StallInfo info;
+  KernelStalls kernel;
+  kernel.mangled_name = "_Z7barrierPfi";
+  kernel.cubin_crc = 9;
+  HotPc pc;
+  pc.pc_offset = listing.rbegin()->first;
+  kernel.hot_pcs = {pc};
+  info.kernels = {kernel};
+  EXPECT_EQ(fill_sass(info, {dir}, tool), "");
+  EXPECT_EQ(info.kernels[0].hot_pcs[0].sass, listing.rbegin()->second);
+  EXPECT_FALSE(info.kernels[0].hot_pcs[0].sass.empty());
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace limiter
