@@ -51,6 +51,7 @@ struct KernelsRequest {
   bool output_given = false;  // -o typed: without a GPU the recording shown is written there
   std::string sizes;
   bool timing_only = false;
+  bool stalls = false;
   bool sweep = false;
   int runs = 7;
   int warmup = 2;
@@ -78,7 +79,7 @@ void write_report_and_tables(const RunRecord& run, const std::vector<kernels::Me
   context.analysis = &analysis;
   context.sweep = sweep;
   kernels::write_family_tables(measurements, context, out);
-  kernels::write_stall_checks(measurements, nullptr, out);
+  kernels::write_stall_checks(measurements, run.stalls ? &*run.stalls : nullptr, out);
 }
 
 // The committed recording, labelled as such, when this machine cannot run the suite.
@@ -117,6 +118,7 @@ int run_on_gpu(const KernelsRequest& request, const Args& args, std::size_t sele
   options.only = request.only;
   options.sizes = kernels::problem_size_from_string(request.sizes);
   options.profile = !request.timing_only;
+  options.stalls = request.stalls;
   options.sweep = request.sweep;
   options.timed_runs = request.runs;
   options.warmup_runs = request.warmup;
@@ -184,6 +186,9 @@ int run_kernels(const Args& args) {
       ("sizes", po::value(&request.sizes)->default_value("full"),
        "full (the seeds' problem sizes) or small (a few seconds, for tests)")
       ("timing-only", po::bool_switch(&request.timing_only), "do not profile: times and checks only")
+      ("stalls", po::bool_switch(&request.stalls),
+       "PC sampling instead of counters: each kernel's warp stall reasons, and the stall check of the kernels "
+       "with an intended stall (no verdicts: the counters and PC sampling cannot share a run)")
       ("sweep", po::bool_switch(&request.sweep),
        "also run the occupancy family's tuning sweep over block size NT and odd grain size VT")
       ("runs", po::value(&request.runs)->default_value(7), "timed runs per kernel; the median is reported")

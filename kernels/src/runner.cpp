@@ -6,6 +6,7 @@
 #include <ctime>
 
 #include "limiter/device_spec.hpp"
+#include "limiter/kernels/stall_check.hpp"
 #include "suite_context.hpp"
 
 namespace limiter::kernels {
@@ -69,6 +70,7 @@ SuiteContext::SuiteContext(const SuiteOptions& options) : options_(options), sel
     try {
       CollectorOptions collector_options;
       collector_options.command_line = options_.command_line;
+      collector_options.stalls = options_.stalls;
       collector_ = std::make_unique<Collector>(collector_options);
     } catch (const SystemError& e) {
       result_.profiling_note = e.what();
@@ -160,7 +162,7 @@ Measurement SuiteContext::describe(const Experiment& experiment) const {
   return m;
 }
 
-std::vector<KernelLaunch> SuiteContext::profile(const Experiment& experiment) {
+RunRecord SuiteContext::profile(const Experiment& experiment) {
   if (!collector_) return {};
   try {
     if (experiment.flush_l2) flush_l2();
@@ -170,7 +172,7 @@ std::vector<KernelLaunch> SuiteContext::profile(const Experiment& experiment) {
       experiment.launch();
       LIMITER_CUDA_CHECK_LAUNCH();
     }
-    return collector_->take_run().launches;
+    return collector_->take_run();
   } catch (const SystemError& e) {
     result_.profiling_note = e.what();
     note(std::string("profiling failed: ") + e.what() + "; timing only from here on");
@@ -206,7 +208,12 @@ void SuiteContext::measure(const Experiment& experiment) {
   m.time_ns = timing.median_ns;
   m.timed_runs = timing.runs;
 
-  std::vector<KernelLaunch> launches = profile(experiment);
+  RunRecord profiled = profile(experiment);
+  std::vector<KernelLaunch> launches = std::move(profiled.launches);
+  if (profiled.stalls) {
+    if (!result_.run.stalls) result_.run.stalls.emplace();
+    add_experiment_stalls(*result_.run.stalls, *profiled.stalls, experiment.name);
+  }
   LIMITER_CUDA_CHECK(cudaDeviceSynchronize());
   const CheckResult check = experiment.check();
   m.correct = check.correct;

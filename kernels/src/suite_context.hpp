@@ -74,7 +74,7 @@ class SuiteContext {
  private:
   void flush_l2();
   Measurement describe(const Experiment& experiment) const;  // configuration and resources
-  std::vector<KernelLaunch> profile(const Experiment& experiment);
+  RunRecord profile(const Experiment& experiment);  // its launches, or its stall samples (--stalls)
   KernelLaunch timing_only_launch(const Experiment& experiment, const Measurement& measurement) const;
 
   SuiteOptions options_;

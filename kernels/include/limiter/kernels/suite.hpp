@@ -24,6 +24,8 @@ struct SuiteOptions {
   std::vector<std::string> only;       // entry or family names; empty runs everything
   ProblemSize sizes = ProblemSize::full;
   bool profile = true;                 // profile each kernel once through limiter::Collector
+  bool stalls = false;                 // ... with PC sampling instead of counters (warp stall reasons
+                                       // per experiment in SuiteResult::run.stalls; no verdicts)
   bool sweep = false;                  // also run the occupancy family's NT x VT tuning sweep
   int warmup_runs = 2;                 // untimed launches first (module loading, clocks)
   int timed_runs = 7;                  // the reported time is their median
