@@ -159,6 +159,10 @@ void add_stall_sass(const std::string& path, const std::string& raw_root) {
     std::cerr << "limiter: " << run.stalls->samples << " PC samples in " << run.stalls->kernels.size() << " kernels ("
               << run.stalls->dropped_samples << " dropped, hardware buffer full " << run.stalls->hardware_buffer_full
               << " times) -> " << path << "\n";
+    if (run.stalls->hardware_buffer_full > 0)
+      std::cerr << "limiter: PC samples were lost: the hardware buffer filled " << run.stalls->hardware_buffer_full
+                << " times (CUPTI keeps nothing of a full buffer); fix: a longer --stall-period (2^11 cycles, "
+                   "the default on an H100, lost none where 2^8 lost all)\n";
   } catch (const std::exception& e) {
     std::cerr << "limiter: no SASS for the hot PCs of " << path << ": " << e.what() << "\n";
   }

@@ -86,7 +86,9 @@ bool parse_run_flags(const Args& ours, RunFlags& flags) {
        "lines (build with -lineinfo) and SASS (nvdisasm, run after the app; --save-raw DIR keeps the cubins), and "
        "the samples lost to full buffers; a latency-limited kernel's verdict names its dominant stall reasons")
       ("stall-period", po::value(&stall_period),
-       "with --stalls: one sample per SM every 2^N cycles, N from 5 to 31 (smaller: more samples, more cost)")
+       "with --stalls: one sample per SM every 2^N cycles, N from 5 to 31 (default: CUPTI's, 2^11 on an H100; "
+       "smaller: more samples, more cost, and below ~2^10 the hardware buffer can fill: its samples are lost, and "
+       "counted)")
       ("cache-control", po::value(&cache_control)->default_value("none"),
        "none: measure each kernel in the app's own cache state (limiter's default); all: flush and invalidate L2 "
        "before each exactly profiled launch, as Nsight Compute does by default (its DRAM figures of short kernels "

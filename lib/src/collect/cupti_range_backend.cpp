@@ -51,16 +51,7 @@ class ProfilerCounterHost final : public CounterHost {
 
 class CuptiRangeBackend final : public RangeBackend {
  public:
-  CUdevice device_of(CUcontext context) override {
-    const auto& cu = driver_api();
-    CUdevice device = 0;
-    CUcontext current = nullptr;
-    const bool pushed = context && cu.ctx_push_current(context) == CUDA_SUCCESS;
-    const CUresult status = cu.ctx_get_device(&device);
-    if (pushed) cu.ctx_pop_current(&current);
-    if (status != CUDA_SUCCESS) throw SystemError("cuCtxGetDevice failed in a launch callback");
-    return device;
-  }
+  CUdevice device_of(CUcontext context) override { return device_of_context(context); }
 
   std::string device_uuid(CUdevice device) override { return device_uuid_text(device); }
 
