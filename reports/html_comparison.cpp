@@ -139,6 +139,8 @@ void write_html_comparison(const RunComparison& comparison, std::ostream& out, c
   if (render::device_text(comparison.after_device) != render::device_text(comparison.before_device))
     out << " → " << html_escape(render::device_text(comparison.after_device)) << " (different GPUs: times are not comparable)";
   out << "</p>\n";
+  if (!comparison.cache_warning.empty())
+    out << "<p class=\"warning\">Warning: " << html_escape(comparison.cache_warning) << "</p>\n";
   if (comparison.per_launch) out << "<p class=\"warning\">Warning: " << html_escape(comparison.selection_warning) << "</p>\n";
   out << "</header>\n";
 

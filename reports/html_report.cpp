@@ -308,7 +308,9 @@ void write_html_report(const RunSummary& summary, std::ostream& out, const Repor
   out << "<header>\n<h1>limiter report — " << html_escape(render::device_text(run.device)) << "</h1>\n"
       << "<p class=\"meta\">source: " << html_escape(run.source.empty() ? "?" : run.source) << ", "
       << html_escape(to_string(run.counter_model)) << " counters; peaks: " << html_escape(to_string(run.peaks)) << " ("
-      << html_escape(run.peaks_origin) << ")<br>" << html_escape(render::run_scope_text(summary));
+      << html_escape(run.peaks_origin) << ")<br>";
+  if (run.cache_control) out << "caches: " << html_escape(render::cache_control_text(run.cache_control)) << "<br>";
+  out << html_escape(render::run_scope_text(summary));
   if (run.stall_sampling) out << "<br>" << html_escape(render::stall_sampling_text(*run.stall_sampling));
   out << "</p>\n";
   for (const auto& note : render::collection_notes(summary)) out << "<p class=\"warning\">" << html_escape(note) << "</p>\n";

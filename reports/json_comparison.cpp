@@ -75,11 +75,13 @@ ordered_json unmatched_json(const ComparedLaunch& k, const render::NameLookup& n
 }
 
 ordered_json run_side_json(const std::string& label, const std::string& source, const DeviceDescription& device,
-                           std::size_t launches) {
-  return {{"label", label},
-          {"source", source},
-          {"device", {{"name", device.name}, {"arch", device.arch}, {"sm_count", device.sm_count}}},
-          {"launches", launches}};
+                           const std::optional<std::string>& cache_control, std::size_t launches) {
+  ordered_json side = {{"label", label},
+                       {"source", source},
+                       {"device", {{"name", device.name}, {"arch", device.arch}, {"sm_count", device.sm_count}}}};
+  if (cache_control) side["cache_control"] = *cache_control;  // absent: the record does not say
+  side["launches"] = launches;
+  return side;
 }
 
 // The comparison's fields but its three lists of launches (written after them, in this order).
@@ -88,9 +90,10 @@ ordered_json comparison_head(const RunComparison& comparison) {
   out["schema_version"] = kComparisonSchemaVersion;
   out["kind"] = "limiter-compare";
   out["before"] = run_side_json(comparison.before_label, comparison.before_source, comparison.before_device,
-                                comparison.totals.before_launches);
+                                comparison.before_cache_control, comparison.totals.before_launches);
   out["after"] = run_side_json(comparison.after_label, comparison.after_source, comparison.after_device,
-                               comparison.totals.after_launches);
+                               comparison.after_cache_control, comparison.totals.after_launches);
+  if (!comparison.cache_warning.empty()) out["cache_warning"] = comparison.cache_warning;
   if (comparison.max_slowdown) {
     ordered_json slower = ordered_json::array();
     for (const auto& k : comparison.matched)

@@ -221,6 +221,7 @@ ordered_json report_without_kernels(const RunSummary& summary) {
   out["source"] = run.source;
   out["counter_model"] = to_string(run.counter_model);
   out["peaks"] = {{"kind", to_string(run.peaks)}, {"origin", run.peaks_origin}};
+  if (run.cache_control) out["cache_control"] = *run.cache_control;  // "none" or "all"; absent: unknown
   if (!run.ended.empty()) out["ended"] = run.ended;
   out["missed"] = missed_json(run.missed);
   if (run.launches_seen) out["launches_seen"] = *run.launches_seen;

@@ -52,6 +52,7 @@ void write_markdown_comparison(const RunComparison& comparison, std::ostream& ou
   if (render::device_text(comparison.after_device) != render::device_text(comparison.before_device))
     out << " → " << markdown_escape(render::device_text(comparison.after_device)) << " (different GPUs: times are not comparable)";
   out << "\n\n";
+  if (!comparison.cache_warning.empty()) out << "> **Warning:** " << markdown_escape(comparison.cache_warning) << "\n\n";
   if (comparison.per_launch) {
     out << "> **Warning:** " << markdown_escape(comparison.selection_warning) << "\n\n"
         << "**Mean per launch:** " << total_text(totals.all) << ", " << totals.before_launches << " → "

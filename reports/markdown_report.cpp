@@ -200,8 +200,9 @@ void write_markdown_report(const RunSummary& summary, std::ostream& out, const R
   const auto& run = summary.run;
   out << "## limiter report — " << markdown_escape(render::device_text(run.device)) << "\n\n"
       << "Source: " << markdown_escape(run.source.empty() ? "?" : run.source) << ", " << to_string(run.counter_model)
-      << " counters; peaks: " << to_string(run.peaks) << " (" << markdown_escape(run.peaks_origin) << "). "
-      << markdown_escape(render::run_scope_text(summary)) << ".";
+      << " counters; peaks: " << to_string(run.peaks) << " (" << markdown_escape(run.peaks_origin) << "). ";
+  if (run.cache_control) out << "Caches: " << markdown_escape(render::cache_control_text(run.cache_control)) << ". ";
+  out << markdown_escape(render::run_scope_text(summary)) << ".";
   if (run.stall_sampling) out << " " << markdown_escape(render::stall_sampling_text(*run.stall_sampling)) << ".";
   out << "\n\n";
   for (const auto& note : render::collection_notes(summary)) out << "> **Warning:** " << markdown_escape(note) << "\n\n";

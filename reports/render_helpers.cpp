@@ -238,6 +238,12 @@ std::size_t shown_group_count(const RunSummary& summary, std::size_t top) {
   return top > 0 ? std::min(top, summary.groups.size()) : summary.groups.size();
 }
 
+std::string cache_control_text(const std::optional<std::string>& cache_control) {
+  if (!cache_control) return "";
+  if (*cache_control == "all") return "L2 flushed before each launch (--cache-control all, as ncu's default)";
+  return "the app's own (--cache-control " + *cache_control + ")";
+}
+
 std::vector<std::string> collection_notes(const RunSummary& summary) {
   std::vector<std::string> notes;
   const auto& run = summary.run;

@@ -265,6 +265,7 @@ void SqliteExport::finish(const RunSummary& summary) {
         {"timed_launches", std::to_string(summary.timed_launches)}, {"total_duration_ns", render::plain_number(summary.total_ns)},
         {"names", to_string(summary.names)}, {"tool_version", tool_version()}};
     for (const auto& [key, value] : entries) meta.text(key).text(value).run();
+    if (run.cache_control) meta.text("cache_control").text(*run.cache_control).run();  // none or all; no row: unknown
     if (const auto& s = run.stall_sampling) {  // how the stalls table's samples were taken
       for (const auto& [key, value] : std::vector<std::pair<std::string, std::uint64_t>>{
                {"stall_sample_period_cycles", s->sample_period_cycles}, {"stall_samples", s->samples},

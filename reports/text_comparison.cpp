@@ -65,6 +65,8 @@ void write_text_comparison(const RunComparison& comparison, std::ostream& out, c
   out << "device: " << before_device;
   if (after_device != before_device) out << " -> " << after_device << " (different GPUs: times are not comparable)";
   out << "\n";
+  if (!comparison.cache_warning.empty())
+    out << colored("WARNING", "\033[31m", color) << ": " << comparison.cache_warning << "\n";
   const auto& totals = comparison.totals;
   if (comparison.per_launch) {
     out << colored("WARNING", "\033[31m", color) << ": " << comparison.selection_warning << "\n";

@@ -56,7 +56,9 @@ void write_header(const RunSummary& summary, std::ostream& out) {
   const auto& run = summary.run;
   out << "limiter report — " << render::device_text(run.device) << "\nsource: " << (run.source.empty() ? "?" : run.source)
       << ", " << to_string(run.counter_model) << " counters; peaks: " << to_string(run.peaks) << " (" << run.peaks_origin
-      << ")\n" << render::run_scope_text(summary) << "\n";
+      << ")\n";
+  if (run.cache_control) out << "caches: " << render::cache_control_text(run.cache_control) << "\n";
+  out << render::run_scope_text(summary) << "\n";
   if (run.stall_sampling) out << render::stall_sampling_text(*run.stall_sampling) << "\n";
   for (const auto& note : render::collection_notes(summary)) out << "WARNING: " << note << "\n";
   write_program(summary, out);

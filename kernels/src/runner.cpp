@@ -225,6 +225,7 @@ void SuiteContext::measure(const Experiment& experiment) {
   } else {
     result_.profiled = true;
     result_.run.source = "cupti";
+    result_.run.cache_control = profiled.cache_control;  // the exact counters' caches, as the collector says
   }
   for (std::size_t i = 0; i < launches.size(); ++i) {
     KernelLaunch& launch = launches[i];

@@ -89,3 +89,16 @@ limiter_cli_test(NAME compare.selection_html MATCH "<p class=\"warning\">Warning
 # The same selection on both sides: no warning, launches matched by order.
 limiter_cli_test(NAME compare.same_selection MATCH "^total: 124 ms -> 124 ms, 0\\.0% \\(same\\); 10071 -> 10071 launches"
                  ARGS compare ${_mlp_full} ${_mlp_full})
+
+# Records taken under different cache conditions: a warning in the header, in every format.
+set(_cache_all tests/data/cache_control/h200_probe_marked_all.json)
+set(_cache_none tests/data/cache_control/h200_probe_marked_none.json)
+limiter_cli_test(NAME compare.cache_control_differs
+                 MATCH "^WARNING: before measured with L2 flushed before each launch \\(--cache-control all\\), after with the app's own caches \\(--cache-control none\\)"
+                 ARGS compare ${_cache_all} ${_cache_none})
+limiter_cli_test(NAME compare.cache_control_differs_md MATCH "^> \\*\\*Warning:\\*\\* before measured with L2 flushed"
+                 ARGS compare ${_cache_all} ${_cache_none} --format md)
+limiter_cli_test(NAME compare.cache_control_differs_json MATCH "\"cache_warning\": \"before measured with L2 flushed"
+                 ARGS compare ${_cache_all} ${_cache_none} --format json)
+limiter_cli_test(NAME compare.cache_control_differs_html MATCH "<p class=\"warning\">Warning: before measured with L2 flushed"
+                 ARGS compare ${_cache_all} ${_cache_none} --format html)

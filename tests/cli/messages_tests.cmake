@@ -33,6 +33,9 @@ limiter_cli_test(NAME messages.record_no_launches EXIT 2
 limiter_cli_test(NAME messages.record_field_type EXIT 2
                  MATCH "^limiter: error: '${_bad}/sm_count_string.json': field \"device\\.sm_count\" must be a number, not a string \\(\"132\"\\)$"
                  ARGS report ${_bad}/sm_count_string.json)
+limiter_cli_test(NAME messages.record_cache_control_value EXIT 2
+                 MATCH "^limiter: error: '${_bad}/cache_control_unknown.json': field \"cache_control\" must be \"none\" or \"all\", not \"sometimes\"$"
+                 ARGS report ${_bad}/cache_control_unknown.json)
 limiter_cli_test(NAME messages.record_schema_version_type EXIT 2
                  MATCH "^limiter: error: '${_bad}/schema_version_string.json': field \"schema_version\" must be a number, not a string \\(\"1\"\\)$"
                  ARGS report ${_bad}/schema_version_string.json)

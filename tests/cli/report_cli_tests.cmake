@@ -30,3 +30,17 @@ limiter_cli_test(NAME report.bad_regex EXIT 2 MATCH "-k '\\(' is not a valid reg
 limiter_cli_test(NAME export.sqlite MATCH "84 launches of 31 kernels -> .*pytorch.sqlite"
                  ARGS export ${_pytorch} -o ${CMAKE_CURRENT_BINARY_DIR}/pytorch.sqlite)
 limiter_cli_test(NAME export.bad_format EXIT 2 MATCH "unknown --format 'parquet' for export" ARGS export ${_pytorch} -f parquet -o x)
+# Which caches the counters saw (limiter run --cache-control), in every header: the probe run with
+# the field added by hand (tests/data/cache_control/README.md).
+set(_cache_all tests/data/cache_control/h200_probe_marked_all.json)
+set(_cache_none tests/data/cache_control/h200_probe_marked_none.json)
+limiter_cli_test(NAME report.cache_control_text
+                 MATCH "^caches: L2 flushed before each launch \\(--cache-control all, as ncu's default\\)$"
+                 ARGS report ${_cache_all})
+limiter_cli_test(NAME report.cache_control_md MATCH "\\. Caches: the app's own \\(--cache-control none\\)\\. 7 launches"
+                 ARGS report ${_cache_none} --format md)
+limiter_cli_test(NAME report.cache_control_html MATCH "<br>caches: L2 flushed before each launch \\(--cache-control all"
+                 ARGS report ${_cache_all} --format html)
+limiter_cli_test(NAME report.cache_control_json MATCH "^  \"cache_control\": \"all\",$" ARGS report ${_cache_all} --format json)
+limiter_cli_test(NAME export.sqlite_cache_control MATCH "7 launches of 6 kernels -> "
+                 ARGS export ${_cache_all} -o ${CMAKE_CURRENT_BINARY_DIR}/cache_all.sqlite)

@@ -60,6 +60,7 @@ TEST(CacheControl, AllFlushesL2RightBeforeEachProfiledLaunchsRange) {
   s.launch("alpha");
   const RunRecord run = s.finish();
   EXPECT_EQ(run.launches.size(), 2u);
+  EXPECT_EQ(run.cache_control, "all");  // the record says which caches its counters saw
   EXPECT_EQ(s.backend.l2_flushes, 2);
   EXPECT_EQ(s.backend.pushes_after_flush, 2);  // each flush is followed by its launch's range
   EXPECT_EQ(s.backend.pushes, 3);              // and the batch's empty range, not flushed for
@@ -79,7 +80,9 @@ TEST(CacheControl, AllPutsTheExactModeInUserRanges) {
 TEST(CacheControl, NoneFlushesNothing) {
   Session s("none");
   for (int i = 0; i < 3; ++i) s.launch("alpha");
-  EXPECT_EQ(s.finish().launches.size(), 3u);
+  const RunRecord run = s.finish();
+  EXPECT_EQ(run.launches.size(), 3u);
+  EXPECT_EQ(run.cache_control, "none");
   EXPECT_EQ(s.backend.l2_flushes, 0);
   EXPECT_EQ(s.backend.pushes, 0);  // auto range, as before
 }

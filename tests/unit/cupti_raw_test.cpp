@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 #include "collect/raw_store.hpp"
 #include "limiter/analysis.hpp"
 #include "limiter/error.hpp"
@@ -69,6 +71,19 @@ std::string evaluation_error(const std::filesystem::path& dir) {
     return e.what();
   }
   return "no error";
+}
+
+// meta.json says which caches the counters saw (limiter run --cache-control); a set written
+// before it does not, and neither does its record.
+TEST(CuptiRaw, TheCacheConditionComesFromMetaJson) {
+  EXPECT_EQ(detail::evaluate_raw_dir(kCupti + "/h200_probe_raw").cache_control, std::nullopt);
+  const auto dir = copy_of_probe_raw("cache_control");
+  std::ifstream in(dir / "meta.json");
+  nlohmann::json meta = nlohmann::json::parse(in);
+  meta["cache_control"] = "all";
+  std::ofstream(dir / "meta.json") << meta.dump();
+  EXPECT_EQ(detail::evaluate_raw_dir(dir.string()).cache_control, "all");
+  std::filesystem::remove_all(dir);
 }
 
 // fuzz_raw_dir: libnvperf_host read out of bounds (SIGSEGV) on an image cut to 4096 bytes.

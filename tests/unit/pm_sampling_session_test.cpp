@@ -166,6 +166,7 @@ RunRecord exact_phase() {
   exact.launches_seen = 70;
   exact.kernels_seen = {{"A", {132, 1, 1}, {256, 1, 1}, 70}};
   exact.missed = {{"a launch the exact phase missed", 1, "its fix"}};
+  exact.cache_control = "all";
   return exact;
 }
 
@@ -195,6 +196,7 @@ TEST(PmSamplingSession, AfterTheExactPhaseItsLaunchesJoinTheirKernelsAggregates)
   EXPECT_EQ(run.kernels_seen[0].launches, 71u);  // A: 70 in the exact phase, 1 sampled
   EXPECT_EQ(run.kernels_seen[1].name, "C");
   EXPECT_TRUE(h.says(run, "a launch the exact phase missed"));
+  EXPECT_EQ(run.cache_control, "all");  // the exact launches' caches, kept in the joined record
 }
 
 TEST(PmSamplingSession, AfterAnExactPhaseThatTheAppOutlivedNotSamplingSaysSo) {

@@ -83,6 +83,7 @@ TEST(SamplingThenExact, TheUndecidedKernelsOfTheSamplingPhaseAreProfiledExactlyN
   EXPECT_EQ(record.launches_seen, 6u);  // 2 sampled, 4 in the exact phase
   ASSERT_TRUE(record.sampling);
   EXPECT_TRUE(record.sampling->exact_after_sampling);
+  EXPECT_EQ(record.cache_control, "none");  // the exact phase's counters: the app's own caches
   ASSERT_EQ(record.launches.size(), 1u);  // one sample cannot judge alpha: 2 launches exactly
   ASSERT_TRUE(record.launches[0].sampled);
   EXPECT_EQ(record.launches[0].sampled->exact_launches, 2u);

@@ -152,6 +152,7 @@ struct RunAnalysis {
   Thresholds thresholds;
   std::vector<MissedLaunches> missed;   // from the record: launches seen but not profiled
   std::string ended;                    // from the record: how the profiled process ended
+  std::optional<std::string> cache_control;  // from the record: "none", "all" or unknown (RunRecord's)
   std::optional<std::uint64_t> launches_seen;  // from the record: launches seen, profiled or not
   std::vector<KernelSeen> kernels_seen;  // from the record: per kernel and configuration (budgets)
   std::string host;                     // from the record: where the process ran

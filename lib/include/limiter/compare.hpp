@@ -113,6 +113,7 @@ struct ComparedRun {
   std::optional<std::uint64_t> launches_seen;
   std::vector<KernelSeen> kernels_seen;
   std::uint64_t missed_launches = 0;
+  std::optional<std::string> cache_control;  // the record's: "none", "all" or unknown
   std::shared_ptr<NameTable> names = std::make_shared<NameTable>();
   std::vector<ComparedLaunch> launches;  // launch order
   // How the record selected its launches, set when `launches` are only part of it (-k keeps
@@ -166,6 +167,10 @@ struct RunComparison {
   std::string before_label, after_label;
   DeviceDescription before_device, after_device;
   std::string before_source, after_source;
+  std::optional<std::string> before_cache_control, after_cache_control;  // each record's, where it says
+  // Both records say which caches their counters saw, and they differ (one flushed L2 before each
+  // launch, the other did not): what that means, in one line. Empty otherwise.
+  std::string cache_warning;
   std::optional<double> max_slowdown;
   Thresholds thresholds;  // BEFORE's; both runs are analysed with the same options
   LaunchSelection before_selection, after_selection;

@@ -186,6 +186,11 @@ struct RunRecord {
   std::vector<KernelSeen> kernels_seen;     // per kernel and configuration, with per-kernel budgets
   std::string ended;                        // how the profiled process ended: "exit", "signal SIGTERM",
                                             // "killed" (recovered from its partial file); empty: unknown
+  // The cache condition the exact counters were measured under (`limiter run --cache-control`):
+  // "none", the app's own cache state; "all", L2 flushed and invalidated before each profiled
+  // launch (Nsight Compute's default). Unset in records with no exact counters (--trace, --stalls,
+  // --sampling alone), in imports and in records before it.
+  std::optional<std::string> cache_control;
   std::optional<SamplingInfo> sampling;     // set: a PM-sampling run (launches are per-kernel aggregates)
   // The activity timeline of the profiled window (timeline.hpp): the program verdict and the
   // Perfetto export read it. Unset in records before it and in imported ones.

@@ -203,6 +203,17 @@ void match_per_launch(const ComparedRun& before, const ComparedRun& after, const
     if (!matched[grouping.after[j]]) result.only_after.push_back(after.launches[j]);
 }
 
+std::string caches_words(const std::string& cache_control) {
+  return cache_control == "all" ? "L2 flushed before each launch (--cache-control all)"
+                                : "the app's own caches (--cache-control " + cache_control + ")";
+}
+
+std::string cache_warning(const std::optional<std::string>& before, const std::optional<std::string>& after) {
+  if (!before || !after || *before == *after) return "";
+  return "before measured with " + caches_words(*before) + ", after with " + caches_words(*after) +
+         ": times and memory traffic differ by the caches as well as by the change";
+}
+
 RunComparison compare(const ComparedRun& before, const ComparedRun& after, const CompareOptions& options) {
   RunComparison result;
   result.before_label = options.before_label;
@@ -211,6 +222,9 @@ RunComparison compare(const ComparedRun& before, const ComparedRun& after, const
   result.after_device = after.device;
   result.before_source = before.source;
   result.after_source = after.source;
+  result.before_cache_control = before.cache_control;
+  result.after_cache_control = after.cache_control;
+  result.cache_warning = cache_warning(before.cache_control, after.cache_control);
   result.max_slowdown = options.max_slowdown;
   result.thresholds = before.thresholds;
   result.names = {before.names, after.names};
@@ -281,6 +295,7 @@ ComparedRun compared_run(const RunAnalysis& analysis) {
   run.thresholds = analysis.thresholds;
   run.launches_seen = analysis.launches_seen;
   run.kernels_seen = analysis.kernels_seen;
+  run.cache_control = analysis.cache_control;
   for (const auto& m : analysis.missed) run.missed_launches += m.launches;
   run.launches.reserve(analysis.kernels.size());
   for (const auto& k : analysis.kernels) run.add(k);

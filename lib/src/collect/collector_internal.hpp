@@ -43,15 +43,15 @@ struct LaunchSink {
 };
 
 // Raw data set, one folder per process:
-//   meta.json           chip, device, metrics, pass count, replay mode, tool version
+//   meta.json           chip, device, cache control, metrics, pass count, replay mode, tool version
 //   availability.bin    counter-availability image
 //   config.bin          config image
 //   image_<N>.bin       counter-data images, in order
 //   launches.jsonl      one launch per line: metadata + {"image": N, "range": R}
 void open_raw_dir(const std::string& dir, std::ofstream& launches);
-void write_raw_context(const std::string& dir, const DeviceDescription& device, const std::vector<std::string>& metrics,
-                       std::size_t passes, const std::string& replay, const std::vector<std::uint8_t>& availability,
-                       const std::vector<std::uint8_t>& config);
+void write_raw_context(const std::string& dir, const DeviceDescription& device, const std::string& cache_control,
+                       const std::vector<std::string>& metrics, std::size_t passes, const std::string& replay,
+                       const std::vector<std::uint8_t>& availability, const std::vector<std::uint8_t>& config);
 void write_raw_image(const std::string& dir, std::size_t index, const std::vector<std::uint8_t>& image);
 void append_raw_launch(std::ofstream& launches, const KernelLaunch& launch, std::size_t image, std::size_t range);
 

@@ -81,8 +81,8 @@ void RangeSession::set_up(ContextProfiler& p) {
                       "--cache-control none");
   }
   if (!raw_dir.empty()) {
-    write_raw_context(raw_dir, p.description, metrics, p.passes, p.user_replay ? "user" : "kernel", p.availability,
-                      p.config);
+    write_raw_context(raw_dir, p.description, options.cache_control, metrics, p.passes,
+                      p.user_replay ? "user" : "kernel", p.availability, p.config);
   }
   if (sink && sink->on_device) sink->on_device(p.description);
   if (on_context_ready) on_context_ready(static_cast<int>(p.device), p.description.chip);

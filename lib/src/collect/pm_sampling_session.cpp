@@ -56,6 +56,7 @@ void PmSamplingSession::begin_after(RunRecord before, bool follows) {
     exact_missed_ = std::move(before.missed);
     exact_launches_seen_ = before.launches_seen.value_or(0);
     exact_kernels_seen_ = std::move(before.kernels_seen);
+    exact_cache_control_ = std::move(before.cache_control);
   }
   // Kernel timestamps start at the first sampled launch (on_launch), not here: this launch ran
   // in the exact phase, and its kernel would be counted twice.
@@ -302,6 +303,7 @@ RunRecord PmSamplingSession::record(std::vector<KernelLaunch> launches) const {
   if (role_ == SamplingRole::after_exact) run.kernels_seen = add_sampled_launches(exact_kernels_seen_, launches);
   run.launches = exact_launches_.empty() ? std::move(launches) : join_exact_launches(std::move(launches), exact_launches_);
   run.missed = exact_missed_;
+  run.cache_control = exact_cache_control_;
   SamplingInfo info = attributor_.info();
   if (sampler_ready_) info.samples_lost += sampler_->samples_lost();
   const std::uint64_t kernels_timed = activity_ ? activity_->kernels() : 0;

@@ -118,6 +118,7 @@ class PmSamplingSession final : public Session {
   std::vector<MissedLaunches> exact_missed_;
   std::uint64_t exact_launches_seen_ = 0;
   std::vector<KernelSeen> exact_kernels_seen_;
+  std::optional<std::string> exact_cache_control_;  // the exact phase's, before this one
   // Before exact: the record and the account of the sampling phase, once it is over.
   std::optional<RunRecord> phase_record_;
   std::string phase_timings_;

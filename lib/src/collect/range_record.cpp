@@ -211,6 +211,7 @@ RunRecord RangeSession::finish() noexcept {
     sampled_before_.reset();
     if (finished_) return run;  // the exact phase never began
     if (run.sampling) run.sampling->exact_after_sampling = true;
+    run.cache_control = options.cache_control;
     run.kernels_seen = add_sampled_launches(selector.kernels_seen(), run.launches);
     run.launches = join_exact_launches(std::move(run.launches), completed);
     completed.clear();
@@ -221,6 +222,7 @@ RunRecord RangeSession::finish() noexcept {
   RunRecord run;
   run.source = "cupti";
   run.device = last_device;
+  run.cache_control = options.cache_control;
   run.missed = missed_;
   run.launches_seen = launches_seen_;
   run.kernels_seen = selector.kernels_seen();

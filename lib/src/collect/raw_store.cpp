@@ -50,6 +50,8 @@ RunRecord read_meta(const fs::path& dir, std::vector<std::string>& metrics) {
     run.source = "cupti-raw";
     run.device = device_from(meta.at("device"));
     run.command_line = meta.value("command_line", std::vector<std::string>{});
+    if (const std::string caches = meta.value("cache_control", ""); caches == "none" || caches == "all")
+      run.cache_control = caches;  // absent in raw folders before it
     metrics = meta.at("metrics").get<std::vector<std::string>>();
   } catch (const nlohmann::json::exception& e) {  // also a missing or mistyped field
     throw InputError("'" + (dir / "meta.json").string() + "' is corrupt: " + e.what());
@@ -136,13 +138,14 @@ void open_raw_dir(const std::string& dir, std::ofstream& launches) {
   if (!launches) throw InputError("cannot write in raw folder '" + dir + "'");
 }
 
-void write_raw_context(const std::string& dir, const DeviceDescription& device, const std::vector<std::string>& metrics,
-                       std::size_t passes, const std::string& replay, const std::vector<std::uint8_t>& availability,
-                       const std::vector<std::uint8_t>& config) {
+void write_raw_context(const std::string& dir, const DeviceDescription& device, const std::string& cache_control,
+                       const std::vector<std::string>& metrics, std::size_t passes, const std::string& replay,
+                       const std::vector<std::uint8_t>& availability, const std::vector<std::uint8_t>& config) {
   nlohmann::ordered_json meta;
   meta["kind"] = "limiter-raw";
   meta["tool_version"] = tool_version();
   meta["device"] = device_json(device);
+  meta["cache_control"] = cache_control;
   meta["metrics"] = metrics;
   meta["passes"] = passes;
   meta["replay"] = replay;

@@ -277,6 +277,9 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     injection->header.tool_version = limiter::tool_version();
     injection->header.source = "cupti";
     injection->header.created_at = limiter::utc_timestamp();
+    // The exact mode streams its record from this header: it says the caches its counters saw
+    // (sampling's record comes from the collector, --trace and --stalls have no counters).
+    if (!options.sampling && !options.trace && !options.stalls) injection->header.cache_control = options.cache_control;
 
     injection->collector = new limiter::Collector(options);
     auto& sink = injection->collector->impl_sink();

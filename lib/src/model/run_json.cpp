@@ -19,6 +19,19 @@ using ordered_json = nlohmann::ordered_json;
 using json = nlohmann::json;
 using detail::get_optional;
 
+namespace {
+
+// "cache_control": "none" or "all", or unset (older records, imports, records without exact counters).
+std::optional<std::string> cache_control_from(const json& in) {
+  std::optional<std::string> value = get_optional<std::string>(in, "cache_control");
+  if (!value || *value == "none" || *value == "all") return value;
+  std::string shown = json(*value).dump(-1, ' ', false, json::error_handler_t::replace);
+  if (shown.size() > 40) shown = shown.substr(0, 37) + "...";  // a hostile value stays a short message
+  throw InputError("field \"cache_control\" must be \"none\" or \"all\", not " + shown);
+}
+
+}  // namespace
+
 namespace detail {
 
 // The run's fields but its launches and timeline, in the order every writer puts them.
@@ -37,6 +50,7 @@ ordered_json run_fields_json(const RunRecord& run) {
   if (run.sampling) out["sampling"] = sampling_json(*run.sampling);
   out["device"] = device_json(run.device);
   if (!run.ended.empty()) out["ended"] = run.ended;
+  detail::put_if_set(out, "cache_control", run.cache_control);
   if (!run.missed.empty()) out["missed"] = missed_json(run.missed);
   if (run.launches_seen) out["launches_seen"] = *run.launches_seen;
   if (!run.kernels_seen.empty()) out["kernels_seen"] = kernels_seen_json(run.kernels_seen);
@@ -97,6 +111,7 @@ RunRecord run_from_json(const json& in, const std::string& origin) {
     if (auto sampling = in.find("sampling"); sampling != in.end()) run.sampling = sampling_from(*sampling);
     run.device = device_from(in.at("device"));
     run.ended = in.value("ended", "");
+    run.cache_control = cache_control_from(in);
     if (auto missed = in.find("missed"); missed != in.end()) run.missed = missed_from(*missed);
     run.launches_seen = get_optional<std::uint64_t>(in, "launches_seen");
     if (auto seen = in.find("kernels_seen"); seen != in.end()) run.kernels_seen = kernels_seen_from(*seen);
