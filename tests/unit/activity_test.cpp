@@ -50,6 +50,26 @@ TEST(ActivityRecords, AKernelRecordIsAKernelEvent) {
   EXPECT_FALSE(event_of(&k));
 }
 
+TEST(ActivityRecords, KernelNamesAreDemangledOnceEach) {
+  detail::KernelNames names;
+  const std::string& first = names("_Z4gemmPfi");
+  EXPECT_EQ(first, "gemm(float*, int)");
+  const std::string copy = "_Z4gemmPfi";  // the same name at another address: the same entry
+  EXPECT_EQ(&names(copy.c_str()), &first);
+  EXPECT_EQ(names("not_mangled"), "not_mangled");
+  EXPECT_EQ(names(nullptr), "");
+  EXPECT_EQ(names.size(), 3u);
+  CUpti_ActivityKernel10 k{};
+  k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+  k.start = 1;
+  k.end = 2;
+  k.name = "_Z4gemmPfi";
+  const auto e = timeline_event_of(*reinterpret_cast<const CUpti_Activity*>(&k), api_name, &names);
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->name, "gemm(float*, int)");
+  EXPECT_EQ(names.size(), 3u);
+}
+
 TEST(ActivityRecords, CopiesSayWhetherTheHostSideIsPageable) {
   CUpti_ActivityMemcpy6 m{};
   m.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
@@ -184,11 +204,16 @@ TEST(TimelineRecorder, ChunksStreamAsTheyComeAndDroppedRecordsAreCounted) {
   EXPECT_EQ(window.start_ns, 100u);
   EXPECT_EQ(window.end_ns, 210u);
   EXPECT_TRUE(window.events.empty());
+  recorder.widen(80, 0);  // the start known, the end not yet: the end is the events'
+  EXPECT_EQ(recorder.window().start_ns, 80u);
+  EXPECT_EQ(recorder.window().end_ns, 210u);
+  recorder.add({kernel(9, 60)});
+  EXPECT_EQ(recorder.window().start_ns, 60u);
   recorder.widen(50, 400);
   const Timeline timeline = recorder.timeline();
   EXPECT_EQ(timeline.start_ns, 50u);
   EXPECT_EQ(timeline.end_ns, 400u);
-  EXPECT_EQ(timeline.events.size(), 2u);
+  EXPECT_EQ(timeline.events.size(), 3u);
   EXPECT_EQ(timeline.dropped_records, 5u);
 }
 

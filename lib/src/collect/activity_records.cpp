@@ -8,7 +8,6 @@ namespace limiter::detail {
 
 namespace {
 
-
 // timeline.hpp's five names; arrays count as the memory they sit in.
 const char* copy_name(std::uint8_t kind) {
   switch (kind) {
@@ -51,7 +50,14 @@ TimelineEvent gpu_event(ActivityKind kind, std::uint64_t start, std::uint64_t en
 
 }  // namespace
 
-std::optional<TimelineEvent> timeline_event_of(const CUpti_Activity& record, const ApiNamer& api_name) {
+const std::string& KernelNames::operator()(const char* mangled) {
+  const std::string_view key = mangled ? mangled : "";
+  if (auto it = names_.find(key); it != names_.end()) return it->second;
+  return names_.emplace(std::string(key), demangle(mangled)).first->second;
+}
+
+std::optional<TimelineEvent> timeline_event_of(const CUpti_Activity& record, const ApiNamer& api_name,
+                                               KernelNames* kernel_names) {
   switch (record.kind) {
     case CUPTI_ACTIVITY_KIND_KERNEL:
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
@@ -59,7 +65,7 @@ std::optional<TimelineEvent> timeline_event_of(const CUpti_Activity& record, con
       if (k.end <= k.start) return std::nullopt;  // a kernel that never ran
       TimelineEvent e = gpu_event(ActivityKind::kernel, k.start, k.end, k.deviceId, k.contextId, k.streamId,
                                   k.correlationId);
-      e.name = demangle(k.name);
+      e.name = kernel_names ? (*kernel_names)(k.name) : demangle(k.name);
       return e;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {

@@ -18,8 +18,10 @@ namespace limiter::detail {
 
 namespace {
 
-// ~2,000 records a buffer: completed buffers reach the sink within a second of the flush.
-constexpr std::size_t kBufferBytes = 256u << 10;
+// ~16,000 records a buffer, as kineto's: few buffer requests on the app's threads. The buffer
+// size made no measurable difference to a PyTorch loop's cost (256 KiB and 4 MiB alike,
+// bench/results/2026-11-26-trace-cost.md); CUPTI's own instrumentation is that cost.
+constexpr std::size_t kBufferBytes = 4u << 20;
 constexpr auto kFlushPeriod = std::chrono::seconds(1);
 constexpr CUpti_ActivityKind kGpuKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
                                             CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION};
@@ -63,18 +65,16 @@ void CUPTIAPI on_buffer_requested(std::uint8_t** buffer, std::size_t* size, std:
 void CUPTIAPI on_buffer_completed(CUcontext context, std::uint32_t stream, std::uint8_t* buffer, std::size_t,
                                   std::size_t valid) {
   if (in_forked_child_by_pid()) return;  // the parent's records and files: not a forked child's to write
-  bool release = true;
   {
     std::lock_guard lock(active_mutex);
     if (active) {
-      active->complete_buffer(buffer, valid);
       std::size_t dropped = 0;
       if (cuptiActivityGetNumDroppedRecords(context, stream, &dropped) == CUPTI_SUCCESS) active->count_dropped(dropped);
-      // After a forced flush CUPTI may still complete records in place (activity_timestamps.cpp).
-      release = !active->keeps_buffers();
+      active->queue_buffer(buffer, valid);  // it owns the buffer now
+      return;
     }
   }
-  if (release) std::free(buffer);
+  std::free(buffer);
 }
 
 std::uint64_t now_ns() {
@@ -131,10 +131,19 @@ void ActivitySession::enable() {
   enabled_ = true;
   flusher_ = std::thread([this] {
     std::unique_lock waiting(flusher_mutex_);
-    while (!flusher_wake_.wait_for(waiting, kFlushPeriod, [this] { return flusher_stop_; })) {
+    auto next_flush = std::chrono::steady_clock::now() + kFlushPeriod;
+    while (true) {
+      flusher_wake_.wait_until(waiting, next_flush, [this] { return flusher_stop_ || !pending_.empty(); });
+      if (flusher_stop_) return;
       waiting.unlock();
-      cuptiActivityFlushAll(0);  // completed buffers only: cheap, and the app's records reach disk
-      report_window();
+      if (std::chrono::steady_clock::now() >= next_flush) {
+        cuptiActivityFlushAll(0);  // completed buffers only: cheap, and the app's records reach disk
+        next_flush = std::chrono::steady_clock::now() + kFlushPeriod;
+        decode_pending();
+        report_window();
+      } else {
+        decode_pending();  // a buffer CUPTI completed (full, or at a flush)
+      }
       waiting.lock();
     }
   });
@@ -152,6 +161,7 @@ void ActivitySession::stop() noexcept {
   if (flusher_.joinable()) flusher_.join();
   forced_ = true;
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  decode_pending();
   for (CUpti_ActivityKind kind : kGpuKinds) cuptiActivityDisable(kind);
   if (all_driver_calls_) cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
   for (std::uint32_t id : traced_calls_) cuptiActivityEnableDriverApi(id, 0);
@@ -228,6 +238,7 @@ void ActivitySession::on_context_destroy(CUcontext) {
 void ActivitySession::flush() {
   if (!enabled_ || stopped_) return;
   cuptiActivityFlushAll(0);
+  decode_pending();  // a context's kernel names are CUPTI's while it exists
   report_window();
 }
 
@@ -236,12 +247,38 @@ bool ActivitySession::flush_before_exit(std::chrono::milliseconds) noexcept {
   return true;
 }
 
-void ActivitySession::complete_buffer(std::uint8_t* buffer, std::size_t valid) {
+void ActivitySession::queue_buffer(std::uint8_t* buffer, std::size_t valid) {
+  {
+    std::lock_guard lock(flusher_mutex_);
+    pending_.push_back({buffer, valid, !forced_});
+  }
+  flusher_wake_.notify_one();
+}
+
+void ActivitySession::decode_pending() {
+  std::lock_guard decoding(decode_mutex_);
+  std::vector<CompletedBuffer> buffers;
+  {
+    std::lock_guard lock(flusher_mutex_);
+    buffers.swap(pending_);
+  }
+  for (const CompletedBuffer& buffer : buffers) {
+    try {
+      decode(buffer.data, buffer.valid);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "limiter: activity records lost: %s\n", e.what());
+    }
+    if (buffer.release) std::free(buffer.data);
+  }
+}
+
+void ActivitySession::decode(std::uint8_t* buffer, std::size_t valid) {
   std::vector<TimelineEvent> events;
   CUpti_Activity* record = nullptr;
   while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
     ++records_;
-    if (auto event = timeline_event_of(*record, api_name)) events.push_back(std::move(*event));
+    if (auto event = timeline_event_of(*record, api_name, &kernel_names_))
+      events.push_back(std::move(*event));
   }
   recorder_.add(std::move(events));
 }

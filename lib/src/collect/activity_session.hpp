@@ -4,8 +4,10 @@
 // queries only), as the run's timeline (limiter/timeline.hpp). Cheap and on in every mode but
 // PM sampling: alone with `--trace`, else beside the exact phases (phases.hpp), where the exact
 // session tells it which launch each correlation id is (note_launch) so kernels and launches
-// join. Buffers complete on CUPTI's thread, are flushed every second and at the end, and go to
-// the sink as chunks (a killed app keeps its timeline); dropped records are counted.
+// join. Buffers complete on CUPTI's thread and are only queued there: the session's own thread
+// decodes them (demangling, the sink's JSON and file writes) off CUPTI's and the app's path,
+// flushes every second and at the end, and hands them to the sink as chunks (a killed app keeps
+// its timeline); dropped records are counted.
 //
 // CUPTI's activity buffer callbacks are process-wide: one user at a time. ActivityTimestamps
 // (PM sampling's kernel timestamps) is the other one, so the two never share a phase list.
@@ -17,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "collect/activity_records.hpp"
 #include "collect/activity_timeline.hpp"
 #include "collect/collector_internal.hpp"
 #include "collect/session.hpp"
@@ -54,15 +57,17 @@ class ActivitySession final : public Session {
   void note_launch(std::uint32_t correlation_id, std::uint64_t sequence) {
     recorder_.note_launch(correlation_id, sequence);
   }
-  // CUPTI's buffer callbacks (static wrappers in activity_session.cpp).
-  void complete_buffer(std::uint8_t* buffer, std::size_t valid);
+  // CUPTI's buffer callbacks (static wrappers in activity_session.cpp): a completed buffer is
+  // queued and decoded on the flusher's thread (or by flush()), never inside CUPTI's callback.
+  void queue_buffer(std::uint8_t* buffer, std::size_t valid);
   void count_dropped(std::uint64_t records) { recorder_.count_dropped(records); }
-  bool keeps_buffers() const { return forced_; }
 
  private:
   void enable();          // once: callbacks registered, kinds enabled, the flusher started
   void stop() noexcept;   // once: flushed (forced), kinds disabled, the window closed
   void describe(CUcontext context);  // alone: the first launch's device
+  void decode_pending();  // the queued buffers, in the order they completed; then freed
+  void decode(std::uint8_t* buffer, std::size_t valid);
   void report_window();   // the window and dropped records to the sink
 
   CollectorOptions options_;
@@ -78,10 +83,18 @@ class ActivitySession final : public Session {
   std::vector<std::uint32_t> traced_runtime_calls_;  // the runtime's launches, copies and waits
   std::optional<DeviceDescription> device_;
   RunRecord before_;
+  struct CompletedBuffer {
+    std::uint8_t* data;
+    std::size_t valid;
+    bool release;  // false once forced: CUPTI may still write into it (activity_timestamps.cpp)
+  };
+  std::mutex decode_mutex_;  // one decoder at a time (the flusher, or flush() on the app's thread)
+  KernelNames kernel_names_;  // under decode_mutex_
   std::thread flusher_;
-  std::mutex flusher_mutex_;
+  std::mutex flusher_mutex_;  // the fields below
   std::condition_variable flusher_wake_;
   bool flusher_stop_ = false;
+  std::vector<CompletedBuffer> pending_;
 };
 
 }  // namespace limiter::detail

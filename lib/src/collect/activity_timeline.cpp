@@ -25,6 +25,10 @@ void TimelineRecorder::add(std::vector<TimelineEvent> events) {
     if (e.kind != ActivityKind::kernel || e.launch_sequence) continue;
     if (launches_.count(e.correlation_id) == 1) e.launch_sequence = launches_.find(e.correlation_id)->second;
   }
+  for (const auto& e : events) {
+    if (!first_start_ns_ || e.start_ns < first_start_ns_) first_start_ns_ = e.start_ns;
+    last_end_ns_ = std::max(last_end_ns_, e.end_ns);
+  }
   // Under the lock: chunks reach the sink whole and one at a time.
   if (sink_) sink_(events);
   timeline_.events.insert(timeline_.events.end(), std::make_move_iterator(events.begin()),
@@ -60,10 +64,8 @@ Timeline TimelineRecorder::window() const {
   out.end_ns = timeline_.end_ns;
   out.dropped_records = timeline_.dropped_records;
   if (!out.start_ns || !out.end_ns) {  // widened to the events, as normalize_timeline does
-    for (const auto& e : timeline_.events) {
-      if (!out.start_ns || e.start_ns < out.start_ns) out.start_ns = e.start_ns;
-      out.end_ns = std::max(out.end_ns, e.end_ns);
-    }
+    if (first_start_ns_ && (!out.start_ns || first_start_ns_ < out.start_ns)) out.start_ns = first_start_ns_;
+    out.end_ns = std::max(out.end_ns, last_end_ns_);
   }
   return out;
 }
