@@ -172,6 +172,9 @@ RunRecord SuiteContext::profile(const Experiment& experiment) {
       experiment.launch();
       LIMITER_CUDA_CHECK_LAUNCH();
     }
+    // PC sampling hands its samples over once, when its record is taken (a second collector in
+    // the process sampled nothing on an H200): taken at the end of the suite (take_result).
+    if (options_.stalls) return {};
     return collector_->take_run();
   } catch (const SystemError& e) {
     result_.profiling_note = e.what();
@@ -210,10 +213,6 @@ void SuiteContext::measure(const Experiment& experiment) {
 
   RunRecord profiled = profile(experiment);
   std::vector<KernelLaunch> launches = std::move(profiled.launches);
-  if (profiled.stalls) {
-    if (!result_.run.stalls) result_.run.stalls.emplace();
-    add_experiment_stalls(*result_.run.stalls, *profiled.stalls, experiment.name);
-  }
   LIMITER_CUDA_CHECK(cudaDeviceSynchronize());
   const CheckResult check = experiment.check();
   m.correct = check.correct;
@@ -247,7 +246,24 @@ void SuiteContext::record(Measurement measurement) {
   result_.measurements.push_back(std::move(measurement));
 }
 
-SuiteResult SuiteContext::take_result() { return std::move(result_); }
+SuiteResult SuiteContext::take_result() {
+  if (options_.stalls && collector_) {
+    // Each experiment's samples by its kernel's symbol, under its catalog name. Experiments that
+    // share a kernel function (the two atomics) share its samples: the check says so.
+    const RunRecord sampled = collector_->take_run();
+    if (sampled.stalls) {
+      StallInfo suite = *sampled.stalls;
+      suite.kernels.clear();
+      for (const KernelLaunch& launch : result_.run.launches) {
+        StallInfo one = *sampled.stalls;
+        std::erase_if(one.kernels, [&](const KernelStalls& k) { return k.mangled_name != launch.mangled_name; });
+        if (!one.kernels.empty()) add_experiment_stalls(suite, one, launch.name);
+      }
+      result_.run.stalls = std::move(suite);
+    }
+  }
+  return std::move(result_);
+}
 
 }  // namespace detail
 
