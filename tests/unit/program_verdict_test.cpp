@@ -90,6 +90,21 @@ TEST(ProgramVerdict, ShortGapsBetweenLaunchCallsAreLaunching) {
   EXPECT_EQ(judge_program(t, strict).verdict, ProgramBound::host);
 }
 
+TEST(ProgramVerdict, ADriverCallInsideARuntimeCallIsOneCall) {
+  Timeline t;
+  t.start_ns = 0;
+  t.end_ns = 100'000;
+  t.events = {timeline_event(ActivityKind::api_call, 1'000, 9'000, "cudaLaunchKernel_v7000"),
+              timeline_event(ActivityKind::api_call, 2'000, 8'000, "cuLaunchKernel"),
+              timeline_event(ActivityKind::api_call, 20'000, 24'000, "cuLaunchKernel"),  // the driver, called directly
+              timeline_event(ActivityKind::kernel, 30'000, 90'000, "k")};
+  normalize_timeline(t);
+  const auto p = judge_program(t);
+  EXPECT_EQ(p.evidence.launch_calls, 2u);
+  EXPECT_EQ(p.evidence.api_calls, 2u);
+  EXPECT_NEAR(p.evidence.mean_launch_call_ns, 6'000, 1);
+}
+
 TEST(ProgramVerdict, NoHostActivityLeavesIdleTimeUnattributed) {
   Timeline t;
   t.start_ns = 0;

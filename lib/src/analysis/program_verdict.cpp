@@ -176,6 +176,7 @@ ProgramEvidence evidence_of(const Timeline& timeline) {
   ev.dropped_records = timeline.dropped_records;
   double kernel_total = 0, launch_call_total = 0;
   std::vector<Interval> kernels;
+  Interval runtime_call;  // the last runtime API call (events come sorted by start)
   for (const auto& e : timeline.events) {
     const double ns = static_cast<double>(e.duration_ns());
     switch (e.kind) {
@@ -198,6 +199,10 @@ ProgramEvidence evidence_of(const Timeline& timeline) {
         ev.sync_call_ns += ns;
         break;
       case ActivityKind::api_call:
+        // The driver's call inside the runtime's (cuLaunchKernel inside cudaLaunchKernel: the
+        // collector records both where it can) is one call.
+        if (!e.name.starts_with("cuda") && e.start_ns >= runtime_call.start && e.end_ns <= runtime_call.end) break;
+        if (e.name.starts_with("cuda")) runtime_call = {e.start_ns, e.end_ns};
         ++ev.api_calls;
         if (is_sync_call(e.name)) {
           ev.sync_call_ns += ns;

@@ -37,12 +37,20 @@ class ActivitySession final : public Session {
   ActivitySession& operator=(const ActivitySession&) = delete;
 
   const char* name() const override { return "activity"; }
-  SessionCallbacks callbacks() const override { return {}; }
+  // Launch EXITs: each launch call's interval from the driver's callbacks, so the program verdict
+  // sees the host inside launch calls even where CUPTI writes no runtime API records (an
+  // in-process collector started after the runtime: none on an H100, 2026-11-26).
+  SessionCallbacks callbacks() const override {
+    SessionCallbacks wanted;
+    wanted.launch_exit = true;
+    return wanted;
+  }
   // With always_active (limiter run): records from here, the copies before the first launch too.
   void on_collector_started() override;
   void begin_region() override;  // records from the first region on (from the start with always_active)
   void end_region() override;
   void on_launch(const LaunchCall& call) override;  // counted; the first describes the device when alone
+  void on_launch_exit(const LaunchCall& call) override;  // the call's interval, as an api_call event
   void on_context_destroy(CUcontext context) override;  // its records delivered while it exists
   void flush() override;
   bool flush_before_exit(std::chrono::milliseconds wait) noexcept override;
