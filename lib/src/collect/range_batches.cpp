@@ -245,8 +245,10 @@ void RangeSession::decode(ContextProfiler& p) {
   // A launch CUPTI did not range (a failed launch, a graph kernel) leaves pending
   // entries behind: they have no counters, so they are not launches of the record, but the
   // record says how many there were.
+  // The ranges CUPTI dropped (counted above) are some of them: those launches are counted once.
   std::uint64_t unranged = 0;
   for (const auto& pending : p.pending) unranged += pending.keep ? 1 : 0;
+  unranged -= std::min<std::uint64_t>(unranged, dropped);
   if (unranged) miss(MissReason::not_ranged, unranged);
   p.pending.clear();
   if (!p.user_replay && p.ranges_consumed >= p.ranges_per_image) {

@@ -39,6 +39,7 @@ struct Injection {
   limiter::Collector* collector = nullptr;  // never destroyed: the driver may still call back at exit
   std::string output, partial;
   bool app_process = true;  // limiter run started this process itself (not a worker the app started)
+  bool pc_sampling = false;  // --stalls: samples read at the end, none on disk before it
   std::ofstream partial_out;
   limiter::RunRecord header;
   bool header_written = false;
@@ -112,9 +113,22 @@ void write_snapshot(const limiter::RunRecord& snapshot) {
   std::filesystem::rename(aside, injection->partial, error);
 }
 
-// Sampling mode, on a fatal signal: no CUDA or CUPTI call and no lock of the sampler (the signal
-// may have hit its decode thread inside CUPTI): the last snapshot becomes the record.
+// Sampling modes, on a fatal signal: no CUDA or CUPTI call and no lock of the sampler (the signal
+// may have hit its decode thread inside CUPTI). PM sampling: the last snapshot becomes the record.
+// PC sampling (--stalls) keeps no snapshot: the record says the samples were lost, and why.
 void write_sampled_record_on_signal(const std::string& ended) {
+  if (injection->pc_sampling) {
+    std::fprintf(stderr, "limiter: the app ended by %s while PC sampling; its samples are read only at the end, so "
+                 "the record holds none\n", ended.c_str());
+    limiter::RunRecord run = injection->header;
+    run.source = "cupti-pc-sampling";
+    run.ended = ended;
+    run.missed.push_back({"the process ended by " + ended + " before PC sampling's samples were read (they are read "
+                          "when the app exits normally)",
+                          0, "let the app end normally (catch the signal and exit), or sample a shorter run"});
+    limiter::write_run_file(run, injection->output);
+    return;
+  }
   std::fprintf(stderr, "limiter: the app ended by %s while PM sampling; the record holds the last snapshot of the "
                "aggregates (up to ~3 s old)\n", ended.c_str());
   if (std::filesystem::exists(injection->partial)) {
@@ -281,6 +295,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     // (sampling's record comes from the collector, --trace and --stalls have no counters).
     if (!options.sampling && !options.trace && !options.stalls) injection->header.cache_control = options.cache_control;
 
+    injection->pc_sampling = options.stalls;
     injection->collector = new limiter::Collector(options);
     auto& sink = injection->collector->impl_sink();
     sink.on_device = open_partial;
