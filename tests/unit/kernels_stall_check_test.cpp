@@ -80,15 +80,15 @@ TEST(KernelStallCheck, ExperimentsSharingAKernelStayApart) {
   // atomics_many_addresses and atomics_few_addresses launch the same atomic_histogram.
   StallInfo suite;
   StallInfo many = info_of({kernel("atomic_histogram(unsigned int*, unsigned int, long long)", {{"lg_throttle", 50}, {"long_scoreboard", 400}})});
-  StallInfo few = info_of({kernel("atomic_histogram(unsigned int*, unsigned int, long long)", {{"lg_throttle", 800}}),
-                           kernel("helper", {{"wait", 10}, {"lg_throttle", 5}})});
+  StallInfo few = info_of({kernel("atomic_histogram(unsigned int*, unsigned int, long long)", {{"long_scoreboard", 800}}),
+                           kernel("helper", {{"wait", 10}, {"long_scoreboard", 5}})});
   few.dropped_samples = 3;
   add_experiment_stalls(suite, many, "atomics_many_addresses");
   add_experiment_stalls(suite, few, "atomics_few_addresses");
   ASSERT_EQ(suite.kernels.size(), 2u);
   EXPECT_EQ(suite.kernels[0].name, "atomics_few_addresses") << "most samples first";
   EXPECT_EQ(suite.kernels[0].samples, 815u);
-  EXPECT_EQ(suite.kernels[0].reasons.at("lg_throttle"), 805u);
+  EXPECT_EQ(suite.kernels[0].reasons.at("long_scoreboard"), 805u);
   EXPECT_EQ(suite.samples, 1265u);
   EXPECT_EQ(suite.dropped_samples, 3u);
   EXPECT_EQ(check_stall(*find_entry("atomics_few_addresses"), &suite).outcome, StallOutcome::matches);
@@ -132,7 +132,8 @@ TEST(KernelStallCheck, CatalogNamesStallsAsNcuDoes) {
   EXPECT_EQ(find_entry("barrier_heavy")->intended_stalls, std::vector<std::string>{"barrier"});
   EXPECT_EQ(find_entry("fma_dependent_chain")->intended_stalls, std::vector<std::string>{"wait"});
   EXPECT_EQ(find_entry("calib_pointer_chase")->intended_stalls, std::vector<std::string>{"long_scoreboard"});
-  EXPECT_EQ(find_entry("atomics_few_addresses")->intended_stalls, std::vector<std::string>{"lg_throttle"});
+  // ncu's Warp State on an H100 and an H200 (2026-11-26): long scoreboard ~50 %, drain ~33 %.
+  EXPECT_EQ(find_entry("atomics_few_addresses")->intended_stalls, (std::vector<std::string>{"long_scoreboard", "drain"}));
   EXPECT_EQ(intended_stall_text(*find_entry("tensor_mma_loop")), "math_pipe_throttle/wait");
   EXPECT_EQ(intended_stall_text(*find_entry("matmul_naive")), "-");
 }
