@@ -252,11 +252,12 @@ SuiteResult SuiteContext::take_result() {
     // share a kernel function (the two atomics) share its samples: the check says so.
     const RunRecord sampled = collector_->take_run();
     if (sampled.stalls) {
-      StallInfo suite = *sampled.stalls;
+      StallInfo suite = *sampled.stalls;  // the run's totals (samples, dropped) once
       suite.kernels.clear();
       for (const KernelLaunch& launch : result_.run.launches) {
-        StallInfo one = *sampled.stalls;
-        std::erase_if(one.kernels, [&](const KernelStalls& k) { return k.mangled_name != launch.mangled_name; });
+        StallInfo one;  // this experiment's kernels only: no totals to add again
+        for (const KernelStalls& kernel : sampled.stalls->kernels)
+          if (kernel.mangled_name == launch.mangled_name) one.kernels.push_back(kernel);
         if (!one.kernels.empty()) add_experiment_stalls(suite, one, launch.name);
       }
       result_.run.stalls = std::move(suite);
