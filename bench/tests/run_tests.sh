@@ -6,6 +6,8 @@
 #                                      (the checkout's path as ROOT), and its refusals
 #   bench/tests/run_tests.sh fake-run  bench/run.sh for real on stand-ins of limiter, the launch-overhead
 #                                      app and ncu (fake_stage/): every step ran, the summary has them
+#   bench/tests/run_tests.sh timeline-jax  bench/timeline_vs_torch.py's JAX side (timeline_jax_test.py) on
+#                                      a hand-written jax.profiler trace, no JAX needed (bench.timeline_jax)
 # UPDATE=1 rewrites the expected file instead (review the diff before committing it).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -51,7 +53,9 @@ case ${1:-} in
     grep -q "ncu_sampling_1: skipped" "$work/log" || { echo "ncu not skipped for --sampling alone"; status=1; }
     [ $status = 0 ] || { cat "$work/log"; exit 1; }
     echo "bench fake-run: as expected"; exit 0 ;;
-  *) echo "usage: $0 summary|dry-run|fake-run" >&2; exit 2 ;;
+  timeline-jax)
+    python3 "$here/timeline_jax_test.py" && echo "bench timeline-jax: as expected"; exit $? ;;
+  *) echo "usage: $0 summary|dry-run|fake-run|timeline-jax" >&2; exit 2 ;;
 esac
 if [ "${UPDATE:-0}" = 1 ]; then cp "$actual" "$expected"; echo "wrote $expected"; exit 0; fi
 diff -u "$expected" "$actual" && echo "bench $1: as expected"
