@@ -10,11 +10,14 @@
 #include <cupti.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "collect/cupti_check.hpp"
@@ -43,6 +46,14 @@ class FakeRangeBackend final : public detail::RangeBackend {
   std::size_t drop_at_decode = 0;
   int failing_pushes = 0;
   bool failing_decodes = false;
+  std::string failing_config;  // the config image refused with this (an InputError)
+
+  // The device's set-up, which may run on a preparer thread (device_preparer.hpp): counted, and
+  // held at the support check while hold_support_check is set. The context current on this
+  // thread (current_context), for a region that begins.
+  std::atomic<int> support_checks{0}, descriptions{0}, config_images{0};
+  std::atomic<bool> hold_support_check{false};
+  CUcontext current = nullptr;
 
   // Calls, for the tests to count.
   int enables = 0, starts = 0, stops = 0, disables = 0, decodes = 0, pushes = 0, context_syncs = 0;
@@ -61,9 +72,12 @@ class FakeRangeBackend final : public detail::RangeBackend {
   CUdevice device_of(CUcontext) override { return 0; }
   std::string device_uuid(CUdevice) override { return "GPU-fake"; }
   void check_supported(CUdevice) override {
+    ++support_checks;
+    while (hold_support_check.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     if (!unsupported.empty()) throw SystemError(unsupported);
   }
   DeviceDescription describe(CUdevice) override {
+    ++descriptions;
     DeviceDescription device;
     device.name = "Fake H100";
     device.chip = "GH100";
@@ -80,6 +94,8 @@ class FakeRangeBackend final : public detail::RangeBackend {
     Host(FakeRangeBackend& backend, bool availability) : backend_(backend), availability_(availability) {}
     // The config says whether it was built knowing the device's counter availability.
     std::vector<std::uint8_t> config_image(const std::vector<std::string>&) override {
+      ++backend_.config_images;
+      if (!backend_.failing_config.empty()) throw InputError(backend_.failing_config);
       return {static_cast<std::uint8_t>(availability_ ? 8 : 7)};
     }
     std::size_t pass_count(std::vector<std::uint8_t>&) override { return backend_.passes; }
@@ -173,6 +189,7 @@ class FakeRangeBackend final : public detail::RangeBackend {
   bool stream_capturing(CUstream stream) override { return capturing.count(stream) > 0; }
   std::uint64_t stream_id(CUstream stream) override { return reinterpret_cast<std::uintptr_t>(stream); }
   std::uint64_t context_id(CUcontext context) override { return reinterpret_cast<std::uintptr_t>(context); }
+  CUcontext current_context() override { return current; }
   void push_context(CUcontext) override {}
   void pop_context() override {}
   void synchronize_context(CUcontext) override { ++context_syncs; }

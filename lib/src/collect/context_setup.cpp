@@ -1,5 +1,6 @@
 // Setting up a context for profiling, at its first selected launch: the device as the record
-// describes it, the config image for the plan, and the first turn on the GPU's counters.
+// describes it, the config image for the plan (both prepared ahead, off the app's thread, where
+// the context was seen earlier: device_preparer.hpp), and the first turn on the GPU's counters.
 #include <cupti.h>
 
 #include "collect/cupti_check.hpp"
@@ -46,29 +47,66 @@ ContextProfiler* RangeSession::context_profiler(CUcontext context, std::size_t l
   return slot.get();
 }
 
+// The earliest safe moment to prepare a context's device is its creation (the resource
+// callback): the context and its device exist, and cuInit has returned. Not at subscription:
+// in an injected process that is inside cuInit (InitializeInjection), where
+// cuptiProfilerInitialize fails with CUPTI_ERROR_UNKNOWN (seen on an H200) and no context
+// exists yet; and the in-process API's constructor cannot be told apart from it there. So a
+// context made before the collector subscribed (the in-process API) is prepared when a region
+// begins on a thread where it is current (begin_region). Not at a launch's ENTER: under budgets
+// the first launch is a selected one, whose set-up would wait for it at once.
+// The app's thread only finds the device and starts a thread here.
+void RangeSession::prepare_ahead(CUcontext context) noexcept {
+  if (!context) return;
+  try {
+    preparer.start(backend.device_of(context), context);
+  } catch (const std::exception& e) {
+    LIMITER_TRACE("context %p: nothing prepared ahead (%s)", static_cast<void*>(context), e.what());
+  }
+}
+
+void RangeSession::on_context_created(CUcontext context) { prepare_ahead(context); }
+
 void RangeSession::set_up(ContextProfiler& p) {
   LIMITER_TRACE("set up context %p", static_cast<void*>(p.context));
   p.paused = true;  // until the launch starts it (resume)
-  auto started = Clock::now();
+  const auto started = Clock::now();
   p.device = backend.device_of(p.context);
   p.device_uuid = backend.device_uuid(p.device);
-  // The counters' turn before any profiler call: while another process profiles, even the
-  // availability query can meet CUPTI_ERROR_HARDWARE_BUSY. Kept for the launch that follows.
+  // The counters' turn before any profiler call that touches them: while another process
+  // profiles, the availability query (check_counter_availability), SetConfig and Start can meet
+  // CUPTI_ERROR_HARDWARE_BUSY. Kept for the launch that follows. What was prepared ahead
+  // (initialise, support check, description, config image) reads no counter: it needs no turn.
   const bool turn = take_turn(p, 0);
-  backend.check_supported(p.device);
-  p.description = backend.describe(p.device);  // as the record describes it
-  last_device = p.description;
-  times.set_up_device_s += seconds_since(started);
-
-  // No counter-availability image here: it costs ~120 ms (H100, 2026-11-26), and a whole GPU
-  // has every counter of the plans. A device that lacks one (MIG, vGPU) fails at SetConfig or
-  // Start instead, and check_counter_availability() builds the config again with the image.
   (void)turn;
-  started = Clock::now();
-  p.host = backend.counter_host(p.description.chip, p.availability);
-  p.config = p.host->config_image(metrics);
-  p.passes = p.host->pass_count(p.config);
-  times.set_up_config_s += seconds_since(started);
+  // No counter-availability image: it costs ~120 ms (H100, 2026-11-26), and a whole GPU has
+  // every counter of the plans. A device that lacks one (MIG, vGPU) fails at SetConfig or Start
+  // instead, and check_counter_availability() builds the config again with the image.
+  double waited = 0;
+  std::optional<PreparedDevice> prepared = preparer.take(p.device, waited);
+  const bool ahead = prepared.has_value();
+  if (!ahead) prepared = prepare_device(backend, p.device, nullptr, metrics);  // here, as the launch waits
+  const double on_this_thread = seconds_since(started);
+  if (ahead) {
+    ++times.devices_prepared;
+    times.prepared_device_s += prepared->supported_s + prepared->describe_s;
+    times.prepared_config_s += prepared->config_s;
+    times.prepare_wait_s += waited;
+    times.set_up_device_s += on_this_thread;  // the wait included
+    LIMITER_TRACE("context %p: device %d prepared ahead, waited %.1f ms for it", static_cast<void*>(p.context),
+                  static_cast<int>(p.device), waited * 1e3);
+  } else {
+    times.set_up_device_s += on_this_thread - prepared->config_s;
+    times.set_up_config_s += prepared->config_s;
+  }
+  // Its errors where set_up found them before: the device's, then (the device described) the config's.
+  if (prepared->device_error) std::rethrow_exception(prepared->device_error);
+  p.description = prepared->description;  // as the record describes it
+  last_device = p.description;
+  if (prepared->config_error) std::rethrow_exception(prepared->config_error);
+  p.host = std::move(prepared->host);
+  p.config = std::move(prepared->config);
+  p.passes = prepared->passes;
 
   p.ranges_per_image = options.ranges_per_image ? options.ranges_per_image : kDefaultRangesPerImage;
   // Started by the launch (resume): that is where a turn that does not come is counted.

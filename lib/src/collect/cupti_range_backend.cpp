@@ -4,6 +4,7 @@
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
 
+#include "collect/clock.hpp"
 #include "collect/cupti_check.hpp"
 #include "collect/device_description.hpp"
 #include "collect/driver_api.hpp"
@@ -58,9 +59,12 @@ class CuptiRangeBackend final : public RangeBackend {
   void check_supported(CUdevice device) override {
     // Not at subscription: inside InitializeInjection the driver is still initialising, and
     // cuptiProfilerInitialize fails there with CUPTI_ERROR_UNKNOWN (seen on an H200).
+    // Off the app's thread where the device was prepared ahead (device_preparer.hpp).
     static const bool initialized = [] {
+      const auto started = Clock::now();
       CUpti_Profiler_Initialize_Params initialize{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
       LIMITER_CUPTI_CHECK(cuptiProfilerInitialize(&initialize));
+      LIMITER_TRACE("cuptiProfilerInitialize: %.1f ms", seconds_since(started) * 1e3);
       return true;
     }();
     (void)initialized;
@@ -235,6 +239,10 @@ class CuptiRangeBackend final : public RangeBackend {
     return id;
   }
 
+  CUcontext current_context() override {
+    CUcontext context = nullptr;
+    return driver_api().ctx_get_current(&context) == CUDA_SUCCESS ? context : nullptr;
+  }
   void push_context(CUcontext context) override { driver_api().ctx_push_current(context); }
   void pop_context() override {
     CUcontext popped = nullptr;

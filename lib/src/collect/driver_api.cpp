@@ -33,6 +33,7 @@ DriverApi load() {
   DriverApi api;
   LIMITER_RESOLVE(get_error_name, cuGetErrorName);
   LIMITER_RESOLVE(ctx_get_device, cuCtxGetDevice);
+  LIMITER_RESOLVE(ctx_get_current, cuCtxGetCurrent);
   LIMITER_RESOLVE(ctx_get_id, cuCtxGetId);
   LIMITER_RESOLVE(ctx_synchronize, cuCtxSynchronize);
   LIMITER_RESOLVE(ctx_push_current, cuCtxPushCurrent);

@@ -11,6 +11,7 @@ namespace limiter::detail {
 struct DriverApi {
   decltype(&::cuGetErrorName) get_error_name = nullptr;
   decltype(&::cuCtxGetDevice) ctx_get_device = nullptr;
+  decltype(&::cuCtxGetCurrent) ctx_get_current = nullptr;
   decltype(&::cuCtxGetId) ctx_get_id = nullptr;
   decltype(&::cuCtxSynchronize) ctx_synchronize = nullptr;
   decltype(&::cuCtxPushCurrent) ctx_push_current = nullptr;

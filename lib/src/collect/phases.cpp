@@ -39,7 +39,7 @@ SessionCallbacks Phases::callbacks() const {
       all.graphs |= wanted.graphs;
       all.graph_destroy |= wanted.graph_destroy;
       all.modules |= wanted.modules;
-      all.nvtx |= wanted.nvtx;
+      all.contexts |= wanted.contexts;
     }
   }
   return all;

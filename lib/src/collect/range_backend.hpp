@@ -103,6 +103,8 @@ class RangeBackend {
   virtual std::uint64_t stream_id(CUstream stream) = 0;
   virtual std::uint64_t context_id(CUcontext context) = 0;
 
+  // The calling thread's current context; nullptr where it has none.
+  virtual CUcontext current_context() = 0;
   // Makes a context current on this thread (a thread of ours that has none), and back.
   virtual void push_context(CUcontext context) = 0;
   virtual void pop_context() = 0;

@@ -57,6 +57,7 @@ SessionCallbacks RangeSession::callbacks() const {
   wanted.launch_exit = true;
   wanted.sync_points = true;
   wanted.graphs = true;
+  wanted.contexts = true;  // their devices prepared ahead (context_setup.cpp)
   // The app's graphs are kept alive only where graph launches are profiled node by node.
   wanted.graph_destroy = options.replay != "kernel" && options.graph_profiling == "node";
   return wanted;
@@ -66,6 +67,8 @@ void RangeSession::begin_region() {
   if (holds_launch_lock) return;  // a cudaProfilerStart inside our own launch work
   std::lock_guard lock(mutex);
   ++active_depth;
+  // A context made before the collector subscribed (the in-process API) is seen first here.
+  if (contexts.empty()) prepare_ahead(backend.current_context());
 }
 
 void RangeSession::end_region() {
@@ -92,6 +95,7 @@ void RangeSession::on_sync(SyncKind kind) {
 }
 
 void RangeSession::on_context_destroy(CUcontext context) {
+  preparer.wait_for_context(context, std::chrono::seconds(5));  // a preparer made it current
   std::lock_guard lock(mutex);
   auto it = contexts.find(context);
   if (it != contexts.end()) retire(*it->second);
@@ -145,6 +149,8 @@ bool RangeSession::flush_before_exit(std::chrono::milliseconds wait) noexcept {
     profiler->pending.clear();
   }
   report_status(true);
+  // No preparer inside CUPTI while the process's libraries are torn down (one that never launched).
+  if (!preparer.wait_idle(wait)) LIMITER_TRACE("a device's preparation still runs at exit");
   return decoded;
 }
 
@@ -186,6 +192,8 @@ void RangeSession::begin_after(RunRecord before, bool follows) {
   selector.exclude(judged);
   const std::uint64_t sampled_launches = before.launches_seen.value_or(0);
   if (!follows) {
+    preparer.close();  // the process ends (see flush_before_exit)
+    if (!preparer.wait_idle(std::chrono::seconds(2))) LIMITER_TRACE("a device's preparation still runs at exit");
     before.missed.push_back({"the exact phase never began: the app ended after " + std::to_string(sampled_launches) +
                                  " launches, within the sampling phase of " +
                                  std::to_string(options.sampling_phase_launches) + " (the record holds the samples only)",
@@ -204,6 +212,7 @@ void RangeSession::begin_after(RunRecord before, bool follows) {
 }
 
 RunRecord RangeSession::finish() noexcept {
+  preparer.close();
   std::lock_guard lock(mutex);
   if (sampled_before_) {  // sampling first: the exact launches join their kernels' aggregates
     retire_all();

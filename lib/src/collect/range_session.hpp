@@ -17,6 +17,7 @@
 
 #include "collect/collector_internal.hpp"
 #include "collect/counter_lock.hpp"
+#include "collect/device_preparer.hpp"
 #include "collect/launch_selector.hpp"
 #include "collect/nvtx_tracker.hpp"
 #include "collect/range_timings.hpp"
@@ -45,6 +46,7 @@ class RangeSession final : public Session {
   void on_launch_exit(const LaunchCall& call) override;
   void on_sync(SyncKind kind) override;
   void on_graph_event(const GraphEvent& event) override;
+  void on_context_created(CUcontext context) override;  // its device prepared ahead (context_setup.cpp)
   void on_context_destroy(CUcontext context) override;
   void flush() override;
   bool flush_before_exit(std::chrono::milliseconds wait) noexcept override;
@@ -80,6 +82,7 @@ class RangeSession final : public Session {
                         std::size_t selected, const Clock::time_point& entered);
 
   // context_setup.cpp
+  void prepare_ahead(CUcontext context) noexcept;  // its device, off the app's thread
   ContextProfiler* context_profiler(CUcontext context, std::size_t launches);
   void set_up(ContextProfiler& profiler);
   bool check_counter_availability(ContextProfiler& profiler);
@@ -187,6 +190,9 @@ class RangeSession final : public Session {
   std::optional<RunRecord> sampled_before_;  // sampling first: the sampled phase's record
   std::string phase_text_;                   // what the hand-over found and cost (--timing)
   bool finished_ = false;
+  // Each device's set-up, prepared off the app's thread until its first context's set_up takes
+  // it (device_preparer.hpp). Last: its threads end before the rest of the session goes.
+  DevicePreparer preparer{backend, metrics};
 };
 
 }  // namespace limiter::detail

@@ -27,6 +27,16 @@ std::string RangeTimings::to_text() const {
                 enable_s * 1e3, static_cast<unsigned long long>(busy_retries),
                 static_cast<unsigned long long>(filter_pauses), static_cast<unsigned long long>(unranged_launches));
   std::string out = text;
+  if (devices_prepared > 0) {
+    std::snprintf(text, sizeof text,
+                  "  set-up prepared off the app's thread (%llu devices): %.0f ms (support check and description %.0f ms, "
+                  "config image %.0f ms); the first launch waited %.0f ms for it\n",
+                  static_cast<unsigned long long>(devices_prepared), (prepared_device_s + prepared_config_s) * 1e3,
+                  prepared_device_s * 1e3, prepared_config_s * 1e3, prepare_wait_s * 1e3);
+  } else {
+    std::snprintf(text, sizeof text, "  set-up prepared off the app's thread: none (done at the first launch)\n");
+  }
+  out.insert(out.find('\n') + 1, text);  // under the set-up line
   if (user_ranges > 0 || graph_nodes > 0) {
     // Beside the parts above: the user ranges' own work and the graph nodes run one at a time.
     const auto per = [](double seconds, std::uint64_t count) { return count ? seconds * 1e6 / static_cast<double>(count) : 0.0; };

@@ -12,6 +12,12 @@ struct RangeTimings {
   double set_up_device_s = 0;        // of it: the device checked and described
   double set_up_availability_s = 0;  // the counter-availability image
   double set_up_config_s = 0;        // the host API's config image for the plan
+  // Prepared ahead, off the app's thread (device_preparer.hpp): devices whose set-up used it,
+  // the work done there, and how long set_up waited for it (of set_up_device_s).
+  std::uint64_t devices_prepared = 0;
+  double prepared_device_s = 0;      // support check (and profiler initialise), description
+  double prepared_config_s = 0;      // counter host, config image, pass count
+  double prepare_wait_s = 0;
   double metadata_s = 0;       // our launch-ENTER work: names, attributes, capture check
   double launch_call_s = 0;    // from our ENTER to our EXIT: the driver's launch with CUPTI's range work
                                // (with kernel replay, the save/restore and the replays)

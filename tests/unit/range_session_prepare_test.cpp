@@ -1,0 +1,183 @@
+// A device's set-up prepared off the app's thread (device_preparer.hpp), on the fake Range
+// Profiler: the first launch takes what was prepared instead of doing it again, waits for a
+// preparation still running, says a preparation's error as set_up always said it, and a process
+// that never launches ends without waiting on it for long.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "range_session_harness.hpp"
+#include "wait_until.hpp"
+
+namespace limiter {
+namespace {
+
+using test::exact;
+using test::finish;
+using test::Harness;
+using test::kContext;
+using test::wait_until;
+
+double seconds_of(const std::function<void()>& work) {
+  const auto started = std::chrono::steady_clock::now();
+  work();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
+
+TEST(RangeSessionPrepare, TheExactSessionAsksForContextsCreated) {
+  Harness h(exact());
+  EXPECT_TRUE(h.session->callbacks().contexts);
+}
+
+TEST(RangeSessionPrepare, APreparedDeviceIsNotPreparedAgainAtTheFirstLaunch) {
+  Harness h(exact());
+  h.session->on_context_created(kContext);
+  ASSERT_TRUE(wait_until([&] { return h.backend.config_images.load() == 1; }));
+  h.launch("alpha");
+  h.launch("alpha");
+  const RunRecord run = finish(h);
+  EXPECT_EQ(run.launches.size(), 2u);
+  EXPECT_EQ(run.device.name, "Fake H100");
+  EXPECT_EQ(h.backend.support_checks.load(), 1);
+  EXPECT_EQ(h.backend.descriptions.load(), 1);
+  EXPECT_EQ(h.backend.config_images.load(), 1);
+  EXPECT_EQ(h.backend.set_ups, 1);
+  const auto times = h.session->range_timings();
+  EXPECT_EQ(times.devices_prepared, 1u);
+  EXPECT_EQ(times.set_up_config_s, 0.0);
+  EXPECT_NE(h.session->timings().find("set-up prepared off the app's thread (1 devices)"), std::string::npos);
+}
+
+TEST(RangeSessionPrepare, WithoutAContextSeenAheadTheFirstLaunchPreparesItself) {
+  Harness h(exact());
+  h.launch("alpha");
+  const RunRecord run = finish(h);
+  EXPECT_EQ(run.launches.size(), 1u);
+  EXPECT_EQ(h.backend.support_checks.load(), 1);
+  EXPECT_EQ(h.session->range_timings().devices_prepared, 0u);
+  EXPECT_NE(h.session->timings().find("set-up prepared off the app's thread: none"), std::string::npos);
+}
+
+TEST(RangeSessionPrepare, TheFirstLaunchWaitsForAPreparationStillRunningAndUsesIt) {
+  Harness h(exact());
+  h.backend.hold_support_check = true;
+  h.session->on_context_created(kContext);
+  ASSERT_TRUE(wait_until([&] { return h.backend.support_checks.load() == 1; }));  // the preparer is inside
+  std::thread release([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    h.backend.hold_support_check = false;
+  });
+  h.launch("alpha");
+  release.join();
+  const RunRecord run = finish(h);
+  EXPECT_EQ(run.launches.size(), 1u);
+  // Checked once: a set-up of its own would have checked again (and been held as well).
+  EXPECT_EQ(h.backend.support_checks.load(), 1);
+  EXPECT_EQ(h.backend.set_ups, 1);
+  const auto times = h.session->range_timings();
+  EXPECT_EQ(times.devices_prepared, 1u);
+  EXPECT_GE(times.prepare_wait_s, 0.05);
+  EXPECT_GE(times.set_up_device_s, times.prepare_wait_s);
+}
+
+TEST(RangeSessionPrepare, AnUnsupportedDeviceFoundAheadIsSaidAsAtTheFirstLaunch) {
+  Harness h(exact());
+  h.backend.unsupported = "the range profiler does not support this MIG slice";
+  h.session->on_context_created(kContext);
+  ASSERT_TRUE(wait_until([&] { return h.backend.support_checks.load() == 1; }));
+  h.launch("alpha");
+  h.launch("beta");
+  const RunRecord run = finish(h);
+  EXPECT_TRUE(run.launches.empty());
+  ASSERT_EQ(run.missed.size(), 1u);
+  EXPECT_EQ(run.missed[0].reason,
+            "profiling could not start in this context: the range profiler does not support this MIG slice");
+  EXPECT_EQ(run.missed[0].launches, 2u);
+  EXPECT_EQ(run.missed[0].fix, "the error in the reason names the fix");
+  EXPECT_EQ(h.backend.support_checks.load(), 1);  // the preparation's answer, not asked again
+  EXPECT_EQ(h.backend.descriptions.load(), 0);
+  EXPECT_EQ(h.backend.enables, 0);
+}
+
+TEST(RangeSessionPrepare, AConfigRefusedAheadIsSaidAndTheDeviceStillDescribed) {
+  Harness h(exact());
+  h.backend.failing_config = "no metric 'sm__nothing.sum' on chip GH100";
+  h.session->on_context_created(kContext);
+  ASSERT_TRUE(wait_until([&] { return h.backend.config_images.load() == 1; }));
+  h.launch("alpha");
+  const RunRecord run = finish(h);
+  EXPECT_TRUE(run.launches.empty());
+  ASSERT_EQ(run.missed.size(), 1u);
+  EXPECT_EQ(run.missed[0].reason, "profiling could not start in this context: no metric 'sm__nothing.sum' on chip GH100");
+  EXPECT_EQ(run.missed[0].launches, 1u);
+  EXPECT_EQ(run.device.name, "Fake H100");  // described before the config failed, as before
+  EXPECT_EQ(h.backend.config_images.load(), 1);
+}
+
+TEST(RangeSessionPrepare, ARegionOnAThreadWithACurrentContextPreparesItsDevice) {
+  Harness h(CollectorOptions{});  // regions: Collector::start() of the in-process API
+  h.backend.current = kContext;
+  h.session->begin_region();
+  ASSERT_TRUE(wait_until([&] { return h.backend.config_images.load() == 1; }));
+  h.launch("alpha");
+  h.session->end_region();
+  const RunRecord run = finish(h);
+  EXPECT_EQ(run.launches.size(), 1u);
+  EXPECT_EQ(h.backend.support_checks.load(), 1);
+  EXPECT_EQ(h.session->range_timings().devices_prepared, 1u);
+}
+
+TEST(RangeSessionPrepare, ARegionWithoutACurrentContextPreparesNothing) {
+  Harness h(CollectorOptions{});
+  h.session->begin_region();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(h.backend.support_checks.load(), 0);
+  h.session->end_region();
+}
+
+TEST(RangeSessionPrepare, AProcessThatNeverLaunchesEndsCleanly) {
+  Harness h(exact());
+  h.session->on_context_created(kContext);
+  ASSERT_TRUE(wait_until([&] { return h.backend.config_images.load() == 1; }));
+  EXPECT_TRUE(h.session->flush_before_exit(std::chrono::milliseconds(500)));
+  const RunRecord run = h.session->finish();
+  EXPECT_TRUE(run.launches.empty());
+  EXPECT_TRUE(run.missed.empty());
+  h.session.reset();  // joins its preparer
+}
+
+TEST(RangeSessionPrepare, TheExitWaitsForARunningPreparationOnlyAsLongAsItMay) {
+  Harness h(exact());
+  h.backend.hold_support_check = true;  // a preparation that does not end before the process does
+  h.session->on_context_created(kContext);
+  ASSERT_TRUE(wait_until([&] { return h.backend.support_checks.load() == 1; }));
+  const double exit_s = seconds_of([&] { EXPECT_TRUE(h.session->flush_before_exit(std::chrono::milliseconds(50))); });
+  EXPECT_GE(exit_s, 0.04);  // it waited for the preparation...
+  EXPECT_LT(exit_s, 2.0);   // ...no longer than it was given
+  const RunRecord run = h.session->finish();
+  EXPECT_TRUE(run.launches.empty());
+  EXPECT_TRUE(run.missed.empty());
+  h.backend.hold_support_check = false;
+  h.session.reset();  // joins its preparer, now ended
+  EXPECT_EQ(h.backend.support_checks.load(), 1);
+}
+
+TEST(RangeSessionPrepare, AContextDestroyedWhileItsDeviceIsPreparedWaitsForThePreparer) {
+  Harness h(exact());
+  h.backend.hold_support_check = true;
+  h.session->on_context_created(kContext);
+  ASSERT_TRUE(wait_until([&] { return h.backend.support_checks.load() == 1; }));
+  std::thread release([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    h.backend.hold_support_check = false;
+  });
+  // The preparer made the context current: it ends before the driver destroys the context.
+  const double destroy_s = seconds_of([&] { h.session->on_context_destroy(kContext); });
+  release.join();
+  EXPECT_GE(destroy_s, 0.05);
+  EXPECT_EQ(h.backend.config_images.load(), 1);
+}
+
+}  // namespace
+}  // namespace limiter
