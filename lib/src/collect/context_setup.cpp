@@ -84,6 +84,13 @@ void RangeSession::set_up(ContextProfiler& p) {
   // instead, and check_counter_availability() builds the config again with the image.
   double waited = 0;
   std::optional<PreparedDevice> prepared = preparer.take(p.device, waited);
+  if (prepared && (prepared->device_error || prepared->config_error)) {
+    // Done again here, where it always ran, and the error said is this thread's: a failure
+    // peculiar to the preparer's thread costs the wait, never the context's profiling.
+    LIMITER_TRACE("context %p: the preparation ahead failed: done again on the launch's thread",
+                  static_cast<void*>(p.context));
+    prepared.reset();
+  }
   const bool ahead = prepared.has_value();
   if (!ahead) prepared = prepare_device(backend, p.device, nullptr, metrics);  // here, as the launch waits
   const double on_this_thread = seconds_since(started);
@@ -99,7 +106,7 @@ void RangeSession::set_up(ContextProfiler& p) {
     times.set_up_device_s += on_this_thread - prepared->config_s;
     times.set_up_config_s += prepared->config_s;
   }
-  // Its errors where set_up found them before: the device's, then (the device described) the config's.
+  // Errors where set_up found them before: the device's, then (the device described) the config's.
   if (prepared->device_error) std::rethrow_exception(prepared->device_error);
   p.description = prepared->description;  // as the record describes it
   last_device = p.description;

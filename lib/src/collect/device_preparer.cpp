@@ -72,7 +72,7 @@ void DevicePreparer::run(CUdevice device, CUcontext context) noexcept {
       try {
         std::rethrow_exception(prepared->device_error ? prepared->device_error : prepared->config_error);
       } catch (const std::exception& e) {
-        LIMITER_TRACE("device %d: preparation failed (said at the first profiled launch): %s", static_cast<int>(device),
+        LIMITER_TRACE("device %d: preparation failed (done again at the first profiled launch): %s", static_cast<int>(device),
                       e.what());
       } catch (...) {
       }

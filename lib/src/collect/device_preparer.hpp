@@ -8,7 +8,8 @@
 // config image and pass count (host-only nvperf work). It starts when a context is created
 // (RangeSession::on_context_created) or a region begins on a thread with a current context;
 // the context's first selected launch (RangeSession::set_up) takes the result, waiting for it
-// if it is not ready, and rethrows what it failed with, at the point where set_up found it.
+// if it is not ready. A preparation that failed is done again there, on the launch's thread
+// where it always ran, so the error said (and the launches missed) are what they were.
 //
 // None of these calls touches the GPU's counters, so none needs the counter turn
 // (counter_lock.hpp), which set_up still takes before the profiler's own calls: the calls
