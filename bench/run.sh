@@ -20,8 +20,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 bench=$root/bench
 usage() { sed -n '7,9p' "$0" | sed 's/^# \{0,2\}//' >&2; exit 2; }
 
-# Lines of a table (tab-separated, # comments): "NAME<tab>...". Prints the fields after NAME.
-table_row() { awk -F'\t' -v name="$2" '!/^#/ && $1 == name { sub(/^[^\t]*\t/, ""); print; exit }' "$1"; }
+# shellcheck source=bench/tables.sh
+source "$bench/tables.sh"  # table_row, split_words, find_binaries
 if [ "${1:-}" = --list ]; then
   echo "workloads (bench/workloads.tsv):"; grep -v '^#' "$bench/workloads.tsv" | cut -f1,3 | sed 's/^/  /'
   echo "modes (bench/modes.tsv):"; grep -v '^#' "$bench/modes.tsv" | sed 's/^/  /'
@@ -49,14 +49,7 @@ done
 workload_row=$(table_row "$bench/workloads.tsv" "$workload")
 [ -n "$workload_row" ] || { echo "bench/run.sh: no workload '$workload' in bench/workloads.tsv (--list)" >&2; exit 2; }
 
-# The binaries: a staged folder (bin/) or a build tree (cli/limiter, bench/, tests/gpu/).
-stage=${stage:-$( [ -d build-device ] && echo build-device || echo "$root/build-device")}
-stage=$(cd "$stage" 2> /dev/null && pwd || echo "$stage")
-if [ -d "$stage/bin" ] || [ ! -d "$stage/cli" ]; then bin=$stage/bin; limiter=$bin/limiter; app=$bin
-else bin=$stage/tests/gpu; limiter=$stage/cli/limiter; app=$stage/bench; fi
-limiter=${LIMITER_CLI:-$limiter}
-# shellcheck disable=SC2034  # bench_app, bin, scratch: read by the tables' commands (eval)
-bench_app=${LIMITER_BENCH_APP:-$app/limiter_bench_launch_overhead}
+find_binaries "$stage" "$root"  # stage, bin, limiter, bench_app
 [ "$dry" = 1 ] || [ -x "$limiter" ] || { echo "bench/run.sh: no limiter at $limiter (--stage, LIMITER_CLI)" >&2; exit 2; }
 
 if [ -z "$out" ]; then
@@ -68,6 +61,7 @@ if [ -z "$out" ]; then
 fi
 [ "$dry" = 1 ] || mkdir -p "$out" || exit 2
 out=$(cd "$out" 2> /dev/null && pwd || echo "$out")
+# shellcheck disable=SC2034  # scratch: read by the tables' commands (eval)
 scratch=$out/scratch
 [ "$dry" = 1 ] || mkdir -p "$scratch"
 source "$bench/wall.sh"
@@ -77,17 +71,6 @@ plan_metrics() {
   if [ "$dry" = 1 ]; then echo "<default-plan-metrics:${1:-.}>"; return; fi  # one word, as the real list
   timeout 60 "$limiter" metrics --plan default | sed -n 's/^  \([a-z0-9_]*__[^ ]*\)$/\1/p' | grep -E "^(${1:-.})" |
     paste -sd,
-}
-# Words of a table row or inline mode: environment (leading VAR=value) and the rest.
-split_words() {  # text; sets env_words and rest_words
-  local text=$1 words=()
-  [ "$text" = - ] && text=
-  eval "words=($text)" || { echo "bench/run.sh: cannot read '$text'" >&2; exit 2; }
-  env_words=() rest_words=()
-  for word in "${words[@]}"; do
-    if [ ${#rest_words[@]} = 0 ] && [[ "$word" =~ ^[A-Za-z_][A-Za-z0-9_]*= ]]; then env_words+=("$word")
-    else rest_words+=("$word"); fi
-  done
 }
 words_text() { local IFS=' '; echo "$*"; }
 timer=$(cut -f1 <<< "$workload_row")

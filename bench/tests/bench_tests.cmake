@@ -2,8 +2,9 @@
 # the summary of the committed fixture folder, the driver's dry run, and the driver run for real
 # on stand-ins of limiter, the launch-overhead app and ncu, and bench/timeline_vs_torch.py's JAX side
 # on a hand-written jax.profiler trace (bench/tests/run_tests.sh says how).
+# bench.stalls_vs_ncu: bench/stalls_vs_ncu.py on its fixture, and bench/run-stalls-vs-ncu.sh --dry-run.
 find_package(Python3 COMPONENTS Interpreter QUIET)
-foreach(_check summary dry-run fake-run timeline-jax)
+foreach(_check summary dry-run fake-run timeline-jax stalls-vs-ncu)
   string(REPLACE "-" "_" _name ${_check})
   if(Python3_Interpreter_FOUND)
     add_test(NAME bench.${_name} COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/run_tests.sh ${_check})

@@ -8,6 +8,9 @@
 #                                      app and ncu (fake_stage/): every step ran, the summary has them
 #   bench/tests/run_tests.sh timeline-jax  bench/timeline_vs_torch.py's JAX side (timeline_jax_test.py) on
 #                                      a hand-written jax.profiler trace, no JAX needed (bench.timeline_jax)
+#   bench/tests/run_tests.sh stalls-vs-ncu  bench/stalls_vs_ncu.py on stalls_fixture/ (a record and a
+#                                      report written by hand, ncu's raw CSV mangled and demangled) and
+#                                      bench/run-stalls-vs-ncu.sh --dry-run, against expected_stalls_vs_ncu.md
 # UPDATE=1 rewrites the expected file instead (review the diff before committing it).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -55,7 +58,28 @@ case ${1:-} in
     echo "bench fake-run: as expected"; exit 0 ;;
   timeline-jax)
     python3 "$here/timeline_jax_test.py" && echo "bench timeline-jax: as expected"; exit $? ;;
-  *) echo "usage: $0 summary|dry-run|fake-run|timeline-jax" >&2; exit 2 ;;
+  stalls-vs-ncu)
+    expected=$here/expected_stalls_vs_ncu.md
+    work=$(mktemp -d)
+    trap 'rm -f "$actual"; rm -rf "$work"' EXIT
+    compare() { (cd "$here/stalls_fixture" && python3 "$root/bench/stalls_vs_ncu.py" "$@"); }
+    {
+      echo "## record, ncu --print-kernel-base mangled (PC sampling and Warp State)"
+      compare limiter_record.json ncu_mangled.csv --markdown "$work/out.md" --json "$work/out.json" || exit 1
+      compare limiter_record.json ncu_mangled.csv | cmp -s - "$work/out.md" || echo "--markdown differs from stdout"
+      python3 -c 'import json, sys; s = json.load(open(sys.argv[1])); print("json:", {k: s[k] for k in (
+        "agreement", "agreement_ok", "compared", "within_5_points", "max_diff_points", "shares_ok")})' "$work/out.json"
+      echo; echo "## report, ncu --print-kernel-base demangled (Warp State only, durations in us)"
+      compare limiter_report.json ncu_demangled.csv || exit 1
+      echo; echo "## --with-selected --min-share 10 --min-samples 500"
+      compare limiter_record.json ncu_mangled.csv --with-selected --min-share 10 --min-samples 500 || exit 1
+      echo; echo "## bench/run-stalls-vs-ncu.sh --dry-run"
+      env -i PATH="$PATH" NCU_COUNT=100 bash "$root/bench/run-stalls-vs-ncu.sh" mlp /nonexistent/out --stage /nonexistent/stage \
+        --dry-run 2>&1 | sed "s#$root#ROOT#g"
+      env -i PATH="$PATH" bash "$root/bench/run-stalls-vs-ncu.sh" no_such_workload --dry-run 2>&1
+      echo "exit $? for: no_such_workload"
+    } > "$actual" 2>&1 ;;
+  *) echo "usage: $0 summary|dry-run|fake-run|timeline-jax|stalls-vs-ncu" >&2; exit 2 ;;
 esac
 if [ "${UPDATE:-0}" = 1 ]; then cp "$actual" "$expected"; echo "wrote $expected"; exit 0; fi
 diff -u "$expected" "$actual" && echo "bench $1: as expected"
