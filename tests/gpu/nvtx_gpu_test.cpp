@@ -60,4 +60,34 @@ TEST(LimiterRunGpu, NvtxRangesRecordedAndSelected) {
   EXPECT_EQ(process.at("in_inner(int*)"), Paths{"outer/inner/"});
 }
 
+// --trace: the ranges themselves on the timeline (no counters), each around its kernel.
+TEST(LimiterRunGpu, NvtxRangesOnTheTraceTimeline) {
+  const auto path = (std::filesystem::temp_directory_path() / "limiter_gpu_nvtx_trace.json").string();
+  std::filesystem::remove(path);
+  const std::string run = from_env("LIMITER_CLI", LIMITER_CLI) + " run -q --trace ";
+  const int status = std::system((run + "-o " + path + " -- " + from_env("LIMITER_NVTX_APP", NVTX_APP)).c_str());
+  if (WEXITSTATUS(status) == 2) GTEST_SKIP() << "no GPU";
+  ASSERT_EQ(status, 0);
+  const limiter::RunRecord record = limiter::read_run_file(path);
+  ASSERT_TRUE(record.timeline);
+  std::map<std::string, const limiter::TimelineEvent*> ranges, kernels;
+  for (const auto& e : record.timeline->events) {
+    if (e.kind == limiter::ActivityKind::nvtx_range) ranges[e.name] = &e;
+    if (e.kind == limiter::ActivityKind::kernel) kernels[e.name] = &e;
+  }
+  std::vector<std::string> names;
+  for (const auto& [name, event] : ranges) names.push_back(name);
+  EXPECT_EQ(names, (std::vector<std::string>{"lib@registered/", "lib@work/", "outer/", "outer/inner/", "phase",
+                                             "waiting/"}));
+  EXPECT_EQ(record.timeline->nvtx_ranges_unclosed, 0u);
+  // The same clock as the activity records: each range began before its kernel was launched.
+  for (const auto& [range, kernel] : {std::pair{"outer/", "in_outer(int*)"}, {"outer/inner/", "in_inner(int*)"},
+                                      {"lib@work/", "in_domain(int*)"}, {"phase", "in_phase(int*)"}}) {
+    ASSERT_TRUE(ranges.count(range) && kernels.count(kernel)) << range;
+    EXPECT_LT(ranges[range]->start_ns, kernels[kernel]->start_ns) << range;
+    EXPECT_GE(ranges[range]->end_ns, ranges[range]->start_ns) << range;
+  }
+  EXPECT_TRUE(ranges["outer/"]->thread_id);
+}
+
 }  // namespace

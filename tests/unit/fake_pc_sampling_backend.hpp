@@ -104,7 +104,8 @@ class FakePcSamplingBackend final : public detail::PcSamplingBackend {
 inline detail::PcRecord pc_record(const std::string& function, std::uint64_t crc, std::uint64_t pc,
                                   std::vector<std::pair<std::uint32_t, std::uint64_t>> samples) {
   detail::PcRecord record;
-  record.function = function;
+  static detail::FunctionNames names;  // as the real backend, one stored copy per name
+  record.function = names.intern(function);
   record.cubin_crc = crc;
   record.pc_offset = pc;
   record.samples = std::move(samples);

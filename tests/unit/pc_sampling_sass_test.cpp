@@ -83,5 +83,47 @@ TEST(PcSamplingSass, TheHotPcsGetTheirInstructions) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(PcSamplingSass, ACubinsFunctionsAreFoundByNameWithTheirSymbolIndices) {
+  // nvcc -lineinfo -O3 -arch=sm_90 -cubin of tests/data/stalls/stall_probe.cu (CUDA 13.0).
+  const auto symbols = cubin_function_symbols(testing::kData + "/stalls/stall_probe.sm_90.cubin");
+  ASSERT_EQ(symbols.count("_Z5chasePKjPjii"), 1u);
+  ASSERT_EQ(symbols.count("_Z7barrierPfi"), 1u);
+  EXPECT_NE(symbols.at("_Z5chasePKjPjii"), symbols.at("_Z7barrierPfi"));
+  EXPECT_GT(symbols.at("_Z7barrierPfi"), 0u);  // index 0 is ELF's null symbol
+  EXPECT_TRUE(cubin_function_symbols(testing::kData + "/stalls/stall_probe.cu").empty());  // not ELF
+  EXPECT_TRUE(cubin_function_symbols("/nonexistent.cubin").empty());
+}
+
+TEST(PcSamplingSass, OnlyTheHotFunctionsAreDisassembledAndAnNvdisasmWithoutTheOptionGetsTheWholeCubin) {
+  char pattern[] = "/tmp/limiter-sass-XXXXXX";
+  const std::string dir = mkdtemp(pattern);
+  const std::string cubin = testing::kData + "/stalls/stall_probe.sm_90.cubin";
+  std::filesystem::copy_file(cubin, std::filesystem::path(dir) / cubin_file_name(9));
+  const std::string index = std::to_string(cubin_function_symbols(cubin).at("_Z7barrierPfi"));
+  // A stand-in that logs its arguments and prints the probe's listing; the second refuses -fun.
+  const std::string log = dir + "/args", tool = dir + "/fake-nvdisasm", old_tool = dir + "/old-nvdisasm";
+  const std::string listing = testing::kData + "/stalls/stall_probe.nvdisasm.txt";
+  std::ofstream(tool) << "#!/bin/sh\necho \"$@\" >> '" << log << "'\ncat '" << listing << "'\n";
+  std::ofstream(old_tool) << "#!/bin/sh\necho \"$@\" >> '" << log << "'\ncase \"$*\" in *-fun*) exit 1;; esac\ncat '"
+                          << listing << "'\n";
+  for (const auto& path : {tool, old_tool}) std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+  StallInfo info;
+  KernelStalls kernel;
+  kernel.mangled_name = "_Z7barrierPfi";
+  kernel.cubin_crc = 9;
+  kernel.hot_pcs = {HotPc{}};
+  kernel.hot_pcs[0].pc_offset = 0x90;
+  info.kernels = {kernel};
+  EXPECT_EQ(fill_sass(info, {dir}, tool), "");
+  EXPECT_EQ(info.kernels[0].hot_pcs[0].sass, "LDG.E R7, desc[UR6][R2.64]");
+  EXPECT_NE(read(log).find("-c -fun " + index + " "), std::string::npos) << read(log);
+  std::filesystem::remove(log);
+  info.kernels[0].hot_pcs[0].sass.clear();
+  EXPECT_EQ(fill_sass(info, {dir}, old_tool), "");
+  EXPECT_EQ(info.kernels[0].hot_pcs[0].sass, "LDG.E R7, desc[UR6][R2.64]");
+  EXPECT_NE(read(log).find("\n-c /"), std::string::npos) << read(log);  // then the whole cubin
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace limiter

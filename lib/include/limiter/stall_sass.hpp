@@ -20,6 +20,10 @@ std::string cubin_file_name(std::uint64_t crc);
 using SassListing = std::map<std::string, std::map<std::uint64_t, std::string>>;
 SassListing parse_nvdisasm(const std::string& listing);
 
+// The function symbols of the cubin at PATH (an ELF file) by name, with their symbol indices
+// (what `nvdisasm -fun` takes); empty when it is not one.
+std::map<std::string, std::uint32_t> cubin_function_symbols(const std::string& path);
+
 // The nvdisasm to run: on PATH, else the toolkit's (/usr/local/cuda/bin); empty when none.
 std::string find_nvdisasm();
 

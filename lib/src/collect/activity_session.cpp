@@ -92,7 +92,8 @@ ActivitySession::ActivitySession(const CollectorOptions& options, LaunchSink* si
       alone_(alone),
       recorder_([this](const std::vector<TimelineEvent>& chunk) {
         if (sink_ && sink_->on_timeline_events) sink_->on_timeline_events(chunk);
-      }) {}
+      }),
+      nvtx_(options.nvtx_process_scope) {}
 
 ActivitySession::~ActivitySession() { stop(); }
 
@@ -132,7 +133,9 @@ void ActivitySession::enable() {
   // A region's window opens with the region. From the start of a process (limiter run) it is the
   // events' own span: from cuInit on, the window held the app's set-up and teardown (7.8 s around
   // a 0.6 s PyTorch loop on an H100), and its verdict was the set-up's, host-bound.
-  if (!options_.always_active) recorder_.widen(now_ns(), 0);
+  const std::uint64_t opened = now_ns();
+  if (!options_.always_active) recorder_.widen(opened, 0);
+  nvtx_.open(opened);  // ranges kept from here (a range begun before starts here)
   enabled_ = true;
   flusher_ = std::thread([this] {
     std::unique_lock waiting(flusher_mutex_);
@@ -145,6 +148,7 @@ void ActivitySession::enable() {
         cuptiActivityFlushAll(0);  // completed buffers only: cheap, and the app's records reach disk
         next_flush = std::chrono::steady_clock::now() + kFlushPeriod;
         decode_pending();
+        add_nvtx_ranges(false);
         report_window();
       } else {
         decode_pending();  // a buffer CUPTI completed (full, or at a flush)
@@ -172,6 +176,7 @@ void ActivitySession::stop() noexcept {
   for (std::uint32_t id : traced_calls_) cuptiActivityEnableDriverApi(id, 0);
   for (std::uint32_t id : traced_runtime_calls_) cuptiActivityEnableRuntimeApi(id, 0);
   if (!options_.always_active) recorder_.widen(0, now_ns());
+  add_nvtx_ranges(true);
   report_window();
   if (sink_ && sink_->on_timeline_final) {
     try {
@@ -256,10 +261,38 @@ void ActivitySession::on_context_destroy(CUcontext) {
   if (enabled_ && !stopped_) flush();
 }
 
+void ActivitySession::on_nvtx(const NvtxEvent& event) {
+  if (stopped_) return;
+  try {
+    nvtx_.on_event(event);
+  } catch (const std::exception&) {
+    // Out of memory on the app's thread: this call's range is not followed; the app runs on.
+  }
+}
+
+void ActivitySession::add_nvtx_ranges(bool at_end) {
+  try {
+    // At the end, the ranges still open close where the window does: the last event's end from
+    // the start of a process (so no teardown joins the window), the region's end otherwise.
+    recorder_.add(at_end ? nvtx_.close_open(recorder_.window().end_ns) : nvtx_.take_closed());
+    recorder_.set_nvtx_counts(nvtx_.dropped(), nvtx_.unclosed());
+    if (!at_end) return;
+    if (nvtx_.dropped())
+      std::fprintf(stderr, "limiter: %llu NVTX ranges not on the timeline (over its bound of %zu ranges)\n",
+                   static_cast<unsigned long long>(nvtx_.dropped()), NvtxTimeline::kMaxRanges);
+    LIMITER_TRACE("NVTX ranges: %llu kept, %llu closed at the window's end, %llu pops or ends without a range",
+                  static_cast<unsigned long long>(nvtx_.kept()), static_cast<unsigned long long>(nvtx_.unclosed()),
+                  static_cast<unsigned long long>(nvtx_.unmatched()));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "limiter: NVTX ranges lost from the timeline: %s\n", e.what());
+  }
+}
+
 void ActivitySession::flush() {
   if (!enabled_ || stopped_) return;
   cuptiActivityFlushAll(0);
   decode_pending();  // a context's kernel names are CUPTI's while it exists
+  add_nvtx_ranges(false);
   report_window();
 }
 
@@ -335,7 +368,9 @@ RunRecord ActivitySession::finish() noexcept {
 
 std::string ActivitySession::timings() const {
   return std::to_string(records_.load()) + " activity records, " + std::to_string(recorder_.events()) +
-         " timeline events, " + std::to_string(recorder_.dropped()) + " dropped" +
+         " timeline events, " + std::to_string(recorder_.dropped()) + " dropped, " + std::to_string(nvtx_.kept()) +
+         " NVTX ranges (" + std::to_string(nvtx_.dropped()) + " over the bound, " + std::to_string(nvtx_.unclosed()) +
+         " closed at the end)" +
          (all_driver_calls_ ? " (every driver call traced: CUPTI refused a per-call choice)" : "") + "\n";
 }
 

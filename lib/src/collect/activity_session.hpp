@@ -7,7 +7,8 @@
 // join. Buffers complete on CUPTI's thread and are only queued there: the session's own thread
 // decodes them (demangling, the sink's JSON and file writes) off CUPTI's and the app's path,
 // flushes every second and at the end, and hands them to the sink as chunks (a killed app keeps
-// its timeline); dropped records are counted.
+// its timeline); dropped records are counted. With options.nvtx the app's NVTX ranges join the
+// timeline too (nvtx_timeline.hpp), kept on the app's thread and handed on with the buffers.
 //
 // CUPTI's activity buffer callbacks are process-wide: one user at a time. ActivityTimestamps
 // (PM sampling's kernel timestamps) is the other one, so the two never share a phase list.
@@ -22,6 +23,7 @@
 #include "collect/activity_records.hpp"
 #include "collect/activity_timeline.hpp"
 #include "collect/collector_internal.hpp"
+#include "collect/nvtx_timeline.hpp"
 #include "collect/session.hpp"
 #include "limiter/collector_options.hpp"
 
@@ -43,6 +45,7 @@ class ActivitySession final : public Session {
   SessionCallbacks callbacks() const override {
     SessionCallbacks wanted;
     wanted.launch_exit = true;
+    wanted.nvtx = options_.nvtx;  // the ranges on the timeline (the per-range program verdict)
     return wanted;
   }
   // With always_active (limiter run): records from here, the copies before the first launch too.
@@ -52,6 +55,7 @@ class ActivitySession final : public Session {
   void on_launch(const LaunchCall& call) override;  // counted; the first describes the device when alone
   void on_launch_exit(const LaunchCall& call) override;  // the call's interval, as an api_call event
   void on_context_destroy(CUcontext context) override;  // its records delivered while it exists
+  void on_nvtx(const NvtxEvent& event) override;  // followed; kept once the window is open
   void flush() override;
   bool flush_before_exit(std::chrono::milliseconds wait) noexcept override;
   void begin_after(RunRecord before, bool follows) override;
@@ -77,11 +81,13 @@ class ActivitySession final : public Session {
   void decode_pending();  // the queued buffers, in the order they completed; then freed
   void decode(std::uint8_t* buffer, std::size_t valid);
   void report_window();   // the window and dropped records to the sink
+  void add_nvtx_ranges(bool at_end);  // the closed ones to the recorder; AT_END the open ones too
 
   CollectorOptions options_;
   LaunchSink* sink_;
   bool alone_;
   TimelineRecorder recorder_;
+  NvtxTimeline nvtx_;
   std::mutex enable_mutex_;
   std::atomic<bool> enabled_{false}, stopped_{false}, forced_{false}, described_{false};
   std::atomic<int> active_depth_{0};

@@ -41,6 +41,12 @@ void TimelineRecorder::count_dropped(std::uint64_t records) {
   timeline_.dropped_records += records;
 }
 
+void TimelineRecorder::set_nvtx_counts(std::uint64_t dropped, std::uint64_t unclosed) {
+  std::lock_guard lock(mutex_);
+  timeline_.nvtx_ranges_dropped = dropped;
+  timeline_.nvtx_ranges_unclosed = unclosed;
+}
+
 void TimelineRecorder::widen(std::uint64_t start_ns, std::uint64_t end_ns) {
   std::lock_guard lock(mutex_);
   if (start_ns && (!timeline_.start_ns || start_ns < timeline_.start_ns)) timeline_.start_ns = start_ns;
@@ -63,6 +69,8 @@ Timeline TimelineRecorder::window() const {
   out.start_ns = timeline_.start_ns;
   out.end_ns = timeline_.end_ns;
   out.dropped_records = timeline_.dropped_records;
+  out.nvtx_ranges_dropped = timeline_.nvtx_ranges_dropped;
+  out.nvtx_ranges_unclosed = timeline_.nvtx_ranges_unclosed;
   if (!out.start_ns || !out.end_ns) {  // widened to the events, as normalize_timeline does
     if (first_start_ns_ && (!out.start_ns || first_start_ns_ < out.start_ns)) out.start_ns = first_start_ns_;
     out.end_ns = std::max(out.end_ns, last_end_ns_);

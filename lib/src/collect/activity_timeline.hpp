@@ -25,6 +25,8 @@ class TimelineRecorder {
   // sequence where it is known by now).
   void add(std::vector<TimelineEvent> events);
   void count_dropped(std::uint64_t records);
+  // The NVTX ranges not kept and those closed at the end (NvtxTimeline's counts, so far).
+  void set_nvtx_counts(std::uint64_t dropped, std::uint64_t unclosed);
   // The window holds [START_NS, END_NS] (0: not known).
   void widen(std::uint64_t start_ns, std::uint64_t end_ns);
 

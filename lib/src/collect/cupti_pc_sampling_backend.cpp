@@ -34,7 +34,7 @@ class PcBuffer {
 
   // Its records as plain values; emptied for the next fill. CUPTI allocates the function names
   // once per function and shares them between records: never freed here.
-  PcBatch take() {
+  PcBatch take(FunctionNames& names) {
     PcBatch batch;
     batch.total_samples = data_.totalSamples;
     batch.dropped_samples = data_.droppedSamples;
@@ -46,7 +46,8 @@ class PcBuffer {
       PcRecord record;
       record.cubin_crc = pc.cubinCrc;
       record.pc_offset = pc.pcOffset;
-      record.function = pc.functionName ? pc.functionName : "";
+      record.function = names.intern(pc.functionName);
+      record.samples.reserve(pc.stallReasonCount);
       for (std::size_t r = 0; r < pc.stallReasonCount; ++r) {
         const std::uint32_t index = pc.stallReason[r].pcSamplingStallReasonIndex;  // packed: copied out
         const std::uint64_t samples = pc.stallReason[r].samples;
@@ -178,12 +179,12 @@ class CuptiPcSamplingBackend final : public PcSamplingBackend {
     const CUptiResult status = cuptiPCSamplingGetData(&params);
     // A full hardware buffer fails the call: its samples are lost, and counted.
     if (status == CUPTI_ERROR_OUT_OF_MEMORY) {
-      PcBatch batch = buffer.take();
+      PcBatch batch = buffer.take(names_);
       batch.hardware_buffer_full = true;
       return batch;
     }
     if (status != CUPTI_SUCCESS) throw_cupti_error(status, "cuptiPCSamplingGetData");
-    return buffer.take();
+    return buffer.take(names_);
   }
 
   std::size_t pending_pcs(CUcontext context) override { return buffers_of(context).config->remaining(); }
@@ -195,7 +196,7 @@ class CuptiPcSamplingBackend final : public PcSamplingBackend {
     std::lock_guard lock(mutex_);
     const auto it = buffers_.find(context);
     if (it == buffers_.end() || !it->second.config) return {};
-    PcBatch batch = it->second.config->take();
+    PcBatch batch = it->second.config->take(names_);
     batch.remaining_pcs = 0;
     buffers_.erase(it);
     return batch;
@@ -240,6 +241,7 @@ class CuptiPcSamplingBackend final : public PcSamplingBackend {
 
   std::mutex mutex_;
   std::map<CUcontext, Buffers> buffers_;
+  FunctionNames names_;  // GetData and Disable run under the session's lock: one at a time
 };
 
 }  // namespace

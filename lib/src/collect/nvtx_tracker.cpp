@@ -1,6 +1,9 @@
 #include "collect/nvtx_tracker.hpp"
 
 #include <generated_nvtx_meta.h>
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <vector>
 
@@ -19,6 +22,15 @@ std::string narrow(const wchar_t* text) {
 }
 
 std::string text(const char* message) { return message ? message : ""; }
+
+// This thread's id as CUPTI writes it in API records (cuptiSetThreadIdType: pthread_self() by
+// default, gettid() with the system type), so a range and the thread's calls share a track.
+std::uint32_t cupti_thread_id() {
+  CUpti_ActivityThreadIdType type = CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT;
+  if (cuptiGetThreadIdType(&type) == CUPTI_SUCCESS && type == CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM)
+    return static_cast<std::uint32_t>(syscall(SYS_gettid));
+  return static_cast<std::uint32_t>(pthread_self());
+}
 
 }  // namespace
 
@@ -42,17 +54,29 @@ std::string NvtxTracker::message_of(const void* attributes) const {
   }
 }
 
-void NvtxTracker::on_call(CUpti_CallbackId cbid, const CUpti_NvtxData& data) noexcept {
+std::optional<NvtxEvent> NvtxTracker::on_call(CUpti_CallbackId cbid, const CUpti_NvtxData& data) noexcept {
   try {
     const void* params = data.functionParams;
     const void* returned = data.functionReturnValue;
+    std::optional<NvtxEvent> event;  // the range call as a plain value, for the sessions
+    auto named = [&](NvtxEvent::Kind kind, const void* domain, const std::string& name) {
+      event.emplace();
+      event->kind = kind;
+      event->name = name;
+      if (domain) {
+        std::lock_guard lock(mutex_);
+        event->domain = domain_name(domain);
+      }
+    };
     auto push = [&](const void* domain, std::string name) {
       seen_.store(true, std::memory_order_relaxed);
+      named(NvtxEvent::Kind::push, domain, name);
       if (!process_scope_) return thread_stacks[domain].push_back(std::move(name));
       std::lock_guard lock(mutex_);
       process_stacks_[domain].push_back(std::move(name));
     };
     auto pop = [&](const void* domain) {
+      named(NvtxEvent::Kind::pop, domain, "");
       std::unique_lock lock(mutex_, std::defer_lock);
       if (process_scope_) lock.lock();
       auto& stacks = process_scope_ ? process_stacks_ : thread_stacks;
@@ -67,10 +91,14 @@ void NvtxTracker::on_call(CUpti_CallbackId cbid, const CUpti_NvtxData& data) noe
         return;
       }
       const auto id = *static_cast<const nvtxRangeId_t*>(returned);
+      named(NvtxEvent::Kind::start, domain, name);
+      event->id = id;
       std::lock_guard lock(mutex_);
-      start_end_[id] = {domain_name(domain), std::move(name)};
+      start_end_[id] = {event->domain, std::move(name)};
     };
     auto end = [&](nvtxRangeId_t id) {
+      named(NvtxEvent::Kind::end, nullptr, "");
+      event->id = id;
       std::lock_guard lock(mutex_);
       start_end_.erase(id);
     };
@@ -129,9 +157,18 @@ void NvtxTracker::on_call(CUpti_CallbackId cbid, const CUpti_NvtxData& data) noe
       }
       default: break;
     }
+    return event;
   } catch (...) {
     // Out of memory in a callback: the app runs on; this call's range is not followed.
   }
+  return std::nullopt;
+}
+
+void NvtxTracker::stamp(NvtxEvent& event) noexcept {
+  thread_local const std::uint32_t thread = cupti_thread_id();  // looked up once per thread
+  std::uint64_t now = 0;
+  event.time_ns = cuptiGetTimestamp(&now) == CUPTI_SUCCESS ? now : 0;
+  event.thread_id = thread;
 }
 
 NvtxRanges NvtxTracker::current() const {

@@ -2,15 +2,18 @@
 // The app's NVTX ranges as CUPTI delivers them (CUPTI_CB_DOMAIN_NVTX, once the app's NVTX has
 // loaded libcupti through NVTX_INJECTION64_PATH): a push/pop stack per thread and domain, the
 // process's open start/end ranges, domain names and registered strings. A launch's ranges are
-// read on its launching thread, in its ENTER callback.
+// read on its launching thread, in its ENTER callback. Each range call is also given back as a
+// plain NvtxEvent, for the sessions that record the ranges themselves (the activity timeline).
 #include <cupti.h>
 
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "collect/nvtx_event.hpp"
 #include "limiter/nvtx_ranges.hpp"
 
 namespace limiter::detail {
@@ -21,8 +24,12 @@ class NvtxTracker {
   // Compute's --nvtx-push-pop-scope process): PyTorch pushes "backward" on the main thread while
   // its autograd thread launches the kernels. Set before the first NVTX call.
   void set_process_scope(bool process) { process_scope_ = process; }
-  // One NVTX call (CUPTI's callback id and data); never throws into the app.
-  void on_call(CUpti_CallbackId cbid, const CUpti_NvtxData& data) noexcept;
+  // One NVTX call (CUPTI's callback id and data); never throws into the app. A push, pop, start
+  // or end comes back as a plain event (not stamped: see stamp); other calls (domains, strings) none.
+  std::optional<NvtxEvent> on_call(CUpti_CallbackId cbid, const CUpti_NvtxData& data) noexcept;
+  // EVENT's time (cuptiGetTimestamp, the activity records' clock) and calling thread (as CUPTI's
+  // API records name it): only where a session wants the events.
+  static void stamp(NvtxEvent& event) noexcept;
   // The ranges around a launch made now on this thread.
   NvtxRanges current() const;
   // True once the app made an NVTX range call (else current() is empty, at no cost).

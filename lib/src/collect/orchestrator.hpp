@@ -29,6 +29,7 @@ struct Collector::Impl {
   std::unique_ptr<detail::RangeBackend> backend;
   detail::Phases phases;
   CUpti_SubscriberHandle subscriber = nullptr;
+  bool nvtx_to_sessions = false;  // a session wants the NVTX calls (SessionCallbacks::nvtx); set by subscribe()
 
   detail::Session& current() { return phases.current(); }
   // At a launch's ENTER: the current phase's work is done, so the next one begins (once).

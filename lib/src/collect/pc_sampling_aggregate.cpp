@@ -27,29 +27,67 @@ StallKeys stall_keys(const std::vector<PcStallReason>& reasons) {
   return keys;
 }
 
+std::uint16_t StallAggregator::reason_id(const std::string& key) {
+  for (std::size_t id = 0; id < reason_names_.size(); ++id)
+    if (reason_names_[id] == key) return static_cast<std::uint16_t>(id);
+  reason_names_.push_back(key);
+  return static_cast<std::uint16_t>(reason_names_.size() - 1);
+}
+
+void StallAggregator::count(ReasonCounts& counts, std::uint16_t reason, std::uint64_t samples) {
+  for (auto& [id, n] : counts)
+    if (id == reason) {
+      n += samples;
+      return;
+    }
+  counts.emplace_back(reason, samples);
+}
+
+StallCounts StallAggregator::named(const ReasonCounts& counts) const {
+  StallCounts out;
+  for (const auto& [id, samples] : counts) out[reason_names_.at(id)] += samples;
+  return out;
+}
+
 void StallAggregator::add(const PcBatch& batch, const StallKeys& keys) {
   ++batches_;
   dropped_ += batch.dropped_samples;
   non_user_samples_ += batch.non_user_samples;
   if (batch.hardware_buffer_full) ++buffer_full_;
+  // CUPTI's reason index -> our id, for this batch's context (-1: no key).
+  std::vector<int> id_of;
+  for (const auto& [index, key] : keys) {
+    if (index >= id_of.size()) id_of.resize(index + 1, -1);
+    id_of[index] = reason_id(key);
+  }
+  const KernelKey* last_key = nullptr;  // a batch's PCs come a function at a time
+  Kernel* last_kernel = nullptr;
   for (const PcRecord& pc : batch.pcs) {
-    Kernel* kernel = nullptr;  // made at the first keyed sample: a PC of unkeyed samples only adds nothing
-    PcCounts* counts = nullptr;
+    PcCounts* counts = nullptr;  // made at the first keyed sample: a PC of unkeyed samples only adds nothing
+    Kernel* kernel = nullptr;
     for (const auto& [index, samples] : pc.samples) {
       if (samples == 0) continue;
-      const auto key = keys.find(index);
-      if (key == keys.end()) {
+      const int id = index < id_of.size() ? id_of[index] : -1;
+      if (id < 0) {
         unkeyed_samples_ += samples;
         continue;
       }
       if (!kernel) {
-        kernel = &kernels_[{pc.function, pc.cubin_crc}];
+        const KernelKey key{pc.function, pc.cubin_crc};
+        if (last_key && *last_key == key) {
+          kernel = last_kernel;
+        } else {
+          const auto it = kernels_.try_emplace(key).first;
+          last_key = &it->first;
+          kernel = last_kernel = &it->second;
+        }
         counts = &kernel->pcs[pc.pc_offset];
       }
+      const auto reason = static_cast<std::uint16_t>(id);
       kernel->samples += samples;
-      kernel->reasons[key->second] += samples;
+      count(kernel->reasons, reason, samples);
       counts->samples += samples;
-      counts->reasons[key->second] += samples;
+      count(counts->reasons, reason, samples);
       samples_ += samples;
     }
   }
@@ -71,8 +109,13 @@ std::vector<std::pair<const StallAggregator::KernelKey*, const StallAggregator::
 StallAggregator::ranked_kernels() const {
   std::vector<std::pair<const KernelKey*, const Kernel*>> kernels;
   for (const auto& [key, kernel] : kernels_) kernels.emplace_back(&key, &kernel);
-  std::stable_sort(kernels.begin(), kernels.end(),
-                   [](const auto& a, const auto& b) { return a.second->samples > b.second->samples; });
+  // Most samples first; among equals by name and CRC (the map keeps no order of its own).
+  std::sort(kernels.begin(), kernels.end(), [](const auto& a, const auto& b) {
+    if (a.second->samples != b.second->samples) return a.second->samples > b.second->samples;
+    const std::string& x = a.first->first ? *a.first->first : std::string();
+    const std::string& y = b.first->first ? *b.first->first : std::string();
+    return x != y ? x < y : a.first->second < b.first->second;
+  });
   return kernels;
 }
 

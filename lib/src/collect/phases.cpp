@@ -40,6 +40,7 @@ SessionCallbacks Phases::callbacks() const {
       all.graph_destroy |= wanted.graph_destroy;
       all.modules |= wanted.modules;
       all.contexts |= wanted.contexts;
+      all.nvtx |= wanted.nvtx;
     }
   }
   return all;

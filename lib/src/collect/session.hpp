@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "collect/launch_call.hpp"
+#include "collect/nvtx_event.hpp"
 #include "limiter/record.hpp"
 
 namespace limiter::detail {
@@ -25,6 +26,7 @@ struct SessionCallbacks {
   bool graph_destroy = false;   // the app's cuGraphDestroy (graphs kept for node-by-node profiling)
   bool modules = false;         // modules loaded (their cubins: PC sampling's source lines and SASS)
   bool contexts = false;        // contexts created (the exact session prepares their device ahead)
+  bool nvtx = false;            // the app's NVTX range calls, stamped (on_nvtx; where options.nvtx)
 };
 
 class Session {
@@ -48,6 +50,8 @@ class Session {
   virtual void on_sync(SyncKind /*kind*/) {}
   virtual void on_graph_event(const GraphEvent& /*event*/) {}
   virtual void on_module_loaded(const ModuleLoad& /*module*/) {}
+  // An NVTX push, pop, start or end of the app, on its thread (SessionCallbacks::nvtx).
+  virtual void on_nvtx(const NvtxEvent& /*event*/) {}
   // The app created a context (the resource callback, on the app's thread, after cuInit).
   virtual void on_context_created(CUcontext /*context*/) {}
   // The app destroys a context: what the session holds of it is finished while it exists.

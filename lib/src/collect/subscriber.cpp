@@ -5,6 +5,7 @@
 // made before it). A callback never throws into the driver.
 #include <cupti.h>
 
+#include <optional>
 #include <vector>
 
 #include "collect/cupti_check.hpp"
@@ -199,13 +200,23 @@ void on_resource(Collector::Impl& impl, CUpti_CallbackId cbid, const CUpti_Resou
   for (std::size_t i = 0; i < impl.phases.size(); ++i) impl.phases.at(i).on_graph_event(event);
 }
 
+// The range calls to the sessions that record them (stamped here, once): the current phase and
+// the background, as launches go.
+void on_nvtx(Collector::Impl& impl, CUpti_CallbackId cbid, const CUpti_NvtxData& data) {
+  std::optional<detail::NvtxEvent> event = impl.nvtx.on_call(cbid, data);
+  if (!event || !impl.nvtx_to_sessions) return;
+  detail::NvtxTracker::stamp(*event);
+  impl.current().on_nvtx(*event);
+  for (std::size_t i = 0; i < impl.phases.background_size(); ++i) impl.phases.background(i).on_nvtx(*event);
+}
+
 void CUPTIAPI on_callback(void* user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   if (detail::in_forked_child()) return;  // the parent profiles; a forked child runs unprofiled
   if (detail::inside_own_calls()) return;  // our L2 flush's kernel and wait (l2_flush.hpp), not the app's
   auto& impl = *static_cast<Collector::Impl*>(user);
   try {
     if (domain == CUPTI_CB_DOMAIN_DRIVER_API) on_driver_call(impl, cbid, *static_cast<const CUpti_CallbackData*>(data));
-    else if (domain == CUPTI_CB_DOMAIN_NVTX) impl.nvtx.on_call(cbid, *static_cast<const CUpti_NvtxData*>(data));
+    else if (domain == CUPTI_CB_DOMAIN_NVTX) on_nvtx(impl, cbid, *static_cast<const CUpti_NvtxData*>(data));
     else if (domain == CUPTI_CB_DOMAIN_RESOURCE) on_resource(impl, cbid, *static_cast<const CUpti_ResourceData*>(data));
   } catch (const std::exception& e) {
     // A session's launch work catches its own errors; this is anything else: said, and the app runs on.
@@ -246,6 +257,7 @@ void Collector::Impl::subscribe() {
   if (wanted.modules)
     LIMITER_CUPTI_CHECK(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED));
   // NVTX calls reach CUPTI only when the app's NVTX loaded it (NVTX_INJECTION64_PATH).
+  nvtx_to_sessions = options.nvtx && wanted.nvtx;
   if (options.nvtx) LIMITER_CUPTI_CHECK(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_NVTX));
 }
 

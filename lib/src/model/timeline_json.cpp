@@ -134,7 +134,11 @@ TimelineEvent timeline_event_from(const json& in) {
 }
 
 ordered_json timeline_window_json(const Timeline& timeline) {
-  return {{"start_ns", timeline.start_ns}, {"end_ns", timeline.end_ns}, {"dropped_records", timeline.dropped_records}};
+  ordered_json out = {{"start_ns", timeline.start_ns}, {"end_ns", timeline.end_ns},
+                      {"dropped_records", timeline.dropped_records}};
+  if (timeline.nvtx_ranges_dropped) out["nvtx_ranges_dropped"] = timeline.nvtx_ranges_dropped;
+  if (timeline.nvtx_ranges_unclosed) out["nvtx_ranges_unclosed"] = timeline.nvtx_ranges_unclosed;
+  return out;
 }
 
 ordered_json timeline_json(const Timeline& timeline) {
@@ -151,6 +155,8 @@ void apply_timeline_window(const json& in, Timeline& timeline) {
     timeline.start_ns = count_field(in, "start_ns", false).value_or(0);
     timeline.end_ns = count_field(in, "end_ns", false).value_or(0);
     timeline.dropped_records = count_field(in, "dropped_records", false).value_or(0);
+    timeline.nvtx_ranges_dropped = count_field(in, "nvtx_ranges_dropped", false).value_or(0);
+    timeline.nvtx_ranges_unclosed = count_field(in, "nvtx_ranges_unclosed", false).value_or(0);
   } catch (const InputError& error) {
     throw InputError(std::string("\"timeline\": ") + error.what());
   }
