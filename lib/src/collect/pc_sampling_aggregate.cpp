@@ -60,6 +60,7 @@ void StallAggregator::add(const PcBatch& batch, const StallKeys& keys) {
     if (index >= id_of.size()) id_of.resize(index + 1, -1);
     id_of[index] = reason_id(key);
   }
+  std::vector<std::uint64_t> by_index(id_of.size() + 1);  // the last slot: any index beyond
   const KernelKey* last_key = nullptr;  // a batch's PCs come a function at a time
   Kernel* last_kernel = nullptr;
   for (const PcRecord& pc : batch.pcs) {
@@ -67,6 +68,7 @@ void StallAggregator::add(const PcBatch& batch, const StallKeys& keys) {
     Kernel* kernel = nullptr;
     for (const auto& [index, samples] : pc.samples) {
       if (samples == 0) continue;
+      by_index[std::min<std::size_t>(index, id_of.size())] += samples;
       const int id = index < id_of.size() ? id_of[index] : -1;
       if (id < 0) {
         unkeyed_samples_ += samples;
@@ -91,6 +93,8 @@ void StallAggregator::add(const PcBatch& batch, const StallKeys& keys) {
       samples_ += samples;
     }
   }
+  for (std::size_t index = 0; index < by_index.size(); ++index)
+    if (by_index[index]) by_index_[static_cast<std::uint32_t>(index)] += by_index[index];
 }
 
 std::vector<std::pair<std::uint64_t, const StallAggregator::PcCounts*>> StallAggregator::ranked(

@@ -39,6 +39,9 @@ class StallAggregator {
   std::size_t kernels() const { return kernels_.size(); }
   std::uint64_t non_user_samples() const { return non_user_samples_; }
   std::uint64_t unkeyed_samples() const { return unkeyed_samples_; }  // reasons without a key
+  // Samples by CUPTI's reason index as CUPTI gave them (before "_not_issued" is folded): for
+  // the debug trace, where CUPTI's own split can be checked against ncu's.
+  const std::map<std::uint32_t, std::uint64_t>& samples_by_index() const { return by_index_; }
 
   // The stalls so far (kernels by samples, most first; at most kHotPcsPerKernel PCs each),
   // with DEMANGLE naming each kernel and LINES each hot PC's source line where known.
@@ -75,6 +78,7 @@ class StallAggregator {
   std::vector<std::string> reason_names_;  // by id
   std::uint64_t samples_ = 0, dropped_ = 0, buffer_full_ = 0, batches_ = 0;
   std::uint64_t non_user_samples_ = 0, unkeyed_samples_ = 0;
+  std::map<std::uint32_t, std::uint64_t> by_index_;
 };
 
 template <class Demangle, class Lines>

@@ -43,6 +43,8 @@ PcSamplingSession::Context& PcSamplingSession::sample(CUcontext context) {
     backend_.enable(context);
     const std::vector<PcStallReason> reasons = backend_.stall_reasons(context);
     state.keys = stall_keys(reasons);
+    if (tracing())
+      for (const auto& reason : reasons) LIMITER_TRACE("PC sampling reason %u: %s", reason.index, reason.name.c_str());
     PcSamplingRequest request;
     request.period_log2 = options_.stall_period_log2;
     request.buffer_pcs = kPcsPerBuffer;
@@ -287,6 +289,12 @@ RunRecord PcSamplingSession::finish() noexcept {
     const auto t0 = Clock::now();
     const StallInfo info = stalls();
     lines_s_ = seconds_since(t0);
+    if (tracing()) {
+      std::string split;
+      for (const auto& [index, samples] : aggregator_.samples_by_index())
+        split += " " + std::to_string(index) + ":" + std::to_string(samples);
+      LIMITER_TRACE("PC samples by CUPTI's reason index:%s", split.c_str());
+    }
     write_cubins(info);
     run.stalls = info;
   } catch (const std::exception& e) {
