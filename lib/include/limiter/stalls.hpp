@@ -24,8 +24,9 @@ namespace limiter {
 
 // Stall reasons are keyed as ncu's Warp State section and its metrics name them, without the
 // counter prefix: CUPTI's "smsp__pcsamp_warps_issue_stalled_long_scoreboard" is
-// "long_scoreboard"; "selected" is a warp that issued (not a stall). Samples of the
-// "_not_issued" variants are counted under the same key: a sample is counted once.
+// "long_scoreboard"; "selected" is a warp that issued (not a stall). CUPTI's "_not_issued"
+// variants count some of the same samples again (those whose scheduler issued nothing) and are
+// not added: a sample is counted once, as ncu's smsp__pcsamp_sample_count counts it.
 using StallCounts = std::map<std::string, std::uint64_t, std::less<>>;
 
 // The user-facing name of REASON as ncu prints it ("long_scoreboard" -> "Stall Long

@@ -12,18 +12,24 @@ constexpr std::string_view kNotIssued = "_not_issued";
 
 }  // namespace
 
+bool is_not_issued(std::string_view name) {
+  return name.substr(0, kPrefix.size()) == kPrefix && name.size() > kPrefix.size() + kNotIssued.size() &&
+         name.substr(name.size() - kNotIssued.size()) == kNotIssued;
+}
+
 std::optional<std::string> stall_key(std::string_view name) {
-  if (name.substr(0, kPrefix.size()) != kPrefix || name.size() == kPrefix.size()) return std::nullopt;
+  if (name.substr(0, kPrefix.size()) != kPrefix || name.size() == kPrefix.size() || is_not_issued(name))
+    return std::nullopt;
   name.remove_prefix(kPrefix.size());
-  if (name.size() > kNotIssued.size() && name.substr(name.size() - kNotIssued.size()) == kNotIssued)
-    name.remove_suffix(kNotIssued.size());
   return std::string(name);
 }
 
 StallKeys stall_keys(const std::vector<PcStallReason>& reasons) {
   StallKeys keys;
-  for (const auto& reason : reasons)
-    if (auto key = stall_key(reason.name)) keys[reason.index] = std::move(*key);
+  for (const auto& reason : reasons) {
+    if (auto key = stall_key(reason.name)) keys.reasons[reason.index] = std::move(*key);
+    else if (is_not_issued(reason.name)) keys.not_issued.insert(reason.index);
+  }
   return keys;
 }
 
@@ -56,7 +62,7 @@ void StallAggregator::add(const PcBatch& batch, const StallKeys& keys) {
   if (batch.hardware_buffer_full) ++buffer_full_;
   // CUPTI's reason index -> our id, for this batch's context (-1: no key).
   std::vector<int> id_of;
-  for (const auto& [index, key] : keys) {
+  for (const auto& [index, key] : keys.reasons) {
     if (index >= id_of.size()) id_of.resize(index + 1, -1);
     id_of[index] = reason_id(key);
   }
@@ -71,7 +77,10 @@ void StallAggregator::add(const PcBatch& batch, const StallKeys& keys) {
       by_index[std::min<std::size_t>(index, id_of.size())] += samples;
       const int id = index < id_of.size() ? id_of[index] : -1;
       if (id < 0) {
-        unkeyed_samples_ += samples;
+        // A sample's "_not_issued" twin is the same sample again (its scheduler issued nothing
+        // that cycle): counted apart, never added to the reason (ncu: the plain reasons sum to
+        // smsp__pcsamp_sample_count).
+        (keys.not_issued.count(index) ? not_issued_samples_ : unkeyed_samples_) += samples;
         continue;
       }
       if (!kernel) {

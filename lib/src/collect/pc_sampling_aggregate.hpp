@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -19,12 +20,19 @@ namespace limiter::detail {
 constexpr std::size_t kHotPcsPerKernel = 20;
 
 // CUPTI's stall reason NAME as the record keys it: "smsp__pcsamp_warps_issue_stalled_barrier"
-// and "..._barrier_not_issued" are both "barrier"; null for a name without that prefix (not a
-// warp state: its samples would count twice).
+// is "barrier"; null for a name without that prefix (not a warp state) and for the
+// "_not_issued" variants: those count the samples of their reason again (the ones whose
+// scheduler issued nothing), a subset, as ncu's own metrics of the same names do (H100,
+// 2026-11-26: the plain reasons sum to smsp__pcsamp_sample_count, each twin is at most its
+// reason). Adding them counted most samples twice and weighed reasons unevenly.
 std::optional<std::string> stall_key(std::string_view name);
+bool is_not_issued(std::string_view name);
 
-// The keys of one context's reasons, by CUPTI's index (reasons without a key are left out).
-using StallKeys = std::map<std::uint32_t, std::string>;
+// The keys of one context's reasons, by CUPTI's index; the "_not_issued" twins by index apart.
+struct StallKeys {
+  std::map<std::uint32_t, std::string> reasons;
+  std::set<std::uint32_t> not_issued;
+};
 StallKeys stall_keys(const std::vector<PcStallReason>& reasons);
 
 class StallAggregator {
@@ -39,6 +47,7 @@ class StallAggregator {
   std::size_t kernels() const { return kernels_.size(); }
   std::uint64_t non_user_samples() const { return non_user_samples_; }
   std::uint64_t unkeyed_samples() const { return unkeyed_samples_; }  // reasons without a key
+  std::uint64_t not_issued_samples() const { return not_issued_samples_; }  // the twins: a subset, not added
   // Samples by CUPTI's reason index as CUPTI gave them (before "_not_issued" is folded): for
   // the debug trace, where CUPTI's own split can be checked against ncu's.
   const std::map<std::uint32_t, std::uint64_t>& samples_by_index() const { return by_index_; }
@@ -77,7 +86,7 @@ class StallAggregator {
   std::unordered_map<KernelKey, Kernel, KeyHash> kernels_;
   std::vector<std::string> reason_names_;  // by id
   std::uint64_t samples_ = 0, dropped_ = 0, buffer_full_ = 0, batches_ = 0;
-  std::uint64_t non_user_samples_ = 0, unkeyed_samples_ = 0;
+  std::uint64_t non_user_samples_ = 0, unkeyed_samples_ = 0, not_issued_samples_ = 0;
   std::map<std::uint32_t, std::uint64_t> by_index_;
 };
 

@@ -51,7 +51,7 @@ PcSamplingSession::Context& PcSamplingSession::sample(CUcontext context) {
     for (const auto& reason : reasons) request.reasons.push_back(reason.index);
     settings_ = backend_.configure(context, request);
     LIMITER_TRACE("PC sampling on context %p: %zu stall reasons (%zu keyed), period 2^%u cycles", static_cast<void*>(context),
-                  reasons.size(), state.keys.size(), settings_.period_log2);
+                  reasons.size(), state.keys.reasons.size(), settings_.period_log2);
   } catch (const std::exception& e) {
     state.failed = e.what();
     if (first_error_.empty()) {
@@ -319,7 +319,8 @@ std::string PcSamplingSession::timings() const {
   text += "  " + std::to_string(aggregator_.samples()) + " samples in " + std::to_string(aggregator_.kernels()) +
           " kernels, " + std::to_string(aggregator_.dropped_samples()) + " dropped, hardware buffer full " +
           std::to_string(aggregator_.hardware_buffer_full()) + " times, " + std::to_string(aggregator_.non_user_samples()) +
-          " in the driver's kernels, " + std::to_string(aggregator_.unkeyed_samples()) + " without a stall reason; " +
+          " in the driver's kernels, " + std::to_string(aggregator_.unkeyed_samples()) + " without a stall reason (" +
+          std::to_string(aggregator_.not_issued_samples()) + " of them also not issued, a subset); " +
           "period 2^" + std::to_string(settings_.period_log2) + " cycles; " + std::to_string(cubins_.size()) +
           " cubins kept (" + std::to_string(cubin_bytes_ >> 10) + " KiB), " + std::to_string(cubins_not_kept_) +
           " not\n";
