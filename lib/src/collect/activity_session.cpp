@@ -23,6 +23,8 @@ namespace {
 // bench/results/2026-11-26-trace-cost.md); CUPTI's own instrumentation is that cost.
 constexpr std::size_t kBufferBytes = 4u << 20;
 constexpr auto kFlushPeriod = std::chrono::seconds(1);
+// Launch calls handed to the recorder (and the partial file) at once: a write per batch.
+constexpr std::size_t kLaunchCallBatch = 4096;
 constexpr CUpti_ActivityKind kGpuKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
                                             CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION};
 
@@ -148,6 +150,7 @@ void ActivitySession::enable() {
         cuptiActivityFlushAll(0);  // completed buffers only: cheap, and the app's records reach disk
         next_flush = std::chrono::steady_clock::now() + kFlushPeriod;
         decode_pending();
+        add_launch_calls();
         add_nvtx_ranges(false);
         report_window();
       } else {
@@ -176,6 +179,7 @@ void ActivitySession::stop() noexcept {
   for (std::uint32_t id : traced_calls_) cuptiActivityEnableDriverApi(id, 0);
   for (std::uint32_t id : traced_runtime_calls_) cuptiActivityEnableRuntimeApi(id, 0);
   if (!options_.always_active) recorder_.widen(0, now_ns());
+  add_launch_calls();
   add_nvtx_ranges(true);
   report_window();
   if (sink_ && sink_->on_timeline_final) {
@@ -239,7 +243,22 @@ void ActivitySession::on_launch_exit(const LaunchCall& call) {
   // program verdict counts a call inside another once).
   event.name = call.is_graph() ? "cuGraphLaunch" : "cuLaunchKernel";
   event.correlation_id = call.correlation_id;
-  recorder_.add({std::move(event)});
+  std::vector<TimelineEvent> full;  // handed on outside the lock, a batch at a time
+  {
+    std::lock_guard lock(calls_mutex_);
+    calls_.push_back(std::move(event));
+    if (calls_.size() >= kLaunchCallBatch) full.swap(calls_);
+  }
+  if (!full.empty()) recorder_.add(std::move(full));
+}
+
+void ActivitySession::add_launch_calls() {
+  std::vector<TimelineEvent> calls;
+  {
+    std::lock_guard lock(calls_mutex_);
+    calls.swap(calls_);
+  }
+  recorder_.add(std::move(calls));
 }
 
 void ActivitySession::describe(CUcontext context) {
@@ -292,6 +311,7 @@ void ActivitySession::flush() {
   if (!enabled_ || stopped_) return;
   cuptiActivityFlushAll(0);
   decode_pending();  // a context's kernel names are CUPTI's while it exists
+  add_launch_calls();
   add_nvtx_ranges(false);
   report_window();
 }
