@@ -125,5 +125,34 @@ TEST(PcSamplingSass, OnlyTheHotFunctionsAreDisassembledAndAnNvdisasmWithoutTheOp
   std::filesystem::remove_all(dir);
 }
 
+TEST(PcSamplingSass, ManyCubinsAreDisassembledEachOnceAndEveryKernelGetsItsSass) {
+  char pattern[] = "/tmp/limiter-sass-XXXXXX";
+  const std::string dir = mkdtemp(pattern);
+  const std::string cubin = testing::kData + "/stalls/stall_probe.sm_90.cubin";
+  const std::string log = dir + "/args", tool = dir + "/fake-nvdisasm";
+  std::ofstream(tool) << "#!/bin/sh\necho \"$@\" >> '" << log << "'\ncat '"
+                      << testing::kData + "/stalls/stall_probe.nvdisasm.txt" << "'\n";
+  std::filesystem::permissions(tool, std::filesystem::perms::owner_all);
+  StallInfo info;
+  for (std::uint64_t crc = 1; crc <= 12; ++crc) {  // more cubins than a small machine has cores
+    std::filesystem::copy_file(cubin, std::filesystem::path(dir) / cubin_file_name(crc));
+    for (const char* name : {"_Z7barrierPfi", "_Z5chasePKjPjii"}) {
+      KernelStalls kernel;
+      kernel.mangled_name = name;
+      kernel.cubin_crc = crc;
+      kernel.hot_pcs = {HotPc{}};
+      info.kernels.push_back(kernel);
+    }
+  }
+  EXPECT_EQ(fill_sass(info, {dir}, tool), "");
+  for (const auto& kernel : info.kernels) EXPECT_FALSE(kernel.hot_pcs[0].sass.empty()) << kernel.cubin_crc;
+  std::ifstream lines(log);
+  std::string line;
+  int runs = 0;
+  while (std::getline(lines, line)) ++runs;
+  EXPECT_EQ(runs, 12);  // one nvdisasm a cubin, both kernels in its -fun list
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace limiter

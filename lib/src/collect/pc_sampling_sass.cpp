@@ -4,6 +4,8 @@
 #include <elf.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cinttypes>
 #include <cstring>
@@ -14,6 +16,7 @@
 #include <set>
 #include <sstream>
 #include <string_view>
+#include <thread>
 
 namespace limiter {
 
@@ -146,8 +149,16 @@ std::string fill_sass(StallInfo& info, const std::vector<std::string>& dirs, con
   std::map<std::uint64_t, std::set<std::string>> wanted;
   for (const auto& kernel : info.kernels)
     if (!kernel.hot_pcs.empty()) wanted[kernel.cubin_crc].insert(kernel.mangled_name);
+  // Each cubin on a thread of its own (nvdisasm still reads the whole file: ~1 s for each of a
+  // PyTorch program's 20 cubins, 124 for a JAX program; H100, 2026-11-26), at most one a core.
+  struct Job {
+    std::uint64_t crc = 0;
+    std::string path, only;
+    std::string output;
+    bool ok = false;
+  };
   std::set<std::uint64_t> missing, failed;
-  std::map<std::uint64_t, SassListing> listings;  // by CRC: each cubin disassembled once
+  std::vector<Job> jobs;
   for (const auto& [crc, functions] : wanted) {
     std::string path;
     for (const auto& dir : dirs) {
@@ -164,15 +175,30 @@ std::string fill_sass(StallInfo& info, const std::vector<std::string>& dirs, con
       if (const auto symbol = symbols.find(function); symbol != symbols.end())
         indices += (indices.empty() ? "" : ",") + std::to_string(symbol->second);
     // Without the symbols (not an ELF file we can read), the whole cubin.
-    const std::string only = indices.empty() ? "" : " -fun " + indices;  // --cuda-function-index
-    auto disassemble = [&](const std::string& options, std::string& output) {
+    jobs.push_back({crc, path, indices.empty() ? "" : " -fun " + indices, "", false});  // --cuda-function-index
+  }
+  auto disassemble = [&nvdisasm](Job& job) {
+    auto run = [&](const std::string& options) {
+      job.output.clear();
       return !nvdisasm.empty() &&
-             run_command(shell_quoted(nvdisasm) + " -c" + options + " " + shell_quoted(path) + " 2>/dev/null", output);
+             run_command(shell_quoted(nvdisasm) + " -c" + options + " " + shell_quoted(job.path) + " 2>/dev/null",
+                         job.output);
     };
-    std::string output;
     // An nvdisasm without -fun: the whole cubin after all.
-    if (!disassemble(only, output) && (only.empty() || !disassemble("", output = ""))) failed.insert(crc);
-    listings.emplace(crc, parse_nvdisasm(output));
+    job.ok = run(job.only) || (!job.only.empty() && run(""));
+  };
+  std::atomic<std::size_t> next{0};
+  std::vector<std::thread> workers;
+  const std::size_t threads = std::min<std::size_t>(jobs.size(), std::max(1u, std::thread::hardware_concurrency()));
+  for (std::size_t t = 0; t < threads; ++t)
+    workers.emplace_back([&] {
+      for (std::size_t i = next++; i < jobs.size(); i = next++) disassemble(jobs[i]);
+    });
+  for (auto& worker : workers) worker.join();
+  std::map<std::uint64_t, SassListing> listings;  // by CRC: each cubin disassembled once
+  for (auto& job : jobs) {
+    if (!job.ok) failed.insert(job.crc);
+    listings.emplace(job.crc, parse_nvdisasm(job.output));
   }
   for (auto& kernel : info.kernels) {
     const auto listing = listings.find(kernel.cubin_crc);
