@@ -78,6 +78,12 @@ case ${1:-} in
         --dry-run 2>&1 | sed "s#$root#ROOT#g"
       env -i PATH="$PATH" bash "$root/bench/run-stalls-vs-ncu.sh" no_such_workload --dry-run 2>&1
       echo "exit $? for: no_such_workload"
+      # Real data (H100, 2026-11-26): our --stalls record of a PyTorch loop and ncu's application
+      # replay of the same launches; the result the note reports stays what this prints.
+      raw=$root/bench/results/2026-11-26-stalls-vs-ncu-raw
+      echo; echo "## real: PyTorch eager against ncu's application replay (bench/results/2026-11-26-stalls-vs-ncu-raw)"
+      python3 "$root/bench/stalls_vs_ncu.py" "$raw/pytorch_eager_stalls.json.gz" \
+        "$raw/pytorch_eager_ncu_application_replay.csv.gz" 2>&1 | sed "s#$root#ROOT#g"
     } > "$actual" 2>&1 ;;
   *) echo "usage: $0 summary|dry-run|fake-run|timeline-jax|stalls-vs-ncu" >&2; exit 2 ;;
 esac
