@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # limiter's stall reasons against Nsight Compute's on one workload of bench/workloads.tsv (issue
 # 29): the workload once under `limiter run --stalls --timing`, once under ncu's Warp State and
-# Source Counters sections (every launch; NCU_COUNT=N: the first N), each step bounded by
+# Source Counters sections (every launch; NCU_COUNT=N: the first N; NCU_ARGS: more ncu words, e.g.
+# "--replay-mode application --launch-skip 70", as the 2026-11-26 results used), each step bounded by
 # `timeout ${STEP_TIMEOUT:-600}` (bench/wall.sh); then the record's JSON report and
 # bench/stalls_vs_ncu.py's table.
 #
@@ -52,6 +53,7 @@ split_words "$(cut -f2- <<< "$workload_row")"
 workload_env=("${env_words[@]}") workload_cmd=("${rest_words[@]}")
 count=()
 [ -n "${NCU_COUNT:-}" ] && count=(-c "$NCU_COUNT")
+read -r -a ncu_args <<< "${NCU_ARGS:-}"  # ncu's own options (application replay: no memory restore between passes)
 
 step() {  # label, command...: run it (bench/wall.sh) or print it
   local label=$1; shift
@@ -71,7 +73,7 @@ fi
 step limiter env "${workload_env[@]}" "$limiter" run --stalls --timing -o "$out/limiter.json" -- "${workload_cmd[@]}"
 step ncu env "${workload_env[@]}" ncu --section WarpStateStats --section SourceCounters \
   --metrics gpu__time_duration.sum,smsp__inst_issued.sum --page raw --csv --print-units base \
-  --print-kernel-base mangled --cache-control none --clock-control none "${count[@]}" --log-file "$out/ncu.csv" \
+  --print-kernel-base mangled --cache-control none --clock-control none "${count[@]}" "${ncu_args[@]}" --log-file "$out/ncu.csv" \
   "${workload_cmd[@]}"
 step report "$limiter" report "$out/limiter.json" --format json -o "$out/limiter.report.json"
 # ncu's table: in its --log-file; in its step's log (with the workload's output) should it go there.

@@ -22,8 +22,9 @@ its parameters where that is unique on both sides (the match used is counted in 
   launches' ratios weighted by their issued instructions (smsp__issue_active.sum or
   smsp__inst_issued.sum where the CSV has one, else by duration: the output says which).
 - ncu's PC sampling (SourceCounters): smsp__pcsamp_warps_issue_stalled_<reason> summed over
-  launches; `_not_issued` columns are folded into their reason as limiter folds CUPTI's (a sample
-  counted once), unless smsp__pcsamp_sample_count shows the plain columns already hold them.
+  launches; `_not_issued` columns are a subset of their reason (the plain columns sum to
+  smsp__pcsamp_sample_count, as limiter counts CUPTI's) and are not added, unless the sample count
+  shows the plain columns miss them (then they are folded in).
 - Shares are of the stalled samples or cycles (every reason but "selected"), as limiter's reports
   and its dominant-reason rule use them; --with-selected: of all, "selected" compared too. The
   dominant reason is the largest other than "selected" on both sides (ties: first by name).
@@ -127,12 +128,12 @@ def ncu_kernels(path):
                 k["plain"][reason] += v
         if count:
             k["sample_count"] += number(row[count]) or 0.0
-    # _not_issued: folded (limiter's reading of CUPTI), unless the sample count says the plain
-    # columns hold every sample already (then the _not_issued ones are a subset).
+    # _not_issued: a subset of the plain columns (H100, 2026-11-26: the plain columns sum to the
+    # sample count); folded in only where the sample count says the plain columns miss them.
     plain = sum(sum(k["plain"].values()) for k in kernels.values())
     extra = sum(sum(k["not_issued"].values()) for k in kernels.values())
     total = sum(k["sample_count"] for k in kernels.values())
-    fold = not (count and total and extra and abs(plain - total) < abs(plain + extra - total))
+    fold = bool(count and total and extra and abs(plain + extra - total) < abs(plain - total))
     for k in kernels.values():
         k["pcsamp"] = {r: k["plain"][r] + (k["not_issued"][r] if fold else 0) for r in set(k["plain"]) | set(k["not_issued"])}
     columns = {"rows": len(rows), "time": f"gpu__time_duration.sum ({unit['gpu__time_duration.sum'] or 'no unit: ns'})",

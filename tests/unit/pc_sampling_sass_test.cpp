@@ -154,5 +154,30 @@ TEST(PcSamplingSass, ManyCubinsAreDisassembledEachOnceAndEveryKernelGetsItsSass)
   std::filesystem::remove_all(dir);
 }
 
+TEST(PcSamplingSass, CubinsNotStartedWithinTheBudgetAreSaidAndKeepTheirLines) {
+  char pattern[] = "/tmp/limiter-sass-XXXXXX";
+  const std::string dir = mkdtemp(pattern);
+  const std::string cubin = testing::kData + "/stalls/stall_probe.sm_90.cubin";
+  StallInfo info;
+  for (std::uint64_t crc = 1; crc <= 3; ++crc) {
+    std::filesystem::copy_file(cubin, std::filesystem::path(dir) / cubin_file_name(crc));
+    KernelStalls kernel;
+    kernel.mangled_name = "_Z7barrierPfi";
+    kernel.cubin_crc = crc;
+    kernel.hot_pcs = {HotPc{}};
+    kernel.hot_pcs[0].file = "stall_probe.cu";
+    kernel.hot_pcs[0].line = 26;
+    info.kernels.push_back(kernel);
+  }
+  const std::string note = fill_sass(info, {dir}, "/bin/true", std::chrono::milliseconds(0));
+  EXPECT_NE(note.find("3 cubin(s) not disassembled within 0 s"), std::string::npos) << note;
+  EXPECT_EQ(note.find("nvdisasm failed"), std::string::npos) << note;  // not run, so not failed
+  for (const auto& kernel : info.kernels) {
+    EXPECT_TRUE(kernel.hot_pcs[0].sass.empty());
+    EXPECT_EQ(kernel.hot_pcs[0].line, 26u);
+  }
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace limiter

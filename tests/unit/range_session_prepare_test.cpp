@@ -60,6 +60,20 @@ TEST(RangeSessionPrepare, WithoutAContextSeenAheadTheFirstLaunchPreparesItself) 
   EXPECT_NE(h.session->timings().find("set-up prepared off the app's thread: none"), std::string::npos);
 }
 
+TEST(RangeSessionPrepare, AProcessThatPreparesNothingAheadSetsUpAtItsFirstLaunch) {
+  CollectorOptions options = exact();
+  options.prepare_ahead = false;  // a worker the app started (inject.cpp)
+  Harness h(options);
+  h.session->on_context_created(kContext);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(h.backend.support_checks.load(), 0);  // nothing ran off the app's thread
+  h.launch("alpha");
+  const RunRecord run = finish(h);
+  EXPECT_EQ(run.launches.size(), 1u);
+  EXPECT_EQ(h.backend.support_checks.load(), 1);
+  EXPECT_EQ(h.session->range_timings().devices_prepared, 0u);
+}
+
 TEST(RangeSessionPrepare, TheFirstLaunchWaitsForAPreparationStillRunningAndUsesIt) {
   Harness h(exact());
   h.backend.hold_support_check = true;

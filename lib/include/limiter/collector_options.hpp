@@ -53,6 +53,10 @@ struct CollectorOptions {
   std::uint64_t sampling_phase_launches = 20000;
   bool trace = false;                  // the activity timeline alone (no counters, no range profiler): the
                                        // program verdict at the app's own speed; launches are counted
+  bool prepare_ahead = true;           // the exact mode's set-up prepared from a context's creation, off
+                                       // the app's thread; off in a worker the app started (not from the
+                                       // environment: each injected process decides), which seldom
+                                       // profiles and whose exit would wait for the preparation
   bool stalls = false;                 // PC sampling: warp stall reasons per kernel and its hottest PCs
                                        // (PcSamplingSession; stalls.hpp)
   std::uint32_t stall_period_log2 = 0; // one sample per SM every 2^N cycles (5..31); 0: the session's default

@@ -3,6 +3,7 @@
 // (cubins/<crc>.cubin under a record's raw folder) through the toolkit's nvdisasm. CUPTI does not
 // disassemble; nvdisasm runs in `limiter run` after the app ended (never inside the profiled
 // process) or on a recorded run's cubins later. Host-only: no CUDA header.
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -28,8 +29,11 @@ std::map<std::string, std::uint32_t> cubin_function_symbols(const std::string& p
 std::string find_nvdisasm();
 
 // Fills the hot PCs' sass of INFO from the cubins found in DIRS (each a folder of
-// cubin_file_name files), disassembled by NVDISASM. Returns what could not be done, for the user
-// ("" when every kernel's cubin was found and disassembled); sass stays empty there.
-std::string fill_sass(StallInfo& info, const std::vector<std::string>& dirs, const std::string& nvdisasm);
+// cubin_file_name files), disassembled by NVDISASM, a cubin a core, none started after BUDGET
+// (the app has ended and its user waits: ~1 s a cubin, hundreds in a large program). Returns what
+// could not be done, for the user ("" when every kernel's cubin was found and disassembled);
+// sass stays empty there.
+std::string fill_sass(StallInfo& info, const std::vector<std::string>& dirs, const std::string& nvdisasm,
+                      std::chrono::milliseconds budget = std::chrono::seconds(30));
 
 }  // namespace limiter

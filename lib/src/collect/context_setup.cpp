@@ -57,7 +57,7 @@ ContextProfiler* RangeSession::context_profiler(CUcontext context, std::size_t l
 // the first launch is a selected one, whose set-up would wait for it at once.
 // The app's thread only finds the device and starts a thread here.
 void RangeSession::prepare_ahead(CUcontext context) noexcept {
-  if (!context) return;
+  if (!context || !options.prepare_ahead) return;
   try {
     preparer.start(backend.device_of(context), context);
   } catch (const std::exception& e) {

@@ -66,7 +66,9 @@ void StallAggregator::add(const PcBatch& batch, const StallKeys& keys) {
     if (index >= id_of.size()) id_of.resize(index + 1, -1);
     id_of[index] = reason_id(key);
   }
-  std::vector<std::uint64_t> by_index(id_of.size() + 1);  // the last slot: any index beyond
+  std::size_t indices = id_of.size();
+  for (const std::uint32_t index : keys.not_issued) indices = std::max<std::size_t>(indices, index + 1);
+  std::vector<std::uint64_t> by_index(indices + 1);  // the last slot: any index beyond every known one
   const KernelKey* last_key = nullptr;  // a batch's PCs come a function at a time
   Kernel* last_kernel = nullptr;
   for (const PcRecord& pc : batch.pcs) {
@@ -74,7 +76,7 @@ void StallAggregator::add(const PcBatch& batch, const StallKeys& keys) {
     Kernel* kernel = nullptr;
     for (const auto& [index, samples] : pc.samples) {
       if (samples == 0) continue;
-      by_index[std::min<std::size_t>(index, id_of.size())] += samples;
+      by_index[std::min<std::size_t>(index, indices)] += samples;
       const int id = index < id_of.size() ? id_of[index] : -1;
       if (id < 0) {
         // A sample's "_not_issued" twin is the same sample again (its scheduler issued nothing

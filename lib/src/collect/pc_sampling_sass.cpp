@@ -2,6 +2,7 @@
 #include "limiter/stall_sass.hpp"
 
 #include <elf.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -143,19 +144,20 @@ std::string find_nvdisasm() {
   return ::access(toolkit.c_str(), X_OK) == 0 ? toolkit : "";
 }
 
-std::string fill_sass(StallInfo& info, const std::vector<std::string>& dirs, const std::string& nvdisasm) {
+std::string fill_sass(StallInfo& info, const std::vector<std::string>& dirs, const std::string& nvdisasm,
+                      std::chrono::milliseconds budget) {
   // The hot kernels of each cubin, so that nvdisasm disassembles only them: a PyTorch cubin
   // whole took nvdisasm over 20 s (H100, 2026-11-26).
   std::map<std::uint64_t, std::set<std::string>> wanted;
   for (const auto& kernel : info.kernels)
     if (!kernel.hot_pcs.empty()) wanted[kernel.cubin_crc].insert(kernel.mangled_name);
   // Each cubin on a thread of its own (nvdisasm still reads the whole file: ~1 s for each of a
-  // PyTorch program's 20 cubins, 124 for a JAX program; H100, 2026-11-26), at most one a core.
+  // PyTorch program's 20 cubins, 124 for a JAX program; H100, 2026-11-26), a few at a time.
   struct Job {
     std::uint64_t crc = 0;
     std::string path, only;
     std::string output;
-    bool ok = false;
+    bool ok = false, started = false;
   };
   std::set<std::uint64_t> missing, failed;
   std::vector<Job> jobs;
@@ -175,7 +177,7 @@ std::string fill_sass(StallInfo& info, const std::vector<std::string>& dirs, con
       if (const auto symbol = symbols.find(function); symbol != symbols.end())
         indices += (indices.empty() ? "" : ",") + std::to_string(symbol->second);
     // Without the symbols (not an ELF file we can read), the whole cubin.
-    jobs.push_back({crc, path, indices.empty() ? "" : " -fun " + indices, "", false});  // --cuda-function-index
+    jobs.push_back({crc, path, indices.empty() ? "" : " -fun " + indices, "", false, false});  // --cuda-function-index
   }
   auto disassemble = [&nvdisasm](Job& job) {
     auto run = [&](const std::string& options) {
@@ -187,16 +189,29 @@ std::string fill_sass(StallInfo& info, const std::vector<std::string>& dirs, con
     // An nvdisasm without -fun: the whole cubin after all.
     job.ok = run(job.only) || (!job.only.empty() && run(""));
   };
+  const auto deadline = std::chrono::steady_clock::now() + budget;
   std::atomic<std::size_t> next{0};
   std::vector<std::thread> workers;
-  const std::size_t threads = std::min<std::size_t>(jobs.size(), std::max(1u, std::thread::hardware_concurrency()));
+  // The cores this process may use (its affinity, not the host's count), at most 8: each
+  // nvdisasm holds a whole cubin.
+  cpu_set_t cpus;
+  const int usable = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
+  const std::size_t threads = std::min<std::size_t>({jobs.size(), std::size_t(std::max(usable, 1)), 8});
   for (std::size_t t = 0; t < threads; ++t)
     workers.emplace_back([&] {
-      for (std::size_t i = next++; i < jobs.size(); i = next++) disassemble(jobs[i]);
+      for (std::size_t i = next++; i < jobs.size() && std::chrono::steady_clock::now() < deadline; i = next++) {
+        jobs[i].started = true;
+        disassemble(jobs[i]);
+      }
     });
   for (auto& worker : workers) worker.join();
   std::map<std::uint64_t, SassListing> listings;  // by CRC: each cubin disassembled once
+  std::size_t late = 0;
   for (auto& job : jobs) {
+    if (!job.started) {
+      ++late;
+      continue;
+    }
     if (!job.ok) failed.insert(job.crc);
     listings.emplace(job.crc, parse_nvdisasm(job.output));
   }
@@ -217,6 +232,11 @@ std::string fill_sass(StallInfo& info, const std::vector<std::string>& dirs, con
     note += (note.empty() ? "" : "; ") + std::to_string(failed.size()) + " cubin(s) not disassembled" +
             (nvdisasm.empty() ? ": nvdisasm not found (install the CUDA toolkit's nvdisasm, or put it on PATH)"
                               : ": nvdisasm failed");
+  }
+  if (late > 0) {
+    note += (note.empty() ? "" : "; ") + std::to_string(late) + " cubin(s) not disassembled within " +
+            std::to_string(budget.count() / 1000) + " s (their hot PCs keep file:line; --save-raw DIR keeps the "
+            "cubins for nvdisasm -c -fun)";
   }
   return note;
 }

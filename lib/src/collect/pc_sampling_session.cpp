@@ -319,8 +319,8 @@ std::string PcSamplingSession::timings() const {
   text += "  " + std::to_string(aggregator_.samples()) + " samples in " + std::to_string(aggregator_.kernels()) +
           " kernels, " + std::to_string(aggregator_.dropped_samples()) + " dropped, hardware buffer full " +
           std::to_string(aggregator_.hardware_buffer_full()) + " times, " + std::to_string(aggregator_.non_user_samples()) +
-          " in the driver's kernels, " + std::to_string(aggregator_.unkeyed_samples()) + " without a stall reason (" +
-          std::to_string(aggregator_.not_issued_samples()) + " of them also not issued, a subset); " +
+          " in the driver's kernels, " + std::to_string(aggregator_.unkeyed_samples()) + " without a stall reason; " +
+          std::to_string(aggregator_.not_issued_samples()) + " of the samples also not issued (a subset, not added); " +
           "period 2^" + std::to_string(settings_.period_log2) + " cycles; " + std::to_string(cubins_.size()) +
           " cubins kept (" + std::to_string(cubin_bytes_ >> 10) + " KiB), " + std::to_string(cubins_not_kept_) +
           " not\n";

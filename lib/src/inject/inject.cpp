@@ -296,6 +296,11 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     if (!options.sampling && !options.trace && !options.stalls) injection->header.cache_control = options.cache_control;
 
     injection->pc_sampling = options.stalls;
+    // A worker the app started (compile workers, an exec'd helper) prepares nothing ahead: it
+    // seldom profiles, and the preparation's CUPTI calls ran there outside the counters' turn
+    // while the app profiled, its exit waiting for them (the device suite's fork programs ran
+    // 2-4 s longer; H100, 2026-11-26). It sets up at its first selected launch, as before.
+    options.prepare_ahead = injection->app_process;
     injection->collector = new limiter::Collector(options);
     auto& sink = injection->collector->impl_sink();
     sink.on_device = open_partial;
