@@ -37,6 +37,7 @@ class FakePmSamplingBackend final : public detail::PmSamplingBackend {
   int device = 0;                   // the device of every context
   std::atomic<std::uint64_t> now_ns{0};     // the GPU clock
   std::atomic<bool> overflow{false};        // the next decode finds the hardware buffer overflowed
+  std::atomic<int> spurious_full{0};        // the next decodes say the image is full and move nothing
 
   // The hardware took a sample.
   void take_sample(std::uint64_t start_ns, std::uint64_t end_ns, std::vector<double> values) {
@@ -121,6 +122,11 @@ class FakePmSamplingBackend final : public detail::PmSamplingBackend {
       return result;
     }
     auto& filled = images_[image.data()];
+    if (spurious_full > 0 && !hardware_.empty()) {
+      --spurious_full;
+      result.image_full = true;
+      return result;
+    }
     while (!hardware_.empty() && filled.size() < image_capacity) {
       filled.push_back(std::move(hardware_.front()));
       hardware_.pop_front();

@@ -1,6 +1,7 @@
 // The PM sampler's decode and evaluate threads without a GPU, on a fake PM Sampling API
 // (fake_pm_sampling_backend.hpp): samples decoded across several images in order, holes between
-// samples and an overflowed hardware buffer counted as lost, a plan of two passes refused.
+// samples and an overflowed hardware buffer counted as lost, a fresh image said full with no
+// sample tried again (a few times), a plan of two passes refused.
 #include <gtest/gtest.h>
 
 #include <mutex>
@@ -96,6 +97,31 @@ TEST(PmSampler, AnOverflowEndsSamplingCountsWhatNeverArrivedAndNamesTheFix) {
   EXPECT_EQ(sampler.samples(), 2u);
   EXPECT_EQ(sampler.samples_lost(), 10u);  // 200..1200 at 100 ns, up to the stop
   EXPECT_EQ(backend.disables, 0);          // not disabled after a failure: CUPTI may still read its images
+}
+
+TEST(PmSampler, AFreshImageSaidFullWithNoSampleIsMadeAgainAndDecodedAgain) {
+  test::FakePmSamplingBackend backend;
+  backend.spurious_full = 2;  // fewer than the retries: nothing lost
+  backend.take_sample(0, 100, {1, 1});
+  backend.take_sample(100, 200, {1, 1});
+  Received received;
+  PmSampler sampler(backend, options(), 0, gh100(), [&](std::vector<PmSample>&& batch) { received.add(std::move(batch)); });
+  sampler.stop();
+  EXPECT_EQ(sampler.error(), "");
+  EXPECT_EQ(sampler.samples(), 2u);
+  EXPECT_EQ(sampler.samples_lost(), 0u);
+  EXPECT_EQ(sampler.times().empty_full_retries, 2u);
+}
+
+TEST(PmSampler, AnImageAlwaysSaidFullWithNoSampleEndsSamplingWithAMessage) {
+  test::FakePmSamplingBackend backend;
+  backend.spurious_full = 1000;
+  backend.take_sample(0, 100, {1, 1});
+  PmSampler sampler(backend, options(), 0, gh100(), nullptr);
+  ASSERT_TRUE(wait_until([&] { return !sampler.error().empty(); }));
+  sampler.stop();
+  EXPECT_NE(sampler.error().find("reported an empty image full"), std::string::npos);
+  EXPECT_EQ(sampler.samples(), 0u);
 }
 
 TEST(PmSampler, APlanOfTwoPassesIsRefusedBeforeTheHardwareIsTouched) {

@@ -150,13 +150,22 @@ bool PmSampler::decode_once() {
       return false;
     }
     count_decoded();
+    if (decoded_total_ != before) empty_full_in_a_row_ = 0;
     if (hardware_stopped_ && (++drain_decodes_ <= 8 || drain_decodes_ % 1000 == 0))
       LIMITER_TRACE("pm: decode %llu after Stop: image %s, %llu new samples, %zu in the image, %llu in all",
                static_cast<unsigned long long>(drain_decodes_), decode.image_full ? "full" : "not full",
                static_cast<unsigned long long>(decoded_total_ - before), decoded_, static_cast<unsigned long long>(decoded_total_));
     if (!decode.image_full) return true;
+    if (decoded_total_ == before && decoded_ == 0 && ++empty_full_in_a_row_ <= kEmptyFullRetries) {
+      // A fresh image reported full without taking a sample (once in a device suite's run, H100,
+      // 2026-11-26): initialised again and decoded again, a few times, before giving up.
+      ++times_.empty_full_retries;
+      LIMITER_TRACE("pm: a fresh image was reported full with no sample; initialising it again (%d)", empty_full_in_a_row_);
+      reinitialize_image(filling_);
+      continue;
+    }
     if (decoded_total_ == before && decoded_ == 0) {
-      // A fresh image reported full without taking a sample: decoding again would do the same.
+      // Still so after the retries: decoding again would do the same.
       fail("CUPTI's PM-sampling decode reported an empty image full; samples after " + std::to_string(decoded_total_) +
            " are lost");
       return false;

@@ -53,6 +53,7 @@ struct PmSamplerTimes {
   double enable_s = 0, set_config_s = 0, start_s = 0;
   std::uint64_t decodes = 0, images = 0;
   std::uint64_t early_retries = 0;  // decodes that failed before the first records, tried again
+  std::uint64_t empty_full_retries = 0;  // a fresh image said full with no sample: made again, tried again
 };
 
 class PmSampler {
@@ -103,6 +104,7 @@ class PmSampler {
   std::size_t decoded_ = 0, image_index_ = 0;  // samples in that image; its number (raw recording)
   std::uint64_t decoded_total_ = 0, decoded_end_ns_ = 0;
   std::uint64_t drain_decodes_ = 0;  // decodes after Stop (traced)
+  int empty_full_in_a_row_ = 0;      // fresh images reported full with no sample, since the last sample
   // The evaluate thread's job (under job_mutex_): an image handed over whole.
   mutable std::mutex job_mutex_;
   std::condition_variable job_cv_;
@@ -126,6 +128,7 @@ class PmSampler {
   // 3 of 4 runs reported the loss after 15 s instead (7,325-11,712 of ~16,000 samples decoded),
   // then 17 of 17 passed; not understood.
   static constexpr std::chrono::seconds kDrainLimit{15};
+  static constexpr int kEmptyFullRetries = 3;
   std::chrono::steady_clock::time_point drain_started_;
   PmSamplerTimes times_;
   std::atomic<bool> stop_requested_{false};
