@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <string>
+#include <utility>
 
 #include "collect/cupti_check.hpp"
 #include "collect/activity_records.hpp"
@@ -23,7 +24,8 @@ namespace {
 // bench/results/2026-11-26-trace-cost.md); CUPTI's own instrumentation is that cost.
 constexpr std::size_t kBufferBytes = 4u << 20;
 constexpr auto kFlushPeriod = std::chrono::seconds(1);
-// Launch calls handed to the recorder (and the partial file) at once: a write per batch.
+// Launch calls handed to the flusher at once, which gives them to the recorder (and the partial
+// file): the app's thread only wakes it.
 constexpr std::size_t kLaunchCallBatch = 4096;
 constexpr CUpti_ActivityKind kGpuKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
                                             CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION};
@@ -143,8 +145,10 @@ void ActivitySession::enable() {
     std::unique_lock waiting(flusher_mutex_);
     auto next_flush = std::chrono::steady_clock::now() + kFlushPeriod;
     while (true) {
-      flusher_wake_.wait_until(waiting, next_flush, [this] { return flusher_stop_ || !pending_.empty(); });
+      flusher_wake_.wait_until(waiting, next_flush,
+                               [this] { return flusher_stop_ || !pending_.empty() || calls_batch_full_; });
       if (flusher_stop_) return;
+      const bool calls_full = std::exchange(calls_batch_full_, false);
       waiting.unlock();
       if (std::chrono::steady_clock::now() >= next_flush) {
         cuptiActivityFlushAll(0);  // completed buffers only: cheap, and the app's records reach disk
@@ -155,6 +159,7 @@ void ActivitySession::enable() {
         report_window();
       } else {
         decode_pending();  // a buffer CUPTI completed (full, or at a flush)
+        if (calls_full) add_launch_calls();
       }
       waiting.lock();
     }
@@ -243,13 +248,21 @@ void ActivitySession::on_launch_exit(const LaunchCall& call) {
   // program verdict counts a call inside another once).
   event.name = call.is_graph() ? "cuGraphLaunch" : "cuLaunchKernel";
   event.correlation_id = call.correlation_id;
-  std::vector<TimelineEvent> full;  // handed on outside the lock, a batch at a time
+  bool full = false;
   {
     std::lock_guard lock(calls_mutex_);
     calls_.push_back(std::move(event));
-    if (calls_.size() >= kLaunchCallBatch) full.swap(calls_);
+    full = calls_.size() % kLaunchCallBatch == 0;
   }
-  if (!full.empty()) recorder_.add(std::move(full));
+  if (!full) return;
+  // The batch's events are written by the flusher: on the app's thread, a batch's JSON and its
+  // wait for the recorder's lock (held while the flusher writes a buffer of kernel records)
+  // were the app's cost (reviewer's finding, 2026-11-26).
+  {
+    std::lock_guard lock(flusher_mutex_);
+    calls_batch_full_ = true;
+  }
+  flusher_wake_.notify_one();
 }
 
 void ActivitySession::add_launch_calls() {

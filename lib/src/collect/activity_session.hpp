@@ -90,7 +90,7 @@ class ActivitySession final : public Session {
   TimelineRecorder recorder_;
   NvtxTimeline nvtx_;
   // Launch calls (from the driver's callbacks) kept on the app's thread and handed to the
-  // recorder in batches: one by one, each went to the partial file with a flush inside the
+  // recorder in batches by the flusher: one by one, each went to the partial file with a flush inside the
   // app's launch (a JAX loop ran 1.7x and its GPU, 99 % busy, read 58 %; H100, 2026-11-26).
   std::mutex calls_mutex_;
   std::vector<TimelineEvent> calls_;
@@ -114,6 +114,7 @@ class ActivitySession final : public Session {
   std::mutex flusher_mutex_;  // the fields below
   std::condition_variable flusher_wake_;
   bool flusher_stop_ = false;
+  bool calls_batch_full_ = false;  // calls_ holds a batch (or more) for the flusher
   std::vector<CompletedBuffer> pending_;
 };
 
