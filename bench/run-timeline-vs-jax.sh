@@ -10,6 +10,7 @@
 #      OUT/jax_profiler.json.logdir/)
 #   3. bench/timeline_vs_torch.py compare: each side over its own kernel window (first kernel to
 #      last), so the warm-up steps are in both; OUT/timeline_vs_jax.md.
+# TRACE_FLAGS: more `limiter run` words for step 1 (e.g. --no-nvtx).
 # Both runs get the same STEPS (default 200), WARMUP (5), DTYPE (float32) and XLA_FLAGS. XLA_FLAGS
 # defaults to "--xla_gpu_enable_command_buffer= --xla_gpu_autotune_level=0": XLA replays its
 # command buffers (CUDA graphs) op by op while its own profiler is on (and only then), so both runs
@@ -37,12 +38,13 @@ step() {  # label, command...: output in $out/label.log
   echo "$label: exit $status; $(grep -h -E '^(jax_training|jax profiler|limiter):|Error|error:' "$out/$label.log" | tail -3 | paste -sd'|')"
   return $status
 }
-{ echo "date: $(date -u +%FT%TZ)"; echo "STEPS=$STEPS WARMUP=$WARMUP DTYPE=$DTYPE XLA_FLAGS=$XLA_FLAGS"
+{ echo "date: $(date -u +%FT%TZ)"; echo "STEPS=$STEPS WARMUP=$WARMUP DTYPE=$DTYPE XLA_FLAGS=$XLA_FLAGS TRACE_FLAGS=${TRACE_FLAGS:-}"
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1
   python3 -c "import jax, jaxlib; print('jax', jax.__version__, 'jaxlib', jaxlib.__version__)" 2>&1 | tail -1
   "$limiter" --version 2>&1 | head -1; } > "$out/meta.txt"
 cat "$out/meta.txt"
-step limiter_trace "$limiter" run --trace -o "$out/jax_trace.json" -- python3 "$workload"
+# shellcheck disable=SC2086  # TRACE_FLAGS: words
+step limiter_trace "$limiter" run --trace ${TRACE_FLAGS:-} -o "$out/jax_trace.json" -- python3 "$workload"
 step jax_profiler python3 "$tool" profile-jax "$workload" "$out/jax_profiler.json"
 if [ -s "$out/jax_trace.json" ] && [ -s "$out/jax_profiler.json" ]; then
   python3 "$tool" compare "$out/jax_trace.json" "$out/jax_profiler.json" --theirs "JAX profiler" \

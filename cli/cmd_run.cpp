@@ -6,12 +6,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
@@ -153,12 +155,15 @@ void add_stall_sass(const std::string& path, const std::string& raw_root) {
     std::vector<std::string> dirs;
     std::error_code error;
     for (const auto& entry : fs::directory_iterator(raw_root, error)) dirs.push_back((entry.path() / "cubins").string());
+    const auto sass_started = std::chrono::steady_clock::now();
     const std::string note = fill_sass(*run.stalls, dirs, find_nvdisasm());
+    const double sass_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - sass_started).count();
     if (!note.empty()) std::cerr << "limiter: SASS of the hot PCs: " << note << "\n";
     write_run_file(run, path);
     std::cerr << "limiter: " << run.stalls->samples << " PC samples in " << run.stalls->kernels.size() << " kernels ("
               << run.stalls->dropped_samples << " dropped, hardware buffer full " << run.stalls->hardware_buffer_full
-              << " times) -> " << path << "\n";
+              << " times; SASS after the app " << std::fixed << std::setprecision(1) << sass_s << " s) -> " << path
+              << "\n";
     if (run.stalls->hardware_buffer_full > 0)
       std::cerr << "limiter: PC samples were lost: the hardware buffer filled " << run.stalls->hardware_buffer_full
                 << " times (CUPTI keeps nothing of a full buffer); fix: a longer --stall-period (2^11 cycles, "
