@@ -36,7 +36,7 @@ def kernels_of_record(path):
 
 
 def kernels_of_torch(path):
-    with open(path) as f:
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as f:
         return [(e["name"], e["start_ns"], e["end_ns"]) for e in json.load(f)]
 
 
