@@ -132,13 +132,14 @@ TEST(PcSampling, TheHottestTwentyPcsAreKeptMostSamplesFirst) {
   for (std::uint64_t i = 0; i < 25; ++i) pcs.push_back(pc_record("k", 1, i * 16, {{kLong, 100 - i % 5}}));
   h.queue(kContext, batch(pcs));
   h.session->finish();
-  const auto& hot = h.session->stalls().kernels.at(0).hot_pcs;
+  const StallInfo info = h.session->stalls();  // by value: a reference into the temporary dangled
+  const auto& hot = info.kernels.at(0).hot_pcs;
   ASSERT_EQ(hot.size(), detail::kHotPcsPerKernel);
   EXPECT_EQ(hot[0].pc_offset, 0u);     // 100 samples, lowest offset first among equals
   EXPECT_EQ(hot[1].pc_offset, 80u);
   EXPECT_EQ(hot[5].samples, 99u);
   EXPECT_EQ(hot.back().samples, 97u);  // the 96s are the ones left out
-  EXPECT_EQ(h.session->stalls().kernels[0].samples, 25 * 98u);  // all PCs count in the kernel's total
+  EXPECT_EQ(info.kernels[0].samples, 25 * 98u);  // all PCs count in the kernel's total
 }
 
 TEST(PcSampling, DroppedSamplesAndAFullHardwareBufferAreCounted) {

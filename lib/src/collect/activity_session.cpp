@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "collect/api_names.hpp"
 #include "collect/cupti_check.hpp"
 #include "collect/activity_records.hpp"
 #include "collect/device_description.hpp"
@@ -32,33 +33,6 @@ constexpr CUpti_ActivityKind kGpuKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNE
 
 ActivitySession* active = nullptr;  // CUPTI's buffer callbacks carry no user pointer
 std::mutex active_mutex;
-
-// API function names by callback id, once per domain.
-std::vector<std::string> api_names(CUpti_CallbackDomain domain, std::size_t size) {
-  std::vector<std::string> out(size);
-  for (std::size_t id = 0; id < out.size(); ++id) {
-    const char* name = nullptr;
-    if (cuptiGetCallbackName(domain, static_cast<std::uint32_t>(id), &name) == CUPTI_SUCCESS && name) out[id] = name;
-  }
-  return out;
-}
-
-const std::vector<std::string>& driver_names() {
-  static const std::vector<std::string> names = api_names(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE);
-  return names;
-}
-
-// PyTorch, JAX and most apps call the runtime: its cudaLaunchKernel has an API record, the driver
-// call inside it none (an H100 PyTorch run gave 4 driver records for 84 launches).
-const std::vector<std::string>& runtime_names() {
-  static const std::vector<std::string> names = api_names(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE);
-  return names;
-}
-
-std::string api_name(bool runtime, std::uint32_t cbid) {
-  const auto& names = runtime ? runtime_names() : driver_names();
-  return cbid < names.size() ? names[cbid] : std::string();
-}
 
 void CUPTIAPI on_buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
   *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(8, kBufferBytes));
@@ -114,7 +88,7 @@ void ActivitySession::enable() {
     LIMITER_CUPTI_CHECK(cuptiActivityRegisterCallbacks(on_buffer_requested, on_buffer_completed));
     for (CUpti_ActivityKind kind : kGpuKinds) LIMITER_CUPTI_CHECK(cuptiActivityEnable(kind));
     // Only the driver calls the program verdict reads; every one where CUPTI cannot choose.
-    const auto& names = driver_names();
+    const auto& names = driver_api_names();
     for (std::size_t id = 0; id < names.size() && !all_driver_calls_; ++id) {
       if (names[id].empty() || !traced_driver_call(names[id])) continue;
       if (cuptiActivityEnableDriverApi(static_cast<CUpti_CallbackId>(id), 1) == CUPTI_SUCCESS)
@@ -123,7 +97,7 @@ void ActivitySession::enable() {
         all_driver_calls_ = true;
     }
     if (all_driver_calls_) LIMITER_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER));
-    const auto& runtime = runtime_names();
+    const auto& runtime = runtime_api_names();
     for (std::size_t id = 0; id < runtime.size(); ++id) {
       if (runtime[id].empty() || !traced_driver_call(runtime[id])) continue;
       if (cuptiActivityEnableRuntimeApi(static_cast<CUpti_CallbackId>(id), 1) == CUPTI_SUCCESS)
