@@ -1,6 +1,5 @@
 // limiter run [options] -- app args: profile every kernel of any CUDA application through
 // liblimiter_inject.so (CUDA_INJECTION64_PATH). The app's output and exit code pass through.
-#include <dlfcn.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,9 +16,6 @@
 #include <iostream>
 
 #include <nlohmann/json.hpp>
-#ifdef LIMITER_HAVE_CUPTI
-#include <cupti.h>
-#endif
 
 #include "commands.hpp"
 #include "limiter/analysis.hpp"
@@ -47,20 +43,6 @@ fs::path inject_library() {
   }
   throw SystemError("liblimiter_inject.so not found next to the limiter executable (looked in " +
                     (exe / "../lib").string() + "); build the limiter_inject target or set LIMITER_INJECT_LIBRARY");
-}
-
-// The libcupti that liblimiter_inject.so loads, for NVTX_INJECTION64_PATH: the app's NVTX then
-// reports its ranges to the collector's CUPTI, also for NVTX calls made before cuInit.
-std::string cupti_library() {
-#ifdef LIMITER_HAVE_CUPTI
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&cuptiGetVersion), &info) && info.dli_fname) {
-    std::error_code error;
-    const fs::path path = fs::canonical(info.dli_fname, error);
-    if (!error) return path.string();
-  }
-#endif
-  return "";  // the injection sets it at cuInit
 }
 
 volatile sig_atomic_t app_pid = 0;
@@ -196,19 +178,18 @@ int run_run(const Args& args) {
   fs::create_directories(session);
   std::vector<std::string> ours_set = collector_options_environment(options);
   auto set = [&](const std::string& name, const std::string& value) { ours_set.push_back(name + "=" + value); };
-  set("CUDA_INJECTION64_PATH", inject_library().string());
+  const std::string injection = inject_library().string();
+  set("CUDA_INJECTION64_PATH", injection);
   set("LIMITER_OUTPUT", fs::absolute(flags.output).string());
   set("LIMITER_OUTPUT_IS_DEFAULT", flags.output_is_default ? "1" : "0");  // ranks then name theirs by rank
   set("LIMITER_SESSION_DIR", session.string());
   set("LIMITER_RUN_PID", std::to_string(getpid()));  // the app's own process is our child; its workers are not
   if (flags.timing) set("LIMITER_TIMING", "1");
-  if (options.nvtx) {
-    const std::string cupti = cupti_library();
-    if (!cupti.empty() && !std::getenv("NVTX_INJECTION64_PATH")) {
-      set("NVTX_INJECTION64_PATH", cupti);
-      set("LIMITER_NVTX_INJECTION", cupti);  // ours: the injection may point it at the libcupti the app loaded
-    }
-  }
+  // The app's NVTX calls go to limiter's own NVTX tool in the same library (nvtx_injection.hpp), not
+  // to CUPTI's NVTX callbacks (~9 us a range); set before the app starts, so NVTX calls before
+  // cuInit find it, and inherited by the programs it execs. A value of the user's is kept (the
+  // injection says the ranges are then not recorded).
+  if (options.nvtx && !std::getenv("NVTX_INJECTION64_PATH")) set("NVTX_INJECTION64_PATH", injection);
   // Live progress from inside the application, on a terminal only (logs stay clean).
   if (!flags.quiet && isatty(STDERR_FILENO)) set("LIMITER_PROGRESS", "1");
   // The app's environment: ours, less the variables we set (getenv would find the first).

@@ -22,8 +22,8 @@ struct CollectorOptions {
   std::uint64_t sample_every = 1;      // profile every Nth launch of each kernel
   std::uint64_t per_kernel_skip = 0;   // launches of each kernel and configuration to skip first
   std::uint64_t per_kernel_count = std::numeric_limits<std::uint64_t>::max();  // then profile this many of each
-  bool nvtx = false;                   // record each launch's NVTX ranges (CUPTI's NVTX callbacks; the app's
-                                       // NVTX must find CUPTI: NVTX_INJECTION64_PATH, set by limiter run)
+  bool nvtx = false;                   // record each launch's NVTX ranges (the app's NVTX must find a tool:
+                                       // limiter run's own in NVTX_INJECTION64_PATH, or libcupti in-process)
   std::vector<std::string> nvtx_include;  // profile only launches inside these ranges (ncu's syntax,
   std::vector<std::string> nvtx_exclude;  // nvtx_ranges.hpp), and none inside these
   bool nvtx_process_scope = false;      // push/pop ranges on one stack for all threads (ncu's

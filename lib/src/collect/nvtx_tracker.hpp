@@ -1,6 +1,7 @@
 #pragma once
-// The app's NVTX ranges as CUPTI delivers them (CUPTI_CB_DOMAIN_NVTX, once the app's NVTX has
-// loaded libcupti through NVTX_INJECTION64_PATH): a push/pop stack per thread and domain, the
+// The app's NVTX ranges as CUPTI's NVTX callbacks carry them (CUPTI_CB_DOMAIN_NVTX), whether
+// CUPTI delivers them or limiter's own NVTX tool (collect/nvtx_dispatch.hpp, the NVTX_INJECTION64_PATH
+// of `limiter run`) builds the same data: a push/pop stack per thread and domain, the
 // process's open start/end ranges, domain names and registered strings. A launch's ranges are
 // read on its launching thread, in its ENTER callback. Each range call is also given back as a
 // plain NvtxEvent, for the sessions that record the ranges themselves (the activity timeline).

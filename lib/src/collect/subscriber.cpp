@@ -11,6 +11,7 @@
 #include "collect/cupti_check.hpp"
 #include "collect/forked_child.hpp"
 #include "collect/launch_callbacks.hpp"
+#include "collect/nvtx_dispatch.hpp"
 #include "collect/orchestrator.hpp"
 #include "collect/own_calls.hpp"
 #include "collect/sync_points.hpp"
@@ -201,13 +202,24 @@ void on_resource(Collector::Impl& impl, CUpti_CallbackId cbid, const CUpti_Resou
 }
 
 // The range calls to the sessions that record them (stamped here, once): the current phase and
-// the background, as launches go.
+// the background, as launches go. One function for both ways NVTX reaches the collector: CUPTI's
+// NVTX callback and limiter's own NVTX injection (on_injected_nvtx).
 void on_nvtx(Collector::Impl& impl, CUpti_CallbackId cbid, const CUpti_NvtxData& data) {
   std::optional<detail::NvtxEvent> event = impl.nvtx.on_call(cbid, data);
   if (!event || !impl.nvtx_to_sessions) return;
   detail::NvtxTracker::stamp(*event);
   impl.current().on_nvtx(*event);
   for (std::size_t i = 0; i < impl.phases.background_size(); ++i) impl.phases.background(i).on_nvtx(*event);
+}
+
+// An NVTX call from limiter's own injection (nvtx_dispatch.hpp filtered forked children and our
+// own calls, as on_callback does); never throws into the app.
+void on_injected_nvtx(void* user, CUpti_CallbackId cbid, const CUpti_NvtxData& data) noexcept {
+  try {
+    on_nvtx(*static_cast<Collector::Impl*>(user), cbid, data);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "limiter: profiling error: %s\n", e.what());
+  }
 }
 
 void CUPTIAPI on_callback(void* user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
@@ -256,12 +268,19 @@ void Collector::Impl::subscribe() {
     LIMITER_CUPTI_CHECK(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED));
   if (wanted.modules)
     LIMITER_CUPTI_CHECK(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED));
-  // NVTX calls reach CUPTI only when the app's NVTX loaded it (NVTX_INJECTION64_PATH).
+  // The app's NVTX calls go to the one tool NVTX_INJECTION64_PATH named when its NVTX started:
+  // limiter's own injection under `limiter run` (the receiver below), libcupti for an app that
+  // set it so with the in-process API (CUPTI's NVTX domain). Both are on: only one ever delivers.
   nvtx_to_sessions = options.nvtx && wanted.nvtx;
-  if (options.nvtx) LIMITER_CUPTI_CHECK(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_NVTX));
+  if (options.nvtx) {
+    LIMITER_CUPTI_CHECK(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_NVTX));
+    detail::register_nvtx_receiver(on_injected_nvtx, this);
+  }
 }
 
 void Collector::Impl::unsubscribe() {
+  // Before the sessions go: waits for an injected NVTX call still inside them.
+  detail::unregister_nvtx_receiver(this);
   if (!subscriber) return;
   cuptiUnsubscribe(subscriber);
   subscriber = nullptr;
