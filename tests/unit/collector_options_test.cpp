@@ -134,6 +134,7 @@ TEST(CollectorOptions, TheEnvironmentGivesBackTheSameValue) {
   o.keep_pm_images = true;
   o.trace = true;
   o.timeline = true;
+  o.api_records = false;  // its default is true: the value must come back false
   std::map<std::string, std::string> environment;
   for (const auto& entry : collector_options_environment(o)) {
     const auto equals = entry.find('=');
@@ -173,6 +174,7 @@ TEST(CollectorOptions, TheEnvironmentGivesBackTheSameValue) {
   EXPECT_EQ(back.lock_dir, o.lock_dir);
   EXPECT_EQ(back.debug, o.debug);
   EXPECT_EQ(back.auto_range_for_filters, o.auto_range_for_filters);
+  EXPECT_EQ(back.api_records, o.api_records);
   EXPECT_EQ(back.range_sync, o.range_sync);
   EXPECT_EQ(back.pm_buffer_mib, o.pm_buffer_mib);
   EXPECT_EQ(back.keep_pm_images, o.keep_pm_images);

@@ -53,6 +53,9 @@ struct CollectorOptions {
   std::uint64_t sampling_phase_launches = 20000;
   bool trace = false;                  // the activity timeline alone (no counters, no range profiler): the
                                        // program verdict at the app's own speed; launches are counted
+  bool api_records = true;             // the activity session's CUPTI API records of the driver's and the
+                                       // runtime's launch, copy and sync calls; off: launch calls from the
+                                       // driver's callbacks, copies and waits from their GPU-side records
   bool prepare_ahead = true;           // the exact mode's set-up prepared from a context's creation, off
                                        // the app's thread; off in a worker the app started (not from the
                                        // environment: each injected process decides), which seldom

@@ -89,7 +89,7 @@ void ActivitySession::enable() {
     for (CUpti_ActivityKind kind : kGpuKinds) LIMITER_CUPTI_CHECK(cuptiActivityEnable(kind));
     // Only the driver calls the program verdict reads; every one where CUPTI cannot choose.
     const auto& names = driver_api_names();
-    for (std::size_t id = 0; id < names.size() && !all_driver_calls_; ++id) {
+    for (std::size_t id = 0; id < names.size() && !all_driver_calls_ && options_.api_records; ++id) {
       if (names[id].empty() || !traced_driver_call(names[id])) continue;
       if (cuptiActivityEnableDriverApi(static_cast<CUpti_CallbackId>(id), 1) == CUPTI_SUCCESS)
         traced_calls_.push_back(static_cast<std::uint32_t>(id));
@@ -98,7 +98,7 @@ void ActivitySession::enable() {
     }
     if (all_driver_calls_) LIMITER_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER));
     const auto& runtime = runtime_api_names();
-    for (std::size_t id = 0; id < runtime.size(); ++id) {
+    for (std::size_t id = 0; id < runtime.size() && options_.api_records; ++id) {
       if (runtime[id].empty() || !traced_driver_call(runtime[id])) continue;
       if (cuptiActivityEnableRuntimeApi(static_cast<CUpti_CallbackId>(id), 1) == CUPTI_SUCCESS)
         traced_runtime_calls_.push_back(static_cast<std::uint32_t>(id));

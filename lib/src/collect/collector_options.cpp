@@ -174,6 +174,7 @@ std::vector<std::string> collector_options_environment(const CollectorOptions& o
   number("LIMITER_EXACT_UNDECIDED", o.exact_undecided_count);
   number("LIMITER_SAMPLING_PHASE", o.sampling_phase_launches);
   flag("LIMITER_ACTIVITY_TRACE", o.trace);
+  flag("LIMITER_API_RECORDS", o.api_records);
   flag("LIMITER_STALLS", o.stalls);
   number("LIMITER_STALL_PERIOD", o.stall_period_log2);
   set("LIMITER_CACHE_CONTROL", o.cache_control);
@@ -233,6 +234,7 @@ CollectorOptions collector_options_from_environment(const EnvironmentLookup& loo
   o.pm_buffer_mib = env.number("LIMITER_PM_BUFFER_MIB", o.pm_buffer_mib);
   o.keep_pm_images = env.flag("LIMITER_PM_RAW_IMAGES");
   o.timeline = env.flag("LIMITER_TIMELINE");
+  o.api_records = env.text("LIMITER_API_RECORDS", "1") != "0";
   return o;
 }
 
