@@ -9,6 +9,7 @@
 #include <generated_nvtx_meta.h>
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -275,20 +276,100 @@ TEST_F(NvtxInjection, CallsOutsideARegistrationAreIgnored) {
   EXPECT_EQ(pop(), 0);
   EXPECT_EQ(recorder_.received.load(), 0u);
   start_recording();
+  const std::uint64_t replayed = recorder_.received.load();  // the other tests' domains and strings
   EXPECT_EQ(push_a("during"), 0);
   EXPECT_EQ(pop(), 0);
-  EXPECT_EQ(recorder_.received.load(), 2u);
+  EXPECT_EQ(recorder_.received.load(), replayed + 2);
   {
     detail::OwnCalls ours;  // the collector's own calls are not the app's
     push_a("ours");
     pop();
   }
-  EXPECT_EQ(recorder_.received.load(), 2u);
+  EXPECT_EQ(recorder_.received.load(), replayed + 2);
   EXPECT_TRUE(detail::unregister_nvtx_receiver(&recorder_));
   EXPECT_EQ(push_a("after"), 0);
   EXPECT_EQ(pop(), 0);
-  EXPECT_EQ(recorder_.received.load(), 2u);
+  EXPECT_EQ(recorder_.received.load(), replayed + 2);
   EXPECT_EQ(closed_names(recorder_), (std::vector<std::string>{"during/"}));
+}
+
+// NVTX starts at the app's first call, often before CUDA and the collector: a domain and a
+// string made then are made again for the collector as it registers, so its ranges keep names.
+TEST_F(NvtxInjection, DomainsAndStringsMadeBeforeTheCollectorKeepTheirNames) {
+  const nvtxDomainHandle_t early = create_a("early_domain");
+  const nvtxStringHandle_t step = register_a(early, "early_step");
+  const nvtxDomainHandle_t wide = create_w(L"\u00e9t\u00e9");  // UTF-8, not '?': its own handle
+  EXPECT_NE(wide, create_w(L"\u00e0t\u00e0"));
+  EXPECT_EQ(recorder_.received.load(), 0u);
+  start_recording();
+  const nvtxEventAttributes_t by_handle = registered(step), x = ascii("x");
+  EXPECT_EQ(domain_push(early, &by_handle), 0);
+  EXPECT_EQ(domain_pop(early), 0);
+  EXPECT_EQ(domain_push(wide, &x), 0);
+  EXPECT_EQ(domain_pop(wide), 0);
+  EXPECT_EQ(closed_names(recorder_),
+            (std::vector<std::string>{"early_domain@early_step/", "\xc3\xa9t\xc3\xa9@x/"}));
+}
+
+// A thread's domain levels after its thread-local list is gone (thread exit, or the main
+// thread's static destructors): NVTX's error value, no freed memory touched.
+TEST_F(NvtxInjection, DomainCallsAfterTheThreadsListIsGoneGetNvtxsError) {
+  const nvtxDomainHandle_t lib = create_a("late");
+  int pushed_at_exit = 0, popped_at_exit = 0;
+  std::thread([&] {
+    struct AtExit {  // made before the thread's list, so destroyed after it (thread-locals go last made, first)
+      nvtxDomainHandle_t domain;
+      int* pushed;
+      int* popped;
+      ~AtExit() {
+        const nvtxEventAttributes_t a = ascii("at exit");
+        *pushed = domain_push(domain, &a);
+        *popped = domain_pop(domain);
+      }
+    };
+    thread_local AtExit at_exit{lib, &pushed_at_exit, &popped_at_exit};
+    (void)at_exit;
+    const nvtxEventAttributes_t a = ascii("first");
+    EXPECT_EQ(domain_push(lib, &a), 0);  // the list exists from here
+  }).join();
+  EXPECT_EQ(pushed_at_exit, -1);
+  EXPECT_EQ(popped_at_exit, -1);
+}
+
+// A receiver still inside a call when it is unregistered: unregister waits for it, and says so
+// when its bound passes first (the collector then must not go).
+struct Blocking {
+  std::atomic<bool> inside{false}, release{false};
+};
+void block(void* user, CUpti_CallbackId cbid, const CUpti_NvtxData&) noexcept {
+  if (cbid != CUPTI_CBID_NVTX_nvtxRangePushA) return;  // the replayed domains and strings pass
+  auto& b = *static_cast<Blocking*>(user);
+  b.inside = true;
+  while (!b.release) std::this_thread::yield();
+}
+
+TEST_F(NvtxInjection, UnregisterWaitsForACallInsideTheReceiverUpToItsBound) {
+  for (const bool released_in_time : {false, true}) {
+    Blocking blocking;
+    detail::register_nvtx_receiver(block, &blocking);
+    std::thread app([] { push_a("blocked"); });
+    while (!blocking.inside) std::this_thread::yield();
+    std::thread releaser;
+    if (released_in_time) {
+      releaser = std::thread([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        blocking.release = true;
+      });
+      EXPECT_TRUE(detail::unregister_nvtx_receiver(&blocking, std::chrono::seconds(10)));
+      EXPECT_TRUE(blocking.release);  // it returned only once the call was out
+    } else {
+      EXPECT_FALSE(detail::unregister_nvtx_receiver(&blocking, std::chrono::milliseconds(20)));
+      blocking.release = true;
+    }
+    app.join();
+    if (releaser.joinable()) releaser.join();
+    pop();
+  }
 }
 
 TEST_F(NvtxInjection, UnregisteringWhileAnotherThreadCallsIsSafe) {

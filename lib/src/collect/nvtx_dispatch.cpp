@@ -20,6 +20,7 @@ struct Receiver {
 };
 
 std::atomic<Receiver*> current{nullptr};
+std::atomic<NvtxReplay> replay{nullptr};
 
 // Every receiver ever registered, never freed: a call that read one just before it was
 // unregistered still touches its counter. Never destroyed either: NVTX calls go on during exit.
@@ -35,14 +36,19 @@ Registered& registered() {
 }  // namespace
 
 void register_nvtx_receiver(NvtxReceiver receiver, void* user) {
-  auto& all = registered();
-  std::lock_guard lock(all.mutex);
-  all.receivers.push_back(std::make_unique<Receiver>());
-  Receiver* added = all.receivers.back().get();
-  added->call = receiver;
-  added->user = user;
-  current.store(added);
+  {
+    auto& all = registered();
+    std::lock_guard lock(all.mutex);
+    all.receivers.push_back(std::make_unique<Receiver>());
+    Receiver* added = all.receivers.back().get();
+    added->call = receiver;
+    added->user = user;
+    current.store(added);
+  }
+  if (const NvtxReplay made_before = replay.load()) made_before();  // outside the lock: it calls the receiver
 }
+
+void set_nvtx_replay(NvtxReplay made_before) noexcept { replay.store(made_before); }
 
 bool unregister_nvtx_receiver(void* user, std::chrono::milliseconds wait) noexcept {
   Receiver* receiver = current.load();
@@ -50,7 +56,7 @@ bool unregister_nvtx_receiver(void* user, std::chrono::milliseconds wait) noexce
   // A call that counted itself before the exchange may still be inside; later ones see nullptr
   // (dispatch_nvtx checks again after counting), so the count only falls.
   const auto deadline = std::chrono::steady_clock::now() + wait;
-  while (receiver->in_flight.load(std::memory_order_acquire) != 0) {
+  while (receiver->in_flight.load() != 0) {  // sequentially consistent, as the exchange and the count
     if (std::chrono::steady_clock::now() > deadline) return false;
     std::this_thread::sleep_for(std::chrono::microseconds(100));
   }
@@ -65,7 +71,7 @@ void dispatch_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData& data) noexcept {
   receiver->in_flight.fetch_add(1);
   // Counted, then checked again: unregister either sees this call counted or this call sees it gone.
   if (current.load() == receiver) receiver->call(receiver->user, cbid, data);
-  receiver->in_flight.fetch_sub(1, std::memory_order_release);
+  receiver->in_flight.fetch_sub(1);
 }
 
 }  // namespace limiter::detail

@@ -24,6 +24,12 @@ void register_nvtx_receiver(NvtxReceiver receiver, void* user);
 // WAIT, for those already inside it. True when none is left inside: USER may then go.
 bool unregister_nvtx_receiver(void* user, std::chrono::milliseconds wait = std::chrono::seconds(2)) noexcept;
 
+// What the NVTX tool made before a receiver registered (domains, registered strings: created
+// once, often before CUDA and the collector start), made again through dispatch_nvtx for each
+// receiver as it registers: a range in such a domain keeps the domain's name. The tool sets it.
+using NvtxReplay = void (*)() noexcept;
+void set_nvtx_replay(NvtxReplay replay) noexcept;
+
 // One NVTX call, from the injection: to the receiver, if any.
 void dispatch_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData& data) noexcept;
 

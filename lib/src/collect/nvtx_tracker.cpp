@@ -10,8 +10,17 @@
 namespace limiter::detail {
 namespace {
 
-// This thread's push/pop stacks, by domain handle (nullptr: the default domain).
-thread_local std::map<const void*, std::vector<std::string>> thread_stacks;
+// This thread's push/pop stacks, by domain handle (nullptr: the default domain). Destroyed with
+// the thread, and the main thread's before the atexit handlers and static destructors, whose
+// NVTX calls then find the flag (trivial, never destroyed) set and are not followed.
+using Stacks = std::map<const void*, std::vector<std::string>>;
+thread_local bool thread_stacks_gone = false;
+struct ThreadStacks {
+  Stacks stacks;
+  ~ThreadStacks() { thread_stacks_gone = true; }
+};
+thread_local ThreadStacks thread_stacks_of;
+Stacks* thread_stacks() { return thread_stacks_gone ? nullptr : &thread_stacks_of.stacks; }
 
 // NVTX's wide strings, for names: ASCII kept, anything else as '?'.
 std::string narrow(const wchar_t* text) {
@@ -71,7 +80,10 @@ std::optional<NvtxEvent> NvtxTracker::on_call(CUpti_CallbackId cbid, const CUpti
     auto push = [&](const void* domain, std::string name) {
       seen_.store(true, std::memory_order_relaxed);
       named(NvtxEvent::Kind::push, domain, name);
-      if (!process_scope_) return thread_stacks[domain].push_back(std::move(name));
+      if (!process_scope_) {
+        if (Stacks* stacks = thread_stacks()) (*stacks)[domain].push_back(std::move(name));
+        return;
+      }
       std::lock_guard lock(mutex_);
       process_stacks_[domain].push_back(std::move(name));
     };
@@ -79,9 +91,10 @@ std::optional<NvtxEvent> NvtxTracker::on_call(CUpti_CallbackId cbid, const CUpti
       named(NvtxEvent::Kind::pop, domain, "");
       std::unique_lock lock(mutex_, std::defer_lock);
       if (process_scope_) lock.lock();
-      auto& stacks = process_scope_ ? process_stacks_ : thread_stacks;
-      auto found = stacks.find(domain);
-      if (found != stacks.end() && !found->second.empty()) found->second.pop_back();
+      Stacks* stacks = process_scope_ ? &process_stacks_ : thread_stacks();
+      if (!stacks) return;
+      auto found = stacks->find(domain);
+      if (found != stacks->end() && !found->second.empty()) found->second.pop_back();
     };
     // Start/end ranges are process-wide: NVTX gives the id back, End names it.
     auto start = [&](const void* domain, std::string name) {
@@ -175,8 +188,9 @@ NvtxRanges NvtxTracker::current() const {
   NvtxRanges ranges;
   if (!seen()) return ranges;
   std::lock_guard lock(mutex_);
-  for (const auto& [domain, stack] : process_scope_ ? process_stacks_ : thread_stacks)
-    if (!stack.empty()) ranges.push_pop.push_back({domain_name(domain), stack});
+  if (const Stacks* stacks = process_scope_ ? &process_stacks_ : thread_stacks())
+    for (const auto& [domain, stack] : *stacks)
+      if (!stack.empty()) ranges.push_pop.push_back({domain_name(domain), stack});
   for (const auto& [id, range] : start_end_) ranges.start_end.push_back(range);
   return ranges;
 }

@@ -72,7 +72,10 @@ std::string canonical_path_of(const void* symbol) {
 // it. Unset (an environment the app rebuilt), it is set here for NVTX not started yet and for
 // children; another value takes the app's NVTX elsewhere: said, with the fix.
 void check_nvtx_injection() {
-  const std::string ours = canonical_path_of(reinterpret_cast<const void*>(&InitializeInjectionNvtx2));
+  // This library's file, by a function no other library exports: InitializeInjectionNvtx2 is also
+  // libcupti's, and where libcupti is in the global scope dladdr would name that one (a review's
+  // finding, 2026-11-26).
+  const std::string ours = canonical_path_of(reinterpret_cast<const void*>(&check_nvtx_injection));
   if (ours.empty()) return;
   const std::string set = env("NVTX_INJECTION64_PATH");
   if (set.empty()) {

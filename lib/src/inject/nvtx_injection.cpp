@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -23,15 +24,24 @@ void deliver(CUpti_CallbackId cbid, const char* function, const void* params, co
 }
 
 // This thread's push/pop depth per domain (nullptr: the default domain, kept apart: most calls).
+// The list is destroyed with its thread, and the main thread's before the atexit handlers and
+// static destructors, whose NVTX calls (a library's scoped range) would write freed memory:
+// once it is gone, the flag (trivial, never destroyed) says so and the calls get NVTX's error.
 thread_local int default_depth = 0;
-thread_local std::vector<std::pair<const void*, int>> domain_depths;
+thread_local bool domain_depths_gone = false;
+struct DomainDepths {
+  std::vector<std::pair<const void*, int>> list;
+  ~DomainDepths() { domain_depths_gone = true; }
+};
+thread_local DomainDepths domain_depths;
 
 int* depth_of(const void* domain) noexcept {
   if (!domain) return &default_depth;
-  for (auto& [handle, depth] : domain_depths)
+  if (domain_depths_gone) return nullptr;
+  for (auto& [handle, depth] : domain_depths.list)
     if (handle == domain) return &depth;
   try {
-    return &domain_depths.emplace_back(domain, 0).second;
+    return &domain_depths.list.emplace_back(domain, 0).second;
   } catch (...) {
     return nullptr;  // out of memory: NVTX's error value
   }
@@ -69,11 +79,29 @@ std::string* kept_name(std::unique_ptr<std::string>& slot, const std::string& na
   return slot.get();
 }
 
-// NVTX's wide strings: ASCII kept, anything else as '?' (CUPTI has no params struct for the W
-// forms of DomainCreate and DomainRegisterString, so they go on as the A forms).
-std::string narrow(const wchar_t* text) {
+// NVTX's wide strings in UTF-8 (CUPTI has no params struct for the W forms of DomainCreate and
+// DomainRegisterString, so they go on as the A forms): two names that differ stay two handles.
+std::string utf8(const wchar_t* text) {
   std::string out;
-  for (; text && *text; ++text) out += (*text > 0 && *text < 128) ? static_cast<char>(*text) : '?';
+  for (; text && *text; ++text) {
+    auto c = static_cast<std::uint32_t>(*text);
+    if (c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) c = 0xFFFD;  // not a code point: the replacement
+    if (c < 0x80) {
+      out += static_cast<char>(c);
+    } else if (c < 0x800) {
+      out += static_cast<char>(0xC0 | (c >> 6));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    } else if (c < 0x10000) {
+      out += static_cast<char>(0xE0 | (c >> 12));
+      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    } else {
+      out += static_cast<char>(0xF0 | (c >> 18));
+      out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    }
+  }
   return out;
 }
 
@@ -182,7 +210,7 @@ nvtxDomainHandle_t domain_create_a(const char* name) noexcept {
 
 nvtxDomainHandle_t domain_create_w(const wchar_t* name) noexcept {
   try {
-    return create_domain(narrow(name));
+    return create_domain(utf8(name));
   } catch (...) {
     return nullptr;
   }
@@ -217,9 +245,37 @@ nvtxStringHandle_t domain_register_string_a(nvtxDomainHandle_t domain, const cha
 
 nvtxStringHandle_t domain_register_string_w(nvtxDomainHandle_t domain, const wchar_t* text) noexcept {
   try {
-    return register_string(domain, narrow(text));
+    return register_string(domain, utf8(text));
   } catch (...) {
     return nullptr;
+  }
+}
+
+// The domains and registered strings made so far, created again for a receiver that registers
+// after them (nvtx_dispatch.hpp: NVTX starts at the app's first call, often before CUDA's).
+void replay_handles() noexcept {
+  try {
+    std::vector<std::pair<std::string, nvtxDomainHandle_t>> domains;
+    std::vector<std::tuple<nvtxDomainHandle_t, std::string, nvtxStringHandle_t>> strings;
+    {
+      auto& all = handles();
+      std::lock_guard lock(all.mutex);
+      for (const auto& [name, kept] : all.domains)
+        domains.emplace_back(name, reinterpret_cast<nvtxDomainHandle_t>(kept.get()));
+      for (const auto& [key, kept] : all.strings)
+        strings.emplace_back(static_cast<nvtxDomainHandle_t>(const_cast<void*>(key.first)), key.second,
+                             reinterpret_cast<nvtxStringHandle_t>(kept.get()));
+    }
+    for (const auto& [name, domain] : domains) {
+      const nvtxDomainCreateA_params params{name.c_str()};
+      deliver(CUPTI_CBID_NVTX_nvtxDomainCreateA, "nvtxDomainCreateA", &params, &domain);
+    }
+    for (const auto& [domain, text, handle] : strings) {
+      const nvtxDomainRegisterStringA_params params{domain, text.c_str()};
+      deliver(CUPTI_CBID_NVTX_nvtxDomainRegisterStringA, "nvtxDomainRegisterStringA", &params, &handle);
+    }
+  } catch (...) {
+    // Out of memory: those ranges show their domain unnamed, as before a receiver.
   }
 }
 
@@ -269,5 +325,6 @@ extern "C" int InitializeInjectionNvtx2(const void* (*get_export_table)(std::uin
       continue;  // an older NVTX without this function
     *table[slot.id] = slot.function;
   }
+  limiter::detail::set_nvtx_replay(replay_handles);
   return 1;
 }
