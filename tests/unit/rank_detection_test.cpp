@@ -6,6 +6,8 @@
 #include <map>
 #include <string>
 
+#include <unistd.h>
+
 #include "inject/output_names.hpp"
 #include "inject/rank_detection.hpp"
 #include "limiter/error.hpp"
@@ -58,6 +60,28 @@ TEST(RankDetection, MalformedVariablesArePassedOver) {
   // A malformed torchrun set falls through to the next launcher.
   EXPECT_EQ(detect_rank(environment({{"RANK", "x"}, {"WORLD_SIZE", "2"}, {"PMI_RANK", "1"}, {"PMI_SIZE", "2"}}))->launcher,
             "pmi");
+}
+
+// A rank prepares its profiling ahead, a worker it started does not: the worker's parent is the
+// same rank (torchrun's agent, mpirun's daemon and slurmstepd carry no rank of their own).
+TEST(RankDetection, AWorkerIsStartedByItsRankARankByItsLauncher) {
+  const RankInfo rank{1, 2, 1, "torchrun"};
+  const auto agent = environment({{"MASTER_ADDR", "localhost"}});
+  const auto same_rank = environment({{"RANK", "1"}, {"WORLD_SIZE", "2"}, {"LOCAL_RANK", "1"}});
+  const auto other_rank = environment({{"RANK", "0"}, {"WORLD_SIZE", "2"}});
+  EXPECT_FALSE(started_by_its_rank(rank, agent));
+  EXPECT_TRUE(started_by_its_rank(rank, same_rank));
+  EXPECT_FALSE(started_by_its_rank(rank, other_rank));
+  EXPECT_FALSE(started_by_its_rank(rank, {}));  // the parent's environment unreadable: a rank
+}
+
+TEST(RankDetection, AProcesssEnvironmentIsReadFromProc) {
+  setenv("LIMITER_TEST_RANK_ENV", "a=b", 1);  // after the start: not in /proc's copy
+  const auto self = environment_of_process(getpid());
+  EXPECT_NE(self("PATH"), nullptr);
+  EXPECT_EQ(self("LIMITER_TEST_RANK_ENV"), nullptr);
+  EXPECT_EQ(environment_of_process(-1)("PATH"), nullptr);
+  unsetenv("LIMITER_TEST_RANK_ENV");
 }
 
 TEST(RankOutputNames, RankInTheNameAndTheDefaultNamedByRank) {

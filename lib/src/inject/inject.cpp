@@ -306,10 +306,11 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     // 2-4 s longer; H100, 2026-11-26). It sets up at its first selected launch, as before.
     // A rank of a job is no such helper: it is the job's own work, and its set-up at the first
     // launch (114-169 ms in a torchrun rank, 2 H100s, 2026-11-26) holds up every other rank at
-    // the next collective. A rank's own workers inherit its RANK: the rank marks itself first.
-    const std::string rank_pid = env("LIMITER_RANK_PID"), own_pid = std::to_string(getpid());
-    const bool job_rank = rank.has_value() && (rank_pid.empty() || rank_pid == own_pid);
-    if (job_rank) setenv("LIMITER_RANK_PID", own_pid.c_str(), 1);
+    // the next collective. A rank's own workers inherit its variables: their parent is that rank
+    // (its environment read from /proc: a mark set here would not reach Python's os.environ,
+    // which torch.compile's workers are started with; a review's finding, 2026-11-26).
+    const bool job_rank = rank.has_value() && !limiter::detail::started_by_its_rank(
+                                                   *rank, limiter::detail::environment_of_process(getppid()));
     options.prepare_ahead = injection->app_process || job_rank;
     injection->collector = new limiter::Collector(options);
     auto& sink = injection->collector->impl_sink();

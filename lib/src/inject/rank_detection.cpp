@@ -3,6 +3,11 @@
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <string>
 
 namespace limiter::detail {
 namespace {
@@ -47,6 +52,30 @@ std::optional<RankInfo> detect_rank(const EnvironmentLookup& lookup) {
     return info;
   }
   return std::nullopt;
+}
+
+bool started_by_its_rank(const RankInfo& rank, const EnvironmentLookup& parent) {
+  const std::optional<RankInfo> parents = detect_rank(parent ? parent : [](const char*) -> const char* { return nullptr; });
+  return parents && parents->launcher == rank.launcher && parents->rank == rank.rank &&
+         parents->world_size == rank.world_size;
+}
+
+EnvironmentLookup environment_of_process(int pid) {
+  auto variables = std::make_shared<std::map<std::string, std::string>>();
+  std::ifstream in("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (std::size_t start = 0; start < text.size();) {
+    std::size_t end = text.find('\0', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string entry = text.substr(start, end - start);
+    if (const auto equals = entry.find('='); equals != std::string::npos)
+      variables->emplace(entry.substr(0, equals), entry.substr(equals + 1));
+    start = end + 1;
+  }
+  return [variables](const char* name) -> const char* {
+    const auto found = variables->find(name);
+    return found == variables->end() ? nullptr : found->second.c_str();
+  };
 }
 
 }  // namespace limiter::detail

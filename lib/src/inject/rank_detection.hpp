@@ -22,4 +22,14 @@ using EnvironmentLookup = std::function<const char*(const char* name)>;
 // launcher whose variables are malformed ("x", a rank outside its world) is passed over.
 std::optional<RankInfo> detect_rank(const EnvironmentLookup& lookup = {});
 
+// Whether RANK's process is one its rank started (torch.compile's compile workers, a DataLoader's
+// workers: they inherit the rank's variables) rather than the rank itself: PARENT, its parent's
+// environment, is the same rank of the same launcher. A torchrun agent, mpirun's daemon and
+// slurmstepd do not carry their ranks' variables.
+bool started_by_its_rank(const RankInfo& rank, const EnvironmentLookup& parent);
+
+// PID's environment as the kernel shows it (/proc/PID/environ, as the process started: Python's
+// os.environ changes never reach it); an environment of nothing where it cannot be read.
+EnvironmentLookup environment_of_process(int pid);
+
 }  // namespace limiter::detail
