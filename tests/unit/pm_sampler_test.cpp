@@ -122,6 +122,7 @@ TEST(PmSampler, AnImageAlwaysSaidFullWithNoSampleEndsSamplingWithAMessage) {
   sampler.stop();
   EXPECT_NE(sampler.error().find("reported an empty image full"), std::string::npos);
   EXPECT_EQ(sampler.samples(), 0u);
+  EXPECT_EQ(sampler.times().empty_full_retries, 3u);  // the retries, then the message
 }
 
 TEST(PmSampler, APlanOfTwoPassesIsRefusedBeforeTheHardwareIsTouched) {

@@ -158,11 +158,13 @@ bool PmSampler::decode_once() {
     if (!decode.image_full) return true;
     if (decoded_total_ == before && decoded_ == 0 && ++empty_full_in_a_row_ <= kEmptyFullRetries) {
       // A fresh image reported full without taking a sample (once in a device suite's run, H100,
-      // 2026-11-26): initialised again and decoded again, a few times, before giving up.
+      // 2026-11-26): initialised again and decoded again at the next period, a few times, before
+      // giving up.
       ++times_.empty_full_retries;
       LIMITER_TRACE("pm: a fresh image was reported full with no sample; initialising it again (%d)", empty_full_in_a_row_);
       reinitialize_image(filling_);
-      continue;
+      if (hardware_stopped_) continue;  // draining after Stop: nothing more will come to wait for
+      return true;
     }
     if (decoded_total_ == before && decoded_ == 0) {
       // Still so after the retries: decoding again would do the same.
