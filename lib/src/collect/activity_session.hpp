@@ -114,7 +114,7 @@ class ActivitySession final : public Session {
   std::mutex flusher_mutex_;  // the fields below
   std::condition_variable flusher_wake_;
   bool flusher_stop_ = false;
-  bool calls_batch_full_ = false;  // calls_ holds a batch (or more) for the flusher
+  std::atomic<bool> calls_batch_full_{false};  // calls_ holds a batch (or more) for the flusher
   std::vector<CompletedBuffer> pending_;
 };
 

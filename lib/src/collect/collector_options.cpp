@@ -234,7 +234,7 @@ CollectorOptions collector_options_from_environment(const EnvironmentLookup& loo
   o.pm_buffer_mib = env.number("LIMITER_PM_BUFFER_MIB", o.pm_buffer_mib);
   o.keep_pm_images = env.flag("LIMITER_PM_RAW_IMAGES");
   o.timeline = env.flag("LIMITER_TIMELINE");
-  o.api_records = env.text("LIMITER_API_RECORDS", "1") != "0";
+  o.api_records = env.text("LIMITER_API_RECORDS", "1") == "1";  // on unless set otherwise
   return o;
 }
 
