@@ -105,53 +105,56 @@ std::string utf8(const wchar_t* text) {
   return out;
 }
 
-int range_push_a(const char* message) noexcept {
-  const nvtxRangePushA_params params{message};
-  const int level = pushed(nullptr);
-  deliver(CUPTI_CBID_NVTX_nvtxRangePushA, "nvtxRangePushA", &params, &level);
+// A push in DOMAIN (nullptr: the default one): its level first, then the call as CUPTI's.
+template <typename Params>
+int push(CUpti_CallbackId cbid, const char* function, const void* domain, const Params& params) noexcept {
+  const int level = pushed(domain);
+  deliver(cbid, function, &params, &level);
   return level;
+}
+
+// A pop in DOMAIN: the level it ends (or NVTX's error value), then the call.
+template <typename Params>
+int pop(CUpti_CallbackId cbid, const char* function, const void* domain, const Params& params) noexcept {
+  const int level = popped(domain);
+  deliver(cbid, function, &params, &level);
+  return level;
+}
+
+// A start/end range: a new process-unique id, then the call.
+template <typename Params>
+nvtxRangeId_t start(CUpti_CallbackId cbid, const char* function, const Params& params) noexcept {
+  const nvtxRangeId_t id = new_range_id();
+  deliver(cbid, function, &params, &id);
+  return id;
+}
+
+int range_push_a(const char* message) noexcept {
+  return push(CUPTI_CBID_NVTX_nvtxRangePushA, "nvtxRangePushA", nullptr, nvtxRangePushA_params{message});
 }
 
 int range_push_w(const wchar_t* message) noexcept {
-  const nvtxRangePushW_params params{message};
-  const int level = pushed(nullptr);
-  deliver(CUPTI_CBID_NVTX_nvtxRangePushW, "nvtxRangePushW", &params, &level);
-  return level;
+  return push(CUPTI_CBID_NVTX_nvtxRangePushW, "nvtxRangePushW", nullptr, nvtxRangePushW_params{message});
 }
 
 int range_push_ex(const nvtxEventAttributes_t* attributes) noexcept {
-  const nvtxRangePushEx_params params{attributes};
-  const int level = pushed(nullptr);
-  deliver(CUPTI_CBID_NVTX_nvtxRangePushEx, "nvtxRangePushEx", &params, &level);
-  return level;
+  return push(CUPTI_CBID_NVTX_nvtxRangePushEx, "nvtxRangePushEx", nullptr, nvtxRangePushEx_params{attributes});
 }
 
 int range_pop() noexcept {
-  const nvtxRangePop_params params{};
-  const int level = popped(nullptr);
-  deliver(CUPTI_CBID_NVTX_nvtxRangePop, "nvtxRangePop", &params, &level);
-  return level;
+  return pop(CUPTI_CBID_NVTX_nvtxRangePop, "nvtxRangePop", nullptr, nvtxRangePop_params{});
 }
 
 nvtxRangeId_t range_start_a(const char* message) noexcept {
-  const nvtxRangeStartA_params params{message};
-  const nvtxRangeId_t id = new_range_id();
-  deliver(CUPTI_CBID_NVTX_nvtxRangeStartA, "nvtxRangeStartA", &params, &id);
-  return id;
+  return start(CUPTI_CBID_NVTX_nvtxRangeStartA, "nvtxRangeStartA", nvtxRangeStartA_params{message});
 }
 
 nvtxRangeId_t range_start_w(const wchar_t* message) noexcept {
-  const nvtxRangeStartW_params params{message};
-  const nvtxRangeId_t id = new_range_id();
-  deliver(CUPTI_CBID_NVTX_nvtxRangeStartW, "nvtxRangeStartW", &params, &id);
-  return id;
+  return start(CUPTI_CBID_NVTX_nvtxRangeStartW, "nvtxRangeStartW", nvtxRangeStartW_params{message});
 }
 
 nvtxRangeId_t range_start_ex(const nvtxEventAttributes_t* attributes) noexcept {
-  const nvtxRangeStartEx_params params{attributes};
-  const nvtxRangeId_t id = new_range_id();
-  deliver(CUPTI_CBID_NVTX_nvtxRangeStartEx, "nvtxRangeStartEx", &params, &id);
-  return id;
+  return start(CUPTI_CBID_NVTX_nvtxRangeStartEx, "nvtxRangeStartEx", nvtxRangeStartEx_params{attributes});
 }
 
 void range_end(nvtxRangeId_t id) noexcept {
@@ -160,24 +163,17 @@ void range_end(nvtxRangeId_t id) noexcept {
 }
 
 int domain_range_push_ex(nvtxDomainHandle_t domain, const nvtxEventAttributes_t* attributes) noexcept {
-  const nvtxDomainRangePushEx_params params{domain, {attributes}};
-  const int level = pushed(domain);
-  deliver(CUPTI_CBID_NVTX_nvtxDomainRangePushEx, "nvtxDomainRangePushEx", &params, &level);
-  return level;
+  return push(CUPTI_CBID_NVTX_nvtxDomainRangePushEx, "nvtxDomainRangePushEx", domain,
+              nvtxDomainRangePushEx_params{domain, {attributes}});
 }
 
 int domain_range_pop(nvtxDomainHandle_t domain) noexcept {
-  const nvtxDomainRangePop_params params{domain};
-  const int level = popped(domain);
-  deliver(CUPTI_CBID_NVTX_nvtxDomainRangePop, "nvtxDomainRangePop", &params, &level);
-  return level;
+  return pop(CUPTI_CBID_NVTX_nvtxDomainRangePop, "nvtxDomainRangePop", domain, nvtxDomainRangePop_params{domain});
 }
 
 nvtxRangeId_t domain_range_start_ex(nvtxDomainHandle_t domain, const nvtxEventAttributes_t* attributes) noexcept {
-  const nvtxDomainRangeStartEx_params params{domain, {attributes}};
-  const nvtxRangeId_t id = new_range_id();
-  deliver(CUPTI_CBID_NVTX_nvtxDomainRangeStartEx, "nvtxDomainRangeStartEx", &params, &id);
-  return id;
+  return start(CUPTI_CBID_NVTX_nvtxDomainRangeStartEx, "nvtxDomainRangeStartEx",
+               nvtxDomainRangeStartEx_params{domain, {attributes}});
 }
 
 void domain_range_end(nvtxDomainHandle_t domain, nvtxRangeId_t id) noexcept {
