@@ -146,22 +146,28 @@ class FakeRangeBackend final : public detail::RangeBackend {
       --busy_starts;
       throw detail::CuptiError("cuptiRangeProfilerStart: busy", CUPTI_ERROR_HARDWARE_BUSY);
     }
+    auto& state = started_[objects_.at(id(object))];
+    if (state.running) throw detail::CuptiError("cuptiRangeProfilerStart: already started", CUPTI_ERROR_INVALID_OPERATION);
     ++starts;
-    started_[objects_.at(id(object))].running = true;
+    state.running = true;
   }
   void stop(detail::RangeObject* object) override {
+    auto& state = started_[objects_.at(id(object))];
+    if (!state.running) throw detail::CuptiError("cuptiRangeProfilerStop: not started", CUPTI_ERROR_INVALID_OPERATION);
     ++stops;
-    started_[objects_.at(id(object))].running = false;
+    state.running = false;
   }
   void push_range(detail::RangeObject* object, const std::string& name) override {
     if (failing_pushes > 0) {
       --failing_pushes;
       throw detail::CuptiError("cuptiRangeProfilerPushRange: invalid parameter", CUPTI_ERROR_INVALID_PARAMETER);
     }
+    auto& state = started_[objects_.at(id(object))];
+    if (!state.running) throw detail::CuptiError("cuptiRangeProfilerPushRange: not started", CUPTI_ERROR_INVALID_OPERATION);
     ++pushes;
     if (flush_pending_) ++pushes_after_flush;
     flush_pending_ = false;
-    started_[objects_.at(id(object))].open_name = name;
+    state.open_name = name;
   }
   void pop_range(detail::RangeObject* object) override {
     auto& state = started_[objects_.at(id(object))];

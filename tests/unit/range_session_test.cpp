@@ -34,7 +34,47 @@ TEST(RangeSession, ProfilesEveryLaunchInOrderWithItsOwnRange) {
   EXPECT_EQ(run.launches_seen, 5u);
   EXPECT_EQ(run.device.name, "Fake H100");
   EXPECT_EQ(h.backend.set_ups, 1);  // one context, set up once
-  EXPECT_EQ(h.backend.starts, 2);   // user replay: one Start per batch (the flush started the next)
+  EXPECT_EQ(h.backend.starts, 1);   // user replay: one Start per batch, none after the last flush
+}
+
+// A flush stops the profiler; Start (45-470 ms on a GPU) waits for the next launch it ranges.
+TEST(RangeSession, AFlushStartsTheProfilerAgainOnlyForTheNextRangedLaunch) {
+  Harness h(exact());  // auto range: every launch is ranged
+  h.launch("alpha");
+  h.session->on_sync(detail::SyncKind::wait);
+  EXPECT_EQ(h.backend.starts, 1);
+  EXPECT_EQ(h.backend.stops, 1);
+  h.launch("beta");
+  EXPECT_EQ(h.backend.starts, 2);
+  h.session->on_sync(detail::SyncKind::wait);
+  h.session->on_sync(detail::SyncKind::wait);  // nothing pending: nothing to stop or start
+  const RunRecord run = finish(h);
+  EXPECT_EQ(h.names(run.launches), (std::vector<std::string>{"alpha", "beta"}));
+  EXPECT_EQ(h.backend.starts, 2);
+  EXPECT_EQ(h.backend.stops, 2);  // the fake throws at a Stop of a stopped profiler
+}
+
+// Under budgets (user range) the steps after every kernel is profiled start nothing; a kernel
+// first seen later starts the profiler for its own range.
+TEST(RangeSession, UnderBudgetsSpentKernelsStartNothingAfterAFlush) {
+  CollectorOptions options = exact();
+  options.per_kernel_count = 1;
+  Harness h(options);
+  h.launch("alpha");
+  h.launch("beta");
+  h.session->on_sync(detail::SyncKind::wait);
+  for (int step = 0; step < 20; ++step) {
+    h.launch("alpha");
+    h.launch("beta");
+    h.session->on_sync(detail::SyncKind::wait);
+  }
+  EXPECT_EQ(h.backend.starts, 1);
+  h.launch("gamma");
+  EXPECT_EQ(h.backend.starts, 2);
+  const RunRecord run = finish(h);
+  EXPECT_EQ(h.names(run.launches), (std::vector<std::string>{"alpha", "beta", "gamma"}));
+  EXPECT_EQ(run.launches_seen, 43u);
+  EXPECT_TRUE(run.missed.empty());
 }
 
 TEST(RangeSession, AFullBatchIsDecodedBeforeTheNextLaunch) {

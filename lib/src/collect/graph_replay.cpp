@@ -229,6 +229,7 @@ void detail::RangeSession::profile_graph_launch(ContextProfiler& p, detail::Grap
           if (set_enabled(node.handle, 1) != CUDA_SUCCESS)
             throw SystemError("cuGraphNodeSetEnabled refused node " + std::to_string(node.index));
           if (ranged) {
+            start_batch(p);
             if (p.pending.empty()) p.oldest_pending = Clock::now();
             flush_caches(p, stream, per_thread_stream);
             push_range(p);
@@ -285,6 +286,7 @@ void detail::RangeSession::profile_graph_launch(ContextProfiler& p, detail::Grap
   whole.launch.nvtx = launches.front().launch.nvtx;
   measure_range_work(p);
   if (p.pending.size() >= p.ranges_per_image) flush_batch(p);
+  start_batch(p);
   if (p.pending.empty()) p.oldest_pending = Clock::now();
   flush_caches(p, stream, per_thread_stream);
   push_range(p);

@@ -207,8 +207,13 @@ void RangeSession::profile_launches(const LaunchCall& call, GraphExec* graph, st
     hand_over_launch();
     return;  // EXIT closes the range and releases the lock
   }
-  if (profiler->pending.empty()) profiler->oldest_pending = Clock::now();
-  for (auto& pending : launches) profiler->pending.push_back(std::move(pending));
+  // Auto range ranges every launch of a started profiler; a stopped one starts only for a
+  // selected launch, and an unselected one runs unranged.
+  if (!profiler->stopped || selected > 0) {
+    start_batch(*profiler);
+    if (profiler->pending.empty()) profiler->oldest_pending = Clock::now();
+    for (auto& pending : launches) profiler->pending.push_back(std::move(pending));
+  }
   hand_over_launch();
 }
 

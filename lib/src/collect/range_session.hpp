@@ -123,7 +123,10 @@ class RangeSession final : public Session {
   bool resume(ContextProfiler& profiler, std::size_t launches);
   void enable_profiler(ContextProfiler& profiler);
   void configure_and_start(ContextProfiler& profiler);
+  // User replay: the batch stopped and decoded; Start waits for the next ranged launch
+  // (start_batch). RESTART false: the profiler is disabled next (it stays as it is).
   void flush_batch(ContextProfiler& profiler, bool restart = true);
+  void start_batch(ContextProfiler& profiler);  // a stopped profiler started for a launch's range
   void stop_and_decode(ContextProfiler& profiler);  // user replay: the batch's pass submitted, decoded
   void disable_profiler(ContextProfiler& profiler);
   void reinitialize_image(ContextProfiler& profiler);

@@ -144,6 +144,10 @@ struct ContextProfiler {
   // the launches' times (user_range_time.hpp); one empty range per batch.
   std::optional<double> range_work_ns;
   bool paused = false;   // disabled between profiled regions or turns: launches run at full speed
+  // User replay: the last batch stopped and decoded, the profiler enabled but not started; the
+  // next launch it ranges starts it (start_batch). A flush pays no Start for launches that may
+  // never come: a budget run's steps after its kernels are profiled.
+  bool stopped = false;
   bool retired = false;  // disabled for good (--launch-count reached, context destroyed)
   Clock::time_point busy_until{};  // another tool held the counters at the last Start
 };

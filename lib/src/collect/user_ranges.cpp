@@ -43,6 +43,7 @@ std::optional<std::size_t> user_range_index(CounterHost& host, const std::vector
 
 void RangeSession::push_range(ContextProfiler& p) {
   const auto started = Clock::now();
+  start_batch(p);  // the callers start it first (see measure_range_work): this only makes sure
   const std::string name = std::to_string(p.pending.size());
   backend.push_range(p.profiler, name);
   ++times.user_ranges;
@@ -95,6 +96,7 @@ void RangeSession::measure_range_work(ContextProfiler& p) {
                                     [](const PendingLaunch& pending) { return pending.measures_range_work; });
   if (measured) return;
   if (p.pending.size() + 2 > p.ranges_per_image) flush_batch(p);  // room for it and the launch's range
+  start_batch(p);  // before the batch's age starts: a Start may take hundreds of ms
   if (p.pending.empty()) p.oldest_pending = Clock::now();
   push_range(p);
   pop_range(p, nullptr, false, false);
