@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
     CHECK(cudaEventCreate(&done));
     CHECK(cudaEventRecord(done));
     while (cudaEventQuery(done) != cudaSuccess) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    std::this_thread::sleep_for(std::chrono::milliseconds(150));  // queries decode batches older than 100 ms
+    std::this_thread::sleep_for(std::chrono::milliseconds(1100));  // queries decode batches a second old
     if (cudaEventQuery(done) != cudaSuccess) return 3;
     raise(SIGKILL);
   } else if (mode == "age-kill") {

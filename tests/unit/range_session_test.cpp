@@ -95,8 +95,8 @@ TEST(RangeSession, AWaitDecodesTheBatchAQueryOnlyAnOldOne) {
   h.launch("kern");
   h.session->on_sync(detail::SyncKind::query);  // a poll right after the launch: not yet
   EXPECT_TRUE(h.streamed.empty());
-  std::this_thread::sleep_for(std::chrono::milliseconds(120));
-  h.session->on_sync(detail::SyncKind::query);  // the batch is older than 100 ms
+  std::this_thread::sleep_for(std::chrono::milliseconds(1020));
+  h.session->on_sync(detail::SyncKind::query);  // the batch is a second old
   EXPECT_EQ(h.streamed.size(), 2u);
   h.launch("kern");
   h.session->on_sync(detail::SyncKind::wait);  // the app waited: decoded at once

@@ -14,10 +14,10 @@ extern thread_local bool inside_flush;
 
 namespace {
 
-// A successful query decodes the batch only once its first launch is this old: a polling loop
-// (PyTorch's NCCL watchdog queries events all the time) would otherwise cost a Stop and a
-// Start per poll.
-constexpr auto kQueryFlushAge = std::chrono::milliseconds(100);
+// A successful query decodes the batch only once its first launch is as old as a batch may get
+// (kMaxBatchAge): PyTorch's NCCL watchdog polls events all the time, and at 100 ms a
+// data-parallel step's profiled launches were cut into batches, a Start (~100 ms) each.
+constexpr auto kQueryFlushAge = kMaxBatchAge;
 constexpr std::chrono::milliseconds kReadWait{1000};
 
 // The session's lock for callers that may run in an exit or signal handler: waits at most
