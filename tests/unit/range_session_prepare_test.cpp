@@ -5,6 +5,9 @@
 // for long.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <thread>
 
@@ -34,7 +37,7 @@ TEST(RangeSessionPrepare, TheExactSessionAsksForContextsCreated) {
 TEST(RangeSessionPrepare, APreparedDeviceIsNotPreparedAgainAtTheFirstLaunch) {
   Harness h(exact());
   h.session->on_context_created(kContext);
-  ASSERT_TRUE(wait_until([&] { return h.backend.config_images.load() == 1; }));
+  ASSERT_TRUE(wait_until([&] { return h.backend.stops == 1; }));  // prepared, and started ahead
   h.launch("alpha");
   h.launch("alpha");
   const RunRecord run = finish(h);
@@ -194,6 +197,68 @@ TEST(RangeSessionPrepare, AContextDestroyedWhileItsDeviceIsPreparedWaitsForThePr
   release.join();
   EXPECT_GE(destroy_s, 0.05);
   EXPECT_EQ(h.backend.config_images.load(), 1);
+}
+
+// The first Start of a profiler object costs 300-800 ms on a GPU: made on the preparer's
+// thread, which stops it again; the first launch then starts it as a flush leaves it.
+TEST(RangeSessionPrepare, APreparedContextIsStartedAheadAndItsFirstLaunchPaysALaterStart) {
+  Harness h(exact());
+  h.session->on_context_created(kContext);
+  ASSERT_TRUE(wait_until([&] { return h.backend.stops == 1; }));
+  EXPECT_EQ(h.backend.enables, 1);
+  EXPECT_EQ(h.backend.starts, 1);
+  h.launch("alpha");
+  h.launch("beta");
+  const RunRecord run = finish(h);
+  EXPECT_EQ(h.names(run.launches), (std::vector<std::string>{"alpha", "beta"}));
+  EXPECT_TRUE(run.missed.empty());
+  EXPECT_EQ(h.backend.enables, 1);  // the object started ahead is the one used
+  EXPECT_EQ(h.backend.starts, 2);
+  const auto times = h.session->range_timings();
+  EXPECT_GT(times.started_ahead_s, 0.0);
+  EXPECT_NE(h.session->timings().find("the profiler started there (the first Start)"), std::string::npos);
+}
+
+// Another process's turn on the counters: nothing waits off the app's thread for it; the first
+// launch waits for its turn, as before.
+TEST(RangeSessionPrepare, WhileAnotherProcessHasTheCountersNothingIsStartedAhead) {
+  Harness first(exact());
+  first.launch("alpha");  // takes the GPU's turn and keeps it (its profiler runs)
+  const pid_t child = fork();  // record locks belong to a process
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    test::FakeRangeBackend backend;
+    detail::NvtxTracker nvtx;
+    CollectorOptions second = exact();
+    second.lock_dir = first.lock_dir;
+    detail::RangeSession session(second, {"fake__range_index"}, backend, nvtx, nullptr);
+    session.on_context_created(kContext);
+    const bool prepared = wait_until([&] { return backend.config_images.load() == 1; });
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    _exit(prepared && backend.enables == 0 && backend.set_ups == 1 ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the second process started its profiler ahead without its turn";
+}
+
+// Destroyed while (or before) its start ahead runs: no profiler is left enabled on it.
+TEST(RangeSessionPrepare, AContextDestroyedAroundItsStartAheadKeepsNoProfiler) {
+  for (int delay_ms : {0, 5, 30}) {
+    Harness h(exact());
+    h.backend.hold_support_check = true;
+    h.session->on_context_created(kContext);
+    ASSERT_TRUE(wait_until([&] { return h.backend.support_checks.load() == 1; }));
+    std::thread release([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+      h.backend.hold_support_check = false;
+    });
+    h.session->on_context_destroy(kContext);
+    release.join();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // a start ahead after it skips
+    EXPECT_EQ(h.backend.enables, h.backend.disables) << delay_ms;
+  }
 }
 
 }  // namespace

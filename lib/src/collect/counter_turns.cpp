@@ -7,10 +7,12 @@
 
 namespace limiter::detail {
 
-CounterLock& RangeSession::counter_lock(const ContextProfiler& p) {
-  auto& slot = counter_locks[p.device_uuid];
+CounterLock& RangeSession::counter_lock(const ContextProfiler& p) { return counter_lock(p.device_uuid); }
+
+CounterLock& RangeSession::counter_lock(const std::string& device_uuid) {
+  auto& slot = counter_locks[device_uuid];
   if (!slot) {
-    slot = std::make_unique<CounterLock>(options.lock_dir, p.device_uuid);
+    slot = std::make_unique<CounterLock>(options.lock_dir, device_uuid);
     if (!slot->disabled_reason().empty())
       std::fprintf(stderr, "limiter: warning: %s; processes on this GPU are not serialised\n",
                    slot->disabled_reason().c_str());

@@ -36,7 +36,9 @@ PreparedDevice prepare_device(RangeBackend& backend, CUdevice device, CUcontext 
   return out;
 }
 
-DevicePreparer::~DevicePreparer() {
+DevicePreparer::~DevicePreparer() { close_and_join(); }
+
+void DevicePreparer::close_and_join() noexcept {
   std::vector<std::thread> threads;
   {
     std::lock_guard lock(mutex_);
@@ -86,13 +88,17 @@ void DevicePreparer::run(CUdevice device, CUcontext context) noexcept {
     prepared.reset();
     LIMITER_TRACE("device %d: preparation lost: %s", static_cast<int>(device), e.what());
   }
+  const bool succeeded = prepared && !prepared->device_error && !prepared->config_error;
+  bool closed = false;
   {
     std::lock_guard lock(mutex_);
     Slot& slot = slots_.at(device);
     slot.result = std::move(prepared);
     slot.done = true;
+    closed = closed_;
   }
   done_.notify_all();
+  if (succeeded && !closed && on_prepared) on_prepared(device, context);  // counted as running: wait_idle waits
   --running_;
 }
 
@@ -111,11 +117,9 @@ std::optional<PreparedDevice> DevicePreparer::take(CUdevice device, double& wait
     throw SystemError("the device's profiling set-up (support check, description, config image) did not finish in " +
                       std::to_string(kPrepareTimeout.count()) + " s");
   }
-  std::optional<PreparedDevice> result = std::move(slot.result);
-  std::thread thread = std::move(slot.thread);
-  lock.unlock();
-  if (thread.joinable()) thread.join();  // done: only its return is left
-  return result;
+  // Its thread is joined at the end (the destructor): it may still run on_prepared, or be the
+  // caller.
+  return std::move(slot.result);
 }
 
 void DevicePreparer::close() noexcept {

@@ -29,6 +29,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <exception>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -78,6 +79,12 @@ class DevicePreparer {
   std::optional<PreparedDevice> take(CUdevice device, double& waited);
   // No preparation starts from now on (the session finished).
   void close() noexcept;
+  // Closed, and every preparer thread joined (on_prepared included).
+  void close_and_join() noexcept;
+  // Called on the preparer's thread once a preparation succeeded and was published (set before
+  // the first start): the session starts the context's profiler ahead (start_ahead). It may
+  // call take() for that device from there.
+  std::function<void(CUdevice, CUcontext)> on_prepared;
   // The app destroys CONTEXT: a preparation that made it current ends first (bounded by WAIT).
   void wait_for_context(CUcontext context, std::chrono::milliseconds wait) noexcept;
   // The process ends: waits at most WAIT for the preparers still running (they must not be

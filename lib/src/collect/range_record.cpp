@@ -45,10 +45,12 @@ RangeSession::RangeSession(const CollectorOptions& opts, std::vector<std::string
       lock_timeout(static_cast<std::int64_t>(opts.lock_timeout_s * 1000.0)),
       raw_dir(opts.raw_dir) {
   if (!raw_dir.empty()) open_raw_dir(raw_dir, raw_launches);
+  preparer.on_prepared = [this](CUdevice, CUcontext context) { start_ahead(context); };
 }
 
 RangeSession::~RangeSession() {
   stopping = true;
+  preparer.close_and_join();  // a start ahead may start the turn keeper
   if (turn_keeper.joinable()) turn_keeper.join();
 }
 
@@ -97,6 +99,7 @@ void RangeSession::on_sync(SyncKind kind) {
 void RangeSession::on_context_destroy(CUcontext context) {
   preparer.wait_for_context(context, std::chrono::seconds(5));  // a preparer made it current
   std::lock_guard lock(mutex);
+  destroyed_contexts.insert(context);
   auto it = contexts.find(context);
   if (it != contexts.end()) retire(*it->second);
   if (options.cache_control == "all") backend.release_l2_flush(context);

@@ -30,9 +30,10 @@ std::string RangeTimings::to_text() const {
   if (devices_prepared > 0) {
     std::snprintf(text, sizeof text,
                   "  set-up prepared off the app's thread (%llu devices): %.0f ms (support check and description %.0f ms, "
-                  "config image %.0f ms); the first launch waited %.0f ms for it\n",
+                  "config image %.0f ms); the first launch waited %.0f ms for it; the profiler started there "
+                  "(the first Start) %.0f ms\n",
                   static_cast<unsigned long long>(devices_prepared), (prepared_device_s + prepared_config_s) * 1e3,
-                  prepared_device_s * 1e3, prepared_config_s * 1e3, prepare_wait_s * 1e3);
+                  prepared_device_s * 1e3, prepared_config_s * 1e3, prepare_wait_s * 1e3, started_ahead_s * 1e3);
   } else {
     std::snprintf(text, sizeof text, "  set-up prepared off the app's thread: none (done at the first launch)\n");
   }

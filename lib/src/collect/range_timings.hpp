@@ -18,6 +18,9 @@ struct RangeTimings {
   double prepared_device_s = 0;      // support check (and profiler initialise), description
   double prepared_config_s = 0;      // counter host, config image, pass count
   double prepare_wait_s = 0;
+  // There too, once the device was prepared: the context set up, its profiler enabled, started
+  // (the costly first Start) and stopped (RangeSession::start_ahead).
+  double started_ahead_s = 0;
   double metadata_s = 0;       // our launch-ENTER work: names, attributes, capture check
   double launch_call_s = 0;    // from our ENTER to our EXIT: the driver's launch with CUPTI's range work
                                // (with kernel replay, the save/restore and the replays)
