@@ -56,8 +56,10 @@ class FakeRangeBackend final : public detail::RangeBackend {
   CUcontext current = nullptr;
 
   // Calls, for the tests to count.
-  int enables = 0, starts = 0, stops = 0, disables = 0, decodes = 0, pushes = 0, context_syncs = 0;
-  int set_ups = 0;  // counter_host calls: one per context set up (and per config built again)
+  // Atomic: a start ahead makes its calls on the preparer's thread while a test polls them.
+  std::atomic<int> enables{0}, starts{0}, stops{0}, disables{0}, decodes{0}, pushes{0}, context_syncs{0};
+  std::atomic<int> set_ups{0};
+  std::atomic<int> uuid_queries{0};  // the counters' lock is looked up by the device's UUID  // counter_host calls: one per context set up (and per config built again)
   int availability_queries = 0;
   // --cache-control all: flushes, and pushes that came right after one (the launch's own range).
   int l2_flushes = 0, l2_releases = 0, pushes_after_flush = 0;
@@ -70,7 +72,10 @@ class FakeRangeBackend final : public detail::RangeBackend {
   }
 
   CUdevice device_of(CUcontext) override { return 0; }
-  std::string device_uuid(CUdevice) override { return "GPU-fake"; }
+  std::string device_uuid(CUdevice) override {
+    ++uuid_queries;
+    return "GPU-fake";
+  }
   void check_supported(CUdevice) override {
     ++support_checks;
     while (hold_support_check.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -171,6 +176,7 @@ class FakeRangeBackend final : public detail::RangeBackend {
   }
   void pop_range(detail::RangeObject* object) override {
     auto& state = started_[objects_.at(id(object))];
+    if (!state.running) throw detail::CuptiError("cuptiRangeProfilerPopRange: not started", CUPTI_ERROR_INVALID_OPERATION);
     state.recorded.push_back({state.open_name, next_range_++});
   }
   std::size_t decode(detail::RangeObject* object) override {

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <thread>
 
+#include "collect/counter_lock.hpp"
 #include "range_session_harness.hpp"
 #include "wait_until.hpp"
 
@@ -233,14 +234,68 @@ TEST(RangeSessionPrepare, WhileAnotherProcessHasTheCountersNothingIsStartedAhead
     second.lock_dir = first.lock_dir;
     detail::RangeSession session(second, {"fake__range_index"}, backend, nvtx, nullptr);
     session.on_context_created(kContext);
-    const bool prepared = wait_until([&] { return backend.config_images.load() == 1; });
+    // The start ahead looked the counters' lock up (by the device's UUID), and found it taken.
+    const bool looked = wait_until([&] { return backend.uuid_queries.load() >= 1; });
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    _exit(prepared && backend.enables == 0 && backend.set_ups == 1 ? 0 : 1);
+    _exit(looked && backend.enables == 0 ? 0 : 1);
   }
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0) << "the second process started its profiler ahead without its turn";
+}
+
+// Whether another process gets DIR's GPU turn within WAIT (a child: record locks are a process's).
+bool another_process_gets_the_turn(const std::string& dir, std::chrono::milliseconds wait) {
+  const pid_t child = fork();
+  if (child == 0) {
+    detail::CounterLock lock(dir, "GPU-fake");
+    _exit(lock.acquire(wait) ? 0 : 1);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+// A turn taken ahead is handed over like any other: the turn keeper runs from it on.
+TEST(RangeSessionPrepare, ATurnTakenAheadIsHandedToAProcessThatWaits) {
+  Harness h(exact());
+  h.session->on_context_created(kContext);
+  ASSERT_TRUE(wait_until([&] { return h.backend.stops == 1; }));
+  EXPECT_FALSE(another_process_gets_the_turn(h.lock_dir, std::chrono::milliseconds(0)));
+  EXPECT_TRUE(another_process_gets_the_turn(h.lock_dir, std::chrono::milliseconds(3000)));  // after kMinTurn
+}
+
+// Kernel replay (several passes): nothing started ahead, and the turn is not kept.
+TEST(RangeSessionPrepare, UnderKernelReplayOnlyTheSetUpIsAheadAndTheTurnIsFree) {
+  Harness h(exact());
+  h.backend.passes = 2;
+  h.session->on_context_created(kContext);
+  ASSERT_TRUE(wait_until([&] { return h.backend.uuid_queries.load() >= 2; }));  // the lock, then set_up
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(h.backend.enables, 0);
+  EXPECT_TRUE(another_process_gets_the_turn(h.lock_dir, std::chrono::milliseconds(0)));
+  h.launch("alpha");
+  const RunRecord run = finish(h);
+  EXPECT_EQ(run.launches.size(), 1u);
+  EXPECT_EQ(h.backend.enables, 1);
+}
+
+// A profiler started ahead is not "running" to the launches before the first selected one: 64
+// unselected launches neither pause it nor end a budgets-then-sampling phase.
+TEST(RangeSessionPrepare, LaunchesBeforeTheFirstSelectedOneDoNotEndThePhase) {
+  CollectorOptions options = exact();
+  options.kernel_regex = "gemm";
+  options.per_kernel_count = 3;
+  Harness h(options, /*ends_when_budgets_spent=*/true);
+  h.session->on_context_created(kContext);
+  ASSERT_TRUE(wait_until([&] { return h.backend.stops == 1; }));
+  for (int i = 0; i < 64; ++i) h.launch("elementwise");
+  EXPECT_FALSE(h.session->phase_over());
+  for (int i = 0; i < 3; ++i) h.launch("gemm");
+  const RunRecord run = finish(h);
+  EXPECT_EQ(h.names(run.launches), (std::vector<std::string>{"gemm", "gemm", "gemm"}));
+  EXPECT_EQ(h.backend.enables, 1);  // the object started ahead is the one used
 }
 
 // Destroyed while (or before) its start ahead runs: no profiler is left enabled on it.

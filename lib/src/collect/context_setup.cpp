@@ -67,7 +67,7 @@ void RangeSession::prepare_ahead(CUcontext context) noexcept {
 
 void RangeSession::on_context_created(CUcontext context) {
   {
-    std::lock_guard lock(mutex);
+    std::lock_guard lock(destroyed_mutex);
     destroyed_contexts.erase(context);  // a new context at a destroyed one's address
   }
   prepare_ahead(context);
@@ -76,23 +76,33 @@ void RangeSession::on_context_created(CUcontext context) {
 // The first Start of a profiler object costs 300-800 ms, later ones ~45 ms (H100, CUDA 13.0,
 // 2026-11-26: 344 ms in a plain CUDA app, 638 ms in a torchrun rank, 820 ms in an LLM decode
 // loop). Started here and stopped at once, the profiler waits for its first launch in the
-// state a flush leaves it in (ContextProfiler::stopped). Nothing waits here: a launch in
-// progress (the session's lock busy) or another process's turn on the counters leaves it to
-// the first launch, as before.
+// state a flush leaves it in (ContextProfiler::stopped, fresh). Nothing waits here: a launch
+// in progress (the session's lock busy) or another process's turn on the counters leaves it
+// to the first launch, as before. Only the process's first context: the session's lock is held
+// through the Start, and another context's launches would wait for it.
 void RangeSession::start_ahead(CUcontext context) noexcept {
+  {
+    std::lock_guard destroyed(destroyed_mutex);
+    if (destroyed_contexts.count(context)) return;
+  }
   std::unique_lock lock(mutex, std::try_to_lock);
-  if (!lock.owns_lock() || stopping.load() || !active() || contexts.count(context) || failed_contexts.count(context) ||
-      destroyed_contexts.count(context))
+  if (!lock.owns_lock() || stopping.load() || finishing || budgets_spent_.load() || !active() || !contexts.empty() ||
+      failed_contexts.count(context))
     return;
+  {
+    std::lock_guard destroyed(destroyed_mutex);  // on_context_destroy marks it before it takes the lock
+    if (destroyed_contexts.count(context)) return;
+  }
   const auto started = Clock::now();
   const RangeTimings before = times;
-  bool pushed = false;
+  bool pushed = false, started_ahead = false;
   try {
     auto& turn = counter_lock(backend.device_uuid(backend.device_of(context)));
     if (!turn.held() && !turn.acquire(std::chrono::milliseconds(0))) {
       LIMITER_TRACE("context %p: not started ahead: another process has the counters", static_cast<void*>(context));
       return;
     }
+    start_turn_keeper(turn);  // a turn held while the app waits elsewhere is handed over
     backend.push_context(context);
     pushed = true;
     ContextProfiler* p = context_profiler(context, 0);
@@ -100,20 +110,21 @@ void RangeSession::start_ahead(CUcontext context) noexcept {
       try {
         backend.stop(p->profiler);
         p->stopped = true;
+        p->fresh = true;
+        started_ahead = true;
       } catch (const std::exception& e) {  // the first launch starts a new one
         LIMITER_TRACE("context %p: Stop after the start ahead: %s", static_cast<void*>(context), e.what());
         p->stopped = true;
         pause(*p);
       }
     } else if (p && p->paused) {
-      end_turn(*p);  // kernel replay: the first launch starts it
+      end_turn(*p);  // kernel replay, or no turn: the first launch starts it
     }
   } catch (const std::exception& e) {  // the first launch tries again, and says what fails
     LIMITER_TRACE("context %p: not started ahead: %s", static_cast<void*>(context), e.what());
   }
   if (pushed) backend.pop_context();
   // Off the app's thread: not the launches' cost.
-  times.started_ahead_s += seconds_since(started);
   times.set_up_s = before.set_up_s;
   times.set_up_device_s = before.set_up_device_s;
   times.set_up_availability_s = before.set_up_availability_s;
@@ -122,7 +133,9 @@ void RangeSession::start_ahead(CUcontext context) noexcept {
   times.enable_s = before.enable_s;
   times.set_config_s = before.set_config_s;
   times.start_s = before.start_s;
-  LIMITER_TRACE("context %p: started ahead in %.1f ms", static_cast<void*>(context), seconds_since(started) * 1e3);
+  if (started_ahead) times.started_ahead_s += seconds_since(started);
+  LIMITER_TRACE("context %p: %s in %.1f ms", static_cast<void*>(context), started_ahead ? "started ahead" : "set up ahead",
+                seconds_since(started) * 1e3);
 }
 
 void RangeSession::set_up(ContextProfiler& p) {

@@ -33,8 +33,12 @@ bool RangeSession::take_turn(ContextProfiler& p, std::size_t launches) {
   }
   lock_starved = false;
   times.turn_wait_s += seconds_since(wait_started);
-  if (!turn_keeper.joinable() && lock.disabled_reason().empty()) turn_keeper = std::thread([this] { keep_turns_fair(); });
+  start_turn_keeper(lock);
   return true;
+}
+
+void RangeSession::start_turn_keeper(const CounterLock& lock) {
+  if (!turn_keeper.joinable() && lock.disabled_reason().empty()) turn_keeper = std::thread([this] { keep_turns_fair(); });
 }
 
 // After a profiler stopped: the turn ends once no context of the process runs on the device.

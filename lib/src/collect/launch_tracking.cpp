@@ -115,7 +115,8 @@ void RangeSession::on_launch(const LaunchCall& call) {
     launch_call_start = Clock::now();  // replaced below once our work is done
     std::size_t selected = 0;
     const auto existing = contexts.find(call.context);
-    const bool running = existing != contexts.end() && !existing->second->paused && !existing->second->retired;
+    const bool running = existing != contexts.end() && !existing->second->paused && !existing->second->retired &&
+                         !existing->second->fresh;
     for (auto& pending : launches) {
       // The configuration string only for per-kernel budgets: this runs for every launch.
       std::string configuration;

@@ -136,6 +136,7 @@ void RangeSession::flush_batch(ContextProfiler& p, bool restart) {
 }
 
 void RangeSession::start_batch(ContextProfiler& p) {
+  p.fresh = false;
   if (!p.stopped) return;
   try {
     configure_and_start(p);  // SetConfig (~0 ms on an H100) and Start
@@ -167,6 +168,7 @@ void RangeSession::stop_and_decode(ContextProfiler& p) {
   }
   const auto started = Clock::now();
   backend.stop(p.profiler);
+  p.stopped = true;  // also where the decode below fails: disabled without another Stop
   times.stop_s += seconds_since(started);
   ++times.batches;
   decode(p);
@@ -211,6 +213,7 @@ void RangeSession::disable_profiler(ContextProfiler& p) {
   backend.disable(p.profiler);
   p.profiler = nullptr;
   p.stopped = false;
+  p.fresh = false;
   if (failure) std::rethrow_exception(failure);
 }
 

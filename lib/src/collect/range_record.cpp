@@ -50,7 +50,7 @@ RangeSession::RangeSession(const CollectorOptions& opts, std::vector<std::string
 
 RangeSession::~RangeSession() {
   stopping = true;
-  preparer.close_and_join();  // a start ahead may start the turn keeper
+  preparer.close_and_join();  // a start ahead may start the turn keeper (start_turn_keeper)
   if (turn_keeper.joinable()) turn_keeper.join();
 }
 
@@ -98,8 +98,11 @@ void RangeSession::on_sync(SyncKind kind) {
 
 void RangeSession::on_context_destroy(CUcontext context) {
   preparer.wait_for_context(context, std::chrono::seconds(5));  // a preparer made it current
+  {
+    std::lock_guard destroyed(destroyed_mutex);
+    destroyed_contexts.insert(context);
+  }
   std::lock_guard lock(mutex);
-  destroyed_contexts.insert(context);
   auto it = contexts.find(context);
   if (it != contexts.end()) retire(*it->second);
   if (options.cache_control == "all") backend.release_l2_flush(context);
@@ -217,6 +220,7 @@ void RangeSession::begin_after(RunRecord before, bool follows) {
 RunRecord RangeSession::finish() noexcept {
   preparer.close();
   std::lock_guard lock(mutex);
+  finishing = true;
   if (sampled_before_) {  // sampling first: the exact launches join their kernels' aggregates
     retire_all();
     RunRecord run = std::move(*sampled_before_);

@@ -148,6 +148,7 @@ class RangeSession final : public Session {
   // counter_turns.cpp
   void yield_if_others_wait(ContextProfiler& profiler);
   bool take_turn(ContextProfiler& profiler, std::size_t launches);
+  void start_turn_keeper(const CounterLock& lock);  // once the process holds a turn
   void end_turn(ContextProfiler& profiler);
   CounterLock& counter_lock(const ContextProfiler& profiler);
   CounterLock& counter_lock(const std::string& device_uuid);
@@ -167,7 +168,10 @@ class RangeSession final : public Session {
   mutable std::mutex mutex;  // held from a launch's ENTER callback to its EXIT, on the same thread
   std::map<CUcontext, std::unique_ptr<ContextProfiler>> contexts;
   std::map<CUcontext, FailedContext> failed_contexts;
-  std::set<CUcontext> destroyed_contexts;  // not to be started ahead (start_ahead) once gone
+  // Not to be started ahead (start_ahead) once gone; its own lock, taken in resource callbacks.
+  std::mutex destroyed_mutex;
+  std::set<CUcontext> destroyed_contexts;
+  bool finishing = false;  // finish() began: nothing is started ahead from then on
   // By function handle and context; its own lock, since launch callbacks read it before taking
   // the session's.
   std::mutex kernel_info_mutex;

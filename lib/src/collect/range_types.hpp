@@ -148,6 +148,9 @@ struct ContextProfiler {
   // next launch it ranges starts it (start_batch). A flush pays no Start for launches that may
   // never come: a budget run's steps after its kernels are profiled.
   bool stopped = false;
+  // Started ahead (RangeSession::start_ahead) and no launch ranged yet: to the launches it is
+  // not running, as before it existed (no pause after unselected launches, no phase end).
+  bool fresh = false;
   bool retired = false;  // disabled for good (--launch-count reached, context destroyed)
   Clock::time_point busy_until{};  // another tool held the counters at the last Start
 };
