@@ -58,8 +58,8 @@ class FakeRangeBackend final : public detail::RangeBackend {
   // Calls, for the tests to count.
   // Atomic: a start ahead makes its calls on the preparer's thread while a test polls them.
   std::atomic<int> enables{0}, starts{0}, stops{0}, disables{0}, decodes{0}, pushes{0}, context_syncs{0};
-  std::atomic<int> set_ups{0};
-  std::atomic<int> uuid_queries{0};  // the counters' lock is looked up by the device's UUID  // counter_host calls: one per context set up (and per config built again)
+  std::atomic<int> set_ups{0};  // counter_host calls: one per context set up (and per config built again)
+  std::atomic<int> uuid_queries{0};  // the counters' lock is looked up by the device's UUID
   int availability_queries = 0;
   // --cache-control all: flushes, and pushes that came right after one (the launch's own range).
   int l2_flushes = 0, l2_releases = 0, pushes_after_flush = 0;

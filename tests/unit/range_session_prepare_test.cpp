@@ -274,7 +274,8 @@ TEST(RangeSessionPrepare, UnderKernelReplayOnlyTheSetUpIsAheadAndTheTurnIsFree) 
   ASSERT_TRUE(wait_until([&] { return h.backend.uuid_queries.load() >= 2; }));  // the lock, then set_up
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   EXPECT_EQ(h.backend.enables, 0);
-  EXPECT_TRUE(another_process_gets_the_turn(h.lock_dir, std::chrono::milliseconds(0)));
+  // Released by the preparer's thread (a paused context's turn is never handed over otherwise).
+  EXPECT_TRUE(another_process_gets_the_turn(h.lock_dir, std::chrono::milliseconds(2000)));
   h.launch("alpha");
   const RunRecord run = finish(h);
   EXPECT_EQ(run.launches.size(), 1u);

@@ -54,6 +54,25 @@ TEST(RangeSession, AFlushStartsTheProfilerAgainOnlyForTheNextRangedLaunch) {
   EXPECT_EQ(h.backend.stops, 2);  // the fake throws at a Stop of a stopped profiler
 }
 
+// A batch whose decode fails after its Stop is counted as missed, with the error, and never
+// matched to the next batch's ranges.
+TEST(RangeSession, ABatchWhoseDecodeFailsIsMissedAndTheNextKeepsItsOwnRanges) {
+  Harness h(exact());
+  h.launch("alpha");
+  h.launch("beta");
+  h.backend.failing_decodes = true;
+  EXPECT_THROW(h.session->flush(), std::exception);
+  h.backend.failing_decodes = false;
+  h.launch("gamma");
+  h.launch("delta");
+  const RunRecord run = finish(h);
+  ASSERT_EQ(h.names(run.launches), (std::vector<std::string>{"gamma", "delta"}));
+  EXPECT_EQ(run.launches[0].counter("fake__range_index"), 2.0);  // gamma's own range, not alpha's
+  ASSERT_EQ(run.missed.size(), 1u);
+  EXPECT_EQ(run.missed[0].launches, 2u);
+  EXPECT_NE(run.missed[0].reason.find("cuptiRangeProfilerDecodeData"), std::string::npos) << run.missed[0].reason;
+}
+
 // Under budgets (user range) the steps after every kernel is profiled start nothing; a kernel
 // first seen later starts the profiler for its own range.
 TEST(RangeSession, UnderBudgetsSpentKernelsStartNothingAfterAFlush) {

@@ -53,7 +53,8 @@ void RangeSession::end_turn(ContextProfiler& p) {
 void RangeSession::yield_if_others_wait(ContextProfiler& p) {
   if (p.paused || p.retired) return;
   auto& lock = counter_lock(p);
-  if (lock.held_for() < kMinTurn || !lock.others_waiting()) return;
+  // A profiler started ahead and not used yet hands over at once: its process may never profile.
+  if ((lock.held_for() < kMinTurn && !p.fresh) || !lock.others_waiting()) return;
   LIMITER_TRACE("another process waits for the counters: yielding");
   ++times.turns_yielded;
   const auto started = Clock::now();

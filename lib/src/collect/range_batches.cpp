@@ -171,7 +171,15 @@ void RangeSession::stop_and_decode(ContextProfiler& p) {
   p.stopped = true;  // also where the decode below fails: disabled without another Stop
   times.stop_s += seconds_since(started);
   ++times.batches;
-  decode(p);
+  try {
+    decode(p);
+  } catch (const std::exception& e) {  // the batch is lost: counted, never matched to a later batch's ranges
+    std::uint64_t kept = 0;
+    for (const auto& pending : p.pending) kept += pending.keep ? 1 : 0;
+    p.pending.clear();
+    miss(MissReason::error, kept, e.what());
+    throw;
+  }
   if (p.ranges_consumed > 0) {
     keep_raw_image(p);
     ++p.images_written;
