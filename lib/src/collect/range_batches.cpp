@@ -110,22 +110,17 @@ void RangeSession::configure_and_start(ContextProfiler& p) {
 }
 
 // User replay: the ranges of a batch become readable once its pass is submitted by Stop.
-// The profiler is started again only for the next launch it ranges (start_batch): Start costs
-// ~45 ms with PyTorch loaded and ~470 ms in a torchrun rank with NCCL's kernels loaded (H100,
+// Stop leaves the profiler stopped (stop_and_decode), started again only for the next launch it
+// ranges (start_batch): a Start costs ~45 ms, 75-110 ms in a torchrun rank (H100/H200,
 // 2026-11-26), and after a budget run's kernels are profiled no launch may need it again.
 // A batch that cannot be stopped or started again pauses the context (its launches counted as
 // missed, with the error): its next selected launch starts a new profiler object, where the
 // old one would fail at every launch (--per-kernel-count 3 lost 487 launches so on an H200).
 void RangeSession::flush_batch(ContextProfiler& p, bool restart) {
   if (p.retired || p.paused || !p.user_replay || p.stopped || (p.pending.empty() && restart)) return;
-  if (!restart) {
-    stop_and_decode(p);
-    p.stopped = true;
-    return;
-  }
+  if (!restart) return stop_and_decode(p);
   try {
     stop_and_decode(p);
-    p.stopped = true;
   } catch (...) {
     try {
       stop_for_now(p);
@@ -173,11 +168,8 @@ void RangeSession::stop_and_decode(ContextProfiler& p) {
   ++times.batches;
   try {
     decode(p);
-  } catch (const std::exception& e) {  // the batch is lost: counted, never matched to a later batch's ranges
-    std::uint64_t kept = 0;
-    for (const auto& pending : p.pending) kept += pending.keep ? 1 : 0;
-    p.pending.clear();
-    miss(MissReason::error, kept, e.what());
+  } catch (const std::exception& e) {  // never matched to a later batch's ranges
+    lose_batch(p, e.what());
     throw;
   }
   if (p.ranges_consumed > 0) {
@@ -212,10 +204,7 @@ void RangeSession::disable_profiler(ContextProfiler& p) {
       if (p.ranges_consumed > 0) ++p.images_written;
     }
   } catch (const std::exception& e) {
-    std::uint64_t kept = 0;
-    for (const auto& pending : p.pending) kept += pending.keep ? 1 : 0;
-    p.pending.clear();
-    if (kept) miss(MissReason::error, kept, e.what());
+    lose_batch(p, e.what());
     failure = std::current_exception();
   }
   backend.disable(p.profiler);
@@ -223,6 +212,13 @@ void RangeSession::disable_profiler(ContextProfiler& p) {
   p.stopped = false;
   p.fresh = false;
   if (failure) std::rethrow_exception(failure);
+}
+
+void RangeSession::lose_batch(ContextProfiler& p, const std::string& error) {
+  std::uint64_t kept = 0;
+  for (const auto& pending : p.pending) kept += pending.keep ? 1 : 0;
+  p.pending.clear();
+  if (kept) miss(MissReason::error, kept, error);
 }
 
 void RangeSession::reinitialize_image(ContextProfiler& p) {

@@ -134,6 +134,8 @@ class RangeSession final : public Session {
   void start_batch(ContextProfiler& profiler);  // a stopped profiler started for a launch's range
   void stop_and_decode(ContextProfiler& profiler);  // user replay: the batch's pass submitted, decoded
   void disable_profiler(ContextProfiler& profiler);
+  // The batch's pending launches dropped, the selected ones counted as missed with ERROR.
+  void lose_batch(ContextProfiler& profiler, const std::string& error);
   void reinitialize_image(ContextProfiler& profiler);
   void decode(ContextProfiler& profiler);
   void complete(ContextProfiler& profiler, PendingLaunch&& pending, std::size_t range);
