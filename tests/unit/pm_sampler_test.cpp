@@ -101,7 +101,7 @@ TEST(PmSampler, AnOverflowEndsSamplingCountsWhatNeverArrivedAndNamesTheFix) {
 
 TEST(PmSampler, AFreshImageSaidFullWithNoSampleIsMadeAgainAndDecodedAgain) {
   test::FakePmSamplingBackend backend;
-  backend.spurious_full = 2;  // fewer than the retries: nothing lost
+  backend.spurious_full = 10;  // fewer than the retries (the GPU met 4 in a row): nothing lost
   backend.take_sample(0, 100, {1, 1});
   backend.take_sample(100, 200, {1, 1});
   Received received;
@@ -110,7 +110,7 @@ TEST(PmSampler, AFreshImageSaidFullWithNoSampleIsMadeAgainAndDecodedAgain) {
   EXPECT_EQ(sampler.error(), "");
   EXPECT_EQ(sampler.samples(), 2u);
   EXPECT_EQ(sampler.samples_lost(), 0u);
-  EXPECT_EQ(sampler.times().empty_full_retries, 2u);
+  EXPECT_EQ(sampler.times().empty_full_retries, 10u);
 }
 
 TEST(PmSampler, AnImageAlwaysSaidFullWithNoSampleEndsSamplingWithAMessage) {
@@ -120,9 +120,10 @@ TEST(PmSampler, AnImageAlwaysSaidFullWithNoSampleEndsSamplingWithAMessage) {
   PmSampler sampler(backend, options(), 0, gh100(), nullptr);
   ASSERT_TRUE(wait_until([&] { return !sampler.error().empty(); }));
   sampler.stop();
-  EXPECT_NE(sampler.error().find("reported an empty image full"), std::string::npos);
+  EXPECT_NE(sampler.error().find("empty images full in a row"), std::string::npos);
+  EXPECT_NE(sampler.error().find("--sampling-interval"), std::string::npos);
   EXPECT_EQ(sampler.samples(), 0u);
-  EXPECT_EQ(sampler.times().empty_full_retries, 3u);  // the retries, then the message
+  EXPECT_EQ(sampler.times().empty_full_retries, 64u);  // the retries, then the message
 }
 
 TEST(PmSampler, APlanOfTwoPassesIsRefusedBeforeTheHardwareIsTouched) {

@@ -157,19 +157,21 @@ bool PmSampler::decode_once() {
                static_cast<unsigned long long>(decoded_total_ - before), decoded_, static_cast<unsigned long long>(decoded_total_));
     if (!decode.image_full) return true;
     if (decoded_total_ == before && decoded_ == 0 && ++empty_full_in_a_row_ <= kEmptyFullRetries) {
-      // A fresh image reported full without taking a sample (once in a device suite's run, H100,
-      // 2026-11-26): initialised again and decoded again at the next period, a few times, before
-      // giving up.
+      // A fresh image reported full without taking a sample (the decoder behind the GPU, H100,
+      // 2026-11-26): initialised again and decoded again at the next period (at once after Stop)
+      // until samples come again, within kEmptyFullRetries.
       ++times_.empty_full_retries;
-      LIMITER_TRACE("pm: a fresh image was reported full with no sample; initialising it again (%d)", empty_full_in_a_row_);
+      LIMITER_TRACE("pm: a fresh image was reported full with no sample (its decode %.1f ms); initialising it again (%d)",
+                    seconds_since(t0) * 1e3, empty_full_in_a_row_);
       reinitialize_image(filling_);
       if (hardware_stopped_) continue;  // draining after Stop: nothing more will come to wait for
       return true;
     }
     if (decoded_total_ == before && decoded_ == 0) {
       // Still so after the retries: decoding again would do the same.
-      fail("CUPTI's PM-sampling decode reported an empty image full; samples after " + std::to_string(decoded_total_) +
-           " are lost");
+      fail("CUPTI's PM-sampling decode reported " + std::to_string(kEmptyFullRetries) +
+           " empty images full in a row; samples after " + std::to_string(decoded_total_) + " are lost: " +
+           interval_fix(options_.interval_ns));
       return false;
     }
     hand_over();

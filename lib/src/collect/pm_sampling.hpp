@@ -128,7 +128,12 @@ class PmSampler {
   // 3 of 4 runs reported the loss after 15 s instead (7,325-11,712 of ~16,000 samples decoded),
   // then 17 of 17 passed; not understood.
   static constexpr std::chrono::seconds kDrainLimit{15};
-  static constexpr int kEmptyFullRetries = 3;
+  // Fresh images reported full with no sample, in a row, before giving up. A decoder behind the
+  // GPU met runs of them and then samples again (3 in a row, then 1,000 samples after a 4,809-sample
+  // hole; SamplingGpu.InProcessApiBudgetsThenSampling, H100, 2026-11-26), and one run gave up at
+  // the fourth when the bound was 3. Each stands for at most an image's worth of samples, counted
+  // in the hole before the next sample.
+  static constexpr int kEmptyFullRetries = 64;
   std::chrono::steady_clock::time_point drain_started_;
   PmSamplerTimes times_;
   std::atomic<bool> stop_requested_{false};
