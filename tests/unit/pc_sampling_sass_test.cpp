@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 
 #include "limiter/stall_sass.hpp"
 #include "test_data.hpp"
@@ -83,29 +84,95 @@ TEST(PcSamplingSass, TheHotPcsGetTheirInstructions) {
   std::filesystem::remove_all(dir);
 }
 
-TEST(PcSamplingSass, ACubinsFunctionsAreFoundByNameWithTheirSymbolIndices) {
+TEST(PcSamplingSass, ACubinsFunctionsAreFoundByNameWithTheirSymbolIndicesAndCode) {
   // nvcc -lineinfo -O3 -arch=sm_90 -cubin of tests/data/stalls/stall_probe.cu (CUDA 13.0).
-  const auto symbols = cubin_function_symbols(testing::kData + "/stalls/stall_probe.sm_90.cubin");
-  ASSERT_EQ(symbols.count("_Z5chasePKjPjii"), 1u);
-  ASSERT_EQ(symbols.count("_Z7barrierPfi"), 1u);
-  EXPECT_NE(symbols.at("_Z5chasePKjPjii"), symbols.at("_Z7barrierPfi"));
-  EXPECT_GT(symbols.at("_Z7barrierPfi"), 0u);  // index 0 is ELF's null symbol
-  EXPECT_TRUE(cubin_function_symbols(testing::kData + "/stalls/stall_probe.cu").empty());  // not ELF
-  EXPECT_TRUE(cubin_function_symbols("/nonexistent.cubin").empty());
+  const CubinFunctions cubin = read_cubin_functions(testing::kData + "/stalls/stall_probe.sm_90.cubin");
+  EXPECT_EQ(cubin.sm, 90);
+  ASSERT_EQ(cubin.functions.count("_Z5chasePKjPjii"), 1u);
+  ASSERT_EQ(cubin.functions.count("_Z7barrierPfi"), 1u);
+  const auto& chase = cubin.functions.at("_Z5chasePKjPjii");
+  const auto& barrier = cubin.functions.at("_Z7barrierPfi");
+  EXPECT_NE(chase.symbol, barrier.symbol);
+  EXPECT_GT(barrier.symbol, 0u);  // index 0 is ELF's null symbol
+  EXPECT_EQ(chase.code.size(), 0x780u);  // the symbols' sizes, whole 16-byte instructions
+  EXPECT_EQ(barrier.code.size(), 0x800u);
+  EXPECT_NE(chase.code, barrier.code);
+  EXPECT_TRUE(read_cubin_functions(testing::kData + "/stalls/stall_probe.cu").functions.empty());  // not ELF
+  EXPECT_EQ(read_cubin_functions(testing::kData + "/stalls/stall_probe.cu").sm, 0);
+  EXPECT_TRUE(read_cubin_functions("/nonexistent.cubin").functions.empty());
 }
 
-TEST(PcSamplingSass, OnlyTheHotFunctionsAreDisassembledAndAnNvdisasmWithoutTheOptionGetsTheWholeCubin) {
+// A stand-in nvdisasm at DIR/NAME that logs its arguments to DIR/args and prints RAW for a raw
+// binary (-b; it refuses -b when RAW is empty) and FUN (a file) otherwise.
+std::string fake_nvdisasm(const std::string& dir, const std::string& name, const std::string& raw, const std::string& fun) {
+  const std::string tool = dir + "/" + name;
+  std::ofstream(dir + "/raw-listing") << raw;
+  std::ofstream(tool) << "#!/bin/sh\necho \"$@\" >> '" << dir << "/args'\ncase \"$*\" in *\"-b \"*) "
+                      << (raw.empty() ? "exit 1" : "cat '" + dir + "/raw-listing'; exit 0") << ";; esac\ncat '" << fun
+                      << "'\n";
+  std::filesystem::permissions(tool, std::filesystem::perms::owner_all);
+  return tool;
+}
+
+std::string hex(std::uint64_t value) {
+  char text[24];
+  std::snprintf(text, sizeof text, "%04llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+TEST(PcSamplingSass, EveryHotFunctionGoesToOneNvdisasmAsARawBinaryAndBranchesPointIntoTheirFunction) {
+  char pattern[] = "/tmp/limiter-sass-XXXXXX";
+  const std::string dir = mkdtemp(pattern);
+  const std::string cubin = testing::kData + "/stalls/stall_probe.sm_90.cubin";
+  for (std::uint64_t crc : {1, 2}) std::filesystem::copy_file(cubin, std::filesystem::path(dir) / cubin_file_name(crc));
+  // Back to back in CRC and name order: chase (0x780 bytes), then barrier (0x800), per cubin.
+  const std::uint64_t barrier1 = 0x780, chase2 = 0xf80, barrier2 = 0x1700;
+  const std::string raw = "\t.headerflags\t@\"EF_CUDA_SM90\"\n"
+                          "        /*0000*/                   LDC R1, c[0x0][0x28] ;\n"
+                          "        /*" + hex(barrier1 + 0x90) + "*/                   LDG.E R7, desc[UR6][R2.64] ;\n"
+                          "        /*" + hex(barrier1 + 0xb0) + "*/              @!P0 BRA 0x" + hex(barrier1 + 0x40) + " ;\n"
+                          "        /*" + hex(barrier1 + 0xc0) + "*/                   CALL.REL.NOINC 0x" + hex(chase2) + " ;\n"
+                          "        /*" + hex(chase2 + 0x10) + "*/                   S2R R5, SR_CTAID.X ;\n"
+                          "        /*" + hex(barrier2 + 0xb0) + "*/                   BSSY B0, 0x" + hex(barrier2 + 0x7f0) + " ;\n";
+  const std::string tool = fake_nvdisasm(dir, "fake-nvdisasm", raw, testing::kData + "/stalls/stall_probe.nvdisasm.txt");
+  StallInfo info;
+  const std::vector<std::tuple<std::uint64_t, std::string, std::uint64_t>> hot = {
+      {1, "_Z5chasePKjPjii", 0x0}, {1, "_Z7barrierPfi", 0x90}, {1, "_Z7barrierPfi", 0xb0}, {1, "_Z7barrierPfi", 0xc0},
+      {2, "_Z5chasePKjPjii", 0x10}, {2, "_Z7barrierPfi", 0xb0}};
+  for (const auto& [crc, name, offset] : hot) {
+    KernelStalls kernel;
+    kernel.mangled_name = name;
+    kernel.cubin_crc = crc;
+    kernel.hot_pcs = {HotPc{}};
+    kernel.hot_pcs[0].pc_offset = offset;
+    info.kernels.push_back(kernel);
+  }
+  EXPECT_EQ(fill_sass(info, {dir}, tool), "");
+  EXPECT_EQ(read(dir + "/args").find("-c -b SM90 "), 0u) << read(dir + "/args");
+  EXPECT_EQ(read(dir + "/args").find('\n'), read(dir + "/args").size() - 1) << "one nvdisasm for both cubins";
+  EXPECT_EQ(info.kernels[0].hot_pcs[0].sass, "LDC R1, c[0x0][0x28]");
+  EXPECT_EQ(info.kernels[1].hot_pcs[0].sass, "LDG.E R7, desc[UR6][R2.64]");
+  EXPECT_EQ(info.kernels[2].hot_pcs[0].sass, "@!P0 BRA 0x40");  // the function's own offset
+  EXPECT_EQ(info.kernels[3].hot_pcs[0].sass, "CALL.REL.NOINC 0x" + hex(chase2));  // not into its function: as printed
+  EXPECT_EQ(info.kernels[4].hot_pcs[0].sass, "S2R R5, SR_CTAID.X");
+  EXPECT_EQ(info.kernels[5].hot_pcs[0].sass, "BSSY B0, 0x7f0");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(PcSamplingSass, AnNvdisasmWithoutRawBinariesGetsTheHotFunctionsAndWithoutThatTooTheWholeCubin) {
   char pattern[] = "/tmp/limiter-sass-XXXXXX";
   const std::string dir = mkdtemp(pattern);
   const std::string cubin = testing::kData + "/stalls/stall_probe.sm_90.cubin";
   std::filesystem::copy_file(cubin, std::filesystem::path(dir) / cubin_file_name(9));
-  const std::string index = std::to_string(cubin_function_symbols(cubin).at("_Z7barrierPfi"));
-  // A stand-in that logs its arguments and prints the probe's listing; the second refuses -fun.
+  const std::string index = std::to_string(read_cubin_functions(cubin).functions.at("_Z7barrierPfi").symbol);
+  // Stand-ins that log their arguments, refuse -b (an older nvdisasm) and print the probe's
+  // listing; the second refuses -fun too.
   const std::string log = dir + "/args", tool = dir + "/fake-nvdisasm", old_tool = dir + "/old-nvdisasm";
   const std::string listing = testing::kData + "/stalls/stall_probe.nvdisasm.txt";
-  std::ofstream(tool) << "#!/bin/sh\necho \"$@\" >> '" << log << "'\ncat '" << listing << "'\n";
-  std::ofstream(old_tool) << "#!/bin/sh\necho \"$@\" >> '" << log << "'\ncase \"$*\" in *-fun*) exit 1;; esac\ncat '"
-                          << listing << "'\n";
+  std::ofstream(tool) << "#!/bin/sh\necho \"$@\" >> '" << log << "'\ncase \"$*\" in *\"-b \"*) exit 1;; esac\ncat '"
+                      << listing << "'\n";
+  std::ofstream(old_tool) << "#!/bin/sh\necho \"$@\" >> '" << log
+                          << "'\ncase \"$*\" in *-fun*|*\"-b \"*) exit 1;; esac\ncat '" << listing << "'\n";
   for (const auto& path : {tool, old_tool}) std::filesystem::permissions(path, std::filesystem::perms::owner_all);
   StallInfo info;
   KernelStalls kernel;
@@ -125,14 +192,12 @@ TEST(PcSamplingSass, OnlyTheHotFunctionsAreDisassembledAndAnNvdisasmWithoutTheOp
   std::filesystem::remove_all(dir);
 }
 
-TEST(PcSamplingSass, ManyCubinsAreDisassembledEachOnceAndEveryKernelGetsItsSass) {
+TEST(PcSamplingSass, ManyCubinsRefusedAsARawBinaryAreDisassembledEachOnceAndEveryKernelGetsItsSass) {
   char pattern[] = "/tmp/limiter-sass-XXXXXX";
   const std::string dir = mkdtemp(pattern);
   const std::string cubin = testing::kData + "/stalls/stall_probe.sm_90.cubin";
-  const std::string log = dir + "/args", tool = dir + "/fake-nvdisasm";
-  std::ofstream(tool) << "#!/bin/sh\necho \"$@\" >> '" << log << "'\ncat '"
-                      << testing::kData + "/stalls/stall_probe.nvdisasm.txt" << "'\n";
-  std::filesystem::permissions(tool, std::filesystem::perms::owner_all);
+  const std::string log = dir + "/args";
+  const std::string tool = fake_nvdisasm(dir, "fake-nvdisasm", "", testing::kData + "/stalls/stall_probe.nvdisasm.txt");
   StallInfo info;
   for (std::uint64_t crc = 1; crc <= 12; ++crc) {  // more cubins than a small machine has cores
     std::filesystem::copy_file(cubin, std::filesystem::path(dir) / cubin_file_name(crc));
@@ -150,7 +215,7 @@ TEST(PcSamplingSass, ManyCubinsAreDisassembledEachOnceAndEveryKernelGetsItsSass)
   std::string line;
   int runs = 0;
   while (std::getline(lines, line)) ++runs;
-  EXPECT_EQ(runs, 12);  // one nvdisasm a cubin, both kernels in its -fun list
+  EXPECT_EQ(runs, 1 + 12);  // the raw binary refused, then one nvdisasm a cubin, both kernels in its -fun list
   std::filesystem::remove_all(dir);
 }
 

@@ -21,18 +21,32 @@ std::string cubin_file_name(std::uint64_t crc);
 using SassListing = std::map<std::string, std::map<std::uint64_t, std::string>>;
 SassListing parse_nvdisasm(const std::string& listing);
 
-// The function symbols of the cubin at PATH (an ELF file) by name, with their symbol indices
-// (what `nvdisasm -fun` takes); empty when it is not one.
-std::map<std::string, std::uint32_t> cubin_function_symbols(const std::string& path);
+// A function of a cubin: its ELF symbol index (what `nvdisasm -fun` takes) and its code bytes
+// (empty where the file does not hold them where its symbol says).
+struct CubinFunction {
+  std::uint32_t symbol = 0;
+  std::vector<std::uint8_t> code;
+};
+// The functions of the cubin at PATH (an ELF file) by mangled name, and the SM it was built for
+// (90 for sm_90; 0 when unknown); no function when it is not an ELF file.
+struct CubinFunctions {
+  int sm = 0;
+  std::map<std::string, CubinFunction> functions;
+};
+CubinFunctions read_cubin_functions(const std::string& path);
 
 // The nvdisasm to run: on PATH, else the toolkit's (/usr/local/cuda/bin); empty when none.
 std::string find_nvdisasm();
 
 // Fills the hot PCs' sass of INFO from the cubins found in DIRS (each a folder of
-// cubin_file_name files), disassembled by NVDISASM, a cubin a core, none started after BUDGET
-// (the app has ended and its user waits: ~1 s a cubin, hundreds in a large program). Returns what
-// could not be done, for the user ("" when every kernel's cubin was found and disassembled);
-// sass stays empty there.
+// cubin_file_name files), disassembled by NVDISASM. The hot functions' code goes to one nvdisasm
+// as a raw instruction binary per SM (`-b SM90`: the functions in CRC and name order, back to
+// back), since nvdisasm costs ~0.4 s a run whatever it reads (H200, 2026-11-27); a branch's
+// target is then the function's own offset. A cubin whose functions cannot be read so, or an
+// nvdisasm that refuses -b, gets `-fun` on its cubin (the whole cubin without it), a cubin a
+// core. No run starts after BUDGET (the app has ended and its user waits). Returns what could not
+// be done, for the user ("" when every kernel's cubin was found and disassembled); sass stays
+// empty there.
 std::string fill_sass(StallInfo& info, const std::vector<std::string>& dirs, const std::string& nvdisasm,
                       std::chrono::milliseconds budget = std::chrono::seconds(30));
 

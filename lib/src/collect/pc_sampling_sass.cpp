@@ -1,12 +1,12 @@
 // The hot PCs' SASS through nvdisasm (limiter/stall_sass.hpp).
 #include "limiter/stall_sass.hpp"
 
-#include <elf.h>
 #include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <charconv>
 #include <cinttypes>
 #include <cstring>
@@ -96,41 +96,6 @@ SassListing parse_nvdisasm(const std::string& listing) {
   return out;
 }
 
-std::map<std::string, std::uint32_t> cubin_function_symbols(const std::string& path) {
-  // A cubin is an ELF64 file: its symbol table names each function (STT_FUNC) by index, the
-  // number nvdisasm's -fun (--cuda-function-index) takes.
-  std::ifstream in(path, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::map<std::string, std::uint32_t> out;
-  auto fits = [&](std::uint64_t offset, std::uint64_t size) { return offset <= bytes.size() && size <= bytes.size() - offset; };
-  Elf64_Ehdr header;
-  if (!fits(0, sizeof header) || bytes.compare(0, SELFMAG, ELFMAG) != 0 || bytes[EI_CLASS] != ELFCLASS64) return out;
-  std::memcpy(&header, bytes.data(), sizeof header);
-  if (header.e_shentsize != sizeof(Elf64_Shdr) || !fits(header.e_shoff, std::uint64_t(header.e_shnum) * sizeof(Elf64_Shdr)))
-    return out;
-  auto section = [&](std::size_t i) {
-    Elf64_Shdr s;
-    std::memcpy(&s, bytes.data() + header.e_shoff + i * sizeof s, sizeof s);
-    return s;
-  };
-  for (std::size_t i = 0; i < header.e_shnum; ++i) {
-    const Elf64_Shdr symbols = section(i);
-    if (symbols.sh_type != SHT_SYMTAB || symbols.sh_entsize != sizeof(Elf64_Sym) || symbols.sh_link >= header.e_shnum ||
-        !fits(symbols.sh_offset, symbols.sh_size))
-      continue;
-    const Elf64_Shdr names = section(symbols.sh_link);
-    if (!fits(names.sh_offset, names.sh_size)) continue;
-    for (std::uint64_t n = 0; n < symbols.sh_size / sizeof(Elf64_Sym); ++n) {
-      Elf64_Sym symbol;
-      std::memcpy(&symbol, bytes.data() + symbols.sh_offset + n * sizeof symbol, sizeof symbol);
-      if (ELF64_ST_TYPE(symbol.st_info) != STT_FUNC || symbol.st_name >= names.sh_size) continue;
-      const char* name = bytes.data() + names.sh_offset + symbol.st_name;
-      out.emplace(std::string(name, strnlen(name, names.sh_size - symbol.st_name)), static_cast<std::uint32_t>(n));
-    }
-  }
-  return out;
-}
-
 std::string find_nvdisasm() {
   if (const char* path = std::getenv("PATH")) {
     std::istringstream dirs(path);
@@ -144,41 +109,53 @@ std::string find_nvdisasm() {
   return ::access(toolkit.c_str(), X_OK) == 0 ? toolkit : "";
 }
 
-std::string fill_sass(StallInfo& info, const std::vector<std::string>& dirs, const std::string& nvdisasm,
-                      std::chrono::milliseconds budget) {
-  // The hot kernels of each cubin, so that nvdisasm disassembles only them: a PyTorch cubin
-  // whole took nvdisasm over 20 s (H100, 2026-11-26).
-  std::map<std::uint64_t, std::set<std::string>> wanted;
-  for (const auto& kernel : info.kernels)
-    if (!kernel.hot_pcs.empty()) wanted[kernel.cubin_crc].insert(kernel.mangled_name);
-  // Each cubin on a thread of its own (nvdisasm still reads the whole file: ~1 s for each of a
-  // PyTorch program's 20 cubins, 124 for a JAX program; H100, 2026-11-26), a few at a time.
-  struct Job {
-    std::uint64_t crc = 0;
-    std::string path, only;
-    std::string output;
-    bool ok = false, started = false;
-  };
-  std::set<std::uint64_t> missing, failed;
-  std::vector<Job> jobs;
-  for (const auto& [crc, functions] : wanted) {
-    std::string path;
-    for (const auto& dir : dirs) {
-      const auto candidate = std::filesystem::path(dir) / cubin_file_name(crc);
-      if (std::filesystem::exists(candidate)) path = candidate.string();
+namespace {
+
+// nvdisasm -b prints a branch's target as an address in the raw file; the function's own offset
+// there (as its PCs are), from START, the function's place in the file, for the SIZE bytes it spans.
+std::string function_relative_targets(const std::string& text, std::uint64_t start, std::uint64_t size) {
+  std::string_view opcode(text);
+  if (opcode.starts_with('@')) opcode.remove_prefix(std::min(opcode.size(), opcode.find(' ') + 1));
+  opcode = opcode.substr(0, opcode.find_first_of(" ."));
+  static const std::set<std::string_view> kBranches = {"BRA", "BRX", "JMP", "JMX", "CALL", "BSSY", "SSY", "PBK", "PCNT"};
+  if (start == 0 || !kBranches.count(opcode)) return text;
+  std::string out;
+  std::size_t at = 0;
+  for (std::size_t hex; (hex = text.find("0x", at)) != std::string::npos;) {
+    std::size_t end = hex + 2;
+    while (end < text.size() && std::isxdigit(static_cast<unsigned char>(text[end]))) ++end;
+    std::uint64_t value = 0;
+    const bool operand = (hex == 0 || text[hex - 1] == ' ' || text[hex - 1] == ',') &&
+                         (end == text.size() || text[end] == ' ' || text[end] == ',');
+    out.append(text, at, hex - at);
+    if (operand && std::from_chars(text.data() + hex + 2, text.data() + end, value, 16).ptr == text.data() + end &&
+        value >= start && value < start + size) {
+      char relative[24];
+      std::snprintf(relative, sizeof relative, "0x%" PRIx64, value - start);
+      out += relative;
+    } else {
+      out.append(text, hex, end - hex);
     }
-    if (path.empty()) {
-      missing.insert(crc);
-      continue;
-    }
-    std::string indices;
-    const auto symbols = cubin_function_symbols(path);
-    for (const auto& function : functions)
-      if (const auto symbol = symbols.find(function); symbol != symbols.end())
-        indices += (indices.empty() ? "" : ",") + std::to_string(symbol->second);
-    // Without the symbols (not an ELF file we can read), the whole cubin.
-    jobs.push_back({crc, path, indices.empty() ? "" : " -fun " + indices, "", false, false});  // --cuda-function-index
+    at = end;
   }
+  return out + text.substr(at);
+}
+
+struct Piece {  // a hot function's place in a raw binary
+  std::uint64_t crc = 0;
+  std::string function;
+  std::uint64_t start = 0, size = 0;
+};
+
+// One nvdisasm run: a raw binary of hot functions (pieces) or one cubin (-fun or whole).
+struct Job {
+  std::vector<std::uint64_t> crcs;  // the cubins it stands for
+  std::string path, options, output;
+  std::vector<Piece> pieces;  // raw: where each function is
+  bool ok = false, started = false;
+};
+
+void run_jobs(std::vector<Job>& jobs, const std::string& nvdisasm, std::chrono::steady_clock::time_point deadline) {
   auto disassemble = [&nvdisasm](Job& job) {
     auto run = [&](const std::string& options) {
       job.output.clear();
@@ -186,10 +163,10 @@ std::string fill_sass(StallInfo& info, const std::vector<std::string>& dirs, con
              run_command(shell_quoted(nvdisasm) + " -c" + options + " " + shell_quoted(job.path) + " 2>/dev/null",
                          job.output);
     };
-    // An nvdisasm without -fun: the whole cubin after all.
-    job.ok = run(job.only) || (!job.only.empty() && run(""));
+    // A raw binary that gave no instruction failed; an nvdisasm without -fun gets the whole cubin.
+    if (!job.pieces.empty()) job.ok = run(job.options) && job.output.find("/*") != std::string::npos;
+    else job.ok = run(job.options) || (!job.options.empty() && run(""));
   };
-  const auto deadline = std::chrono::steady_clock::now() + budget;
   std::atomic<std::size_t> next{0};
   std::vector<std::thread> workers;
   // The cores this process may use (its affinity, not the host's count), at most 8: each
@@ -205,15 +182,100 @@ std::string fill_sass(StallInfo& info, const std::vector<std::string>& dirs, con
       }
     });
   for (auto& worker : workers) worker.join();
-  std::map<std::uint64_t, SassListing> listings;  // by CRC: each cubin disassembled once
-  std::size_t late = 0;
-  for (auto& job : jobs) {
-    if (!job.started) {
-      ++late;
+}
+
+// The -fun job of one cubin: its hot functions by symbol index (the whole cubin when none is known).
+Job cubin_job(std::uint64_t crc, const std::string& path, const CubinFunctions& cubin, const std::set<std::string>& functions) {
+  std::string indices;
+  for (const auto& function : functions)
+    if (const auto it = cubin.functions.find(function); it != cubin.functions.end())
+      indices += (indices.empty() ? "" : ",") + std::to_string(it->second.symbol);
+  Job job;
+  job.crcs = {crc};
+  job.path = path;
+  job.options = indices.empty() ? "" : " -fun " + indices;  // --cuda-function-index
+  return job;
+}
+
+}  // namespace
+
+std::string fill_sass(StallInfo& info, const std::vector<std::string>& dirs, const std::string& nvdisasm,
+                      std::chrono::milliseconds budget) {
+  // The hot kernels of each cubin: only they are disassembled (a PyTorch cubin whole took
+  // nvdisasm over 20 s, H100, 2026-11-26).
+  std::map<std::uint64_t, std::set<std::string>> wanted;
+  for (const auto& kernel : info.kernels)
+    if (!kernel.hot_pcs.empty()) wanted[kernel.cubin_crc].insert(kernel.mangled_name);
+  std::set<std::uint64_t> missing, failed;
+  std::map<std::uint64_t, std::string> paths;
+  std::map<std::uint64_t, CubinFunctions> cubins;
+  std::map<int, std::pair<std::string, std::vector<Piece>>> raw;  // by SM: the code, its pieces
+  for (const auto& [crc, functions] : wanted) {
+    for (const auto& dir : dirs) {
+      const auto candidate = std::filesystem::path(dir) / cubin_file_name(crc);
+      if (std::filesystem::exists(candidate)) paths[crc] = candidate.string();
+    }
+    if (!paths.count(crc)) {
+      missing.insert(crc);
       continue;
     }
-    if (!job.ok) failed.insert(job.crc);
-    listings.emplace(job.crc, parse_nvdisasm(job.output));
+    CubinFunctions& cubin = cubins[crc] = read_cubin_functions(paths[crc]);
+    // 16-byte instructions (sm_70 on): functions put back to back stay whole instructions.
+    bool readable = cubin.sm >= 70;
+    for (const auto& function : functions) {
+      const auto it = cubin.functions.find(function);
+      readable = readable && it != cubin.functions.end() && !it->second.code.empty() && it->second.code.size() % 16 == 0;
+    }
+    if (!readable) continue;
+    auto& [code, pieces] = raw[cubin.sm];
+    for (const auto& function : functions) {
+      const auto& bytes = cubin.functions.at(function).code;
+      pieces.push_back({crc, function, code.size(), bytes.size()});
+      code.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    }
+  }
+  const auto deadline = std::chrono::steady_clock::now() + budget;
+  std::vector<Job> jobs;
+  char folder[] = "/tmp/limiter-sass-XXXXXX";
+  const bool have_folder = !raw.empty() && ::mkdtemp(folder) != nullptr;
+  for (auto& [sm, binary] : raw) {
+    if (!have_folder) break;
+    Job job;
+    job.path = std::string(folder) + "/sm" + std::to_string(sm) + ".bin";
+    std::ofstream(job.path, std::ios::binary).write(binary.first.data(), static_cast<std::streamsize>(binary.first.size()));
+    job.options = " -b SM" + std::to_string(sm);
+    job.pieces = std::move(binary.second);
+    for (const auto& piece : job.pieces)
+      if (job.crcs.empty() || job.crcs.back() != piece.crc) job.crcs.push_back(piece.crc);
+    jobs.push_back(std::move(job));
+  }
+  run_jobs(jobs, nvdisasm, deadline);
+  if (have_folder) std::filesystem::remove_all(folder);
+  // Every cubin not in a raw binary that gave its listing: -fun, a cubin a job.
+  std::set<std::uint64_t> done, late;
+  std::map<std::uint64_t, SassListing> listings;  // by CRC
+  for (const auto& job : jobs) {
+    if (!job.ok) continue;
+    const SassListing all = parse_nvdisasm(".text.raw:\n" + job.output);
+    const auto& instructions = all.begin()->second;
+    for (const auto& piece : job.pieces) {
+      auto& function = listings[piece.crc][piece.function];
+      for (auto it = instructions.lower_bound(piece.start); it != instructions.end() && it->first < piece.start + piece.size; ++it)
+        function[it->first - piece.start] = function_relative_targets(it->second, piece.start, piece.size);
+      done.insert(piece.crc);
+    }
+  }
+  std::vector<Job> cubin_jobs;
+  for (const auto& [crc, path] : paths)
+    if (!done.count(crc)) cubin_jobs.push_back(cubin_job(crc, path, cubins[crc], wanted[crc]));
+  run_jobs(cubin_jobs, nvdisasm, deadline);
+  for (auto& job : cubin_jobs) {
+    if (!job.started) {
+      late.insert(job.crcs.front());
+      continue;
+    }
+    if (!job.ok) failed.insert(job.crcs.front());
+    listings.emplace(job.crcs.front(), parse_nvdisasm(job.output));
   }
   for (auto& kernel : info.kernels) {
     const auto listing = listings.find(kernel.cubin_crc);
@@ -233,8 +295,8 @@ std::string fill_sass(StallInfo& info, const std::vector<std::string>& dirs, con
             (nvdisasm.empty() ? ": nvdisasm not found (install the CUDA toolkit's nvdisasm, or put it on PATH)"
                               : ": nvdisasm failed");
   }
-  if (late > 0) {
-    note += (note.empty() ? "" : "; ") + std::to_string(late) + " cubin(s) not disassembled within " +
+  if (!late.empty()) {
+    note += (note.empty() ? "" : "; ") + std::to_string(late.size()) + " cubin(s) not disassembled within " +
             std::to_string(budget.count() / 1000) + " s (their hot PCs keep file:line; --save-raw DIR keeps the "
             "cubins for nvdisasm -c -fun)";
   }

@@ -1,0 +1,71 @@
+// A cubin's functions from its ELF file (limiter/stall_sass.hpp): what nvdisasm needs to
+// disassemble only the hot ones.
+#include <elf.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+
+#include "limiter/stall_sass.hpp"
+
+namespace limiter {
+
+namespace {
+
+// The SM of a cubin's ELF header: e_flags bits 8-15 from CUDA's ELF ABI version 8 on (CUDA 12.8+;
+// 0x6005a04 for sm_90), bits 0-7 before (EF_CUDA_SM). 0 when neither is plausible.
+int cubin_sm(unsigned char abi_version, std::uint32_t flags) {
+  const int sm = static_cast<int>(abi_version >= 8 ? (flags >> 8) & 0xff : flags & 0xff);
+  return sm >= 30 && sm < 200 ? sm : 0;
+}
+
+}  // namespace
+
+CubinFunctions read_cubin_functions(const std::string& path) {
+  // A cubin is an ELF64 file: its symbol table names each function (STT_FUNC) by index, the
+  // number nvdisasm's -fun (--cuda-function-index) takes, and points at its code (a
+  // .text.<name> section, the symbol's value an offset in it).
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CubinFunctions out;
+  auto fits = [&](std::uint64_t offset, std::uint64_t size) { return offset <= bytes.size() && size <= bytes.size() - offset; };
+  Elf64_Ehdr header;
+  if (!fits(0, sizeof header) || bytes.compare(0, SELFMAG, ELFMAG) != 0 || bytes[EI_CLASS] != ELFCLASS64) return out;
+  std::memcpy(&header, bytes.data(), sizeof header);
+  if (header.e_shentsize != sizeof(Elf64_Shdr) || !fits(header.e_shoff, std::uint64_t(header.e_shnum) * sizeof(Elf64_Shdr)))
+    return out;
+  out.sm = cubin_sm(static_cast<unsigned char>(bytes[EI_ABIVERSION]), header.e_flags);
+  auto section = [&](std::size_t i) {
+    Elf64_Shdr s;
+    std::memcpy(&s, bytes.data() + header.e_shoff + i * sizeof s, sizeof s);
+    return s;
+  };
+  for (std::size_t i = 0; i < header.e_shnum; ++i) {
+    const Elf64_Shdr symbols = section(i);
+    if (symbols.sh_type != SHT_SYMTAB || symbols.sh_entsize != sizeof(Elf64_Sym) || symbols.sh_link >= header.e_shnum ||
+        !fits(symbols.sh_offset, symbols.sh_size))
+      continue;
+    const Elf64_Shdr names = section(symbols.sh_link);
+    if (!fits(names.sh_offset, names.sh_size)) continue;
+    for (std::uint64_t n = 0; n < symbols.sh_size / sizeof(Elf64_Sym); ++n) {
+      Elf64_Sym symbol;
+      std::memcpy(&symbol, bytes.data() + symbols.sh_offset + n * sizeof symbol, sizeof symbol);
+      if (ELF64_ST_TYPE(symbol.st_info) != STT_FUNC || symbol.st_name >= names.sh_size) continue;
+      const char* name = bytes.data() + names.sh_offset + symbol.st_name;
+      CubinFunction& function =
+          out.functions[std::string(name, strnlen(name, names.sh_size - symbol.st_name))];
+      function.symbol = static_cast<std::uint32_t>(n);
+      if (symbol.st_shndx == SHN_UNDEF || symbol.st_shndx >= header.e_shnum) continue;
+      const Elf64_Shdr code = section(symbol.st_shndx);
+      const std::uint64_t size = symbol.st_size > 0 ? symbol.st_size : code.sh_size - std::min(symbol.st_value, code.sh_size);
+      if (code.sh_type != SHT_PROGBITS || symbol.st_value > code.sh_size || size > code.sh_size - symbol.st_value ||
+          !fits(code.sh_offset + symbol.st_value, size))
+        continue;
+      const auto* first = reinterpret_cast<const std::uint8_t*>(bytes.data() + code.sh_offset + symbol.st_value);
+      function.code.assign(first, first + size);
+    }
+  }
+  return out;
+}
+
+}  // namespace limiter
