@@ -138,13 +138,16 @@ void add_stall_sass(const std::string& path, const std::string& raw_root) {
     std::error_code error;
     for (const auto& entry : fs::directory_iterator(raw_root, error)) dirs.push_back((entry.path() / "cubins").string());
     const auto sass_started = std::chrono::steady_clock::now();
-    const std::string note = fill_sass(*run.stalls, dirs, find_nvdisasm());
+    SassRuns runs;
+    const std::string note = fill_sass(*run.stalls, dirs, find_nvdisasm(), std::chrono::seconds(30), &runs);
     const double sass_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - sass_started).count();
     if (!note.empty()) std::cerr << "limiter: SASS of the hot PCs: " << note << "\n";
     write_run_file(run, path);
     std::cerr << "limiter: " << run.stalls->samples << " PC samples in " << run.stalls->kernels.size() << " kernels ("
               << run.stalls->dropped_samples << " dropped, hardware buffer full " << run.stalls->hardware_buffer_full
-              << " times; SASS after the app " << std::fixed << std::setprecision(1) << sass_s << " s) -> " << path
+              << " times; SASS after the app " << std::fixed << std::setprecision(1) << sass_s << " s: "
+              << runs.raw_functions << " hot functions in " << runs.raw_runs << " nvdisasm run(s), " << runs.cubin_runs
+              << " cubin(s) one by one) -> " << path
               << "\n";
     if (run.stalls->hardware_buffer_full > 0)
       std::cerr << "limiter: PC samples were lost: the hardware buffer filled " << run.stalls->hardware_buffer_full

@@ -147,7 +147,11 @@ TEST(PcSamplingSass, EveryHotFunctionGoesToOneNvdisasmAsARawBinaryAndBranchesPoi
     kernel.hot_pcs[0].pc_offset = offset;
     info.kernels.push_back(kernel);
   }
-  EXPECT_EQ(fill_sass(info, {dir}, tool), "");
+  SassRuns runs;
+  EXPECT_EQ(fill_sass(info, {dir}, tool, std::chrono::seconds(30), &runs), "");
+  EXPECT_EQ(runs.raw_functions, 4u);  // two functions of two cubins
+  EXPECT_EQ(runs.raw_runs, 1u);
+  EXPECT_EQ(runs.cubin_runs, 0u);
   EXPECT_EQ(read(dir + "/args").find("-c -b SM90 "), 0u) << read(dir + "/args");
   EXPECT_EQ(read(dir + "/args").find('\n'), read(dir + "/args").size() - 1) << "one nvdisasm for both cubins";
   EXPECT_EQ(info.kernels[0].hot_pcs[0].sass, "LDC R1, c[0x0][0x28]");
@@ -209,13 +213,16 @@ TEST(PcSamplingSass, ManyCubinsRefusedAsARawBinaryAreDisassembledEachOnceAndEver
       info.kernels.push_back(kernel);
     }
   }
-  EXPECT_EQ(fill_sass(info, {dir}, tool), "");
+  SassRuns runs;
+  EXPECT_EQ(fill_sass(info, {dir}, tool, std::chrono::seconds(30), &runs), "");
+  EXPECT_EQ(runs.raw_runs, 1u);
+  EXPECT_EQ(runs.cubin_runs, 12u);
   for (const auto& kernel : info.kernels) EXPECT_FALSE(kernel.hot_pcs[0].sass.empty()) << kernel.cubin_crc;
   std::ifstream lines(log);
   std::string line;
-  int runs = 0;
-  while (std::getline(lines, line)) ++runs;
-  EXPECT_EQ(runs, 1 + 12);  // the raw binary refused, then one nvdisasm a cubin, both kernels in its -fun list
+  int logged = 0;
+  while (std::getline(lines, line)) ++logged;
+  EXPECT_EQ(logged, 1 + 12);  // the raw binary refused, then one nvdisasm a cubin, both kernels in its -fun list
   std::filesystem::remove_all(dir);
 }
 

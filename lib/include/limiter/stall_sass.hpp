@@ -47,7 +47,12 @@ std::string find_nvdisasm();
 // core. No run starts after BUDGET (the app has ended and its user waits). Returns what could not
 // be done, for the user ("" when every kernel's cubin was found and disassembled); sass stays
 // empty there.
+// RUNS, when given, says what ran.
+struct SassRuns {
+  std::size_t raw_functions = 0, raw_runs = 0;  // hot functions sent as raw binaries; their nvdisasm runs
+  std::size_t cubin_runs = 0;                   // nvdisasm runs on a cubin (-fun or whole)
+};
 std::string fill_sass(StallInfo& info, const std::vector<std::string>& dirs, const std::string& nvdisasm,
-                      std::chrono::milliseconds budget = std::chrono::seconds(30));
+                      std::chrono::milliseconds budget = std::chrono::seconds(30), SassRuns* runs = nullptr);
 
 }  // namespace limiter

@@ -200,7 +200,7 @@ Job cubin_job(std::uint64_t crc, const std::string& path, const CubinFunctions& 
 }  // namespace
 
 std::string fill_sass(StallInfo& info, const std::vector<std::string>& dirs, const std::string& nvdisasm,
-                      std::chrono::milliseconds budget) {
+                      std::chrono::milliseconds budget, SassRuns* runs) {
   // The hot kernels of each cubin: only they are disassembled (a PyTorch cubin whole took
   // nvdisasm over 20 s, H100, 2026-11-26).
   std::map<std::uint64_t, std::set<std::string>> wanted;
@@ -269,6 +269,12 @@ std::string fill_sass(StallInfo& info, const std::vector<std::string>& dirs, con
   for (const auto& [crc, path] : paths)
     if (!done.count(crc)) cubin_jobs.push_back(cubin_job(crc, path, cubins[crc], wanted[crc]));
   run_jobs(cubin_jobs, nvdisasm, deadline);
+  if (runs) {
+    for (const auto& job : jobs) runs->raw_functions += job.started ? job.pieces.size() : 0;
+    runs->raw_runs = static_cast<std::size_t>(std::count_if(jobs.begin(), jobs.end(), [](const Job& j) { return j.started; }));
+    runs->cubin_runs = static_cast<std::size_t>(
+        std::count_if(cubin_jobs.begin(), cubin_jobs.end(), [](const Job& j) { return j.started; }));
+  }
   for (auto& job : cubin_jobs) {
     if (!job.started) {
       late.insert(job.crcs.front());
