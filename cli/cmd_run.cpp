@@ -146,7 +146,7 @@ void add_stall_sass(const std::string& path, const std::string& raw_root) {
     std::cerr << "limiter: " << run.stalls->samples << " PC samples in " << run.stalls->kernels.size() << " kernels ("
               << run.stalls->dropped_samples << " dropped, hardware buffer full " << run.stalls->hardware_buffer_full
               << " times; SASS after the app " << std::fixed << std::setprecision(1) << sass_s << " s: "
-              << runs.raw_functions << " hot functions in " << runs.raw_runs << " nvdisasm run(s), " << runs.cubin_runs
+              << runs.raw_instructions << " hot instructions in " << runs.raw_runs << " nvdisasm run(s), " << runs.cubin_runs
               << " cubin(s) one by one) -> " << path
               << "\n";
     if (run.stalls->hardware_buffer_full > 0)

@@ -120,25 +120,28 @@ std::string hex(std::uint64_t value) {
   return text;
 }
 
-TEST(PcSamplingSass, EveryHotFunctionGoesToOneNvdisasmAsARawBinaryAndBranchesPointIntoTheirFunction) {
+TEST(PcSamplingSass, TheHotInstructionsGoToOneNvdisasmAsARawBinaryAndBranchesPointIntoTheirFunction) {
   char pattern[] = "/tmp/limiter-sass-XXXXXX";
   const std::string dir = mkdtemp(pattern);
   const std::string cubin = testing::kData + "/stalls/stall_probe.sm_90.cubin";
   for (std::uint64_t crc : {1, 2}) std::filesystem::copy_file(cubin, std::filesystem::path(dir) / cubin_file_name(crc));
-  // Back to back in CRC and name order: chase (0x780 bytes), then barrier (0x800), per cubin.
-  const std::uint64_t barrier1 = 0x780, chase2 = 0xf80, barrier2 = 0x1700;
+  // The hot instructions back to back from 2^32, in CRC, name and offset order, as nvdisasm -b
+  // prints them: a relative target as an address in the file, an absolute one as it is.
+  const std::uint64_t base = std::uint64_t(1) << 32;
+  auto at = [&](std::uint64_t i) { return hex(base + 16 * i); };
   const std::string raw = "\t.headerflags\t@\"EF_CUDA_SM90\"\n"
-                          "        /*0000*/                   LDC R1, c[0x0][0x28] ;\n"
-                          "        /*" + hex(barrier1 + 0x90) + "*/                   LDG.E R7, desc[UR6][R2.64] ;\n"
-                          "        /*" + hex(barrier1 + 0xb0) + "*/              @!P0 BRA 0x" + hex(barrier1 + 0x40) + " ;\n"
-                          "        /*" + hex(barrier1 + 0xc0) + "*/                   CALL.REL.NOINC 0x" + hex(chase2) + " ;\n"
-                          "        /*" + hex(chase2 + 0x10) + "*/                   S2R R5, SR_CTAID.X ;\n"
-                          "        /*" + hex(barrier2 + 0xb0) + "*/                   BSSY B0, 0x" + hex(barrier2 + 0x7f0) + " ;\n";
+                          "        /*" + at(0) + "*/                   LDC R1, c[0x0][0x28] ;\n"
+                          "        /*" + at(1) + "*/                   LDG.E R7, desc[UR6][R2.64] ;\n"
+                          "        /*" + at(2) + "*/              @!P0 BRA 0x" + hex(base + 0x20 - 0xb0 + 0x40) + " ;\n"
+                          "        /*" + at(3) + "*/                   CALL.REL.NOINC 0x" + hex(base + 0x30 + 0x100) + " ;\n"
+                          "        /*" + at(4) + "*/                   S2R R5, SR_CTAID.X ;\n"
+                          "        /*" + at(5) + "*/                   BSSY B0, 0x" + hex(base + 0x50 + 0x740) + " ;\n"
+                          "        /*" + at(6) + "*/                   JMP 0x1234 ;\n";
   const std::string tool = fake_nvdisasm(dir, "fake-nvdisasm", raw, testing::kData + "/stalls/stall_probe.nvdisasm.txt");
   StallInfo info;
   const std::vector<std::tuple<std::uint64_t, std::string, std::uint64_t>> hot = {
       {1, "_Z5chasePKjPjii", 0x0}, {1, "_Z7barrierPfi", 0x90}, {1, "_Z7barrierPfi", 0xb0}, {1, "_Z7barrierPfi", 0xc0},
-      {2, "_Z5chasePKjPjii", 0x10}, {2, "_Z7barrierPfi", 0xb0}};
+      {2, "_Z5chasePKjPjii", 0x10}, {2, "_Z7barrierPfi", 0xb0}, {2, "_Z7barrierPfi", 0xc0}};
   for (const auto& [crc, name, offset] : hot) {
     KernelStalls kernel;
     kernel.mangled_name = name;
@@ -149,17 +152,14 @@ TEST(PcSamplingSass, EveryHotFunctionGoesToOneNvdisasmAsARawBinaryAndBranchesPoi
   }
   SassRuns runs;
   EXPECT_EQ(fill_sass(info, {dir}, tool, std::chrono::seconds(30), &runs), "");
-  EXPECT_EQ(runs.raw_functions, 4u);  // two functions of two cubins
+  EXPECT_EQ(runs.raw_instructions, 7u);
   EXPECT_EQ(runs.raw_runs, 1u);
   EXPECT_EQ(runs.cubin_runs, 0u);
-  EXPECT_EQ(read(dir + "/args").find("-c -b SM90 "), 0u) << read(dir + "/args");
+  EXPECT_EQ(read(dir + "/args").find("-c -b SM90 --base-address 0x100000000 "), 0u) << read(dir + "/args");
   EXPECT_EQ(read(dir + "/args").find('\n'), read(dir + "/args").size() - 1) << "one nvdisasm for both cubins";
-  EXPECT_EQ(info.kernels[0].hot_pcs[0].sass, "LDC R1, c[0x0][0x28]");
-  EXPECT_EQ(info.kernels[1].hot_pcs[0].sass, "LDG.E R7, desc[UR6][R2.64]");
-  EXPECT_EQ(info.kernels[2].hot_pcs[0].sass, "@!P0 BRA 0x40");  // the function's own offset
-  EXPECT_EQ(info.kernels[3].hot_pcs[0].sass, "CALL.REL.NOINC 0x" + hex(chase2));  // not into its function: as printed
-  EXPECT_EQ(info.kernels[4].hot_pcs[0].sass, "S2R R5, SR_CTAID.X");
-  EXPECT_EQ(info.kernels[5].hot_pcs[0].sass, "BSSY B0, 0x7f0");
+  const std::vector<std::string> sass = {"LDC R1, c[0x0][0x28]", "LDG.E R7, desc[UR6][R2.64]", "@!P0 BRA 0x40",
+                                         "CALL.REL.NOINC 0x1c0", "S2R R5, SR_CTAID.X", "BSSY B0, 0x7f0", "JMP 0x1234"};
+  for (std::size_t i = 0; i < sass.size(); ++i) EXPECT_EQ(info.kernels[i].hot_pcs[0].sass, sass[i]) << i;
   std::filesystem::remove_all(dir);
 }
 

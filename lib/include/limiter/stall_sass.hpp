@@ -39,17 +39,17 @@ CubinFunctions read_cubin_functions(const std::string& path);
 std::string find_nvdisasm();
 
 // Fills the hot PCs' sass of INFO from the cubins found in DIRS (each a folder of
-// cubin_file_name files), disassembled by NVDISASM. The hot functions' code goes to one nvdisasm
-// as a raw instruction binary per SM (`-b SM90`: the functions in CRC and name order, back to
-// back), since nvdisasm costs ~0.4 s a run whatever it reads (H200, 2026-11-27); a branch's
-// target is then the function's own offset. A cubin whose functions cannot be read so, or an
-// nvdisasm that refuses -b, gets `-fun` on its cubin (the whole cubin without it), a cubin a
-// core. No run starts after BUDGET (the app has ended and its user waits). Returns what could not
-// be done, for the user ("" when every kernel's cubin was found and disassembled); sass stays
-// empty there.
+// cubin_file_name files), disassembled by NVDISASM. The hot instructions alone go to one nvdisasm
+// as a raw instruction binary per SM (`-b SM90 --base-address 0x100000000`: 16 bytes each, in CRC,
+// function and offset order), since nvdisasm's time grows with what it reads (a PyTorch program's
+// 32 hot functions whole: 1.2 s, H200, 2026-11-27); a relative branch's target is then written as
+// the function's own offset. A cubin whose code cannot be read so, or an nvdisasm that refuses -b,
+// gets `-fun` on its cubin (the whole cubin without it), a cubin a core. No run starts after
+// BUDGET (the app has ended and its user waits). Returns what could not be done, for the user (""
+// when every kernel's cubin was found and disassembled); sass stays empty there.
 // RUNS, when given, says what ran.
 struct SassRuns {
-  std::size_t raw_functions = 0, raw_runs = 0;  // hot functions sent as raw binaries; their nvdisasm runs
+  std::size_t raw_instructions = 0, raw_runs = 0;  // hot instructions sent as raw binaries; their nvdisasm runs
   std::size_t cubin_runs = 0;                   // nvdisasm runs on a cubin (-fun or whole)
 };
 std::string fill_sass(StallInfo& info, const std::vector<std::string>& dirs, const std::string& nvdisasm,

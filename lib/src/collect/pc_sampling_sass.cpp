@@ -111,40 +111,46 @@ std::string find_nvdisasm() {
 
 namespace {
 
-// nvdisasm -b prints a branch's target as an address in the raw file; the function's own offset
-// there (as its PCs are), from START, the function's place in the file, for the SIZE bytes it spans.
-std::string function_relative_targets(const std::string& text, std::uint64_t start, std::uint64_t size) {
+// nvdisasm -b prints a relative branch's target as an address in the raw file; made the
+// function's own offset (as its PCs are) for an instruction of the function at PC that sat AT
+// in the file. Absolute targets (JMP, CALL.ABS) stay as printed.
+std::string function_relative_targets(const std::string& text, std::uint64_t at, std::uint64_t pc) {
   std::string_view opcode(text);
   if (opcode.starts_with('@')) opcode.remove_prefix(std::min(opcode.size(), opcode.find(' ') + 1));
-  opcode = opcode.substr(0, opcode.find_first_of(" ."));
-  static const std::set<std::string_view> kBranches = {"BRA", "BRX", "JMP", "JMX", "CALL", "BSSY", "SSY", "PBK", "PCNT"};
-  if (start == 0 || !kBranches.count(opcode)) return text;
+  opcode = opcode.substr(0, opcode.find(' '));
+  const std::string_view base = opcode.substr(0, opcode.find('.'));
+  static const std::set<std::string_view> kRelative = {"BRA", "BSSY", "SSY", "PBK", "PCNT"};
+  if (!kRelative.count(base) && !(base == "CALL" && opcode.find(".REL") != std::string_view::npos)) return text;
   std::string out;
-  std::size_t at = 0;
-  for (std::size_t hex; (hex = text.find("0x", at)) != std::string::npos;) {
+  std::size_t from = 0;
+  for (std::size_t hex; (hex = text.find("0x", from)) != std::string::npos;) {
     std::size_t end = hex + 2;
     while (end < text.size() && std::isxdigit(static_cast<unsigned char>(text[end]))) ++end;
     std::uint64_t value = 0;
     const bool operand = (hex == 0 || text[hex - 1] == ' ' || text[hex - 1] == ',') &&
                          (end == text.size() || text[end] == ' ' || text[end] == ',');
-    out.append(text, at, hex - at);
+    out.append(text, from, hex - from);
     if (operand && std::from_chars(text.data() + hex + 2, text.data() + end, value, 16).ptr == text.data() + end &&
-        value >= start && value < start + size) {
+        value + pc >= at) {
       char relative[24];
-      std::snprintf(relative, sizeof relative, "0x%" PRIx64, value - start);
+      std::snprintf(relative, sizeof relative, "0x%" PRIx64, value + pc - at);
       out += relative;
     } else {
       out.append(text, hex, end - hex);
     }
-    at = end;
+    from = end;
   }
-  return out + text.substr(at);
+  return out + text.substr(from);
 }
 
-struct Piece {  // a hot function's place in a raw binary
+// Where the raw binaries start: far above any function's size, so that a backward branch of an
+// instruction early in the file still prints a target above 0.
+constexpr std::uint64_t kRawBase = std::uint64_t(1) << 32;
+
+struct Piece {  // a hot instruction's place in a raw binary
   std::uint64_t crc = 0;
   std::string function;
-  std::uint64_t start = 0, size = 0;
+  std::uint64_t pc = 0, at = 0;  // its offset in the function; its address in the raw binary
 };
 
 // One nvdisasm run: a raw binary of hot functions (pieces) or one cubin (-fun or whole).
@@ -204,8 +210,11 @@ std::string fill_sass(StallInfo& info, const std::vector<std::string>& dirs, con
   // The hot kernels of each cubin: only they are disassembled (a PyTorch cubin whole took
   // nvdisasm over 20 s, H100, 2026-11-26).
   std::map<std::uint64_t, std::set<std::string>> wanted;
-  for (const auto& kernel : info.kernels)
+  std::map<std::pair<std::uint64_t, std::string>, std::set<std::uint64_t>> hot_pcs;  // by CRC and function
+  for (const auto& kernel : info.kernels) {
     if (!kernel.hot_pcs.empty()) wanted[kernel.cubin_crc].insert(kernel.mangled_name);
+    for (const auto& pc : kernel.hot_pcs) hot_pcs[{kernel.cubin_crc, kernel.mangled_name}].insert(pc.pc_offset);
+  }
   std::set<std::uint64_t> missing, failed;
   std::map<std::uint64_t, std::string> paths;
   std::map<std::uint64_t, CubinFunctions> cubins;
@@ -220,7 +229,8 @@ std::string fill_sass(StallInfo& info, const std::vector<std::string>& dirs, con
       continue;
     }
     CubinFunctions& cubin = cubins[crc] = read_cubin_functions(paths[crc]);
-    // 16-byte instructions (sm_70 on): functions put back to back stay whole instructions.
+    // Only the hot instructions, back to back: from sm_70 on each is 16 bytes that decode alone,
+    // and a PyTorch program's 32 hot functions whole (477 KiB) took nvdisasm 1.2 s (H200, 2026-11-27).
     bool readable = cubin.sm >= 70;
     for (const auto& function : functions) {
       const auto it = cubin.functions.find(function);
@@ -230,8 +240,11 @@ std::string fill_sass(StallInfo& info, const std::vector<std::string>& dirs, con
     auto& [code, pieces] = raw[cubin.sm];
     for (const auto& function : functions) {
       const auto& bytes = cubin.functions.at(function).code;
-      pieces.push_back({crc, function, code.size(), bytes.size()});
-      code.append(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+      for (const std::uint64_t pc : hot_pcs[{crc, function}]) {
+        if (pc % 16 != 0 || pc + 16 > bytes.size()) continue;
+        pieces.push_back({crc, function, pc, kRawBase + code.size()});
+        code.append(reinterpret_cast<const char*>(bytes.data() + pc), 16);
+      }
     }
   }
   const auto deadline = std::chrono::steady_clock::now() + budget;
@@ -239,11 +252,13 @@ std::string fill_sass(StallInfo& info, const std::vector<std::string>& dirs, con
   char folder[] = "/tmp/limiter-sass-XXXXXX";
   const bool have_folder = !raw.empty() && ::mkdtemp(folder) != nullptr;
   for (auto& [sm, binary] : raw) {
-    if (!have_folder) break;
+    if (!have_folder || binary.second.empty()) continue;
     Job job;
     job.path = std::string(folder) + "/sm" + std::to_string(sm) + ".bin";
     std::ofstream(job.path, std::ios::binary).write(binary.first.data(), static_cast<std::streamsize>(binary.first.size()));
-    job.options = " -b SM" + std::to_string(sm);
+    char base[32];
+    std::snprintf(base, sizeof base, " --base-address 0x%" PRIx64, kRawBase);
+    job.options = " -b SM" + std::to_string(sm) + base;
     job.pieces = std::move(binary.second);
     for (const auto& piece : job.pieces)
       if (job.crcs.empty() || job.crcs.back() != piece.crc) job.crcs.push_back(piece.crc);
@@ -259,9 +274,8 @@ std::string fill_sass(StallInfo& info, const std::vector<std::string>& dirs, con
     const SassListing all = parse_nvdisasm(".text.raw:\n" + job.output);
     const auto& instructions = all.begin()->second;
     for (const auto& piece : job.pieces) {
-      auto& function = listings[piece.crc][piece.function];
-      for (auto it = instructions.lower_bound(piece.start); it != instructions.end() && it->first < piece.start + piece.size; ++it)
-        function[it->first - piece.start] = function_relative_targets(it->second, piece.start, piece.size);
+      if (const auto text = instructions.find(piece.at); text != instructions.end())
+        listings[piece.crc][piece.function][piece.pc] = function_relative_targets(text->second, piece.at, piece.pc);
       done.insert(piece.crc);
     }
   }
@@ -270,7 +284,7 @@ std::string fill_sass(StallInfo& info, const std::vector<std::string>& dirs, con
     if (!done.count(crc)) cubin_jobs.push_back(cubin_job(crc, path, cubins[crc], wanted[crc]));
   run_jobs(cubin_jobs, nvdisasm, deadline);
   if (runs) {
-    for (const auto& job : jobs) runs->raw_functions += job.started ? job.pieces.size() : 0;
+    for (const auto& job : jobs) runs->raw_instructions += job.started ? job.pieces.size() : 0;
     runs->raw_runs = static_cast<std::size_t>(std::count_if(jobs.begin(), jobs.end(), [](const Job& j) { return j.started; }));
     runs->cubin_runs = static_cast<std::size_t>(
         std::count_if(cubin_jobs.begin(), cubin_jobs.end(), [](const Job& j) { return j.started; }));
