@@ -84,6 +84,12 @@ case ${1:-} in
       echo; echo "## real: PyTorch eager against ncu's application replay (bench/results/2026-11-26-stalls-vs-ncu-raw)"
       python3 "$root/bench/stalls_vs_ncu.py" "$raw/pytorch_eager_stalls.json.gz" \
         "$raw/pytorch_eager_ncu_application_replay.csv.gz" 2>&1 | sed "s#$root#ROOT#g"
+      # JAX (H200) and torch.compile (H100), 2026-11-27, against application replay of the app process.
+      raw=$root/bench/results/2026-11-27-stalls-sass-raw
+      for real in r30/jax_application_replay r32/compile_application_replay; do
+        echo; echo "## real: $real (bench/results/2026-11-27-stalls-sass-raw)"
+        python3 "$root/bench/stalls_vs_ncu.py" "$raw/$real/limiter.json.gz" "$raw/$real/ncu.csv.gz" 2>&1 | sed "s#$root#ROOT#g"
+      done
     } > "$actual" 2>&1 ;;
   *) echo "usage: $0 summary|dry-run|fake-run|timeline-jax|stalls-vs-ncu" >&2; exit 2 ;;
 esac
