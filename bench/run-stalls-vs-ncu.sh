@@ -2,7 +2,8 @@
 # limiter's stall reasons against Nsight Compute's on one workload of bench/workloads.tsv (issue
 # 29): the workload once under `limiter run --stalls --timing`, once under ncu's Warp State and
 # Source Counters sections (every launch; NCU_COUNT=N: the first N; NCU_ARGS: more ncu words, e.g.
-# "--replay-mode application --launch-skip 70", as the 2026-11-26 results used), each step bounded by
+# "--replay-mode application --launch-skip 70", as the 2026-11-26 results used; JAX needs
+# "--target-processes application-only", or ncu segfaults), each step bounded by
 # `timeout ${STEP_TIMEOUT:-600}` (bench/wall.sh); then the record's JSON report and
 # bench/stalls_vs_ncu.py's table.
 #
@@ -16,7 +17,7 @@
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bench=$root/bench
-usage() { sed -n '8p' "$0" | sed 's/^# \{0,2\}//' >&2; exit 2; }
+usage() { grep -m1 '^#   bench/run-stalls-vs-ncu.sh ' "$0" | sed 's/^# *//' >&2; exit 2; }
 # shellcheck source=bench/tables.sh
 source "$bench/tables.sh"  # table_row, split_words, find_binaries
 
