@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <tuple>
@@ -103,13 +104,16 @@ TEST(PcSamplingSass, ACubinsFunctionsAreFoundByNameWithTheirSymbolIndicesAndCode
 }
 
 // A stand-in nvdisasm at DIR/NAME that logs its arguments to DIR/args and prints RAW for a raw
-// binary (-b; it refuses -b when RAW is empty) and FUN (a file) otherwise.
+// binary (-b, whose input it keeps as DIR/raw-input; it refuses -b when RAW is empty) and FUN (a
+// file) otherwise.
 std::string fake_nvdisasm(const std::string& dir, const std::string& name, const std::string& raw, const std::string& fun) {
   const std::string tool = dir + "/" + name;
   std::ofstream(dir + "/raw-listing") << raw;
   std::ofstream(tool) << "#!/bin/sh\necho \"$@\" >> '" << dir << "/args'\ncase \"$*\" in *\"-b \"*) "
-                      << (raw.empty() ? "exit 1" : "cat '" + dir + "/raw-listing'; exit 0") << ";; esac\ncat '" << fun
-                      << "'\n";
+                      << (raw.empty() ? "exit 1"
+                                      : "for last; do :; done; cp \"$last\" '" + dir + "/raw-input'; cat '" + dir +
+                                            "/raw-listing'; exit 0")
+                      << ";; esac\ncat '" << fun << "'\n";
   std::filesystem::permissions(tool, std::filesystem::perms::owner_all);
   return tool;
 }
@@ -136,12 +140,13 @@ TEST(PcSamplingSass, TheHotInstructionsGoToOneNvdisasmAsARawBinaryAndBranchesPoi
                           "        /*" + at(3) + "*/                   CALL.REL.NOINC 0x" + hex(base + 0x30 + 0x100) + " ;\n"
                           "        /*" + at(4) + "*/                   S2R R5, SR_CTAID.X ;\n"
                           "        /*" + at(5) + "*/                   BSSY B0, 0x" + hex(base + 0x50 + 0x740) + " ;\n"
-                          "        /*" + at(6) + "*/                   JMP 0x1234 ;\n";
+                          "        /*" + at(6) + "*/                   JMP 0x1234 ;\n"
+                          "        /*" + at(7) + "*/                   RET.REL.NODEC R20 0x" + hex(base + 0x70 - 0xd0) + " ;\n";
   const std::string tool = fake_nvdisasm(dir, "fake-nvdisasm", raw, testing::kData + "/stalls/stall_probe.nvdisasm.txt");
   StallInfo info;
   const std::vector<std::tuple<std::uint64_t, std::string, std::uint64_t>> hot = {
       {1, "_Z5chasePKjPjii", 0x0}, {1, "_Z7barrierPfi", 0x90}, {1, "_Z7barrierPfi", 0xb0}, {1, "_Z7barrierPfi", 0xc0},
-      {2, "_Z5chasePKjPjii", 0x10}, {2, "_Z7barrierPfi", 0xb0}, {2, "_Z7barrierPfi", 0xc0}};
+      {2, "_Z5chasePKjPjii", 0x10}, {2, "_Z7barrierPfi", 0xb0}, {2, "_Z7barrierPfi", 0xc0}, {2, "_Z7barrierPfi", 0xd0}};
   for (const auto& [crc, name, offset] : hot) {
     KernelStalls kernel;
     kernel.mangled_name = name;
@@ -152,14 +157,23 @@ TEST(PcSamplingSass, TheHotInstructionsGoToOneNvdisasmAsARawBinaryAndBranchesPoi
   }
   SassRuns runs;
   EXPECT_EQ(fill_sass(info, {dir}, tool, std::chrono::seconds(30), &runs), "");
-  EXPECT_EQ(runs.raw_instructions, 7u);
+  EXPECT_EQ(runs.raw_instructions, 8u);
   EXPECT_EQ(runs.raw_runs, 1u);
   EXPECT_EQ(runs.cubin_runs, 0u);
   EXPECT_EQ(read(dir + "/args").find("-c -b SM90 --base-address 0x100000000 "), 0u) << read(dir + "/args");
   EXPECT_EQ(read(dir + "/args").find('\n'), read(dir + "/args").size() - 1) << "one nvdisasm for both cubins";
   const std::vector<std::string> sass = {"LDC R1, c[0x0][0x28]", "LDG.E R7, desc[UR6][R2.64]", "@!P0 BRA 0x40",
-                                         "CALL.REL.NOINC 0x1c0", "S2R R5, SR_CTAID.X", "BSSY B0, 0x7f0", "JMP 0x1234"};
+                                         "CALL.REL.NOINC 0x1c0", "S2R R5, SR_CTAID.X", "BSSY B0, 0x7f0", "JMP 0x1234",
+                                         "RET.REL.NODEC R20 0x0"};
   for (std::size_t i = 0; i < sass.size(); ++i) EXPECT_EQ(info.kernels[i].hot_pcs[0].sass, sass[i]) << i;
+  // What nvdisasm read: each hot instruction's 16 bytes from its function, in that order.
+  const CubinFunctions functions = read_cubin_functions(cubin);
+  std::string expected;
+  for (const auto& [crc, name, offset] : hot) {
+    const auto& code = functions.functions.at(name).code;
+    expected.append(reinterpret_cast<const char*>(code.data() + offset), 16);
+  }
+  EXPECT_EQ(read(dir + "/raw-input"), expected);
   std::filesystem::remove_all(dir);
 }
 
@@ -223,6 +237,47 @@ TEST(PcSamplingSass, ManyCubinsRefusedAsARawBinaryAreDisassembledEachOnceAndEver
   int logged = 0;
   while (std::getline(lines, line)) ++logged;
   EXPECT_EQ(logged, 1 + 12);  // the raw binary refused, then one nvdisasm a cubin, both kernels in its -fun list
+  std::filesystem::remove_all(dir);
+}
+
+TEST(PcSamplingSass, ACubinWhoseHotPcIsNotAnInstructionOrWhoseInstructionIsNotListedGoesToFun) {
+  char pattern[] = "/tmp/limiter-sass-XXXXXX";
+  const std::string dir = mkdtemp(pattern);
+  const std::string cubin = testing::kData + "/stalls/stall_probe.sm_90.cubin";
+  for (std::uint64_t crc : {1, 2}) std::filesystem::copy_file(cubin, std::filesystem::path(dir) / cubin_file_name(crc));
+  // Cubin 1's hot PC is mid-instruction; cubin 2's (the raw binary's only one) is not in the listing.
+  const std::string tool = fake_nvdisasm(dir, "fake-nvdisasm", "        /*100000010*/                   NOP ;\n",
+                                         testing::kData + "/stalls/stall_probe.nvdisasm.txt");
+  StallInfo info;
+  for (std::uint64_t crc : {1, 2}) {
+    KernelStalls kernel;
+    kernel.mangled_name = "_Z7barrierPfi";
+    kernel.cubin_crc = crc;
+    kernel.hot_pcs = {HotPc{}};
+    kernel.hot_pcs[0].pc_offset = crc == 1 ? 0x94 : 0x90;
+    info.kernels.push_back(kernel);
+  }
+  SassRuns runs;
+  EXPECT_EQ(fill_sass(info, {dir}, tool, std::chrono::seconds(30), &runs), "");
+  EXPECT_EQ(runs.raw_runs, 1u);
+  EXPECT_EQ(runs.raw_instructions, 0u);
+  EXPECT_EQ(runs.cubin_runs, 2u);
+  EXPECT_TRUE(info.kernels[0].hot_pcs[0].sass.empty());  // no instruction starts there
+  EXPECT_EQ(info.kernels[1].hot_pcs[0].sass, "LDG.E R7, desc[UR6][R2.64]");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(PcSamplingSass, ACubinOfTheOlderElfAbiSaysItsSmInTheLowByte) {
+  char pattern[] = "/tmp/limiter-sass-XXXXXX";
+  const std::string dir = mkdtemp(pattern);
+  std::string bytes = read(testing::kData + "/stalls/stall_probe.sm_90.cubin");
+  ASSERT_GT(bytes.size(), 64u);
+  bytes[8] = 7;  // EI_ABIVERSION 7 (CUDA before 12.8): e_flags' low byte is the SM
+  const std::uint32_t flags = 0x5a055a;
+  std::memcpy(bytes.data() + 48, &flags, sizeof flags);
+  std::ofstream(dir + "/old.cubin", std::ios::binary) << bytes;
+  EXPECT_EQ(read_cubin_functions(dir + "/old.cubin").sm, 90);
+  EXPECT_EQ(read_cubin_functions(dir + "/old.cubin").functions.size(), 2u);
   std::filesystem::remove_all(dir);
 }
 

@@ -120,7 +120,7 @@ TEST(PmSampler, AnImageAlwaysSaidFullWithNoSampleEndsSamplingWithAMessage) {
   PmSampler sampler(backend, options(), 0, gh100(), nullptr);
   ASSERT_TRUE(wait_until([&] { return !sampler.error().empty(); }));
   sampler.stop();
-  EXPECT_NE(sampler.error().find("empty images full in a row"), std::string::npos);
+  EXPECT_NE(sampler.error().find("65 empty images full in a row"), std::string::npos);
   EXPECT_NE(sampler.error().find("--sampling-interval"), std::string::npos);
   EXPECT_EQ(sampler.samples(), 0u);
   EXPECT_EQ(sampler.times().empty_full_retries, 64u);  // the retries, then the message

@@ -49,8 +49,9 @@ std::string find_nvdisasm();
 // when every kernel's cubin was found and disassembled); sass stays empty there.
 // RUNS, when given, says what ran.
 struct SassRuns {
-  std::size_t raw_instructions = 0, raw_runs = 0;  // hot instructions sent as raw binaries; their nvdisasm runs
-  std::size_t cubin_runs = 0;                   // nvdisasm runs on a cubin (-fun or whole)
+  std::size_t raw_instructions = 0;  // hot instructions disassembled from raw binaries
+  std::size_t raw_runs = 0;          // nvdisasm runs of raw binaries (done or refused)
+  std::size_t cubin_runs = 0;        // nvdisasm runs on a cubin (-fun or whole)
 };
 std::string fill_sass(StallInfo& info, const std::vector<std::string>& dirs, const std::string& nvdisasm,
                       std::chrono::milliseconds budget = std::chrono::seconds(30), SassRuns* runs = nullptr);

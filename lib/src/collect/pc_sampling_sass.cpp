@@ -113,14 +113,16 @@ namespace {
 
 // nvdisasm -b prints a relative branch's target as an address in the raw file; made the
 // function's own offset (as its PCs are) for an instruction of the function at PC that sat AT
-// in the file. Absolute targets (JMP, CALL.ABS) stay as printed.
+// in the file. Absolute targets (JMP, CALL.ABS: unrelocated in a raw binary, 0x0 where -fun
+// names the callee) stay as printed.
 std::string function_relative_targets(const std::string& text, std::uint64_t at, std::uint64_t pc) {
   std::string_view opcode(text);
   if (opcode.starts_with('@')) opcode.remove_prefix(std::min(opcode.size(), opcode.find(' ') + 1));
   opcode = opcode.substr(0, opcode.find(' '));
   const std::string_view base = opcode.substr(0, opcode.find('.'));
   static const std::set<std::string_view> kRelative = {"BRA", "BSSY", "SSY", "PBK", "PCNT"};
-  if (!kRelative.count(base) && !(base == "CALL" && opcode.find(".REL") != std::string_view::npos)) return text;
+  const bool relative_call = (base == "CALL" || base == "RET") && opcode.find(".REL") != std::string_view::npos;
+  if (!kRelative.count(base) && !relative_call) return text;
   std::string out;
   std::size_t from = 0;
   for (std::size_t hex; (hex = text.find("0x", from)) != std::string::npos;) {
@@ -146,6 +148,24 @@ std::string function_relative_targets(const std::string& text, std::uint64_t at,
 // Where the raw binaries start: far above any function's size, so that a backward branch of an
 // instruction early in the file still prints a target above 0.
 constexpr std::uint64_t kRawBase = std::uint64_t(1) << 32;
+
+// A folder of its own under $TMPDIR (or /tmp), removed with everything in it when it goes;
+// path empty when it could not be made.
+struct TemporaryFolder {
+  std::string path;
+  explicit TemporaryFolder(const std::string& prefix) {
+    if (prefix.empty()) return;
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/" + prefix + "-XXXXXX";
+    if (::mkdtemp(pattern.data())) path = pattern;
+  }
+  ~TemporaryFolder() {
+    std::error_code ignored;
+    if (!path.empty()) std::filesystem::remove_all(path, ignored);
+  }
+  TemporaryFolder(const TemporaryFolder&) = delete;
+  TemporaryFolder& operator=(const TemporaryFolder&) = delete;
+};
 
 struct Piece {  // a hot instruction's place in a raw binary
   std::uint64_t crc = 0;
@@ -231,17 +251,19 @@ std::string fill_sass(StallInfo& info, const std::vector<std::string>& dirs, con
     CubinFunctions& cubin = cubins[crc] = read_cubin_functions(paths[crc]);
     // Only the hot instructions, back to back: from sm_70 on each is 16 bytes that decode alone,
     // and a PyTorch program's 32 hot functions whole (477 KiB) took nvdisasm 1.2 s (H200, 2026-11-27).
+    // A cubin any of whose hot PCs is not a whole instruction of its function goes to -fun.
     bool readable = cubin.sm >= 70;
     for (const auto& function : functions) {
       const auto it = cubin.functions.find(function);
       readable = readable && it != cubin.functions.end() && !it->second.code.empty() && it->second.code.size() % 16 == 0;
+      for (const std::uint64_t pc : hot_pcs[{crc, function}])
+        readable = readable && pc % 16 == 0 && pc <= it->second.code.size() - 16;
     }
     if (!readable) continue;
     auto& [code, pieces] = raw[cubin.sm];
     for (const auto& function : functions) {
       const auto& bytes = cubin.functions.at(function).code;
       for (const std::uint64_t pc : hot_pcs[{crc, function}]) {
-        if (pc % 16 != 0 || pc + 16 > bytes.size()) continue;
         pieces.push_back({crc, function, pc, kRawBase + code.size()});
         code.append(reinterpret_cast<const char*>(bytes.data() + pc), 16);
       }
@@ -249,13 +271,14 @@ std::string fill_sass(StallInfo& info, const std::vector<std::string>& dirs, con
   }
   const auto deadline = std::chrono::steady_clock::now() + budget;
   std::vector<Job> jobs;
-  char folder[] = "/tmp/limiter-sass-XXXXXX";
-  const bool have_folder = !raw.empty() && ::mkdtemp(folder) != nullptr;
+  const TemporaryFolder folder(raw.empty() ? "" : "limiter-sass");
   for (auto& [sm, binary] : raw) {
-    if (!have_folder || binary.second.empty()) continue;
+    if (folder.path.empty() || binary.second.empty()) continue;
     Job job;
-    job.path = std::string(folder) + "/sm" + std::to_string(sm) + ".bin";
-    std::ofstream(job.path, std::ios::binary).write(binary.first.data(), static_cast<std::streamsize>(binary.first.size()));
+    job.path = folder.path + "/sm" + std::to_string(sm) + ".bin";
+    std::ofstream file(job.path, std::ios::binary);
+    file.write(binary.first.data(), static_cast<std::streamsize>(binary.first.size()));
+    if (!file.flush()) continue;  // a full disk: these cubins go to -fun
     char base[32];
     std::snprintf(base, sizeof base, " --base-address 0x%" PRIx64, kRawBase);
     job.options = " -b SM" + std::to_string(sm) + base;
@@ -265,18 +288,26 @@ std::string fill_sass(StallInfo& info, const std::vector<std::string>& dirs, con
     jobs.push_back(std::move(job));
   }
   run_jobs(jobs, nvdisasm, deadline);
-  if (have_folder) std::filesystem::remove_all(folder);
-  // Every cubin not in a raw binary that gave its listing: -fun, a cubin a job.
+  // Every cubin a raw binary did not give every hot instruction of: -fun, a cubin a job.
   std::set<std::uint64_t> done, late;
   std::map<std::uint64_t, SassListing> listings;  // by CRC
+  std::size_t raw_instructions = 0;
   for (const auto& job : jobs) {
     if (!job.ok) continue;
     const SassListing all = parse_nvdisasm(".text.raw:\n" + job.output);
     const auto& instructions = all.begin()->second;
+    std::set<std::uint64_t> incomplete;
+    std::map<std::uint64_t, SassListing> found;
     for (const auto& piece : job.pieces) {
-      if (const auto text = instructions.find(piece.at); text != instructions.end())
-        listings[piece.crc][piece.function][piece.pc] = function_relative_targets(text->second, piece.at, piece.pc);
-      done.insert(piece.crc);
+      const auto text = instructions.find(piece.at);
+      if (text == instructions.end()) incomplete.insert(piece.crc);
+      else found[piece.crc][piece.function][piece.pc] = function_relative_targets(text->second, piece.at, piece.pc);
+    }
+    for (auto& [crc, listing] : found) {
+      if (incomplete.count(crc)) continue;
+      for (const auto& [function, pcs] : listing) raw_instructions += pcs.size();
+      listings[crc] = std::move(listing);
+      done.insert(crc);
     }
   }
   std::vector<Job> cubin_jobs;
@@ -284,7 +315,7 @@ std::string fill_sass(StallInfo& info, const std::vector<std::string>& dirs, con
     if (!done.count(crc)) cubin_jobs.push_back(cubin_job(crc, path, cubins[crc], wanted[crc]));
   run_jobs(cubin_jobs, nvdisasm, deadline);
   if (runs) {
-    for (const auto& job : jobs) runs->raw_instructions += job.started ? job.pieces.size() : 0;
+    runs->raw_instructions = raw_instructions;
     runs->raw_runs = static_cast<std::size_t>(std::count_if(jobs.begin(), jobs.end(), [](const Job& j) { return j.started; }));
     runs->cubin_runs = static_cast<std::size_t>(
         std::count_if(cubin_jobs.begin(), cubin_jobs.end(), [](const Job& j) { return j.started; }));

@@ -164,12 +164,15 @@ bool PmSampler::decode_once() {
       LIMITER_TRACE("pm: a fresh image was reported full with no sample (its decode %.1f ms); initialising it again (%d)",
                     seconds_since(t0) * 1e3, empty_full_in_a_row_);
       reinitialize_image(filling_);
-      if (hardware_stopped_) continue;  // draining after Stop: nothing more will come to wait for
-      return true;
+      if (!hardware_stopped_) return true;
+      if (Clock::now() - drain_started_ <= kDrainLimit) continue;  // after Stop: nothing more will come to wait for
+      fail("the PM samples left after the sampler stopped could not all be decoded within " +
+           std::to_string(kDrainLimit.count()) + " s; samples after " + std::to_string(decoded_total_) + " are lost");
+      return false;
     }
     if (decoded_total_ == before && decoded_ == 0) {
       // Still so after the retries: decoding again would do the same.
-      fail("CUPTI's PM-sampling decode reported " + std::to_string(kEmptyFullRetries) +
+      fail("CUPTI's PM-sampling decode reported " + std::to_string(kEmptyFullRetries + 1) +
            " empty images full in a row; samples after " + std::to_string(decoded_total_) + " are lost: " +
            interval_fix(options_.interval_ns));
       return false;
