@@ -9,6 +9,7 @@
 #include "collect/activity_records.hpp"
 #include "collect/activity_timeline.hpp"
 #include "collect/nvtx_tracker.hpp"
+#include "collect/pending_calls.hpp"
 #include "collect/phases.hpp"
 
 namespace limiter {
@@ -215,6 +216,24 @@ TEST(TimelineRecorder, ChunksStreamAsTheyComeAndDroppedRecordsAreCounted) {
   EXPECT_EQ(timeline.end_ns, 400u);
   EXPECT_EQ(timeline.events.size(), 3u);
   EXPECT_EQ(timeline.dropped_records, 5u);
+}
+
+TEST(PendingCalls, ABatchWakesTheFlusherAndCallsPastTheBoundAreCountedDropped) {
+  using detail::PendingCalls;
+  PendingCalls calls;
+  std::size_t wakes = 0;
+  const std::size_t bound = PendingCalls::kBatch * PendingCalls::kBatches;
+  for (std::size_t i = 0; i < bound + 10; ++i) wakes += calls.add(kernel(static_cast<std::uint32_t>(i), i)) ? 1 : 0;
+  EXPECT_EQ(wakes, PendingCalls::kBatches);  // one a full batch; none for the dropped
+  std::uint64_t dropped = 0;
+  const auto kept = calls.take(dropped);
+  EXPECT_EQ(kept.size(), bound);
+  EXPECT_EQ(dropped, 10u);
+  EXPECT_EQ(kept.back().correlation_id, bound - 1);  // the oldest are kept, in order
+  // Taken: room again, and the count starts over.
+  EXPECT_FALSE(calls.add(kernel(1, 1)));
+  EXPECT_EQ(calls.take(dropped).size(), 1u);
+  EXPECT_EQ(dropped, 0u);
 }
 
 TEST(TimelineRecorder, KernelsJoinTheirLaunchesByCorrelationId) {

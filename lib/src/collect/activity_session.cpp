@@ -25,9 +25,6 @@ namespace {
 // bench/results/2026-11-26-trace-cost.md); CUPTI's own instrumentation is that cost.
 constexpr std::size_t kBufferBytes = 4u << 20;
 constexpr auto kFlushPeriod = std::chrono::seconds(1);
-// Launch calls handed to the flusher at once, which gives them to the recorder (and the partial
-// file): the app's thread only wakes it.
-constexpr std::size_t kLaunchCallBatch = 4096;
 constexpr CUpti_ActivityKind kGpuKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
                                             CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION};
 
@@ -222,13 +219,7 @@ void ActivitySession::on_launch_exit(const LaunchCall& call) {
   // program verdict counts a call inside another once).
   event.name = call.is_graph() ? "cuGraphLaunch" : "cuLaunchKernel";
   event.correlation_id = call.correlation_id;
-  bool full = false;
-  {
-    std::lock_guard lock(calls_mutex_);
-    calls_.push_back(std::move(event));
-    full = calls_.size() % kLaunchCallBatch == 0;
-  }
-  if (!full) return;
+  if (!calls_.add(std::move(event))) return;
   // The batch's events are written by the flusher: on the app's thread, a batch's JSON and its
   // wait for the recorder's lock (held while the flusher writes a buffer of kernel records)
   // were the app's cost (reviewer's finding, 2026-11-26). No lock taken here: a fatal signal
@@ -239,11 +230,9 @@ void ActivitySession::on_launch_exit(const LaunchCall& call) {
 }
 
 void ActivitySession::add_launch_calls() {
-  std::vector<TimelineEvent> calls;
-  {
-    std::lock_guard lock(calls_mutex_);
-    calls.swap(calls_);
-  }
+  std::uint64_t dropped = 0;
+  std::vector<TimelineEvent> calls = calls_.take(dropped);
+  if (dropped > 0) recorder_.count_dropped(dropped);
   recorder_.add(std::move(calls));
 }
 

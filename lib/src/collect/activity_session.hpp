@@ -22,6 +22,7 @@
 
 #include "collect/activity_records.hpp"
 #include "collect/activity_timeline.hpp"
+#include "collect/pending_calls.hpp"
 #include "collect/collector_internal.hpp"
 #include "collect/nvtx_timeline.hpp"
 #include "collect/session.hpp"
@@ -92,8 +93,7 @@ class ActivitySession final : public Session {
   // Launch calls (from the driver's callbacks) kept on the app's thread and handed to the
   // recorder in batches by the flusher: one by one, each went to the partial file with a flush inside the
   // app's launch (a JAX loop ran 1.7x and its GPU, 99 % busy, read 58 %; H100, 2026-11-26).
-  std::mutex calls_mutex_;
-  std::vector<TimelineEvent> calls_;
+  PendingCalls calls_;
   std::mutex enable_mutex_;
   std::atomic<bool> enabled_{false}, stopped_{false}, forced_{false}, described_{false};
   std::atomic<int> active_depth_{0};
