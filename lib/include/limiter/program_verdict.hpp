@@ -72,7 +72,7 @@ struct ProgramEvidence {
   double launches_per_second = 0;      // kernels over the window
   double sync_call_ns = 0;             // the host inside synchronisations (idle or not)
   bool host_activity = false;          // the timeline holds api calls or synchronisations
-  std::uint64_t dropped_records = 0;   // CUPTI dropped these: every figure is a lower bound
+  std::uint64_t dropped_records = 0;   // timeline records dropped: every figure is a lower bound
 };
 
 // A program-level fix, ranked with the kernels in "what to fix first" by the time it can save.

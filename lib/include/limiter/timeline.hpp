@@ -45,7 +45,8 @@ struct TimelineEvent {
 struct Timeline {
   std::uint64_t start_ns = 0, end_ns = 0;  // the profiled window (first to last activity or region bounds)
   std::vector<TimelineEvent> events;       // sorted by start_ns
-  std::uint64_t dropped_records = 0;       // activity records CUPTI dropped: reported, never silent
+  std::uint64_t dropped_records = 0;       // activity records CUPTI dropped, and launch calls over limiter's
+                                           // bound: reported, never silent
   // NVTX ranges not kept (over the collector's bound), and those still open at the end, closed at
   // the window's end ("nvtx_ranges_dropped", "nvtx_ranges_unclosed"; left out when 0).
   std::uint64_t nvtx_ranges_dropped = 0, nvtx_ranges_unclosed = 0;

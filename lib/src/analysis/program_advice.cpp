@@ -102,8 +102,9 @@ void word_program_verdict(ProgramVerdict& p) {
   if (s.idle_ns > 0) p.reason += "; idle " + pct(s.share(s.idle_ns)) + ": " + idle_parts(s);
   p.reason += ".";
   if (p.evidence.dropped_records > 0)
-    p.reason += " CUPTI dropped " + std::to_string(p.evidence.dropped_records) +
-                " activity records: the busy time is a lower bound.";
+    p.reason += " " + std::to_string(p.evidence.dropped_records) +
+                " timeline records were dropped (CUPTI's activity records, or launch calls over limiter's bound): "
+                "the busy and launch-call times are lower bounds.";
   p.advice = {advice_for(p.verdict, p)};
   if (p.verdict != ProgramBound::gpu && s.kernel_ns > 0)
     p.advice.push_back("Faster kernels shorten the run only where the host waits for them: the GPU is idle " +

@@ -156,6 +156,9 @@ void ActivitySession::stop() noexcept {
   for (std::uint32_t id : traced_runtime_calls_) cuptiActivityEnableRuntimeApi(id, 0);
   if (!options_.always_active) recorder_.widen(0, now_ns());
   add_launch_calls();
+  if (launch_calls_dropped_ > 0)
+    std::fprintf(stderr, "limiter: %llu launch calls not on the timeline (over the bound of %zu waiting for the writer)\n",
+                 static_cast<unsigned long long>(launch_calls_dropped_.load()), PendingCalls::kBatch * PendingCalls::kBatches);
   add_nvtx_ranges(true);
   report_window();
   if (sink_ && sink_->on_timeline_final) {
@@ -232,7 +235,10 @@ void ActivitySession::on_launch_exit(const LaunchCall& call) {
 void ActivitySession::add_launch_calls() {
   std::uint64_t dropped = 0;
   std::vector<TimelineEvent> calls = calls_.take(dropped);
-  if (dropped > 0) recorder_.count_dropped(dropped);
+  if (dropped > 0) {  // in the record's dropped count, and said at the end
+    recorder_.count_dropped(dropped);
+    launch_calls_dropped_ += dropped;
+  }
   recorder_.add(std::move(calls));
 }
 
@@ -363,7 +369,9 @@ RunRecord ActivitySession::finish() noexcept {
 
 std::string ActivitySession::timings() const {
   return std::to_string(records_.load()) + " activity records, " + std::to_string(recorder_.events()) +
-         " timeline events, " + std::to_string(recorder_.dropped()) + " dropped, " + std::to_string(nvtx_.kept()) +
+         " timeline events, " + std::to_string(recorder_.dropped()) + " dropped (" +
+         std::to_string(launch_calls_dropped_.load()) + " of them launch calls over the bound), " +
+         std::to_string(nvtx_.kept()) +
          " NVTX ranges (" + std::to_string(nvtx_.dropped()) + " over the bound, " + std::to_string(nvtx_.unclosed()) +
          " closed at the end)" +
          (all_driver_calls_ ? " (every driver call traced: CUPTI refused a per-call choice)" : "") + "\n";

@@ -50,22 +50,24 @@ CubinFunctions read_cubin_functions(const std::string& path) {
     for (std::uint64_t n = 0; n < symbols.sh_size / sizeof(Elf64_Sym); ++n) {
       Elf64_Sym symbol;
       std::memcpy(&symbol, bytes.data() + symbols.sh_offset + n * sizeof symbol, sizeof symbol);
-      // A function defined in a section of this file; the first of a name wins.
+      // A function defined in a section of this file. The first of a name whose code can be read
+      // wins; else the first of the name (its index for -fun, no code).
       if (ELF64_ST_TYPE(symbol.st_info) != STT_FUNC || symbol.st_name >= names.sh_size ||
           symbol.st_shndx == SHN_UNDEF || symbol.st_shndx >= header.e_shnum)
         continue;
       const char* name = bytes.data() + names.sh_offset + symbol.st_name;
-      const auto [entry, fresh] =
-          out.functions.try_emplace(std::string(name, strnlen(name, names.sh_size - symbol.st_name)));
-      if (!fresh) continue;
-      CubinFunction& function = entry->second;
-      function.symbol = static_cast<std::uint32_t>(n);
+      const std::string key(name, strnlen(name, names.sh_size - symbol.st_name));
       // Its code: the symbol's value is an offset in its section (sh_addr is 0 in a cubin).
       const Elf64_Shdr code = section(symbol.st_shndx);
       const std::uint64_t size = symbol.st_size > 0 ? symbol.st_size : code.sh_size - std::min(symbol.st_value, code.sh_size);
-      if (code.sh_type != SHT_PROGBITS || !(code.sh_flags & SHF_EXECINSTR) || !fits(code.sh_offset, code.sh_size) ||
-          symbol.st_value > code.sh_size || size > code.sh_size - symbol.st_value)
-        continue;
+      const bool readable = code.sh_type == SHT_PROGBITS && (code.sh_flags & SHF_EXECINSTR) &&
+                            fits(code.sh_offset, code.sh_size) && symbol.st_value <= code.sh_size &&
+                            size <= code.sh_size - symbol.st_value && size > 0;
+      const auto known = out.functions.find(key);
+      if (known != out.functions.end() && (!known->second.code.empty() || !readable)) continue;
+      CubinFunction& function = out.functions[key];
+      function.symbol = static_cast<std::uint32_t>(n);
+      if (!readable) continue;
       const auto* first = reinterpret_cast<const std::uint8_t*>(bytes.data() + code.sh_offset + symbol.st_value);
       function.code.assign(first, first + size);
     }

@@ -149,15 +149,20 @@ std::string function_relative_targets(const std::string& text, std::uint64_t at,
 // instruction early in the file still prints a target above 0.
 constexpr std::uint64_t kRawBase = std::uint64_t(1) << 32;
 
-// A folder of its own under $TMPDIR (or /tmp), removed with everything in it when it goes;
-// path empty when it could not be made.
+// A folder of its own under $TMPDIR (/tmp where that fails), removed with everything in it when
+// it goes; path empty when it could not be made.
 struct TemporaryFolder {
   std::string path;
   explicit TemporaryFolder(const std::string& prefix) {
     if (prefix.empty()) return;
     const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/" + prefix + "-XXXXXX";
-    if (::mkdtemp(pattern.data())) path = pattern;
+    for (const std::string parent : {std::string(tmp && *tmp ? tmp : "/tmp"), std::string("/tmp")}) {
+      std::string pattern = parent + "/" + prefix + "-XXXXXX";
+      if (::mkdtemp(pattern.data())) {
+        path = pattern;
+        return;
+      }
+    }
   }
   ~TemporaryFolder() {
     std::error_code ignored;
