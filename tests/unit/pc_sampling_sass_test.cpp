@@ -118,6 +118,16 @@ std::string fake_nvdisasm(const std::string& dir, const std::string& name, const
   return tool;
 }
 
+// A kernel of the cubin of CRC with one hot PC at OFFSET.
+KernelStalls hot_kernel(std::uint64_t crc, const std::string& name, std::uint64_t offset) {
+  KernelStalls kernel;
+  kernel.mangled_name = name;
+  kernel.cubin_crc = crc;
+  kernel.hot_pcs = {HotPc{}};
+  kernel.hot_pcs[0].pc_offset = offset;
+  return kernel;
+}
+
 std::string hex(std::uint64_t value) {
   char text[24];
   std::snprintf(text, sizeof text, "%04llx", static_cast<unsigned long long>(value));
@@ -147,14 +157,7 @@ TEST(PcSamplingSass, TheHotInstructionsGoToOneNvdisasmAsARawBinaryAndBranchesPoi
   const std::vector<std::tuple<std::uint64_t, std::string, std::uint64_t>> hot = {
       {1, "_Z5chasePKjPjii", 0x0}, {1, "_Z7barrierPfi", 0x90}, {1, "_Z7barrierPfi", 0xb0}, {1, "_Z7barrierPfi", 0xc0},
       {2, "_Z5chasePKjPjii", 0x10}, {2, "_Z7barrierPfi", 0xb0}, {2, "_Z7barrierPfi", 0xc0}, {2, "_Z7barrierPfi", 0xd0}};
-  for (const auto& [crc, name, offset] : hot) {
-    KernelStalls kernel;
-    kernel.mangled_name = name;
-    kernel.cubin_crc = crc;
-    kernel.hot_pcs = {HotPc{}};
-    kernel.hot_pcs[0].pc_offset = offset;
-    info.kernels.push_back(kernel);
-  }
+  for (const auto& [crc, name, offset] : hot) info.kernels.push_back(hot_kernel(crc, name, offset));
   SassRuns runs;
   EXPECT_EQ(fill_sass(info, {dir}, tool, std::chrono::seconds(30), &runs), "");
   EXPECT_EQ(runs.raw_instructions, 8u);
@@ -249,14 +252,7 @@ TEST(PcSamplingSass, ACubinWhoseHotPcIsNotAnInstructionOrWhoseInstructionIsNotLi
   const std::string tool = fake_nvdisasm(dir, "fake-nvdisasm", "        /*100000010*/                   NOP ;\n",
                                          testing::kData + "/stalls/stall_probe.nvdisasm.txt");
   StallInfo info;
-  for (std::uint64_t crc : {1, 2}) {
-    KernelStalls kernel;
-    kernel.mangled_name = "_Z7barrierPfi";
-    kernel.cubin_crc = crc;
-    kernel.hot_pcs = {HotPc{}};
-    kernel.hot_pcs[0].pc_offset = crc == 1 ? 0x94 : 0x90;
-    info.kernels.push_back(kernel);
-  }
+  for (std::uint64_t crc : {1, 2}) info.kernels.push_back(hot_kernel(crc, "_Z7barrierPfi", crc == 1 ? 0x94 : 0x90));
   SassRuns runs;
   EXPECT_EQ(fill_sass(info, {dir}, tool, std::chrono::seconds(30), &runs), "");
   EXPECT_EQ(runs.raw_runs, 1u);

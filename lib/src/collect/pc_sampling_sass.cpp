@@ -156,7 +156,7 @@ struct TemporaryFolder {
   explicit TemporaryFolder(const std::string& prefix) {
     if (prefix.empty()) return;
     const char* tmp = std::getenv("TMPDIR");
-    for (const std::string parent : {std::string(tmp && *tmp ? tmp : "/tmp"), std::string("/tmp")}) {
+    for (const std::string& parent : {std::string(tmp && *tmp ? tmp : "/tmp"), std::string("/tmp")}) {
       std::string pattern = parent + "/" + prefix + "-XXXXXX";
       if (::mkdtemp(pattern.data())) {
         path = pattern;
