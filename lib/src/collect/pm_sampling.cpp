@@ -165,10 +165,8 @@ bool PmSampler::decode_once() {
                     seconds_since(t0) * 1e3, empty_full_in_a_row_);
       reinitialize_image(filling_);
       if (!hardware_stopped_) return true;
-      if (Clock::now() - drain_started_ <= kDrainLimit) continue;  // after Stop: nothing more will come to wait for
-      fail("the PM samples left after the sampler stopped could not all be decoded within " +
-           std::to_string(kDrainLimit.count()) + " s; samples after " + std::to_string(decoded_total_) + " are lost");
-      return false;
+      if (drain_overran()) return false;
+      continue;  // after Stop: nothing more will come to wait for
     }
     if (decoded_total_ == before && decoded_ == 0) {
       // Still so after the retries: decoding again would do the same.
@@ -178,17 +176,21 @@ bool PmSampler::decode_once() {
       return false;
     }
     hand_over();
-    if (hardware_stopped_ && Clock::now() - drain_started_ > kDrainLimit) {
-      fail("the PM samples left after the sampler stopped could not all be decoded within " +
-           std::to_string(kDrainLimit.count()) + " s; samples after " + std::to_string(decoded_total_) + " are lost");
-      return false;
-    }
+    if (hardware_stopped_ && drain_overran()) return false;
     // A full image is decoded again at once: the decoder is behind the GPU. While the sampler
     // runs, that backlog may never end, so once stop is asked for the hardware is stopped first
     // and the rest decoded after it (stop()); 50 us hung the process's exit here before
     // (2026-11-24, H100).
     if (stop_requested_ && !hardware_stopped_) return true;
   }
+}
+
+// The drain after Stop past kDrainLimit: said, and the rest given up.
+bool PmSampler::drain_overran() {
+  if (Clock::now() - drain_started_ <= kDrainLimit) return false;
+  fail("the PM samples left after the sampler stopped could not all be decoded within " +
+       std::to_string(kDrainLimit.count()) + " s; samples after " + std::to_string(decoded_total_) + " are lost");
+  return true;
 }
 
 // A decode right after Start failed with CUPTI_ERROR_UNKNOWN on the H100 (the hardware had

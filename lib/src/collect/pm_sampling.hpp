@@ -80,6 +80,7 @@ class PmSampler {
   void decode_loop();
   bool decode_once();  // false when sampling cannot go on (error() says why)
   bool early_failure(int status) const;  // a failed decode before the first records: try again
+  bool drain_overran();                  // after Stop, past kDrainLimit: failed (said once)
   void reinitialize_image(int which);
   void count_decoded();              // decoded_ and decoded_end_ns_ from the image being filled
   void hand_over();                  // the filled image to the evaluate thread, decoding goes on in the other
