@@ -226,14 +226,35 @@ TEST(PendingCalls, ABatchWakesTheFlusherAndCallsPastTheBoundAreCountedDropped) {
   for (std::size_t i = 0; i < bound + 10; ++i) wakes += calls.add(kernel(static_cast<std::uint32_t>(i), i)) ? 1 : 0;
   EXPECT_EQ(wakes, PendingCalls::kBatches);  // one a full batch; none for the dropped
   std::uint64_t dropped = 0;
-  const auto kept = calls.take(dropped);
+  const auto kept = *calls.take(dropped);
   EXPECT_EQ(kept.size(), bound);
   EXPECT_EQ(dropped, 10u);
   EXPECT_EQ(kept.back().correlation_id, bound - 1);  // the oldest are kept, in order
   // Taken: room again, and the count starts over.
   EXPECT_FALSE(calls.add(kernel(1, 1)));
-  EXPECT_EQ(calls.take(dropped).size(), 1u);
+  EXPECT_EQ(calls.take(dropped)->size(), 1u);
   EXPECT_EQ(dropped, 0u);
+}
+
+// A fatal signal handled on the app's thread while it was inside add(): take() gives up after
+// its bound instead of hanging the handler, and says how many calls it could not take.
+TEST(PendingCalls, ATakeWhileAddHoldsTheLockGivesUpAfterItsBound) {
+  using detail::PendingCalls;
+  PendingCalls calls;
+  calls.add(kernel(1, 1));
+  calls.add(kernel(2, 2));
+  std::uint64_t dropped = 0;
+  {
+    auto held = calls.hold();
+    const auto before = std::chrono::steady_clock::now();
+    EXPECT_FALSE(calls.take(dropped));
+    EXPECT_GE(std::chrono::steady_clock::now() - before, PendingCalls::kTakeWait);
+    EXPECT_EQ(calls.waiting(), 2u);
+  }
+  const auto kept = calls.take(dropped);  // released: nothing was lost meanwhile
+  ASSERT_TRUE(kept);
+  EXPECT_EQ(kept->size(), 2u);
+  EXPECT_EQ(calls.waiting(), 0u);
 }
 
 TEST(TimelineRecorder, KernelsJoinTheirLaunchesByCorrelationId) {

@@ -155,7 +155,7 @@ void ActivitySession::stop() noexcept {
   for (std::uint32_t id : traced_calls_) cuptiActivityEnableDriverApi(id, 0);
   for (std::uint32_t id : traced_runtime_calls_) cuptiActivityEnableRuntimeApi(id, 0);
   if (!options_.always_active) recorder_.widen(0, now_ns());
-  add_launch_calls();
+  add_launch_calls(true);
   if (launch_calls_dropped_ > 0)
     std::fprintf(stderr, "limiter: %llu launch calls not on the timeline (over the bound of %zu waiting for the writer)\n",
                  static_cast<unsigned long long>(launch_calls_dropped_.load()), PendingCalls::kBatch * PendingCalls::kBatches);
@@ -232,14 +232,23 @@ void ActivitySession::on_launch_exit(const LaunchCall& call) {
   flusher_wake_.notify_one();
 }
 
-void ActivitySession::add_launch_calls() {
+void ActivitySession::add_launch_calls(bool at_end) {
   std::uint64_t dropped = 0;
-  std::vector<TimelineEvent> calls = calls_.take(dropped);
+  std::optional<std::vector<TimelineEvent>> calls = calls_.take(dropped);
+  if (!calls) {
+    // Held past its bound: a fatal signal interrupted the app's thread inside add(). Mid-run
+    // the calls wait for the next take; at the end they are counted lost, not waited for.
+    if (!at_end) return;
+    dropped = calls_.waiting();
+    std::fprintf(stderr, "limiter: %llu launch calls not on the timeline (the process ended while one was being kept)\n",
+                 static_cast<unsigned long long>(dropped));
+    calls.emplace();
+  }
   if (dropped > 0) {  // in the record's dropped count, and said at the end
     recorder_.count_dropped(dropped);
     launch_calls_dropped_ += dropped;
   }
-  recorder_.add(std::move(calls));
+  recorder_.add(std::move(*calls));
 }
 
 void ActivitySession::describe(CUcontext context) {

@@ -83,7 +83,7 @@ class ActivitySession final : public Session {
   void decode(std::uint8_t* buffer, std::size_t valid);
   void report_window();   // the window and dropped records to the sink
   void add_nvtx_ranges(bool at_end);  // the closed ones to the recorder; AT_END the open ones too
-  void add_launch_calls();            // the launch calls kept since the last time, to the recorder
+  void add_launch_calls(bool at_end = false);  // the launch calls kept since the last time, to the recorder
 
   CollectorOptions options_;
   LaunchSink* sink_;
