@@ -82,6 +82,9 @@ ordered_json program_json(const ProgramVerdict& p) {
   out["verdict"] = program_bound_key(p.verdict);
   out["window"] = {{"start_ns", p.window_start_ns}, {"end_ns", p.window_end_ns}};
   out["time"] = time_split_json(p.split);
+  ordered_json pauses = ordered_json::array();
+  for (const auto& pause : p.pauses) pauses.push_back({{"start_ns", pause.start_ns}, {"end_ns", pause.end_ns}});
+  out["pauses"] = {{"count", p.pauses.size()}, {"paused_ns", p.paused_ns}, {"list", pauses}};
   out["reason"] = p.reason;
   out["advice"] = p.advice;
   out["evidence"] = {{"kernels", ev.kernels},
@@ -105,7 +108,8 @@ ordered_json program_json(const ProgramVerdict& p) {
   out["thresholds"] = {{"gpu_bound_share", t.gpu_bound_share},
                        {"gpu_majority_share", t.gpu_majority_share},
                        {"fix_min_share", t.fix_min_share},
-                       {"short_kernel_ns", t.short_kernel_ns}};
+                       {"short_kernel_ns", t.short_kernel_ns},
+                       {"min_pause_ns", t.min_pause_ns}};
   ordered_json fixes = ordered_json::array();
   for (const auto& f : p.fixes)
     fixes.push_back({{"verdict", program_bound_key(f.bound)},

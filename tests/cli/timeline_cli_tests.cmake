@@ -17,10 +17,19 @@ limiter_cli_test(NAME report.program_html_first MATCH "<h2>Program: launch-bound
                  ARGS report ${_timeline}/h100_gloo_rank0_timeline.json.gz -f html)
 # A real --trace record, in a folder of its own (the folder above is exported whole)
 # (H100, 2026-11-26, bench/pytorch_workload.py: 84 launches, their
-# runtime calls, copies, memsets and synchronisations; the window opens before torch's import).
+# runtime calls, copies, memsets and synchronisations; the window opens before torch's import,
+# and those 3.9 s are a pause, set aside).
 limiter_cli_test(NAME report.program_real_trace
-                 MATCH "^program: host-bound: the GPU is busy 0\\.1% of the 5\\.2 s window"
+                 MATCH "^program: host-bound: the GPU is busy 0\\.3% of the 1\\.2 s window without its pauses.*Set aside: 1 pause of 3\\.9 s"
                  ARGS report tests/data/trace/h100_pytorch_trace.json.gz)
+# A PyTorch MLP of 30 steps under --trace (H100, 2026-11-27, bench/workloads/mlp_training.py,
+# STEPS=30): 5.6 s of host work between the weights' copies and the first kernel, set aside; the
+# 0.54 s left is judged (it read host-bound at 99 % idle over the whole 6.1 s before).
+limiter_cli_test(NAME report.program_pause_set_aside
+                 MATCH "^program: host-bound: the GPU is busy 3\\.2% of the 537\\.1 ms window without its pauses"
+                 ARGS report tests/data/trace/h100_mlp30_trace.json.gz)
+limiter_cli_test(NAME report.program_pause_json MATCH "\"paused_ns\": 5592"
+                 ARGS report tests/data/trace/h100_mlp30_trace.json.gz -f json)
 limiter_cli_test(NAME export.perfetto_real_trace MATCH "234 events of 1 record"
                  ARGS export tests/data/trace/h100_pytorch_trace.json.gz -o ${CMAKE_CURRENT_BINARY_DIR}/pytorch_trace.json)
 limiter_cli_test(NAME report.program_per_rank MATCH "^  rank 1: sync-bound, GPU busy 26\\.6% of 15\\.6 ms"

@@ -90,6 +90,68 @@ TEST(ProgramVerdict, ShortGapsBetweenLaunchCallsAreLaunching) {
   EXPECT_EQ(judge_program(t, strict).verdict, ProgramBound::host);
 }
 
+// A PyTorch script under --trace (H100, 2026-11-27): the weights copied to the GPU, then 5.6 s of
+// imports and optimizer set-up with no CUDA call, then a 0.5 s loop. The pause is set aside and
+// said; the loop is judged on its own time.
+Timeline loop_after_set_up(std::uint64_t set_up_ns) {
+  Timeline t = synthetic_timeline(Shape::launch_bound);  // 2,000 launches from 0
+  for (auto& e : t.events) {
+    e.start_ns += set_up_ns + 1'000;
+    e.end_ns += set_up_ns + 1'000;
+  }
+  t.events.push_back(timeline_event(ActivityKind::api_call, 0, 1'000, "cudaMemcpyAsync_v3020"));
+  t.end_ns += set_up_ns + 1'000;
+  normalize_timeline(t);
+  return t;
+}
+
+TEST(ProgramVerdict, ALongHostStretchIsAPauseSetAsideAndSaid) {
+  const auto loop = judge_program(synthetic_timeline(Shape::launch_bound));
+  const auto p = judge_program(loop_after_set_up(5'600'000'000));
+  EXPECT_EQ(p.verdict, ProgramBound::launch);  // not host-bound: the set-up is not the loop's
+  ASSERT_EQ(p.pauses.size(), 1u);
+  EXPECT_EQ(p.pauses[0].start_ns, 1'000u);
+  EXPECT_NEAR(p.paused_ns, 5'600'000'000.0, 2'000'000);  // to the loop's first launch call
+  EXPECT_NEAR(p.split.wall_ns, loop.split.wall_ns + 1'000, 1);
+  EXPECT_NEAR(p.split.busy_share(), loop.split.busy_share(), 0.001);
+  EXPECT_NEAR(p.evidence.launches_per_second, loop.evidence.launches_per_second, loop.evidence.launches_per_second * 0.001);
+  EXPECT_NE(p.reason.find("window without its pauses"), std::string::npos) << p.reason;
+  EXPECT_NE(p.reason.find("Set aside: 1 pause of 5.6 s"), std::string::npos) << p.reason;
+  EXPECT_NE(p.advice.back().find("--capture-range cudaProfilerApi"), std::string::npos) << p.advice.back();
+  // The JSON report carries them.
+  RunSummary summary;
+  summary.program = p;
+  const auto json = report_json(summary);
+  EXPECT_EQ(json["program"]["pauses"]["count"], 1);
+  EXPECT_EQ(json["program"]["pauses"]["list"][0]["end_ns"], p.pauses[0].end_ns);
+  EXPECT_EQ(json["program"]["time"]["wall_ns"], p.split.wall_ns);
+}
+
+TEST(ProgramVerdict, AHostStretchShorterThanAPauseIsJudged) {
+  const auto p = judge_program(loop_after_set_up(900'000'000));
+  EXPECT_TRUE(p.pauses.empty());
+  EXPECT_EQ(p.verdict, ProgramBound::host);
+  EXPECT_EQ(p.reason.find("pause"), std::string::npos);
+  ProgramThresholds shorter;
+  shorter.min_pause_ns = 500'000'000;
+  EXPECT_EQ(judge_program(loop_after_set_up(900'000'000), shorter).verdict, ProgramBound::launch);
+}
+
+TEST(ProgramVerdict, NoPauseWithoutHostActivityOrInsideACall) {
+  Timeline t;  // kernels only: what the host did is unknown, so nothing is called a pause
+  t.start_ns = 0;
+  t.end_ns = 3'000'000'000;
+  t.events = {timeline_event(ActivityKind::kernel, 0, 100, "k"),
+              timeline_event(ActivityKind::kernel, 2'999'999'900, 3'000'000'000, "k")};
+  EXPECT_TRUE(judge_program(t).pauses.empty());
+  // A 2 s synchronisation is the host waiting on CUDA, not a pause.
+  t.events.push_back(timeline_event(ActivityKind::api_call, 100, 2'000'000'100, "cudaDeviceSynchronize"));
+  normalize_timeline(t);
+  const auto p = judge_program(t);
+  ASSERT_EQ(p.pauses.size(), 0u);
+  EXPECT_EQ(p.verdict, ProgramBound::sync);
+}
+
 TEST(ProgramVerdict, ADriverCallInsideARuntimeCallIsOneCall) {
   Timeline t;
   t.start_ns = 0;

@@ -40,6 +40,10 @@ struct ProgramThresholds {
   // Host time between two launch calls shorter than this counts as launching (the host issuing
   // work: the loop around the calls, and a tracer's own work per call), not as host work.
   double issue_gap_ns = 20'000;
+  // A stretch this long with the GPU idle and no host thread in or near a CUDA call is a pause
+  // (imports, model building, compilation, loading, a phase on the CPU): set aside from the
+  // verdict and said, as the advice for per-step host work does not fit it.
+  double min_pause_ns = 1e9;
 };
 
 // Where the window's time went, in ns; each idle part is time the GPU ran nothing.
@@ -92,9 +96,17 @@ struct RangeProgramVerdict {
   ProgramBound verdict = ProgramBound::gpu;
 };
 
+// A pause (ProgramThresholds::min_pause_ns): host work with the GPU idle and no CUDA call.
+struct ProgramPause {
+  std::uint64_t start_ns = 0, end_ns = 0;
+  double duration_ns() const { return static_cast<double>(end_ns - start_ns); }
+};
+
 struct ProgramVerdict {
   ProgramBound verdict = ProgramBound::gpu;
-  TimeSplit split;
+  TimeSplit split;                    // the window without its pauses: what the verdict judges
+  std::vector<ProgramPause> pauses;   // set aside, in time order
+  double paused_ns = 0;               // their total
   ProgramEvidence evidence;
   std::uint64_t window_start_ns = 0, window_end_ns = 0;
   std::string reason;                 // the verdict and the numbers it used, in one sentence

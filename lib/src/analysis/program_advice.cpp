@@ -92,15 +92,36 @@ std::string headline_for(ProgramBound bound, const ProgramVerdict& p) {
   return "";
 }
 
+// "1 pause of 5.60 s" / "3 pauses of 7.20 s in all, the longest 5.60 s".
+std::string pauses_text(const ProgramVerdict& p) {
+  if (p.pauses.size() == 1) return "1 pause of " + ms(p.paused_ns);
+  double longest = 0;
+  for (const auto& pause : p.pauses) longest = std::max(longest, pause.duration_ns());
+  return std::to_string(p.pauses.size()) + " pauses of " + ms(p.paused_ns) + " in all, the longest " + ms(longest);
+}
+
+std::string pause_advice(const ProgramVerdict& p) {
+  const double window = static_cast<double>(p.window_end_ns - p.window_start_ns);
+  const auto& first = p.pauses.front();
+  return "Set aside from the verdict: " + pauses_text(p) + " (" + pct(window > 0 ? p.paused_ns / window : 0) +
+         " of the " + ms(window) + " recorded; the first " + ms(static_cast<double>(first.start_ns - p.window_start_ns)) +
+         " into it), where the host worked for " + ms(p.thresholds.min_pause_ns) +
+         " or more with the GPU idle and no CUDA call: imports, model building, compilation, loading, checkpoints. "
+         "Where such a pause repeats in the work you care about, it is host time on the critical path: move that "
+         "work off the training thread or overlap it with the GPU. To judge one loop alone, mark it with an NVTX "
+         "range (it gets its own verdict) or profile it alone with --capture-range cudaProfilerApi.";
+}
+
 }  // namespace
 
 void word_program_verdict(ProgramVerdict& p) {
   const auto& s = p.split;
   p.reason = std::string(to_string(p.verdict)) + ": the GPU is busy " + pct(s.busy_share()) + " of the " +
-             ms(s.wall_ns) + " window (kernels " + pct(s.kernel_share()) + ", copies alone " + pct(s.share(s.copy_only_ns)) +
-             ")";
+             ms(s.wall_ns) + " window" + (p.pauses.empty() ? "" : " without its pauses") + " (kernels " +
+             pct(s.kernel_share()) + ", copies alone " + pct(s.share(s.copy_only_ns)) + ")";
   if (s.idle_ns > 0) p.reason += "; idle " + pct(s.share(s.idle_ns)) + ": " + idle_parts(s);
   p.reason += ".";
+  if (!p.pauses.empty()) p.reason += " Set aside: " + pauses_text(p) + " of host work with the GPU idle.";
   if (p.evidence.dropped_records > 0)
     p.reason += " " + std::to_string(p.evidence.dropped_records) +
                 " timeline records were dropped (CUPTI's activity records, or launch calls over limiter's bound): "
@@ -116,6 +137,7 @@ void word_program_verdict(ProgramVerdict& p) {
     p.fixes.push_back({bound, ns, s.share(ns), headline_for(bound, p), advice_for(bound, p)});
     if (bound != p.verdict && p.verdict != ProgramBound::gpu) p.advice.push_back(p.fixes.back().advice);
   }
+  if (!p.pauses.empty()) p.advice.push_back(pause_advice(p));
   std::stable_sort(p.fixes.begin(), p.fixes.end(),
                    [](const ProgramFix& a, const ProgramFix& b) { return a.saveable_ns > b.saveable_ns; });
 }

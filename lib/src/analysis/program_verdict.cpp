@@ -19,6 +19,9 @@
 // - verdict: GPU-bound when kernels are busy >= 80 % of the window, or >= 50 % and more than
 //   any idle cause; else the largest of launch, sync, copy (idle in copies + copies alone),
 //   host; "unknown" where unattributed idle time is the largest.
+// - pauses: stretches of host time (GPU idle, no host thread in a CUDA call or within
+//   issue_gap_ns of one) of at least ProgramThresholds::min_pause_ns. They are set aside: the
+//   split and the verdict are of the window without them (NVTX ranges keep theirs whole).
 // - a program-level fix is listed in "what to fix first" when its time is >= 5 % of the window,
 //   and ranked with the kernels by the time it can save: that idle time.
 #include "limiter/program_verdict.hpp"
@@ -123,6 +126,17 @@ class Segmentation {
       else
         segments_.push_back({start, end, state});
     }
+  }
+
+  // The host stretches in [START, END) of at least MIN_NS.
+  std::vector<ProgramPause> pauses(std::uint64_t start, std::uint64_t end, double min_ns) const {
+    std::vector<ProgramPause> out;
+    for (const auto& s : segments_) {
+      if (s.state != State::host) continue;
+      const std::uint64_t from = std::max(s.start, start), to = std::min(s.end, end);
+      if (to > from && static_cast<double>(to - from) >= min_ns) out.push_back({from, to});
+    }
+    return out;
   }
 
   // The split of [START, END).
@@ -287,6 +301,14 @@ ProgramVerdict judge_program(const Timeline& timeline, const ProgramThresholds& 
   const Segmentation segments(timeline, program.evidence.host_activity,
                               static_cast<std::uint64_t>(thresholds.issue_gap_ns));
   program.split = segments.split(program.window_start_ns, program.window_end_ns);
+  program.pauses = segments.pauses(program.window_start_ns, program.window_end_ns, thresholds.min_pause_ns);
+  for (const auto& pause : program.pauses) program.paused_ns += pause.duration_ns();
+  program.split.wall_ns -= program.paused_ns;
+  program.split.idle_ns -= program.paused_ns;
+  program.split.idle_host_ns -= program.paused_ns;
+  if (program.split.wall_ns > 0)  // launches a second while the program runs, not while it pauses
+    program.evidence.launches_per_second =
+        static_cast<double>(program.evidence.kernels) * 1e9 / program.split.wall_ns;
   program.verdict = program_bound_of(program.split, program.evidence.host_activity, thresholds);
   // Per NVTX range path: its instances' splits summed.
   std::map<std::string, RangeProgramVerdict> ranges;
