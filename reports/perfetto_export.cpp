@@ -6,6 +6,7 @@
 #include <ostream>
 #include <tuple>
 
+#include "limiter/format.hpp"
 #include "limiter/json_text.hpp"
 
 namespace limiter {
@@ -143,7 +144,9 @@ std::size_t write_perfetto_trace(const std::vector<PerfettoProcess>& processes, 
       const auto& verdict = *process.program;
       emit({{"ph", "M"}, {"name", "process_labels"}, {"pid", pid}, {"tid", 0},
             {"args", {{"labels", std::string(to_string(verdict.verdict)) + ", GPU busy " +
-                                     std::to_string(static_cast<int>(100 * verdict.split.busy_share() + 0.5)) + "%"}}}});
+                                     std::to_string(static_cast<int>(100 * verdict.split.busy_share() + 0.5)) + "%" +
+                                     (verdict.pauses.empty() ? "" : " (pauses of " + format_duration_ns(verdict.paused_ns) +
+                                                                        " set aside)")}}}});
     }
     if (!process.timeline) continue;
     const Timeline& timeline = *process.timeline;

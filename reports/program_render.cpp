@@ -57,7 +57,8 @@ std::vector<std::string> rank_program_lines(const RankSummary& summary) {
     if (!r.summary.program) continue;
     const auto& p = *r.summary.program;
     lines.push_back("rank " + r.label + ": " + std::string(to_string(p.verdict)) + ", GPU busy " +
-                    format_percent(p.split.busy_share()) + " of " + format_duration_ns(p.split.wall_ns));
+                    format_percent(p.split.busy_share()) + " of " + format_duration_ns(p.split.wall_ns) +
+                    (p.pauses.empty() ? "" : " (" + format_duration_ns(p.paused_ns) + " of pauses set aside)"));
   }
   return lines;
 }
@@ -109,7 +110,9 @@ ordered_json program_json(const ProgramVerdict& p) {
                        {"gpu_majority_share", t.gpu_majority_share},
                        {"fix_min_share", t.fix_min_share},
                        {"short_kernel_ns", t.short_kernel_ns},
-                       {"min_pause_ns", t.min_pause_ns}};
+                       {"min_pause_ns", t.min_pause_ns},
+                       {"max_pauses", t.max_pauses},
+                       {"min_judged_ns", t.min_judged_ns}};
   ordered_json fixes = ordered_json::array();
   for (const auto& f : p.fixes)
     fixes.push_back({{"verdict", program_bound_key(f.bound)},

@@ -46,7 +46,8 @@ CREATE TABLE timeline (
 CREATE TABLE program (
   scope TEXT PRIMARY KEY, instances INTEGER, verdict TEXT, wall_ns REAL, gpu_busy_ns REAL, gpu_busy_share REAL,
   kernel_ns REAL, copy_only_ns REAL, idle_ns REAL, idle_launch_ns REAL, idle_sync_ns REAL, idle_copy_ns REAL,
-  idle_host_ns REAL, idle_unattributed_ns REAL);
+  idle_host_ns REAL, idle_unattributed_ns REAL, paused_ns REAL);
+CREATE TABLE program_pauses (start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL);
 CREATE TABLE stalls (kernel TEXT NOT NULL, reason TEXT NOT NULL, title TEXT, samples INTEGER NOT NULL, share REAL,
                      stall_share REAL, PRIMARY KEY (kernel, reason)) WITHOUT ROWID;
 CREATE TABLE hot_pcs (kernel TEXT NOT NULL, cubin_crc INTEGER, pc_offset INTEGER NOT NULL, samples INTEGER NOT NULL,
@@ -219,14 +220,20 @@ namespace {
 
 // The program verdict's rows: the whole window ("window"), then each NVTX range by its path.
 void write_program(sqlite3* db, const ProgramVerdict& program) {
-  Statement row(db, "INSERT INTO program VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-  const auto add = [&](const std::string& scope, std::size_t instances, ProgramBound verdict, const TimeSplit& s) {
+  Statement row(db, "INSERT INTO program VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  const auto add = [&](const std::string& scope, std::size_t instances, ProgramBound verdict, const TimeSplit& s,
+                       double paused_ns) {
     row.text(scope).integer(static_cast<std::int64_t>(instances)).text(std::string(program_bound_key(verdict)));
     row.real(s.wall_ns).real(s.gpu_busy_ns).real(s.busy_share()).real(s.kernel_ns).real(s.copy_only_ns).real(s.idle_ns);
-    row.real(s.idle_launch_ns).real(s.idle_sync_ns).real(s.idle_copy_ns).real(s.idle_host_ns).real(s.idle_unattributed_ns).run();
+    row.real(s.idle_launch_ns).real(s.idle_sync_ns).real(s.idle_copy_ns).real(s.idle_host_ns).real(s.idle_unattributed_ns);
+    row.real(paused_ns).run();
   };
-  add("window", 1, program.verdict, program.split);
-  for (const auto& r : program.ranges) add(r.range, r.instances, r.verdict, r.split);
+  // The window's split is without its pauses (listed in program_pauses); a range's is whole.
+  add("window", 1, program.verdict, program.split, program.paused_ns);
+  for (const auto& r : program.ranges) add(r.range, r.instances, r.verdict, r.split, 0);
+  Statement pause(db, "INSERT INTO program_pauses VALUES (?,?)");
+  for (const auto& p : program.pauses)
+    pause.integer(static_cast<std::int64_t>(p.start_ns)).integer(static_cast<std::int64_t>(p.end_ns)).run();
 }
 
 }  // namespace

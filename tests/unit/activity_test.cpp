@@ -4,7 +4,9 @@
 // put the session where it belongs (collect/phases.hpp).
 #include <gtest/gtest.h>
 
+#include <future>
 #include <map>
+#include <thread>
 
 #include "collect/activity_records.hpp"
 #include "collect/activity_timeline.hpp"
@@ -236,21 +238,33 @@ TEST(PendingCalls, ABatchWakesTheFlusherAndCallsPastTheBoundAreCountedDropped) {
   EXPECT_EQ(dropped, 0u);
 }
 
-// A fatal signal handled on the app's thread while it was inside add(): take() gives up after
-// its bound instead of hanging the handler, and says how many calls it could not take.
-TEST(PendingCalls, ATakeWhileAddHoldsTheLockGivesUpAfterItsBound) {
+// A fatal signal handled on the app's thread while it was inside add(): take() gives up at once
+// instead of locking again (a hang until the handler's alarm); held by another thread, it gives
+// up after its bound. The calls stay, and waiting() says how many.
+TEST(PendingCalls, ATakeWhileAddHoldsTheLockGivesUp) {
   using detail::PendingCalls;
   PendingCalls calls;
   calls.add(kernel(1, 1));
   calls.add(kernel(2, 2));
-  std::uint64_t dropped = 0;
+  std::uint64_t dropped = 7;
   {
-    auto held = calls.hold();
-    const auto before = std::chrono::steady_clock::now();
+    const PendingCalls::Hold inside_add(calls);  // this thread, stopped inside add()
     EXPECT_FALSE(calls.take(dropped));
-    EXPECT_GE(std::chrono::steady_clock::now() - before, PendingCalls::kTakeWait);
+    EXPECT_EQ(dropped, 0u);
     EXPECT_EQ(calls.waiting(), 2u);
   }
+  std::promise<void> held, release;
+  std::thread other([&] {
+    const PendingCalls::Hold inside_add(calls);
+    held.set_value();
+    release.get_future().wait();
+  });
+  held.get_future().wait();
+  const auto before = std::chrono::steady_clock::now();
+  EXPECT_FALSE(calls.take(dropped));
+  EXPECT_GE(std::chrono::steady_clock::now() - before, PendingCalls::kTakeWait);
+  release.set_value();
+  other.join();
   const auto kept = calls.take(dropped);  // released: nothing was lost meanwhile
   ASSERT_TRUE(kept);
   EXPECT_EQ(kept->size(), 2u);

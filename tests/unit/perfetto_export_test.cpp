@@ -85,35 +85,59 @@ TEST(PerfettoExport, CommittedRanksMakeAValidChromeTrace) {
   EXPECT_EQ(categories, (std::set<std::string>{"api_call", "kernel", "memcpy", "nvtx_range", "synchronization"}));
 }
 
-// The sqlite export's timeline and program tables, read back.
-TEST(TimelineSqlite, TimelineAndProgramTables) {
-  const std::string record = testing::kData + "/timeline/h100_gloo_rank1_timeline.json.gz";
-  const std::string path = (std::filesystem::temp_directory_path() / "limiter_timeline_test.sqlite").string();
-  {
-    SqliteExport database(path);
-    SummaryOptions options;
-    options.keep_launches = false;
-    const RunSummary summary = summarize_run_file(record, {}, options, database.batch_sink());
-    database.add_timeline(*read_run_header(record).timeline);
-    database.finish(summary);
+// RECORD exported as an SQLite database, with its timeline, to a temporary file; queried, removed.
+class ExportedSqlite {
+ public:
+  explicit ExportedSqlite(const std::string& record)
+      : path_((std::filesystem::temp_directory_path() / "limiter_timeline_test.sqlite").string()) {
+    {
+      SqliteExport database(path_);
+      SummaryOptions options;
+      options.keep_launches = false;
+      const RunSummary summary = summarize_run_file(record, {}, options, database.batch_sink());
+      database.add_timeline(*read_run_header(record).timeline);
+      database.finish(summary);
+    }
+    EXPECT_EQ(sqlite3_open(path_.c_str(), &db_), SQLITE_OK);
   }
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  const auto scalar = [&](const char* sql) {
+  ~ExportedSqlite() {
+    sqlite3_close(db_);
+    std::filesystem::remove(path_);
+  }
+  std::string scalar(const char* sql) const {
     sqlite3_stmt* statement = nullptr;
-    EXPECT_EQ(sqlite3_prepare_v2(db, sql, -1, &statement, nullptr), SQLITE_OK) << sql;
+    EXPECT_EQ(sqlite3_prepare_v2(db_, sql, -1, &statement, nullptr), SQLITE_OK) << sql;
     EXPECT_EQ(sqlite3_step(statement), SQLITE_ROW) << sql;
     std::string value = reinterpret_cast<const char*>(sqlite3_column_text(statement, 0));
     sqlite3_finalize(statement);
     return value;
-  };
-  EXPECT_EQ(scalar("SELECT count(*) FROM timeline"), "302");
-  EXPECT_EQ(scalar("SELECT count(*) FROM timeline WHERE kind = 'kernel' AND launch_sequence IS NOT NULL"), "72");
-  EXPECT_EQ(scalar("SELECT count(*) FROM timeline t JOIN launches l ON l.sequence = t.launch_sequence"), "72");
-  EXPECT_EQ(scalar("SELECT verdict FROM program WHERE scope = 'window'"), "sync");
-  EXPECT_EQ(scalar("SELECT count(*) FROM program"), "3");  // the window, train_step/, train_step/forward/
-  sqlite3_close(db);
-  std::filesystem::remove(path);
+  }
+
+ private:
+  std::string path_;
+  sqlite3* db_ = nullptr;
+};
+
+// The sqlite export's timeline and program tables, read back.
+TEST(TimelineSqlite, TimelineAndProgramTables) {
+  const ExportedSqlite db(testing::kData + "/timeline/h100_gloo_rank1_timeline.json.gz");
+  EXPECT_EQ(db.scalar("SELECT count(*) FROM timeline"), "302");
+  EXPECT_EQ(db.scalar("SELECT count(*) FROM timeline WHERE kind = 'kernel' AND launch_sequence IS NOT NULL"), "72");
+  EXPECT_EQ(db.scalar("SELECT count(*) FROM timeline t JOIN launches l ON l.sequence = t.launch_sequence"), "72");
+  EXPECT_EQ(db.scalar("SELECT verdict FROM program WHERE scope = 'window'"), "sync");
+  EXPECT_EQ(db.scalar("SELECT count(*) FROM program"), "3");  // the window, train_step/, train_step/forward/
+  EXPECT_EQ(db.scalar("SELECT count(*) FROM program_pauses"), "0");
+}
+
+// A PyTorch record whose 5.6 s set-up is a pause: the window's row is without it, and it is listed.
+TEST(TimelineSqlite, PausesSetAsideAreListed) {
+  const ExportedSqlite db(testing::kData + "/trace/h100_mlp30_trace.json.gz");
+  EXPECT_EQ(db.scalar("SELECT count(*) FROM program_pauses"), "1");
+  EXPECT_EQ(db.scalar("SELECT round(paused_ns / 1e9, 1) FROM program WHERE scope = 'window'"), "5.6");
+  EXPECT_EQ(db.scalar("SELECT round(wall_ns / 1e6) FROM program WHERE scope = 'window'"), "537.0");
+  EXPECT_EQ(db.scalar("SELECT count(*) FROM program_pauses p, timeline t "
+                      "WHERE t.start_ns < p.end_ns AND t.end_ns > p.start_ns AND t.kind != 'nvtx_range'"),
+            "0");  // nothing recorded inside it
 }
 
 TEST(PerfettoExport, VerdictColours) {

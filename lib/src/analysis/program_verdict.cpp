@@ -19,9 +19,11 @@
 // - verdict: GPU-bound when kernels are busy >= 80 % of the window, or >= 50 % and more than
 //   any idle cause; else the largest of launch, sync, copy (idle in copies + copies alone),
 //   host; "unknown" where unattributed idle time is the largest.
-// - pauses: stretches of host time (GPU idle, no host thread in a CUDA call or within
-//   issue_gap_ns of one) of at least ProgramThresholds::min_pause_ns. They are set aside: the
-//   split and the verdict are of the window without them (NVTX ranges keep theirs whole).
+// - pauses: unbroken stretches of host time (GPU idle, no CUDA call on any host thread) of at
+//   least ProgramThresholds::min_pause_ns. One-off pauses are set aside: the split and the
+//   verdict are of the window without them (NVTX ranges keep theirs whole). They are one-off
+//   when there are at most max_pauses of them and at least min_judged_ns is left; otherwise
+//   they repeat (data loading on the main thread, a CPU phase per step) and are judged.
 // - a program-level fix is listed in "what to fix first" when its time is >= 5 % of the window,
 //   and ranked with the kernels by the time it can save: that idle time.
 #include "limiter/program_verdict.hpp"
@@ -303,6 +305,10 @@ ProgramVerdict judge_program(const Timeline& timeline, const ProgramThresholds& 
   program.split = segments.split(program.window_start_ns, program.window_end_ns);
   program.pauses = segments.pauses(program.window_start_ns, program.window_end_ns, thresholds.min_pause_ns);
   for (const auto& pause : program.pauses) program.paused_ns += pause.duration_ns();
+  if (program.pauses.size() > thresholds.max_pauses || program.split.wall_ns - program.paused_ns < thresholds.min_judged_ns) {
+    program.pauses.clear();  // not one-off: judged with the rest
+    program.paused_ns = 0;
+  }
   program.split.wall_ns -= program.paused_ns;
   program.split.idle_ns -= program.paused_ns;
   program.split.idle_host_ns -= program.paused_ns;

@@ -236,12 +236,16 @@ void ActivitySession::add_launch_calls(bool at_end) {
   std::uint64_t dropped = 0;
   std::optional<std::vector<TimelineEvent>> calls = calls_.take(dropped);
   if (!calls) {
-    // Held past its bound: a fatal signal interrupted the app's thread inside add(). Mid-run
-    // the calls wait for the next take; at the end they are counted lost, not waited for.
+    // A fatal signal stopped this thread inside add(), or another thread there. Mid-run the
+    // calls wait for the next take; at the end they are counted lost, not waited for.
     if (!at_end) return;
-    dropped = calls_.waiting();
-    std::fprintf(stderr, "limiter: %llu launch calls not on the timeline (the process ended while one was being kept)\n",
-                 static_cast<unsigned long long>(dropped));
+    dropped = calls_.take_dropped();
+    const std::uint64_t lost = calls_.waiting();
+    launch_calls_lost_at_end_ = lost;
+    recorder_.count_dropped(lost);
+    if (lost > 0)
+      std::fprintf(stderr, "limiter: %llu launch calls not on the timeline (the process ended while one was being kept)\n",
+                   static_cast<unsigned long long>(lost));
     calls.emplace();
   }
   if (dropped > 0) {  // in the record's dropped count, and said at the end
@@ -379,7 +383,8 @@ RunRecord ActivitySession::finish() noexcept {
 std::string ActivitySession::timings() const {
   return std::to_string(records_.load()) + " activity records, " + std::to_string(recorder_.events()) +
          " timeline events, " + std::to_string(recorder_.dropped()) + " dropped (" +
-         std::to_string(launch_calls_dropped_.load()) + " of them launch calls over the bound), " +
+         std::to_string(launch_calls_dropped_.load()) + " of them launch calls over the bound, " +
+         std::to_string(launch_calls_lost_at_end_.load()) + " not taken at the end), " +
          std::to_string(nvtx_.kept()) +
          " NVTX ranges (" + std::to_string(nvtx_.dropped()) + " over the bound, " + std::to_string(nvtx_.unclosed()) +
          " closed at the end)" +

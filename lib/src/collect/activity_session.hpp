@@ -95,6 +95,7 @@ class ActivitySession final : public Session {
   // app's launch (a JAX loop ran 1.7x and its GPU, 99 % busy, read 58 %; H100, 2026-11-26).
   PendingCalls calls_;
   std::atomic<std::uint64_t> launch_calls_dropped_{0};  // over PendingCalls' bound
+  std::atomic<std::uint64_t> launch_calls_lost_at_end_{0};  // not taken: a signal stopped add()
   std::mutex enable_mutex_;
   std::atomic<bool> enabled_{false}, stopped_{false}, forced_{false}, described_{false};
   std::atomic<int> active_depth_{0};

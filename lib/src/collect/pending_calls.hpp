@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <mutex>
 #include <optional>
+#include <thread>
 #include <vector>
 
 #include "collect/activity_timeline.hpp"
@@ -18,46 +19,72 @@ class PendingCalls {
  public:
   // Launch calls per batch; at most kBatches batches wait.
   static constexpr std::size_t kBatch = 4096, kBatches = 64;
-
-  // How long take() waits for the lock. add() holds it only for a push_back, so a longer hold
-  // means a fatal signal is handled on the thread it interrupted inside add(): waiting there
-  // would hang the handler until its 20 s alarm.
+  // How long take() waits for another thread's hold of the lock. add() holds it only for a
+  // push_back: a longer hold means the holder was stopped there (a signal).
   static constexpr std::chrono::milliseconds kTakeWait{100};
 
   // Keeps CALL (or counts it dropped when kBatch * kBatches wait); true when a batch is full
   // (time to wake the flusher).
   bool add(TimelineEvent&& call) {
     std::lock_guard lock(mutex_);
+    const Owner owner(owner_);
     if (calls_.size() >= kBatch * kBatches) {
-      ++dropped_;
+      dropped_.fetch_add(1, std::memory_order_relaxed);
       return false;
     }
     calls_.push_back(std::move(call));
     waiting_.store(calls_.size(), std::memory_order_relaxed);
     return calls_.size() % kBatch == 0;
   }
-  // The calls kept so far, and the count dropped since the last take; nullopt when the lock
-  // stayed held for kTakeWait (the calls stay; waiting() says about how many).
+  // The calls kept so far, and the count dropped since the last take; nullopt (the calls stay)
+  // when this thread is inside add(), i.e. a fatal signal handled on the thread it interrupted
+  // there (locking again would hang it, and is undefined), or when another thread holds the
+  // lock for kTakeWait.
   std::optional<std::vector<TimelineEvent>> take(std::uint64_t& dropped) {
+    dropped = 0;
+    if (owner_.load(std::memory_order_relaxed) == std::this_thread::get_id()) return std::nullopt;
     std::unique_lock lock(mutex_, std::defer_lock);
     if (!lock.try_lock_for(kTakeWait)) return std::nullopt;
     std::vector<TimelineEvent> out;
     out.swap(calls_);
     waiting_.store(0, std::memory_order_relaxed);
-    dropped = dropped_;
-    dropped_ = 0;
+    dropped = dropped_.exchange(0, std::memory_order_relaxed);
     return out;
   }
-  // The calls kept and not yet taken, read without the lock (for the count of those lost).
-  std::size_t waiting() const { return waiting_.load(std::memory_order_relaxed); }
-  // What add() holds: tests stand in for a signal that interrupts it.
-  std::unique_lock<std::timed_mutex> hold() { return std::unique_lock(mutex_); }
+  // Where take() could not be: the calls kept and not taken, and those dropped over the bound
+  // since the last take, read without the lock (the process ends: they are counted, not written).
+  std::uint64_t waiting() const { return waiting_.load(std::memory_order_relaxed); }
+  std::uint64_t take_dropped() { return dropped_.exchange(0, std::memory_order_relaxed); }
+
+  // The thread inside add(), set while it holds the lock.
+  class Owner {
+   public:
+    explicit Owner(std::atomic<std::thread::id>& owner) : owner_(owner) {
+      owner_.store(std::this_thread::get_id(), std::memory_order_relaxed);
+    }
+    ~Owner() { owner_.store(std::thread::id(), std::memory_order_relaxed); }
+    Owner(const Owner&) = delete;
+    Owner& operator=(const Owner&) = delete;
+
+   private:
+    std::atomic<std::thread::id>& owner_;
+  };
+  // The lock as add() holds it (tests stand in for a signal that stops a thread inside add()).
+  class Hold {
+   public:
+    explicit Hold(PendingCalls& calls) : lock_(calls.mutex_), owner_(calls.owner_) {}
+
+   private:
+    std::unique_lock<std::timed_mutex> lock_;
+    Owner owner_;
+  };
 
  private:
   std::timed_mutex mutex_;
   std::vector<TimelineEvent> calls_;
   std::atomic<std::size_t> waiting_{0};
-  std::uint64_t dropped_ = 0;
+  std::atomic<std::uint64_t> dropped_{0};
+  std::atomic<std::thread::id> owner_{};
 };
 
 }  // namespace limiter::detail
