@@ -97,7 +97,8 @@ int run_export(const Args& args) {
   std::string format, output, peaks;
   visible.add_options()
       ("format,f", po::value(&format)->default_value("sqlite"),
-       "sqlite (tables run, kernels, launches, counters, groups, timeline, program) or perfetto (a Chrome trace "
+       "sqlite (tables run, kernels, launches, counters, groups, timeline, program, program_pauses, stalls, "
+       "hot_pcs) or perfetto (a Chrome trace "
        "of the timeline; the default for -o *.json)")
       ("output,o", po::value(&output)->required(), "the file to write (replaced if it exists)")
       ("peaks", po::value(&peaks)->default_value("theoretical"), "theoretical or calibrated");

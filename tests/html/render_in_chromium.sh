@@ -33,13 +33,16 @@ flags=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run --dis
        --disable-component-update --disable-sync --hide-scrollbars)
 # Headless Chromium now and then never exits after --dump-dom (seen once in CI on a loaded 2-core
 # machine: 45 s, then the timeout). Such a hang is the browser's, not the page's: a second try with
-# a fresh profile is allowed, and said; a page that fails twice fails the test. Each try writes its
-# own output, kept only when the browser exits well (a try that dumped and then hung is dropped).
-run_browser() {  # run_browser PROFILE_DIR OUTPUT ARGS...: stderr (dbus noise) goes to a log, shown on failure
-  local profile=$1 output=$2; shift 2
+# a fresh profile is allowed, and said; a page that fails twice fails the test. A try counts when
+# the browser exits well and wrote what it was asked for; each try starts from nothing (a try that
+# wrote and then hung leaves nothing behind).
+run_browser() {  # run_browser PROFILE_DIR STDOUT_FILE WRITTEN_FILE ARGS...: WRITTEN_FILE is what the browser writes itself ("" for its stdout)
+  local profile=$1 output=$2 written=$3; shift 3
   local attempt
   for attempt in 1 2; do
-    if timeout 45 "$browser" "${flags[@]}" --user-data-dir="$profile-$attempt" "$@" >"$output.try" 2>>"$work/browser.log"; then
+    rm -f "$output" "$output.try" ${written:+"$written"}
+    if timeout 45 "$browser" "${flags[@]}" --user-data-dir="$profile-$attempt" "$@" >"$output.try" 2>>"$work/browser.log" &&
+       [ -s "${written:-$output.try}" ]; then
       mv "$output.try" "$output"
       return 0
     fi
@@ -61,11 +64,10 @@ expect_count() {  # expect_count FILE WHAT MINIMUM [MAXIMUM] PATTERN
 }
 
 for page in report compare grouped; do
-  run_browser "$work/profile-dom-$page" "$work/$page.dom" --dump-dom "file://$work/$page.html" ||
+  run_browser "$work/profile-dom-$page" "$work/$page.dom" "" --dump-dom "file://$work/$page.html" ||
     { echo "FAIL: $browser --dump-dom $page.html"; cat "$work/browser.log"; exit 1; }
-  rm -f "$work/$page.png"  # a try that hung after writing it leaves no stale screenshot behind
-  run_browser "$work/profile-shot-$page" "$work/$page.shot.log" --window-size=1400,2000 --screenshot="$work/$page.png" \
-    "file://$work/$page.html" ||
+  run_browser "$work/profile-shot-$page" "$work/$page.shot.log" "$work/$page.png" --window-size=1400,2000 \
+    --screenshot="$work/$page.png" "file://$work/$page.html" ||
     { echo "FAIL: $browser --screenshot $page.html"; cat "$work/browser.log"; exit 1; }
   # A PNG, and not a blank page: an empty 1400x2000 page compresses to a few kB.
   if [ "$(head -c 8 "$work/$page.png" | od -An -tx1 | tr -d ' \n')" != "89504e470d0a1a0a" ]; then

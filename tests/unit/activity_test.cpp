@@ -239,36 +239,42 @@ TEST(PendingCalls, ABatchWakesTheFlusherAndCallsPastTheBoundAreCountedDropped) {
 }
 
 // A fatal signal handled on the app's thread while it was inside add(): take() gives up at once
-// instead of locking again (a hang until the handler's alarm); held by another thread, it gives
-// up after its bound. The calls stay, and waiting() says how many.
+// instead of locking again (a hang until the handler's alarm, and undefined); held by another
+// thread, it gives up after its wait. The calls stay, and waiting() says how many.
 TEST(PendingCalls, ATakeWhileAddHoldsTheLockGivesUp) {
   using detail::PendingCalls;
-  PendingCalls calls;
+  PendingCalls calls(std::chrono::seconds(30));  // at once means without this wait
   calls.add(kernel(1, 1));
   calls.add(kernel(2, 2));
   std::uint64_t dropped = 7;
   {
     const PendingCalls::Hold inside_add(calls);  // this thread, stopped inside add()
+    const auto before = std::chrono::steady_clock::now();
     EXPECT_FALSE(calls.take(dropped));
+    EXPECT_LT(std::chrono::steady_clock::now() - before, std::chrono::seconds(10));
     EXPECT_EQ(dropped, 0u);
     EXPECT_EQ(calls.waiting(), 2u);
   }
+  PendingCalls shared(std::chrono::milliseconds(100));
+  shared.add(kernel(3, 3));
   std::promise<void> held, release;
   std::thread other([&] {
-    const PendingCalls::Hold inside_add(calls);
+    const PendingCalls::Hold inside_add(shared);
     held.set_value();
     release.get_future().wait();
   });
   held.get_future().wait();
   const auto before = std::chrono::steady_clock::now();
-  EXPECT_FALSE(calls.take(dropped));
-  EXPECT_GE(std::chrono::steady_clock::now() - before, PendingCalls::kTakeWait);
+  EXPECT_FALSE(shared.take(dropped));
+  EXPECT_GE(std::chrono::steady_clock::now() - before, std::chrono::milliseconds(100));
   release.set_value();
   other.join();
-  const auto kept = calls.take(dropped);  // released: nothing was lost meanwhile
-  ASSERT_TRUE(kept);
-  EXPECT_EQ(kept->size(), 2u);
-  EXPECT_EQ(calls.waiting(), 0u);
+  for (PendingCalls* released : {&calls, &shared}) {  // released: nothing was lost meanwhile
+    const auto kept = released->take(dropped);
+    ASSERT_TRUE(kept);
+    EXPECT_EQ(kept->size(), released == &calls ? 2u : 1u);
+    EXPECT_EQ(released->waiting(), 0u);
+  }
 }
 
 TEST(TimelineRecorder, KernelsJoinTheirLaunchesByCorrelationId) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <set>
@@ -89,7 +90,9 @@ TEST(PerfettoExport, CommittedRanksMakeAValidChromeTrace) {
 class ExportedSqlite {
  public:
   explicit ExportedSqlite(const std::string& record)
-      : path_((std::filesystem::temp_directory_path() / "limiter_timeline_test.sqlite").string()) {
+      // One file per process: ctest runs each test in its own process, several at once.
+      : path_((std::filesystem::temp_directory_path() / ("limiter_timeline_" + std::to_string(::getpid()) + ".sqlite"))
+                  .string()) {
     {
       SqliteExport database(path_);
       SummaryOptions options;
@@ -108,7 +111,8 @@ class ExportedSqlite {
     sqlite3_stmt* statement = nullptr;
     EXPECT_EQ(sqlite3_prepare_v2(db_, sql, -1, &statement, nullptr), SQLITE_OK) << sql;
     EXPECT_EQ(sqlite3_step(statement), SQLITE_ROW) << sql;
-    std::string value = reinterpret_cast<const char*>(sqlite3_column_text(statement, 0));
+    const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(statement, 0));
+    std::string value = text ? text : "NULL";
     sqlite3_finalize(statement);
     return value;
   }

@@ -159,6 +159,28 @@ TEST(ProgramVerdict, PausesThatRepeatAreJudged) {
   ProgramThresholds allow_more;  // up to 10 one-off pauses: then they are set aside
   allow_more.max_pauses = 10;
   EXPECT_EQ(judge_program(t, allow_more).pauses.size(), 10u);
+  allow_more.max_pauses = 9;  // the bound: one more than allowed, and all are judged
+  EXPECT_TRUE(judge_program(t, allow_more).pauses.empty());
+}
+
+// Set-up and one compilation: two pauses, the default bound, are set aside.
+TEST(ProgramVerdict, TwoPausesAreSetAside) {
+  Timeline t = loop_after_set_up(2'000'000'000);
+  const std::uint64_t middle = t.end_ns;  // the loop again, 3.5 s after the first (its events start 2 s in)
+  const std::size_t events = t.events.size();
+  for (std::size_t i = 0; i < events; ++i) {
+    auto e = t.events[i];
+    if (e.kind == ActivityKind::api_call && e.start_ns == 0) continue;  // the weights' copy, once
+    e.start_ns += middle + 1'500'000'000;
+    e.end_ns += middle + 1'500'000'000;
+    t.events.push_back(e);
+  }
+  t.end_ns = 2 * middle + 1'500'000'000;
+  normalize_timeline(t);
+  const auto p = judge_program(t);
+  ASSERT_EQ(p.pauses.size(), 2u);
+  EXPECT_EQ(p.verdict, ProgramBound::launch);
+  EXPECT_NE(p.reason.find("2 pauses of 5.5 s in all, the longest 3.5 s"), std::string::npos) << p.reason;
 }
 
 // Too little left to judge: one launch, then 3 s of host work. Judged whole (host-bound), not

@@ -124,7 +124,8 @@ void word_program_verdict(ProgramVerdict& p) {
   if (!p.pauses.empty()) p.reason += " Set aside: " + pauses_text(p) + " of host work with the GPU idle.";
   if (p.evidence.dropped_records > 0)
     p.reason += " " + std::to_string(p.evidence.dropped_records) +
-                " timeline records were dropped (CUPTI's activity records, or launch calls over limiter's bound): "
+                " timeline records were dropped (CUPTI's activity records, or launch calls over limiter's bound or "
+                "not written at the process's end): "
                 "the busy and launch-call times are lower bounds.";
   p.advice = {advice_for(p.verdict, p)};
   if (p.verdict != ProgramBound::gpu && s.kernel_ns > 0)

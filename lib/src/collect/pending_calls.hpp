@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <mutex>
 #include <optional>
-#include <thread>
 #include <vector>
 
 #include "collect/activity_timeline.hpp"
@@ -16,6 +15,16 @@
 namespace limiter::detail {
 
 class PendingCalls {
+  // This thread is inside add() or take(), from before the lock until after it: a signal
+  // handled anywhere in there sees it.
+  static inline thread_local bool inside_ = false;
+  struct Inside {
+    Inside() { inside_ = true; }
+    ~Inside() { inside_ = false; }
+    Inside(const Inside&) = delete;
+    Inside& operator=(const Inside&) = delete;
+  };
+
  public:
   // Launch calls per batch; at most kBatches batches wait.
   static constexpr std::size_t kBatch = 4096, kBatches = 64;
@@ -23,11 +32,13 @@ class PendingCalls {
   // push_back: a longer hold means the holder was stopped there (a signal).
   static constexpr std::chrono::milliseconds kTakeWait{100};
 
+  explicit PendingCalls(std::chrono::milliseconds take_wait = kTakeWait) : take_wait_(take_wait) {}
+
   // Keeps CALL (or counts it dropped when kBatch * kBatches wait); true when a batch is full
   // (time to wake the flusher).
   bool add(TimelineEvent&& call) {
+    const Inside inside;
     std::lock_guard lock(mutex_);
-    const Owner owner(owner_);
     if (calls_.size() >= kBatch * kBatches) {
       dropped_.fetch_add(1, std::memory_order_relaxed);
       return false;
@@ -37,14 +48,15 @@ class PendingCalls {
     return calls_.size() % kBatch == 0;
   }
   // The calls kept so far, and the count dropped since the last take; nullopt (the calls stay)
-  // when this thread is inside add(), i.e. a fatal signal handled on the thread it interrupted
-  // there (locking again would hang it, and is undefined), or when another thread holds the
-  // lock for kTakeWait.
+  // when this thread is inside add() or take() already, i.e. a fatal signal handled on the
+  // thread it stopped there (locking again would hang it, and is undefined), or when another
+  // thread holds the lock for the take wait.
   std::optional<std::vector<TimelineEvent>> take(std::uint64_t& dropped) {
     dropped = 0;
-    if (owner_.load(std::memory_order_relaxed) == std::this_thread::get_id()) return std::nullopt;
+    if (inside_) return std::nullopt;
+    const Inside inside;
     std::unique_lock lock(mutex_, std::defer_lock);
-    if (!lock.try_lock_for(kTakeWait)) return std::nullopt;
+    if (!lock.try_lock_for(take_wait_)) return std::nullopt;
     std::vector<TimelineEvent> out;
     out.swap(calls_);
     waiting_.store(0, std::memory_order_relaxed);
@@ -56,35 +68,22 @@ class PendingCalls {
   std::uint64_t waiting() const { return waiting_.load(std::memory_order_relaxed); }
   std::uint64_t take_dropped() { return dropped_.exchange(0, std::memory_order_relaxed); }
 
-  // The thread inside add(), set while it holds the lock.
-  class Owner {
-   public:
-    explicit Owner(std::atomic<std::thread::id>& owner) : owner_(owner) {
-      owner_.store(std::this_thread::get_id(), std::memory_order_relaxed);
-    }
-    ~Owner() { owner_.store(std::thread::id(), std::memory_order_relaxed); }
-    Owner(const Owner&) = delete;
-    Owner& operator=(const Owner&) = delete;
-
-   private:
-    std::atomic<std::thread::id>& owner_;
-  };
   // The lock as add() holds it (tests stand in for a signal that stops a thread inside add()).
   class Hold {
    public:
-    explicit Hold(PendingCalls& calls) : lock_(calls.mutex_), owner_(calls.owner_) {}
+    explicit Hold(PendingCalls& calls) : lock_(calls.mutex_) {}
 
    private:
+    Inside inside_;  // set before the lock is taken, cleared after it is given back
     std::unique_lock<std::timed_mutex> lock_;
-    Owner owner_;
   };
 
  private:
+  std::chrono::milliseconds take_wait_;
   std::timed_mutex mutex_;
   std::vector<TimelineEvent> calls_;
   std::atomic<std::size_t> waiting_{0};
   std::atomic<std::uint64_t> dropped_{0};
-  std::atomic<std::thread::id> owner_{};
 };
 
 }  // namespace limiter::detail

@@ -10,7 +10,9 @@
 //   groups    one row per kernel and launch configuration, most time first (the grouped report)
 //   timeline  one row per activity event of the record's timeline (kernels, copies, memsets,
 //             synchronisations, API calls, NVTX ranges), with the fields of TimelineEvent
-//   program   the program verdict: the whole window ("window"), then each NVTX range by its path
+//   program   the program verdict: the whole window ("window", without its pauses: paused_ns),
+//             then each NVTX range by its path
+//   program_pauses  the pauses set aside from the window's verdict: start_ns, end_ns
 //   stalls    PC sampling per kernel (demangled name) and stall reason: samples, share of all the
 //             kernel's samples, stall_share of its stalled ones (stall_analysis.hpp)
 //   hot_pcs   the kernels' hottest PCs: cubin_crc, pc_offset, samples, share, dominant reason,
