@@ -92,7 +92,7 @@ std::string headline_for(ProgramBound bound, const ProgramVerdict& p) {
   return "";
 }
 
-// "1 pause of 5.60 s" / "3 pauses of 7.20 s in all, the longest 5.60 s".
+// "1 pause of 5.6 s" / "3 pauses of 7.2 s in all, the longest 5.6 s".
 std::string pauses_text(const ProgramVerdict& p) {
   if (p.pauses.size() == 1) return "1 pause of " + ms(p.paused_ns);
   double longest = 0;
