@@ -74,8 +74,56 @@ const std::vector<std::string> kCsvReportColumns = {
     "stall_samples", "stall_issued_share", "stall_reason_1", "stall_share_1", "stall_reason_2", "stall_share_2",
     "stall_hot_line"};
 
+const std::vector<std::string> kCsvTimelineColumns = {
+    "group_timeline_launches", "group_timeline_total_ns", "group_timeline_mean_ns", "group_timeline_min_ns",
+    "group_timeline_max_ns", "group_timeline_time_share", "no_counters"};
+
+namespace {
+
+// The group's figures on the timeline (kCsvTimelineColumns), for a record whose timeline holds kernels.
+std::vector<std::string> timeline_cells(const KernelSummary& group) {
+  if (!group.timeline) {
+    std::vector<std::string> cells(kCsvTimelineColumns.size(), "");
+    cells.back() = group.no_counters;
+    return cells;
+  }
+  const auto& d = group.timeline->durations;
+  return {std::to_string(group.timeline->launches), plain_number(d.total_ns), plain_number(d.mean_ns),
+          plain_number(d.min_ns), plain_number(d.max_ns), plain_number(group.timeline->time_share), group.no_counters};
+}
+
+// A kernel of the timeline without counters: a row with no sequence and no counters, its group's
+// figures and its timeline's.
+std::vector<std::string> no_counters_row(const RunSummary& summary, std::size_t index) {
+  const auto& group = summary.groups[index];
+  std::vector<std::string> row(kCsvReportColumns.size(), "");
+  const auto set = [&](const char* column, std::string value) {
+    row[static_cast<std::size_t>(std::find(kCsvReportColumns.begin(), kCsvReportColumns.end(), column) -
+                                 kCsvReportColumns.begin())] = std::move(value);
+  };
+  set("kernel", group.name);
+  set("short_name", group.display_name);
+  const char* dims[] = {"grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z"};
+  const auto cells = configuration_cells(group.grid, group.block);
+  for (std::size_t i = 0; i < 6; ++i) set(dims[i], cells[i]);
+  set("group", std::to_string(index + 1));
+  set("group_launches", "0");
+  if (group.stalls) {
+    auto stall = stall_cells(group.stalls.get());
+    for (std::size_t i = 0; i < stall.size(); ++i) row[row.size() - stall.size() + i] = std::move(stall[i]);
+  }
+  for (auto& cell : timeline_cells(group)) row.push_back(std::move(cell));
+  return row;
+}
+
+}  // namespace
+
 void write_csv_report(const RunSummary& summary, std::ostream& out, const ReportOptions& options) {
-  out << csv_row(kCsvReportColumns);
+  // A record whose timeline holds kernels adds the groups' timeline columns, and a row per kernel without counters.
+  const bool timeline = summary.timeline_kernels.has_value();
+  std::vector<std::string> columns = kCsvReportColumns;
+  if (timeline) columns.insert(columns.end(), kCsvTimelineColumns.begin(), kCsvTimelineColumns.end());
+  out << csv_row(columns);
   // nvtx: the launch's NVTX ranges (" + " between them); nvtx_time_share: their roll-up's share.
   std::unordered_map<std::string, std::optional<double>> range_share;
   for (const auto& r : summary.nvtx_ranges) range_share[r.ranges] = r.time_share;
@@ -112,8 +160,12 @@ void write_csv_report(const RunSummary& summary, std::ostream& out, const Report
     row.push_back(k.nvtx.empty() ? "" : nvtx_label(k.nvtx));
     row.push_back(share == range_share.end() ? "" : plain_number(share->second));
     for (auto& cell : stall_cells(k.stalls.get())) row.push_back(std::move(cell));
+    if (timeline)
+      for (auto& cell : timeline_cells(group)) row.push_back(std::move(cell));
     out << csv_row(row);
   });
+  for (std::size_t index = 0; timeline && index < summary.groups.size(); ++index)
+    if (!summary.groups[index].no_counters.empty()) out << csv_row(no_counters_row(summary, index));
 }
 
 const std::vector<std::string> kCsvComparisonColumns = {

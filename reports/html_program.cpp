@@ -8,6 +8,7 @@
 #include "limiter/format.hpp"
 #include "program_render.hpp"
 #include "render_helpers.hpp"
+#include "timeline_render.hpp"
 
 namespace limiter::render {
 namespace {
@@ -30,6 +31,7 @@ std::string program_html_section(const RunSummary& summary) {
   std::ostringstream out;
   out << "<section class=\"program\" id=\"program\">\n<h2>Program: " << html_escape(std::string(to_string(p.verdict)))
       << "</h2>\n<p>" << html_escape(p.reason) << "</p>\n";
+  if (!p.window_note.empty()) out << "<p class=\"note\">" << html_escape(p.window_note) << ".</p>\n";
   // The window as one bar, a segment per part, widths in percent.
   out << "<div style=\"display:flex;width:100%;height:18px;border:1px solid #999\" role=\"img\" aria-label=\"the window's time by part\">";
   for (const auto& part : split_parts(p.split)) {
@@ -55,7 +57,7 @@ std::string program_html_section(const RunSummary& summary) {
       }
       const auto& g = summary.groups[line.kernel->group];
       out << "<li><code>" << html_escape(g.display_name) << "</code> [" << g.longest.sequence << "] — "
-          << duration_text(g.durations.total_ns) << " (" << format_percent(g.time_share, 0) << "), "
+          << duration_text(shown_durations(g).total_ns) << " (" << format_percent(shown_time_share(g), 0) << "), "
           << html_escape(verdict_label(g.longest.verdict)) << ": " << html_escape(line.kernel->headline) << "</li>\n";
     }
     out << "</ol>\n";

@@ -15,6 +15,7 @@
 #include "limiter/reports.hpp"
 #include "render_helpers.hpp"
 #include "stall_render.hpp"
+#include "timeline_render.hpp"
 
 namespace limiter {
 namespace {
@@ -80,13 +81,15 @@ void write_time_chart(std::ostream& out, const RunSummary& summary) {
   for (std::size_t i = 0; i < summary.groups.size(); ++i) {
     const auto& group = summary.groups[i];
     if (bars.size() + 1 >= kChartRows && summary.groups.size() > kChartRows) {
-      other_share += group.time_share.value_or(0);
+      other_share += render::shown_time_share(group).value_or(0);
       ++other_groups;
       continue;
     }
-    bars.push_back({labels[i], group.time_share, verdict_fill(group.main_verdict),
-                    format_percent(group.time_share, 1) + "  " + render::duration_text(group.durations.total_ns) +
-                        (group.launches > 1 ? "  ×" + render::count_text(group.launches) : ""),
+    const auto share = render::shown_time_share(group);  // the timeline's, where the record has one
+    const std::size_t launches = render::shown_launches(group);
+    bars.push_back({labels[i], share, verdict_fill(group.main_verdict),
+                    format_percent(share, 1) + "  " + render::duration_text(render::shown_durations(group).total_ns) +
+                        (launches > 1 ? "  ×" + render::count_text(launches) : ""),
                     group.name + ": " + render::count_text(group.launches) + " launches, " +
                         render::verdict_mix_text(group.verdicts),
                     verdict_key(group.main_verdict)});
@@ -190,20 +193,27 @@ void write_map(std::ostream& out, const RunSummary& summary) {
 }
 
 void write_group_table(std::ostream& out, const RunSummary& summary, std::size_t shown) {
+  // With a timeline that holds kernels, the time columns are the timeline's and "profiled" counts the counters' launches.
+  const bool timeline = render::shows_timeline_time(summary);
   out << "<table id=\"groups\">\n<thead><tr><th>#</th><th class=\"name\">kernel</th><th>time %</th><th>total</th>"
-         "<th>launches</th><th>mean</th><th>min</th><th>max</th><th class=\"text\">verdict</th>"
+         "<th>launches</th><th>mean</th><th>min</th><th>max</th>"
+      << (timeline ? "<th>profiled</th>" : "")
+      << "<th class=\"text\">verdict</th>"
          "<th class=\"text\">unit</th><th>LMEM-L2</th><th>LMEM-inst</th><th class=\"text\">grid × block</th>"
          "</tr></thead>\n<tbody>\n";
   for (std::size_t i = 0; i < shown; ++i) {
     const auto& g = summary.groups[i];
-    std::string verdict = verdict_badge(g.main_verdict);
+    const auto& d = render::shown_durations(g);
+    std::string verdict = g.no_counters.empty() ? verdict_badge(g.main_verdict)
+                                                : "<span class=\"muted\" title=\"" + html_escape(g.no_counters) +
+                                                      "\">no counters</span>";
     if (g.verdicts_differ()) verdict += " <span class=\"muted\">" + html_escape(render::verdict_mix_text(g.verdicts)) + "</span>";
     out << "<tr><td>" << i + 1 << "</td><td class=\"name\"><a href=\"#" << group_anchor(i) << "\">"
-        << name_html(g.display_name, g.name) << "</a></td><td>" << format_percent(g.time_share, 0) << "</td><td>"
-        << render::precise_duration_text(g.durations.total_ns) << "</td><td>" << render::group_launches_text(g)
-        << "</td><td>" << render::precise_duration_text(g.durations.mean_ns) << "</td><td>"
-        << render::precise_duration_text(g.durations.min_ns) << "</td><td>"
-        << render::precise_duration_text(g.durations.max_ns) << "</td><td class=\"text\">" << verdict
+        << name_html(g.display_name, g.name) << "</a></td><td>" << format_percent(render::shown_time_share(g), 0)
+        << "</td><td>" << render::precise_duration_text(d.total_ns) << "</td><td>" << render::shown_launches_text(g)
+        << "</td><td>" << render::precise_duration_text(d.mean_ns) << "</td><td>"
+        << render::precise_duration_text(d.min_ns) << "</td><td>" << render::precise_duration_text(d.max_ns) << "</td>"
+        << (timeline ? "<td>" + render::profiled_launches_text(g) + "</td>" : "") << "<td class=\"text\">" << verdict
         << "</td><td class=\"text\">" << html_escape(g.limiting_unit) << "</td><td>"
         << (g.lmem_l2_share_is_upper_bound && g.lmem_l2_share ? "≤" : "") << format_percent(g.lmem_l2_share, 1)
         << "</td><td>" << format_percent(g.lmem_instruction_share, 1) << "</td><td class=\"text\">"
@@ -212,6 +222,12 @@ void write_group_table(std::ostream& out, const RunSummary& summary, std::size_t
   out << "</tbody>\n</table>\n";
   if (shown < summary.groups.size())
     out << "<p class=\"muted\">" << summary.groups.size() - shown << " more; <code>--top N</code> lists more.</p>\n";
+  if (timeline) out << "<p class=\"note\">" << html_escape(render::timeline_columns_note(summary)) << ".</p>\n";
+  const auto notes = render::no_counters_notes(summary, shown);
+  if (notes.empty()) return;
+  out << "<ul class=\"note\" id=\"no-counters\">\n";
+  for (const auto& note : notes) out << "<li>" << html_escape(render::no_counters_note_text(note)) << "</li>\n";
+  out << "</ul>\n";
 }
 
 void write_nvtx_ranges(std::ostream& out, const RunSummary& summary) {
@@ -252,8 +268,27 @@ void write_launch_table(std::ostream& out, const RunSummary& summary, std::size_
         << " launches.</p>\n";
 }
 
+// A kernel of the timeline without counters: its time there, why it has no counters, and its PC samples if any.
+void write_no_counters_article(std::ostream& out, const RunSummary& summary, std::size_t index) {
+  const auto& g = summary.groups[index];
+  const auto launches = render::shown_launches(g);
+  out << "<article class=\"kernel\" id=\"" << group_anchor(index) << "\">\n<h3>" << index + 1 << ". "
+      << name_html(g.display_name, g.name) << "</h3>\n<p>" << render::count_text(launches)
+      << (launches == 1 ? " launch" : " launches") << " on the timeline, "
+      << render::duration_text(render::shown_durations(g).total_ns) << "; " << html_escape(g.no_counters) << "</p>\n";
+  if (g.stalls) write_stalls(out, *g.stalls, group_anchor(index));
+  for (const auto& k : summary.stalled_kernels)  // the advice its samples alone allow
+    if (k.group == index && !k.advice.empty()) {
+      out << "<ul>\n";
+      for (const auto& advice : k.advice) out << "<li>" << html_escape(advice) << "</li>\n";
+      out << "</ul>\n";
+    }
+  out << "</article>\n";
+}
+
 void write_group_article(std::ostream& out, const RunSummary& summary, std::size_t index) {
   const auto& g = summary.groups[index];
+  if (!g.no_counters.empty()) return write_no_counters_article(out, summary, index);
   const auto& k = g.longest;
   out << "<article class=\"kernel\" id=\"" << group_anchor(index) << "\">\n<h3>" << index + 1 << ". "
       << name_html(g.display_name, g.name) << "</h3>\n<p>" << verdict_badge(k.verdict, k.balanced) << " longest of "
@@ -321,8 +356,13 @@ void write_html_report(const RunSummary& summary, std::ostream& out, const Repor
   out << program;
 
   out << "<section class=\"summary\">\n<div class=\"stat\"><b>" << format_duration_ns(summary.total_ns)
-      << "</b>kernel time</div>\n<div class=\"stat\"><b>" << render::count_text(summary.selected_launches)
-      << "</b>launches of " << summary.groups.size() << " kernel configurations</div>\n</section>\n";
+      << "</b>kernel time" << (summary.timeline_kernels ? " while profiled" : "") << "</div>\n<div class=\"stat\"><b>" << render::count_text(summary.selected_launches)
+      << "</b>launches of " << summary.groups.size() - (summary.timeline_kernels ? summary.timeline_kernels->without_counters : 0)
+      << " kernel configurations</div>\n";
+  if (const auto& t = summary.timeline_kernels)  // the timeline's kernels, at the app's own pace
+    out << "<div class=\"stat\"><b>" << render::count_text(t->launches) << "</b>launches on the timeline, "
+        << html_escape(format_duration_ns(t->kernel_ns)) << " of kernel time</div>\n";
+  out << "</section>\n";
   out << "<h2>Time by verdict</h2>\n";
   write_verdict_bar(out, summary.time_by_verdict);
 
@@ -331,8 +371,8 @@ void write_html_report(const RunSummary& summary, std::ostream& out, const Repor
     for (const auto& item : summary.fix_first) {
       const auto& g = summary.groups[item.group];
       out << "<li><a href=\"#" << group_anchor(item.group) << "\">" << name_html(g.display_name, g.name) << " ["
-          << g.longest.sequence << "]</a> — " << render::duration_text(g.durations.total_ns) << " ("
-          << format_percent(g.time_share, 0) << ") " << verdict_badge(g.longest.verdict) << " "
+          << g.longest.sequence << "]</a> — " << render::duration_text(render::shown_durations(g).total_ns) << " ("
+          << format_percent(render::shown_time_share(g), 0) << ") " << verdict_badge(g.longest.verdict) << " "
           << html_escape(item.headline) << "</li>\n";
     }
     out << "</ol>\n";
@@ -351,7 +391,8 @@ void write_html_report(const RunSummary& summary, std::ostream& out, const Repor
 
   const bool grouped = options.grouped(summary);
   const std::size_t shown = grouped ? render::shown_group_count(summary, options.top) : summary.groups.size();
-  out << "<h2>Kernels by time, grouped by name and launch configuration</h2>\n";
+  out << "<h2>Kernels by time" << (summary.timeline_kernels ? " on the timeline" : "")
+      << ", grouped by name and launch configuration</h2>\n";
   write_group_table(out, summary, shown);
   if (!grouped && !summary.run.kernels.empty()) {
     out << "<h2>Launches</h2>\n";

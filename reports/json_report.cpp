@@ -158,8 +158,23 @@ ordered_json rollup_json(const RunSummary& summary) {
       groups.back()["launches_seen"] = *group.launches_seen;
       groups.back()["estimated_ns"] = optional_number(group.estimated_ns);
     }
+    if (group.timeline) {  // a record whose timeline holds kernels: its launches there, which rank the groups
+      groups.back()["timeline"] = {{"launches", group.timeline->launches},
+                                   {"duration_ns", durations_json(group.timeline->durations)},
+                                   {"time_share", optional_number(group.timeline->time_share)}};
+    }
+    if (!group.no_counters.empty()) {  // on the timeline alone: no launch, so no sequence
+      groups.back()["first_sequence"] = nullptr;
+      groups.back()["longest_sequence"] = nullptr;
+      groups.back()["no_counters"] = group.no_counters;
+    }
   }
   out["groups"] = groups;
+  if (const auto& t = summary.timeline_kernels) {
+    out["timeline"] = {{"launches", t->launches},           {"kernels", t->kernels},
+                       {"kernel_ns", t->kernel_ns},          {"window_ns", t->window_ns},
+                       {"without_counters", t->without_counters}};
+  }
   ordered_json fix_first = ordered_json::array();
   const auto lines = render::fix_first_lines(summary);
   for (std::size_t rank = 0; rank < lines.size(); ++rank) {

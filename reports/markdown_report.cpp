@@ -9,6 +9,7 @@
 #include "program_render.hpp"
 #include "render_helpers.hpp"
 #include "stall_render.hpp"
+#include "timeline_render.hpp"
 
 namespace limiter {
 namespace {
@@ -41,6 +42,7 @@ void write_program(const RunSummary& summary, std::ostream& out) {
   if (!summary.program) return;
   const auto& p = *summary.program;
   out << "### Program: " << to_string(p.verdict) << "\n\n" << markdown_escape(p.reason) << "\n\n";
+  if (!p.window_note.empty()) out << "_" << markdown_escape(p.window_note) << "._\n\n";  // a run of several phases
   for (const auto& advice : p.advice) out << "- " << markdown_escape(advice) << "\n";
   out << "\n| part of the window | time | share |\n|:--|--:|--:|\n";
   for (const auto& part : render::split_parts(p.split))
@@ -70,7 +72,8 @@ void write_fix_first(const RunSummary& summary, std::ostream& out) {
     const auto& item = *lines[rank].kernel;
     const auto& g = summary.groups[item.group];
     out << rank + 1 << ". **" << markdown_code(g.display_name) << "** [" << g.longest.sequence << "] — "
-        << render::duration_text(g.durations.total_ns) << " (" << format_percent(g.time_share, 0) << "), "
+        << render::duration_text(render::shown_durations(g).total_ns) << " ("
+        << format_percent(render::shown_time_share(g), 0) << "), "
         << verdict_label(g.longest.verdict) << ": " << markdown_escape(item.headline) << "\n";
   }
   out << "\n";
@@ -78,22 +81,35 @@ void write_fix_first(const RunSummary& summary, std::ostream& out) {
 
 void write_group_table(const RunSummary& summary, const ReportOptions& options, std::ostream& out) {
   const std::size_t shown = render::shown_group_count(summary, options.top);
-  out << "### Kernels by time, grouped by name and launch configuration";
+  // With a timeline that holds kernels, the time columns are the timeline's and "profiled" counts the counters' launches.
+  const bool timeline = render::shows_timeline_time(summary);
+  out << "### Kernels by time" << (timeline ? " on the timeline" : "") << ", grouped by name and launch configuration";
   if (shown < summary.groups.size()) out << " (top " << shown << " of " << summary.groups.size() << ")";
-  out << "\n\n| # | kernel | time % | total | launches | mean | min | max | verdict | unit | LMEM-L2 | LMEM-inst | grid × block |\n"
-      << "|--:|:--|--:|--:|--:|--:|--:|--:|:--|:--|--:|--:|:--|\n";
+  out << "\n\n| # | kernel | time % | total | launches | mean | min | max | " << (timeline ? "profiled | " : "")
+      << "verdict | unit | LMEM-L2 | LMEM-inst | grid × block |\n"
+      << "|--:|:--|--:|--:|--:|--:|--:|--:|" << (timeline ? "--:|" : "") << ":--|:--|--:|--:|:--|\n";
   for (std::size_t i = 0; i < shown; ++i) {
     const auto& g = summary.groups[i];
-    out << "| " << i + 1 << " | " << markdown_code(g.display_name) << " | " << format_percent(g.time_share, 0) << " | "
-        << render::precise_duration_text(g.durations.total_ns) << " | " << render::group_launches_text(g) << " | "
-        << render::precise_duration_text(g.durations.mean_ns) << " | " << render::precise_duration_text(g.durations.min_ns)
-        << " | " << render::precise_duration_text(g.durations.max_ns) << " | "
+    const auto& d = render::shown_durations(g);
+    out << "| " << i + 1 << " | " << markdown_code(g.display_name) << " | "
+        << format_percent(render::shown_time_share(g), 0) << " | " << render::precise_duration_text(d.total_ns) << " | "
+        << render::shown_launches_text(g) << " | " << render::precise_duration_text(d.mean_ns) << " | "
+        << render::precise_duration_text(d.min_ns) << " | " << render::precise_duration_text(d.max_ns) << " | "
+        << (timeline ? render::profiled_launches_text(g) + " | " : "")
         << markdown_escape(render::group_verdict_text(g)) << " | " << markdown_escape(g.limiting_unit) << " | "
         << (g.lmem_l2_share_is_upper_bound && g.lmem_l2_share ? "≤" : "") << format_percent(g.lmem_l2_share, 1) << " | "
         << format_percent(g.lmem_instruction_share, 1) << " | " << render::configuration_text(g.grid, g.block, " × ")
         << " |\n";
   }
   out << "\n";
+  if (timeline) out << "_" << markdown_escape(render::timeline_columns_note(summary)) << "._\n\n";
+  const auto notes = render::no_counters_notes(summary, shown);
+  for (const auto& note : notes) {  // the kernels without counters, by reason
+    std::string kernels;
+    for (const auto& name : note.kernels) kernels += (kernels.empty() ? "" : ", ") + markdown_code(name);
+    out << "- " << kernels << " — " << markdown_escape(note.reason) << "\n";
+  }
+  if (!notes.empty()) out << "\n";
   if (shown < summary.groups.size()) {
     out << "… " << summary.groups.size() - shown << " more groups; `limiter report --top N` lists more, "
         << "`--launches` one row per launch.\n\n";
@@ -144,19 +160,17 @@ void write_why_they_wait(const RunSummary& summary, std::size_t top, std::ostrea
   for (std::size_t i = 0; i < shown; ++i) {
     const auto& k = kernels[i];
     const auto& lines = k.stalls->hot_lines;
-    out << "| " << markdown_code(k.display_name) << " | "
-        << (k.group ? "#" + std::to_string(*k.group + 1) + " " + verdict_label(summary.groups[*k.group].main_verdict)
-                    : "no launch")
+    out << "| " << markdown_code(k.display_name) << " | " << render::stalled_group_text(summary, k, " ", "no launch")
         << " | " << markdown_escape(render::why_it_waits_text(*k.stalls)) << " | "
         << (lines.empty() ? "—" : markdown_code(render::hot_line_text(lines.front()))) << " |\n";
   }
   out << "\n";
   for (std::size_t i = 0; i < shown; ++i)
-    if (!kernels[i].group)
+    if (render::stalls_shown_alone(summary, kernels[i]))  // no launch to show it under
       for (const auto& advice : kernels[i].advice)
         out << "- " << markdown_code(kernels[i].display_name) << ": " << markdown_escape(advice) << "\n";
   if (std::any_of(kernels.begin(), kernels.begin() + static_cast<std::ptrdiff_t>(shown),
-                  [](const StalledKernel& k) { return !k.group && !k.advice.empty(); }))
+                  [&](const StalledKernel& k) { return render::stalls_shown_alone(summary, k) && !k.advice.empty(); }))
     out << "\n";
 }
 
@@ -208,7 +222,7 @@ void write_markdown_report(const RunSummary& summary, std::ostream& out, const R
   for (const auto& note : render::collection_notes(summary)) out << "> **Warning:** " << markdown_escape(note) << "\n\n";
   write_program(summary, out);
   write_time_by_verdict(summary, out);
-  if (summary.selected_launches == 0) {  // a `--stalls` record has only samples
+  if (summary.groups.empty()) {  // a `--stalls` record has only samples
     write_why_they_wait(summary, options.top, out);
     return;
   }

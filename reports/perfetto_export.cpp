@@ -80,6 +80,8 @@ ordered_json event_args(const TimelineEvent& e, const PerfettoKernelArgs* kernel
   }
   if (e.kind == ActivityKind::kernel && kernel) args["kernel"] = e.name;  // the full name; the event's is the short one
   if (e.launch_sequence) args["sequence"] = *e.launch_sequence;
+  if (e.grid) args["grid"] = {e.grid->x, e.grid->y, e.grid->z};  // a kernel's configuration, where the record has it
+  if (e.block) args["block"] = {e.block->x, e.block->y, e.block->z};
   if (e.correlation_id) args["correlation_id"] = e.correlation_id;
   if (e.stream_id) args["stream_id"] = *e.stream_id;
   if (e.context_id) args["context_id"] = *e.context_id;

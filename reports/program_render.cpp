@@ -87,6 +87,7 @@ ordered_json program_json(const ProgramVerdict& p) {
   for (const auto& pause : p.pauses) pauses.push_back({{"start_ns", pause.start_ns}, {"end_ns", pause.end_ns}});
   out["pauses"] = {{"count", p.pauses.size()}, {"paused_ns", p.paused_ns}, {"list", pauses}};
   out["reason"] = p.reason;
+  if (!p.window_note.empty()) out["window_note"] = p.window_note;  // a run of several phases: where it was judged
   out["advice"] = p.advice;
   out["evidence"] = {{"kernels", ev.kernels},
                      {"copies", ev.copies},

@@ -1,5 +1,6 @@
 #include "render_helpers.hpp"
 #include "stall_render.hpp"
+#include "timeline_render.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -196,6 +197,7 @@ std::string configuration_text(const Dim3& grid, const Dim3& block, const std::s
 }
 
 std::string group_verdict_text(const KernelSummary& group) {
+  if (!group.no_counters.empty()) return "no counters";  // a kernel of the timeline alone (the reason is under the table)
   std::string text = verdict_label(group.main_verdict);
   if (!group.verdicts_differ()) return text;
   std::string others;
@@ -267,26 +269,34 @@ std::string run_scope_text(const RunSummary& summary) {
   const auto plural = [](std::size_t n, const char* one, const char* many) {
     return count_text(n) + " " + (n == 1 ? one : many);
   };
-  std::string text = plural(summary.launches, "launch", "launches");
+  const auto& timeline = summary.timeline_kernels;
+  if (summary.launches == 0 && (timeline || !summary.stalled_kernels.empty())) {  // the timeline or PC samples alone
+    return "no launch with counters in the record" + (timeline ? "; " + timeline_scope_text(*timeline) : "");
+  }
+  // Launch configurations with counters: the timeline's others are counted in its own clause.
+  const auto configurations = static_cast<std::size_t>(std::count_if(
+      summary.groups.begin(), summary.groups.end(), [](const KernelSummary& g) { return g.no_counters.empty(); }));
+  std::string text = plural(summary.launches, "launch", "launches") + (timeline ? " profiled" : "");
   if (summary.kernel_regex.empty()) {
     text += " of " + plural(summary.distinct_kernels, "kernel", "kernels") + " in " +
-            plural(summary.groups.size(), "launch configuration", "launch configurations");
+            plural(configurations, "launch configuration", "launch configurations");
   }
-  text += ", " + format_duration_ns(summary.total_ns) + " of kernel time";
+  text += ", " + format_duration_ns(summary.total_ns) + (timeline ? " of kernel time while profiled" : " of kernel time");
   if (const auto seen = summary.run.launches_seen; seen && *seen > summary.launches) {
     // Filters or per-kernel budgets: each verdict rests on the launches counted in its row.
     text += "; the collector saw " + plural(static_cast<std::size_t>(*seen), "launch", "launches") + " and profiled " +
             count_text(summary.launches);
   }
-  if (summary.estimated_total_ns) {
+  if (summary.estimated_total_ns && !timeline) {  // with a timeline, each kernel's time is measured there
     text += "; time shares are of all launches seen (" + format_duration_ns(*summary.estimated_total_ns) +
             " estimated: each kernel's profiled mean times its launches)";
   }
   if (!summary.kernel_regex.empty()) {
     text += "; -k '" + summary.kernel_regex + "' selects " + plural(summary.selected_launches, "launch", "launches") +
             " of " + plural(summary.distinct_kernels, "kernel", "kernels") + " in " +
-            plural(summary.groups.size(), "launch configuration", "launch configurations");
+            plural(configurations, "launch configuration", "launch configurations");
   }
+  if (timeline) text += "; " + timeline_scope_text(*timeline);
   return text;
 }
 

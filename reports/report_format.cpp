@@ -27,7 +27,9 @@ std::string to_string(ReportFormat format) {
 }
 
 bool ReportOptions::grouped(const RunSummary& summary) const {
-  if (view == ReportView::automatic) return summary.has_repeated_launches() || summary.launches_dropped;
+  // A timeline's kernel times are per group: a record with them reads grouped however often it profiled each.
+  if (view == ReportView::automatic)
+    return summary.has_repeated_launches() || summary.launches_dropped || summary.timeline_kernels.has_value();
   return view == ReportView::grouped;
 }
 

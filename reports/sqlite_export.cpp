@@ -38,11 +38,14 @@ CREATE TABLE groups (
   no_verdict_launches INTEGER, limiting_unit TEXT, issue_utilization REAL, l2_utilization REAL,
   dram_utilization REAL, compute_utilization REAL, memory_utilization REAL,
   lmem_l2_share REAL, lmem_instruction_share REAL, theoretical_occupancy REAL,
-  first_sequence INTEGER, longest_sequence INTEGER, fix_first_rank INTEGER, advice_headline TEXT);
+  first_sequence INTEGER, longest_sequence INTEGER, fix_first_rank INTEGER, advice_headline TEXT,
+  timeline_launches INTEGER, timeline_total_ns REAL, timeline_mean_ns REAL, timeline_min_ns REAL,
+  timeline_max_ns REAL, timeline_time_share REAL, no_counters TEXT);
 CREATE TABLE timeline (
   event_id INTEGER PRIMARY KEY, kind TEXT NOT NULL, start_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,
   duration_ns INTEGER NOT NULL, stream_id INTEGER, context_id INTEGER, device INTEGER, correlation_id INTEGER,
-  name TEXT, bytes INTEGER, pageable INTEGER, thread_id INTEGER, launch_sequence INTEGER);
+  name TEXT, bytes INTEGER, pageable INTEGER, thread_id INTEGER, launch_sequence INTEGER,
+  grid_x INTEGER, grid_y INTEGER, grid_z INTEGER, block_x INTEGER, block_y INTEGER, block_z INTEGER);
 CREATE TABLE program (
   scope TEXT PRIMARY KEY, instances INTEGER, verdict TEXT, wall_ns REAL, gpu_busy_ns REAL, gpu_busy_share REAL,
   kernel_ns REAL, copy_only_ns REAL, idle_ns REAL, idle_launch_ns REAL, idle_sync_ns REAL, idle_copy_ns REAL,
@@ -180,7 +183,7 @@ BatchSink SqliteExport::batch_sink() {
 }
 
 void SqliteExport::add_timeline(const Timeline& timeline) {
-  Statement event(impl_->db, "INSERT INTO timeline VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  Statement event(impl_->db, "INSERT INTO timeline VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   std::int64_t id = 0;
   for (const auto& e : timeline.events) {
     event.integer(++id).text(std::string(to_string(e.kind))).integer(static_cast<std::int64_t>(e.start_ns))
@@ -191,7 +194,13 @@ void SqliteExport::add_timeline(const Timeline& timeline) {
     event.text(e.name).optional_integer(e.bytes);
     if (e.pageable) event.integer(*e.pageable);
     else event.null();
-    event.optional_integer(e.thread_id).optional_integer(e.launch_sequence).run();
+    event.optional_integer(e.thread_id).optional_integer(e.launch_sequence);
+    if (e.grid && e.block) {  // a kernel's configuration, where the record has it
+      event.dims(*e.grid, *e.block);
+    } else {
+      for (int i = 0; i < 6; ++i) event.null();
+    }
+    event.run();
   }
 }
 
@@ -242,10 +251,13 @@ void SqliteExport::finish(const RunSummary& summary) {
   sqlite3* db = impl_->db;
   if (summary.program) write_program(db, *summary.program);
   {
+    for (const auto& g : summary.groups)  // kernels of the timeline alone have no launch that named them
+      impl_->kernel_ids.try_emplace(g.name, static_cast<std::int64_t>(impl_->kernel_ids.size() + 1));
     Statement kernel(db, "INSERT INTO kernels VALUES (?,?,?,?)");
     for (const auto& [name, id] : impl_->kernel_ids)
       kernel.integer(id).text(name).text(summary.display_name(name)).optional_text(impl_->mangled[name]).run();
-    Statement group(db, "INSERT INTO groups VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    Statement group(db, "INSERT INTO groups VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+                        "?,?,?,?,?,?,?)");
     for (std::size_t rank = 0; rank < summary.groups.size(); ++rank) {
       const auto& g = summary.groups[rank];
       const auto& d = g.durations;
@@ -258,9 +270,20 @@ void SqliteExport::finish(const RunSummary& summary) {
       group.optional_real(g.issue).optional_real(g.l2).optional_real(g.dram).optional_real(g.compute)
           .optional_real(g.memory).optional_real(g.lmem_l2_share).optional_real(g.lmem_instruction_share)
           .optional_real(g.occupancy);
-      group.integer(static_cast<std::int64_t>(g.first_sequence)).integer(static_cast<std::int64_t>(g.longest.sequence))
-          .optional_integer(g.fix_first_rank)
-          .optional_text(g.fix_first_rank ? summary.fix_first[*g.fix_first_rank - 1].headline : "").run();
+      if (g.no_counters.empty())
+        group.integer(static_cast<std::int64_t>(g.first_sequence)).integer(static_cast<std::int64_t>(g.longest.sequence));
+      else  // on the timeline alone: no launch in the record
+        group.null().null();
+      group.optional_integer(g.fix_first_rank)
+          .optional_text(g.fix_first_rank ? summary.fix_first[*g.fix_first_rank - 1].headline : "");
+      if (g.timeline) {
+        const auto& t = g.timeline->durations;
+        group.integer(static_cast<std::int64_t>(g.timeline->launches)).optional_real(t.total_ns).optional_real(t.mean_ns)
+            .optional_real(t.min_ns).optional_real(t.max_ns).optional_real(g.timeline->time_share);
+      } else {
+        for (int i = 0; i < 6; ++i) group.null();
+      }
+      group.optional_text(g.no_counters).run();
     }
     const auto& run = summary.run;
     Statement meta(db, "INSERT INTO run VALUES (?,?)");
@@ -273,6 +296,8 @@ void SqliteExport::finish(const RunSummary& summary) {
         {"names", to_string(summary.names)}, {"tool_version", tool_version()}};
     for (const auto& [key, value] : entries) meta.text(key).text(value).run();
     if (run.cache_control) meta.text("cache_control").text(*run.cache_control).run();  // none or all; no row: unknown
+    if (summary.program && !summary.program->window_note.empty())  // a run of several phases: where it was judged
+      meta.text("program_window_note").text(summary.program->window_note).run();
     if (const auto& s = run.stall_sampling) {  // how the stalls table's samples were taken
       for (const auto& [key, value] : std::vector<std::pair<std::string, std::uint64_t>>{
                {"stall_sample_period_cycles", s->sample_period_cycles}, {"stall_samples", s->samples},

@@ -11,6 +11,7 @@
 #include "render_helpers.hpp"
 #include "stall_render.hpp"
 #include "text_table.hpp"
+#include "timeline_render.hpp"
 
 namespace limiter {
 namespace {
@@ -39,6 +40,7 @@ void write_program(const RunSummary& summary, std::ostream& out) {
   if (!summary.program) return;
   const auto& p = *summary.program;
   out << "program: " << p.reason << "\n";
+  if (!p.window_note.empty()) out << "  (" << p.window_note << ")\n";  // a run of several phases: where it was judged
   for (const auto& advice : p.advice) out << "  - " << advice << "\n";
   if (p.ranges.empty()) return;
   constexpr std::size_t kShown = 10;
@@ -87,11 +89,9 @@ void write_why_they_wait(const RunSummary& summary, std::size_t top, std::ostrea
       << (shown < kernels.size() ? "; " + std::to_string(shown) + " of " + std::to_string(kernels.size()) : "") << "):\n";
   for (std::size_t i = 0; i < shown; ++i) {
     const auto& k = kernels[i];
-    out << "  " << k.display_name << " ("
-        << (k.group ? "#" + std::to_string(*k.group + 1) + ", " + verdict_label(summary.groups[*k.group].main_verdict)
-                    : "no launch in the record")
+    out << "  " << k.display_name << " (" << render::stalled_group_text(summary, k, ", ", "no launch in the record")
         << "): " << render::why_it_waits_text(*k.stalls) << "\n";
-    if (k.group) continue;
+    if (!render::stalls_shown_alone(summary, k)) continue;  // shown under its launch
     for (std::size_t l = 0; l < k.stalls->hot_lines.size() && l < render::kShownHotLines; ++l)
       out << "      " << render::hot_line_text(k.stalls->hot_lines[l]) << "\n";
     for (const auto& advice : k.advice) out << "    - " << advice << "\n";
@@ -100,37 +100,50 @@ void write_why_they_wait(const RunSummary& summary, std::size_t top, std::ostrea
 
 void write_group_table(const RunSummary& summary, const ReportOptions& options, std::ostream& out) {
   const std::size_t shown = render::shown_group_count(summary, options.top);
-  out << "\nkernels by time, grouped by name and launch configuration"
+  // With a timeline that holds kernels, the time columns are the timeline's and "profiled" counts the counters' launches.
+  const bool timeline = render::shows_timeline_time(summary);
+  out << "\nkernels by time" << (timeline ? " on the timeline" : "") << ", grouped by name and launch configuration"
       << (shown < summary.groups.size() ? " (top " + std::to_string(shown) + " of " + std::to_string(summary.groups.size()) +
                                               "; --top N for more, --launches for one row per launch)"
                                         : " (--launches for one row per launch)")
       << ":\n";
-  TextTable table({{"#"}, {"time%"}, {"total"}, {"launches"}, {"mean"}, {"min"}, {"max"}, {"verdict", Align::left},
-                   {"unit", Align::left}, {"LMEM-L2"}, {"LMEM-inst"}, {"grid x block", Align::left},
-                   {"kernel", Align::left}});
+  std::vector<TextTable::Column> columns = {{"#"}, {"time%"}, {"total"}, {"launches"}, {"mean"}, {"min"}, {"max"}};
+  if (timeline) columns.push_back({"profiled"});
+  columns.insert(columns.end(), {{"verdict", Align::left}, {"unit", Align::left}, {"LMEM-L2"}, {"LMEM-inst"},
+                                 {"grid x block", Align::left}, {"kernel", Align::left}});
+  TextTable table(std::move(columns));
   for (std::size_t i = 0; i < shown; ++i) {
     const auto& g = summary.groups[i];
-    table.add_row({std::to_string(i + 1), format_percent(g.time_share, 0),
-                   render::precise_duration_text(g.durations.total_ns), render::group_launches_text(g),
-                   render::precise_duration_text(g.durations.mean_ns), render::precise_duration_text(g.durations.min_ns),
-                   render::precise_duration_text(g.durations.max_ns), render::group_verdict_text(g), g.limiting_unit,
-                   lmem_l2_text(g.lmem_l2_share, g.lmem_l2_share_is_upper_bound), format_percent(g.lmem_instruction_share, 1),
-                   render::configuration_text(g.grid, g.block, "x"), g.display_name},
-                  verdict_color(g.main_verdict, options.color), 7);
+    const auto& d = render::shown_durations(g);
+    std::vector<std::string> cells = {std::to_string(i + 1), format_percent(render::shown_time_share(g), 0),
+                                      render::precise_duration_text(d.total_ns), render::shown_launches_text(g),
+                                      render::precise_duration_text(d.mean_ns), render::precise_duration_text(d.min_ns),
+                                      render::precise_duration_text(d.max_ns)};
+    if (timeline) cells.push_back(render::profiled_launches_text(g));
+    cells.insert(cells.end(), {render::group_verdict_text(g), g.limiting_unit,
+                               lmem_l2_text(g.lmem_l2_share, g.lmem_l2_share_is_upper_bound),
+                               format_percent(g.lmem_instruction_share, 1),
+                               render::configuration_text(g.grid, g.block, "x"), g.display_name});
+    table.add_row(std::move(cells), verdict_color(g.main_verdict, options.color), timeline ? 8 : 7);
   }
   table.write(out);
   if (shown < summary.groups.size()) {
-    double rest_ns = 0;
+    double rest_ns = 0, rest_share = 0;
     std::size_t rest_launches = 0;
     for (std::size_t i = shown; i < summary.groups.size(); ++i) {
-      rest_ns += summary.groups[i].durations.total_ns.value_or(0);
-      rest_launches += summary.groups[i].launches;
+      rest_ns += render::shown_durations(summary.groups[i]).total_ns.value_or(0);
+      rest_share += render::shown_time_share(summary.groups[i]).value_or(0);
+      rest_launches += render::shown_launches(summary.groups[i]);
     }
-    out << "... " << summary.groups.size() - shown << " more: " << format_percent(summary.share_of_run(rest_ns), 1)
+    out << "... " << summary.groups.size() - shown << " more: "
+        << format_percent(timeline ? std::optional<double>(rest_share) : summary.share_of_run(rest_ns), 1)
         << " of the time in " << render::count_text(rest_launches) << " launches\n";
   }
-  out << "verdict: of most of the group's time, with the launches that differ in parentheses; LMEM shares: "
-         "means weighted by time\n";
+  if (summary.launches > 0)  // a timeline alone (--trace) has no verdict to explain
+    out << "verdict: of most of the group's time, with the launches that differ in parentheses; LMEM shares: "
+           "means weighted by time\n";
+  if (timeline) out << render::timeline_columns_note(summary) << "\n";
+  for (const auto& note : render::no_counters_notes(summary, shown)) out << render::no_counters_note_text(note) << "\n";
 }
 
 void write_launch_table(const RunSummary& summary, const ReportOptions& options, std::ostream& out) {
@@ -180,7 +193,8 @@ void write_fix_first(const RunSummary& summary, std::ostream& out) {
     const auto& item = *lines[rank].kernel;
     const auto& g = summary.groups[item.group];
     out << "  " << rank + 1 << ". " << g.display_name << " [" << g.longest.sequence << "] — "
-        << render::duration_text(g.durations.total_ns) << " (" << format_percent(g.time_share, 0) << "), "
+        << render::duration_text(render::shown_durations(g).total_ns) << " ("
+        << format_percent(render::shown_time_share(g), 0) << "), "
         << verdict_label(g.longest.verdict) << ": " << item.headline << "\n";
   }
 }
@@ -217,7 +231,7 @@ void write_details(const KernelAnalysis& k, const std::string& name, std::ostrea
 
 void write_text_report(const RunSummary& summary, std::ostream& out, const ReportOptions& options) {
   write_header(summary, out);
-  if (summary.selected_launches == 0) {  // the header says "no launches"; a `--stalls` record has only samples
+  if (summary.groups.empty()) {  // the header says "no launches"; a `--stalls` record has only samples
     write_why_they_wait(summary, options.top, out);
     return;
   }

@@ -177,5 +177,41 @@ TEST(StallsRecord, FinishedPartialRunCarriesTheStalls) {
   fs::remove(output);
 }
 
+// The default run: a finished sampling phase's stalls and the phases' windows go to the partial
+// file as a status line when the phase ends; a process killed later still has them in its record.
+TEST(StallsRecord, AStatusLineKeepsAFinishedPhasesStallsAndTheWindows) {
+  RunRecord run = run_with_stalls();
+  const std::string partial = temp_path("phases.jsonl"), output = temp_path("phases.json");
+  RunRecord status;
+  status.stalls = run.stalls;
+  status.phases = {{"counters", 10, 20, 5, "budgets spent"}, {"samples", 20, 30, 7, "window of 5 ms over"},
+                   {"timeline", 30, 0, 0, ""}};
+  RunRecord later;  // the windows at the signal: no stalls, so the earlier line's stay
+  later.phases = status.phases;
+  later.phases[2] = {"timeline", 30, 45, 3, "the app ended by signal SIGTERM"};
+  {
+    std::ofstream out(partial);
+    RunRecord header = run;
+    header.launches.clear();
+    header.stalls.reset();
+    out << partial_run_header(header) << "\n"
+        << json_text(launch_json(run.launches.front())) << "\n"
+        << partial_status_line(status) << "\n"
+        << partial_status_line(later) << "\n";
+  }
+  const RunRecord read = read_partial_run(partial);
+  ASSERT_TRUE(read.stalls);
+  EXPECT_EQ(*read.stalls, *run.stalls);
+  EXPECT_EQ(read.phases, later.phases);
+  EXPECT_EQ(finish_partial_run(partial, output, "signal SIGTERM"), 1u);
+  const RunRecord finished = read_run_file(output);
+  ASSERT_TRUE(finished.stalls);
+  EXPECT_EQ(*finished.stalls, *run.stalls);
+  EXPECT_EQ(finished.phases, later.phases);
+  EXPECT_EQ(finished.launches.size(), 1u);
+  fs::remove(partial);
+  fs::remove(output);
+}
+
 }  // namespace
 }  // namespace limiter

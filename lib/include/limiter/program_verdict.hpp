@@ -118,10 +118,21 @@ struct ProgramVerdict {
   std::vector<ProgramFix> fixes;      // each cause at or above fix_min_share, most time first
   std::vector<RangeProgramVerdict> ranges;  // most wall time first; empty without NVTX ranges
   ProgramThresholds thresholds;
+  // Where it was judged, in one sentence, for a run of several phases (judge_run_program): "judged
+  // on the timeline phase: ...". Empty for a single-phase record, judged on its whole timeline.
+  std::string window_note;
 };
 
 // The verdict of the program in TIMELINE's window.
 ProgramVerdict judge_program(const Timeline& timeline, const ProgramThresholds& thresholds = {});
+
+struct RunRecord;
+// The verdict of RUN's program, with window_note set (program_window.cpp): a default run's is
+// judged on its timeline phase (RunRecord::phases), as the counters phase and the PC-sampling
+// window slow the app; where the app ended before that phase, on its whole timeline. A record of
+// one phase is judged on its whole timeline. Empty without a timeline, or with an empty one where
+// the app ended in the counters phase.
+std::optional<ProgramVerdict> judge_run_program(const RunRecord& run, const ProgramThresholds& thresholds = {});
 
 // The verdict that a split implies (exposed for tests and for ranges).
 ProgramBound program_bound_of(const TimeSplit& split, bool host_activity, const ProgramThresholds& thresholds = {});

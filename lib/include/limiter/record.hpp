@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "limiter/dim3.hpp"
 #include "limiter/stalls.hpp"
 #include "limiter/timeline.hpp"
 
@@ -20,12 +21,6 @@ namespace limiter {
 // so exact-mode records stay version 1 and older readers refuse sampled ones.
 inline constexpr int kRunSchemaVersion = 2;
 inline constexpr int kExactRunSchemaVersion = 1;
-
-struct Dim3 {
-  std::uint32_t x = 1, y = 1, z = 1;
-  std::uint64_t count() const { return std::uint64_t{x} * y * z; }
-  friend bool operator==(const Dim3&, const Dim3&) = default;
-};
 
 // Which family of counter names a record carries.
 enum class CounterModel {
@@ -171,6 +166,19 @@ struct KernelSeen {
   friend bool operator==(const KernelSeen&, const KernelSeen&) = default;
 };
 
+// One phase of a run of several (`limiter run`'s default: counters for each kernel's first
+// launches, then PC samples for a bounded window, then the timeline to the end): what it
+// collected and when, so that every report knows where each answer came from. Times are CUPTI
+// timestamps, the timeline's clock; 0 where no clock was read (the phase never began).
+struct PhaseWindow {
+  std::string name;                // "counters", "samples", "timeline"
+  std::uint64_t start_ns = 0, end_ns = 0;
+  std::uint64_t launches = 0;      // the launches seen while it was the current phase
+  std::string ended_by;            // "budgets spent", "window over", "the app ended", "never began"
+  std::uint64_t duration_ns() const { return end_ns > start_ns ? end_ns - start_ns : 0; }
+  friend bool operator==(const PhaseWindow&, const PhaseWindow&) = default;
+};
+
 struct RunRecord {
   int schema_version = kExactRunSchemaVersion;  // kRunSchemaVersion when `sampling` is set
   std::string tool_version;                 // limiter version that wrote it
@@ -198,6 +206,8 @@ struct RunRecord {
   // PC sampling's stall reasons and hot PCs per kernel (stalls.hpp, `limiter run --stalls`): why
   // a latency-limited kernel waits. Unset in records without it.
   std::optional<StallInfo> stalls;
+  // The phases of a run of several, in order ("phases"; empty for a single-phase mode).
+  std::vector<PhaseWindow> phases;
   std::vector<KernelLaunch> launches;
   friend bool operator==(const RunRecord&, const RunRecord&) = default;
   std::uint64_t missed_launches() const {

@@ -32,6 +32,8 @@ nlohmann::ordered_json sampling_json(const SamplingInfo& sampling);
 SamplingInfo sampling_from(const nlohmann::json& json);
 nlohmann::ordered_json kernels_seen_json(const std::vector<KernelSeen>& seen);
 std::vector<KernelSeen> kernels_seen_from(const nlohmann::json& json);
+nlohmann::ordered_json phases_json(const std::vector<PhaseWindow>& phases);
+std::vector<PhaseWindow> phases_from(const nlohmann::json& json);
 
 // The timeline (timeline.hpp; timeline_json.cpp). Reading throws InputError naming the event;
 // an event of a kind this version does not know is skipped. timeline_from sorts the events.

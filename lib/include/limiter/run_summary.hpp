@@ -36,6 +36,23 @@ struct SummaryOptions {
   std::size_t longest_to_note = 0;
 };
 
+// A kernel's launches on the record's activity timeline, as `nsys stats -r cuda_gpu_kern_sum`
+// counts them: a default run's timeline holds every launch after the counters phase, unprofiled.
+struct TimelineKernelTime {
+  std::size_t launches = 0;
+  DurationStats durations;
+  std::optional<double> time_share;  // of the timeline's kernel time (TimelineKernelTotals::kernel_ns)
+};
+
+// The record's timeline by kernel (timeline_kernels.cpp), when it holds kernels.
+struct TimelineKernelTotals {
+  std::size_t launches = 0;          // its kernel events, -k or not
+  std::size_t kernels = 0;           // distinct names among them
+  double kernel_ns = 0;              // their summed duration: the groups' timeline shares are of it
+  std::uint64_t window_ns = 0;       // the timeline's window
+  std::size_t without_counters = 0;  // groups of kernels it holds and the launches do not (KernelSummary::no_counters)
+};
+
 struct KernelSummary {
   std::string name;          // demangled, in full
   std::string mangled_name;  // empty when the source had none (ncu CSV)
@@ -49,7 +66,16 @@ struct KernelSummary {
   // time over all of them, estimated as the profiled launches' mean time that many times.
   std::optional<std::uint64_t> launches_seen;
   std::optional<double> estimated_ns;
-  double ranked_ns() const { return estimated_ns ? *estimated_ns : durations.total_ns.value_or(-1); }
+  // With a timeline that holds kernels: this kernel and configuration's launches there (none where
+  // it ran only while profiled). The groups are then ranked by it; the verdict is the counters'.
+  std::optional<TimelineKernelTime> timeline;
+  // A kernel of the timeline with no launch in the record (launches 0, no verdict): why it has no
+  // counters, in a user's words. Empty for a kernel with counters.
+  std::string no_counters;
+  double ranked_ns() const {
+    if (timeline) return timeline->durations.total_ns.value_or(0);
+    return estimated_ns ? *estimated_ns : durations.total_ns.value_or(-1);
+  }
   VerdictCounts verdicts;
   std::optional<Verdict> main_verdict;  // the verdict of most of the group's time
   std::string limiting_unit;            // the limiting unit of most of the group's time
@@ -116,6 +142,8 @@ struct RunSummary {
   std::optional<ProgramVerdict> program;
   // Every kernel with PC samples, most samples first (stalled_kernels.cpp); empty without them.
   std::vector<StalledKernel> stalled_kernels;
+  // The record's timeline by kernel, when it holds kernels (the groups then carry their timeline time).
+  std::optional<TimelineKernelTotals> timeline_kernels;
 
   bool has_repeated_launches() const;
   // The name as reports show it; the name itself when it is not in the run.

@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "limiter/dim3.hpp"
+
 namespace limiter {
 
 enum class ActivityKind { kernel, memcpy, memset, synchronization, api_call, nvtx_range };
@@ -38,6 +40,9 @@ struct TimelineEvent {
   std::optional<bool> pageable;                  // memcpy: host side in pageable memory
   std::optional<std::uint32_t> thread_id;        // api_call, synchronization, nvtx_range: the host thread
   std::optional<std::uint64_t> launch_sequence;  // kernel: the KernelLaunch::sequence it is, when the record has it
+  // kernel: its launch configuration, which keys per-kernel figures as launches' do (unset in
+  // records before it: such events match a kernel by name alone).
+  std::optional<Dim3> grid, block;
   std::uint64_t duration_ns() const { return end_ns > start_ns ? end_ns - start_ns : 0; }
   friend bool operator==(const TimelineEvent&, const TimelineEvent&) = default;
 };
@@ -57,5 +62,10 @@ struct Timeline {
 // Sorts EVENTS by start (then end, kind) and widens the window to hold them all: what a reader
 // or a collector does before handing a timeline on.
 void normalize_timeline(Timeline& timeline);
+
+// TIMELINE's events that overlap [START_NS, END_NS), clipped to it, in a timeline whose window is
+// exactly that (an instant event is kept when it lies inside): one phase of a run of several.
+// Dropped-record counts are the whole timeline's.
+Timeline timeline_between(const Timeline& timeline, std::uint64_t start_ns, std::uint64_t end_ns);
 
 }  // namespace limiter

@@ -66,6 +66,11 @@ std::optional<TimelineEvent> timeline_event_of(const CUpti_Activity& record, con
       TimelineEvent e = gpu_event(ActivityKind::kernel, k.start, k.end, k.deviceId, k.contextId, k.streamId,
                                   k.correlationId);
       e.name = kernel_names ? (*kernel_names)(k.name) : demangle(k.name);
+      // Its configuration keys per-kernel figures as a launch's does (name, grid, block).
+      e.grid = Dim3{static_cast<std::uint32_t>(k.gridX), static_cast<std::uint32_t>(k.gridY),
+                    static_cast<std::uint32_t>(k.gridZ)};
+      e.block = Dim3{static_cast<std::uint32_t>(k.blockX), static_cast<std::uint32_t>(k.blockY),
+                     static_cast<std::uint32_t>(k.blockZ)};
       return e;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {

@@ -63,6 +63,8 @@ bool apply_partial_status(const json& entry, RunRecord& run) {
   if (auto seen = status.find("launches_seen"); seen != status.end()) run.launches_seen = seen->get<std::uint64_t>();
   if (auto seen = status.find("kernels_seen"); seen != status.end()) run.kernels_seen = kernels_seen_from(*seen);
   if (auto ended = status.find("ended"); ended != status.end()) run.ended = ended->get<std::string>();
+  if (auto phases = status.find("phases"); phases != status.end()) run.phases = phases_from(*phases);
+  if (auto stalls = status.find("stalls"); stalls != status.end()) run.stalls = stalls_from(*stalls);
   if (auto window = status.find("timeline"); window != status.end()) {
     if (!run.timeline) run.timeline.emplace();
     apply_timeline_window(*window, *run.timeline);
@@ -105,6 +107,8 @@ std::string partial_status_line(const RunRecord& status) {
   if (status.launches_seen) fields["launches_seen"] = *status.launches_seen;
   if (!status.kernels_seen.empty()) fields["kernels_seen"] = kernels_seen_json(status.kernels_seen);
   if (!status.ended.empty()) fields["ended"] = status.ended;
+  if (!status.phases.empty()) fields["phases"] = phases_json(status.phases);
+  if (status.stalls) fields["stalls"] = stalls_json(*status.stalls);
   if (status.timeline) fields["timeline"] = timeline_window_json(*status.timeline);  // its window; events apart
   return json_text(ordered_json{{"status", std::move(fields)}});
 }
@@ -156,6 +160,8 @@ std::size_t finish_partial_run(const std::string& partial, const std::string& ou
   if (!status.missed.empty()) header["missed"] = missed_json(status.missed);
   if (status.launches_seen) header["launches_seen"] = *status.launches_seen;
   if (!status.kernels_seen.empty()) header["kernels_seen"] = kernels_seen_json(status.kernels_seen);
+  if (!status.phases.empty()) header["phases"] = phases_json(status.phases);
+  if (!stalls && status.stalls) stalls = &*status.stalls;  // a finished sampling phase's, from its status line
   if (timeline) status.timeline = *timeline;
   if (status.timeline) normalize_timeline(*status.timeline);
   std::unordered_map<std::uint64_t, const TimelineEvent*> kernels;

@@ -43,6 +43,11 @@ constexpr Field kKernelSeenFields[] = {{"name", Kind::string, true},
                                        {"grid", Kind::dim3, true},
                                        {"block", Kind::dim3, true},
                                        {"launches", Kind::number, true}};
+constexpr Field kPhaseFields[] = {{"name", Kind::string, true},
+                                  {"start_ns", Kind::number},
+                                  {"end_ns", Kind::number},
+                                  {"launches", Kind::number},
+                                  {"ended_by", Kind::string}};
 constexpr Field kRunFields[] = {{"schema_version", Kind::number},
                                 {"tool_version", Kind::string},
                                 {"source", Kind::string},
@@ -58,6 +63,7 @@ constexpr Field kRunFields[] = {{"schema_version", Kind::number},
                                 {"missed", Kind::array, false, false, kMissedFields},
                                 {"launches_seen", Kind::number, false, true},
                                 {"kernels_seen", Kind::array, false, false, kKernelSeenFields},
+                                {"phases", Kind::array, false, false, kPhaseFields},
                                 {"launches", Kind::array, true}};  // each launch: kLaunchFields, by the readers
 
 constexpr Field kSampledFields[] = {{"launches", Kind::number, true},

@@ -214,6 +214,29 @@ std::vector<KernelSeen> kernels_seen_from(const json& in) {
   return seen;
 }
 
+ordered_json phases_json(const std::vector<PhaseWindow>& phases) {
+  ordered_json out = ordered_json::array();
+  for (const auto& p : phases)
+    out.push_back({{"name", p.name}, {"start_ns", p.start_ns}, {"end_ns", p.end_ns}, {"launches", p.launches},
+                   {"ended_by", p.ended_by}});
+  return out;
+}
+
+std::vector<PhaseWindow> phases_from(const json& in) {
+  if (!in.is_array()) throw InputError("\"phases\" must be an array");
+  std::vector<PhaseWindow> phases;
+  for (const auto& entry : in) {
+    PhaseWindow p;
+    p.name = entry.at("name").get<std::string>();
+    p.start_ns = entry.value("start_ns", std::uint64_t{0});
+    p.end_ns = entry.value("end_ns", std::uint64_t{0});
+    p.launches = entry.value("launches", std::uint64_t{0});
+    p.ended_by = entry.value("ended_by", "");
+    phases.push_back(std::move(p));
+  }
+  return phases;
+}
+
 std::vector<MissedLaunches> missed_from(const json& in) {
   if (!in.is_array()) throw InputError("\"missed\" must be an array");
   std::vector<MissedLaunches> missed;

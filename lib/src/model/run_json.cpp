@@ -54,6 +54,7 @@ ordered_json run_fields_json(const RunRecord& run) {
   if (!run.missed.empty()) out["missed"] = missed_json(run.missed);
   if (run.launches_seen) out["launches_seen"] = *run.launches_seen;
   if (!run.kernels_seen.empty()) out["kernels_seen"] = kernels_seen_json(run.kernels_seen);
+  if (!run.phases.empty()) out["phases"] = phases_json(run.phases);
   return out;
 }
 
@@ -115,6 +116,7 @@ RunRecord run_from_json(const json& in, const std::string& origin) {
     if (auto missed = in.find("missed"); missed != in.end()) run.missed = missed_from(*missed);
     run.launches_seen = get_optional<std::uint64_t>(in, "launches_seen");
     if (auto seen = in.find("kernels_seen"); seen != in.end()) run.kernels_seen = kernels_seen_from(*seen);
+    if (auto phases = in.find("phases"); phases != in.end()) run.phases = phases_from(*phases);
     if (auto timeline = in.find("timeline"); timeline != in.end() && !timeline->is_null())
       run.timeline = timeline_from(*timeline);
     if (auto stalls = in.find("stalls"); stalls != in.end() && !stalls->is_null()) run.stalls = stalls_from(*stalls);

@@ -68,12 +68,33 @@ ordered_json timeline_event_json(const TimelineEvent& e) {
   detail::put_if_set(out, "pageable", e.pageable);
   detail::put_if_set(out, "thread_id", e.thread_id);
   detail::put_if_set(out, "launch_sequence", e.launch_sequence);
+  if (e.grid) out["grid"] = detail::dim3_json(*e.grid);  // [x, y, z], as a launch's
+  if (e.block) out["block"] = detail::dim3_json(*e.block);
   return out;
 }
 
 namespace {
 
 using detail::count_field;
+
+// [x, y, z] of whole numbers at KEY; empty when absent or null.
+std::optional<Dim3> dim3_field(const json& in, const char* key) {
+  const auto it = in.find(key);
+  if (it == in.end() || it->is_null()) return std::nullopt;
+  const auto fault = [&] {
+    return InputError(std::string("\"") + key + "\" must be [x, y, z] of whole numbers from 0 to " +
+                      std::to_string(UINT32_MAX) + ", not " + it->dump());
+  };
+  if (!it->is_array() || it->size() != 3) throw fault();
+  Dim3 d;
+  std::uint32_t* parts[] = {&d.x, &d.y, &d.z};
+  for (std::size_t i = 0; i < 3; ++i) {
+    const auto& part = (*it)[i];
+    if (!part.is_number_unsigned() || part.get<std::uint64_t>() > UINT32_MAX) throw fault();
+    *parts[i] = static_cast<std::uint32_t>(part.get<std::uint64_t>());
+  }
+  return d;
+}
 
 // The event, or nothing for a kind this version does not know (a newer collector's: skipped,
 // so an older limiter still reads the rest).
@@ -104,6 +125,8 @@ std::optional<TimelineEvent> event_fields_from(const json& in) {
   }
   if (const auto thread = count_field(in, "thread_id", false, UINT32_MAX)) e.thread_id = static_cast<std::uint32_t>(*thread);
   e.launch_sequence = count_field(in, "launch_sequence", false);
+  e.grid = dim3_field(in, "grid");
+  e.block = dim3_field(in, "block");
   return e;
 }
 

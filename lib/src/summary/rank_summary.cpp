@@ -234,6 +234,7 @@ RankSummary merge_ranks(std::vector<RankRun> ranks, const SummaryOptions& option
     const auto& groups = ranks[r].summary.groups;
     for (std::size_t g = 0; g < groups.size(); ++g) {
       const KernelSummary& group = groups[g];
+      if (!group.no_counters.empty()) continue;  // on the timeline alone: ranks are compared by their profiled launches
       const std::string key = RunSummary::group_key(group.name, group.grid, group.block);
       auto [slot, added] = index.emplace(key, merged.kernels.size());
       if (added) {

@@ -10,6 +10,7 @@
 
 #include "limiter/error.hpp"
 #include "summary/group_index.hpp"
+#include "summary/timeline_kernels.hpp"
 
 namespace limiter {
 namespace {
@@ -366,15 +367,25 @@ RunSummary SummaryBuilder::finish() {
 
   finish_ranges();  // after the display names
 
-  // What to fix first: the groups with the most time whose longest launch has actionable advice.
-  for (std::size_t index = 0; index < s.groups.size() && s.fix_first.size() < options_.fix_first_limit; ++index) {
+  detail::choose_fix_first(s, options_.fix_first_limit);
+  return std::move(summary_);
+}
+
+namespace detail {
+
+// What to fix first: the groups with the most time whose longest launch has actionable advice.
+void choose_fix_first(RunSummary& s, std::size_t limit) {
+  s.fix_first.clear();
+  for (auto& group : s.groups) group.fix_first_rank.reset();
+  for (std::size_t index = 0; index < s.groups.size() && s.fix_first.size() < limit; ++index) {
     const auto& advice = s.groups[index].longest.advice;
     const auto first = std::find_if(advice.begin(), advice.end(), is_actionable_advice);
     if (first == advice.end()) continue;
     s.groups[index].fix_first_rank = s.fix_first.size() + 1;
     s.fix_first.push_back({index, advice_headline(*first), *first});
   }
-  return std::move(summary_);
 }
+
+}  // namespace detail
 
 }  // namespace limiter

@@ -27,6 +27,8 @@ void add_stalled_kernels(RunSummary& summary, const StallInfo& stalls, const Sta
       kernel.advice = stall_advice(alone);
     }
     if (kernel.advice.empty()) kernel.advice = stall_advice(alone);  // a longest launch analysed without stalls
+    // A kernel of the timeline without counters: its samples are all its group can show.
+    if (kernel.group && !summary.groups[*kernel.group].no_counters.empty()) summary.groups[*kernel.group].stalls = analysis;
     kernel.stalls = std::move(analysis);
     summary.stalled_kernels.push_back(std::move(kernel));
   }

@@ -10,6 +10,7 @@
 #include "limiter/run_summary.hpp"
 #include "summary/launch_pipeline.hpp"
 #include "summary/stalled_kernels.hpp"
+#include "summary/timeline_kernels.hpp"
 
 namespace limiter {
 
@@ -81,10 +82,13 @@ class BatchAnalyzer {
   std::atomic<bool> words_needed_;  // read by the analysing threads, written by the one folding
 };
 
-// The program verdict of the record's timeline, when it has one (program_verdict.hpp), and the
-// kernels of its PC samples, when it has them (stalled_kernels.hpp).
-RunSummary judged_program(RunSummary summary, const RunRecord& header, const AnalysisOptions& options) {
-  if (header.timeline) summary.program = judge_program(*header.timeline);
+// The program verdict of the record's timeline, when it has one (program_verdict.hpp: a default
+// run's on its timeline phase), the groups' time on that timeline (timeline_kernels.hpp), and the
+// kernels of its PC samples, when it has them (stalled_kernels.hpp), joined to the groups last.
+RunSummary judged_program(RunSummary summary, const RunRecord& header, const AnalysisOptions& options,
+                          const SummaryOptions& summary_options) {
+  summary.program = judge_run_program(header);
+  detail::add_timeline_kernels(summary, header, summary_options.fix_first_limit);
   if (header.stalls) detail::add_stalled_kernels(summary, *header.stalls, options.stalls);
   return summary;
 }
@@ -99,7 +103,7 @@ RunSummary summarize_record(const RunRecord& run, const AnalysisOptions& analysi
     detail::AnalysedBatch analysed = analyzer.analyse(run);
     analyzer.fold(run, analysed);
   }
-  return judged_program(analyzer.finish(), run, analysis_options);
+  return judged_program(analyzer.finish(), run, analysis_options, options);
 }
 
 RunSummary summarize_run_file(const std::string& path, const AnalysisOptions& analysis_options,
@@ -114,7 +118,7 @@ RunSummary summarize_run_file(const std::string& path, const AnalysisOptions& an
         analyzer.fold(batch, analysed);
       });
   if (!started) analyzer.set_header(header);  // a run without launches
-  return judged_program(analyzer.finish(), header, analysis_options);
+  return judged_program(analyzer.finish(), header, analysis_options, options);
 }
 
 void for_each_analysed_launch(const std::string& path, const AnalysisOptions& analysis_options,

@@ -53,6 +53,10 @@ void write_markdown_report(const RunSummary& summary, std::ostream& out, const R
 
 // One row per kept launch in launch order; columns in kCsvReportColumns (README: "CSV columns").
 extern const std::vector<std::string> kCsvReportColumns;
+// Appended for a record whose timeline holds kernels (RunSummary::timeline_kernels): each row's
+// group on the timeline, and "no_counters", the reason of a kernel seen there alone, which gets
+// a row of its own after the launches (no sequence, no counters).
+extern const std::vector<std::string> kCsvTimelineColumns;
 void write_csv_report(const RunSummary& summary, std::ostream& out, const ReportOptions& options = {});
 
 // The report schema: schema_version, device, thresholds, `kernels` (kept launches, launch order), `rollup`.
