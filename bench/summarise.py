@@ -204,7 +204,7 @@ def exact_phase_section(folder, meta):
     for name, flags in meta["modes"]:
         words = [w for w in shlex.split(flags) if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", w)]
         k = words[words.index("--per-kernel-count") + 1] if "--per-kernel-count" in words[:-1] else None
-        if k and words == ["--per-kernel-count", k]:
+        if k and [w for w in words if w != "--every-launch"] == ["--per-kernel-count", k]:
             budgets[k] = name
         elif k and "--sampling" in words:
             hybrids.append((name, k))

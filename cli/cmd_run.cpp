@@ -14,6 +14,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -22,6 +23,7 @@
 #include "limiter/stall_sass.hpp"
 #include "limiter/error.hpp"
 #include "limiter/record_json.hpp"
+#include "limiter/record_stream.hpp"
 #include "limiter/reports.hpp"
 #include "limiter/run_summary.hpp"
 #include "options.hpp"
@@ -130,7 +132,8 @@ std::vector<std::string> collect_outputs(const fs::path& session, pid_t child, c
 
 // The hot PCs' SASS from the cubins the processes kept (RAW_ROOT/<pid>/cubins), by nvdisasm, here
 // after the app ended rather than inside it; the record rewritten with it.
-void add_stall_sass(const std::string& path, const std::string& raw_root) {
+// CLOSING: the run's last line names the record (--stalls); the default run closes with its launches' line.
+void add_stall_sass(const std::string& path, const std::string& raw_root, bool closing) {
   try {
     RunRecord run = read_run_file(path);
     if (!run.stalls) return;
@@ -147,8 +150,7 @@ void add_stall_sass(const std::string& path, const std::string& raw_root) {
               << run.stalls->dropped_samples << " dropped, hardware buffer full " << run.stalls->hardware_buffer_full
               << " times; SASS after the app " << std::fixed << std::setprecision(1) << sass_s << " s: "
               << runs.raw_instructions << " hot instructions in " << runs.raw_runs << " nvdisasm run(s), " << runs.cubin_runs
-              << " cubin(s) one by one) -> " << path
-              << "\n";
+              << " cubin(s) one by one)" << (closing ? " -> " + path : "") << "\n";
     if (run.stalls->hardware_buffer_full > 0)
       std::cerr << "limiter: PC samples were lost: the hardware buffer filled " << run.stalls->hardware_buffer_full
                 << " times (CUPTI keeps nothing of a full buffer); fix: a longer --stall-period (2^11 cycles, "
@@ -156,6 +158,22 @@ void add_stall_sass(const std::string& path, const std::string& raw_root) {
   } catch (const std::exception& e) {
     std::cerr << "limiter: no SASS for the hot PCs of " << path << ": " << e.what() << "\n";
   }
+}
+
+// The default run's phases in one line: where each answer came from, and what each cost.
+std::string phases_line(const std::vector<PhaseWindow>& phases) {
+  std::ostringstream line;
+  line << std::fixed << std::setprecision(2);
+  for (std::size_t i = 0; i < phases.size(); ++i) {
+    const PhaseWindow& p = phases[i];
+    line << (i ? "; " : "") << p.name;
+    if (p.ended_by == "never began") {
+      line << " never began";
+      continue;
+    }
+    line << " " << static_cast<double>(p.duration_ns()) / 1e9 << " s, " << p.launches << " launches (" << p.ended_by << ")";
+  }
+  return line.str();
 }
 
 }  // namespace
@@ -175,8 +193,11 @@ int run_run(const Args& args) {
   if (app.empty()) throw InputError("no application given: limiter run [options] -- ./app args");
   flags.collector.command_line = app;
   const fs::path session = fs::temp_directory_path() / ("limiter-session-" + std::to_string(getpid()));
-  // --stalls keeps the sampled kernels' cubins (under --save-raw, else in the session folder) for their SASS.
-  if (flags.collector.stalls && flags.collector.raw_dir.empty()) flags.collector.raw_dir = (session / "raw").string();
+  // PC sampling (--stalls, the default run) keeps the sampled kernels' cubins (under --save-raw, else in
+  // the session folder) for their SASS.
+  const bool samples_pcs = flags.collector.stalls || runs_default_phases(flags.collector);
+  if (samples_pcs)
+    flags.collector.cubin_dir = flags.collector.raw_dir.empty() ? (session / "raw").string() : flags.collector.raw_dir;
   const CollectorOptions& options = flags.collector;
   fs::create_directories(session);
   std::vector<std::string> ours_set = collector_options_environment(options);
@@ -221,8 +242,8 @@ int run_run(const Args& args) {
   const AppEnd app_end = wait_for(child);
 
   const auto outputs = collect_outputs(session, child, app_end);
-  if (options.stalls)
-    for (const auto& path : outputs) add_stall_sass(path, options.raw_dir);
+  if (samples_pcs)
+    for (const auto& path : outputs) add_stall_sass(path, options.cubin_dir, options.stalls);
   fs::remove_all(session);
   if (outputs.empty()) {
     std::cerr << "limiter: no kernel was profiled (the app launched none, or profiling was disabled: see the "
@@ -250,6 +271,8 @@ int run_run(const Args& args) {
     } else if (summary.run.source != "cupti-pc-sampling") {  // --stalls: said with its samples
       std::cerr << "limiter: " << summary.launches << " launches profiled -> " << path << "\n";
     }
+    if (const RunRecord header = read_run_header(path); !header.phases.empty())
+      std::cerr << "limiter: phases: " << phases_line(header.phases) << "\n";
     profiled_total += summary.launches;
     for (const auto& missed : summary.run.missed) {
       const std::string what = sampled && missed.launches == 0

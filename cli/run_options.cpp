@@ -13,7 +13,8 @@ bool parse_run_flags(const Args& ours, RunFlags& flags) {
   std::string capture_range = "none";
   std::uint64_t skip = 0, count = 0, sample_every = 1, per_kernel_skip = 0, per_kernel_count = 0;
   bool quiet = false, timing = false, fail_on_missed = false, no_nvtx = false, budget_by_range = false;
-  bool sampling = false, trace = false, stalls = false;
+  bool sampling = false, trace = false, stalls = false, every_launch = false;
+  std::uint64_t stall_window_ms = CollectorOptions{}.stall_window_ms;
   std::uint32_t stall_period = 0;
   std::string cache_control = "none";
   std::uint64_t sampling_interval_us = 100, exact_undecided = 0, sampling_phase = 20000;
@@ -27,10 +28,19 @@ bool parse_run_flags(const Args& ours, RunFlags& flags) {
       ("launch-skip,s", po::value(&skip)->default_value(0), "matching launches to skip first")
       ("launch-count,c", po::value(&count), "then profile at most this many (the app then runs unprofiled)")
       ("per-kernel-count", po::value(&per_kernel_count),
-       "profile only the first N launches of each kernel and launch configuration; the others run at full speed "
-       "(a steady-state training loop pays only for its first steps)")
+       ("the budget: profile only the first N launches of each kernel and launch configuration; the others run at "
+        "full speed (a steady-state training loop pays only for its first steps). The default run's counters "
+        "phase has a budget of " + std::to_string(kDefaultBudgetCount) + "; with --every-launch no budget unless given").c_str())
       ("per-kernel-skip", po::value(&per_kernel_skip)->default_value(0),
        "launches of each kernel and launch configuration to skip before its budget starts (warm-up)")
+      ("every-launch", po::bool_switch(&every_launch),
+       "exact counters alone, for every launch the filters select (-k, -s, -c, budgets), each one serialised "
+       "(~1.5 ms a launch): the kernel verdicts without the timeline or stall reasons. By default limiter run "
+       "profiles each kernel's first launches, then samples stall reasons for --stall-window, then records the "
+       "timeline to the end: every answer in one run, at near the app's own speed")
+      ("stall-window", po::value(&stall_window_ms)->default_value(stall_window_ms),
+       "the default run's PC-sampling phase, in milliseconds of the app's time after the counters phase (or 5 "
+       "million samples, whichever comes first); kernels first seen after it are timed but have no stall reasons")
       ("nvtx-include", po::value(&nvtx_include)->composing(),
        "profile only launches inside these NVTX ranges, in Nsight Compute's syntax (repeatable: any of them): "
        "\"A/\" push/pop range A at any level, \"A/B/\" B directly inside A, \"A/*/B/\" B anywhere inside A, "
@@ -86,7 +96,7 @@ bool parse_run_flags(const Args& ours, RunFlags& flags) {
        "lines (build with -lineinfo) and SASS (nvdisasm, run after the app; --save-raw DIR keeps the cubins), and "
        "the samples lost to full buffers; a latency-limited kernel's verdict names its dominant stall reasons")
       ("stall-period", po::value(&stall_period),
-       "with --stalls: one sample per SM every 2^N cycles, N from 5 to 31 (default: CUPTI's, 2^11 on an H100; "
+       "with --stalls or the default run: one sample per SM every 2^N cycles, N from 5 to 31 (default: CUPTI's, 2^11 on an H100; "
        "smaller: more samples, more cost, and below ~2^10 the hardware buffer can fill: its samples are lost, and "
        "counted)")
       ("cache-control", po::value(&cache_control)->default_value("none"),
@@ -143,6 +153,8 @@ bool parse_run_flags(const Args& ours, RunFlags& flags) {
   o.sampling = sampling;
   o.trace = trace;
   o.stalls = stalls;
+  o.every_launch = every_launch;
+  o.stall_window_ms = stall_window_ms;
   o.stall_period_log2 = stall_period;
   o.cache_control = cache_control;
   o.sampling_interval_ns = sampling_interval_us * 1000;

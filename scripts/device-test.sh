@@ -18,7 +18,7 @@ timeout() { command timeout "${STEP_TIMEOUT:-120}" "$@"; }
 quick=${LIMITER_DEVICE_QUICK:-0}  # 1: skip the long steps (ncu on PyTorch, the kernel suite)
 
 step "GPU tests (separate processes: one CUPTI session per process)"
-for suite in CollectorGpu CollectorBudgetGpu LimiterRunGpu; do
+for suite in CollectorGpu CollectorBudgetGpu CollectorDefaultGpu LimiterRunGpu; do
   timeout "$bin/limiter_gpu_tests" --gtest_filter="$suite.*" > "$out/gpu_tests_$suite.txt" 2>&1 || status=1
   tail -3 "$out/gpu_tests_$suite.txt"
 done
@@ -40,24 +40,24 @@ LIMITER_LOST_APP=$bin/limiter_lost_launches_app STEP_TIMEOUT=300 timeout "$bin/l
 tail -3 "$out/gpu_tests_nothing_lost.txt"
 
 step "raw counter images re-evaluated offline (limiter analyze) must give the same numbers"
-LIMITER_RANGES_PER_IMAGE=8 timeout "$bin/limiter" run -q --save-raw "$out/raw" -o "$out/probe_raw_run.json" -- "$bin/verdict_probe" \
+LIMITER_RANGES_PER_IMAGE=8 timeout "$bin/limiter" run -q --every-launch --save-raw "$out/raw" -o "$out/probe_raw_run.json" -- "$bin/verdict_probe" \
   > "$out/probe_raw_run.txt" 2>&1 || status=1
 timeout "$bin/limiter" analyze "$out/raw" --record "$out/probe_raw_analyzed.json" > "$out/probe_raw_analyze.txt" 2>&1 || status=1
 
 step "a three-pass plan (kernel replay) and launches skipped before the profiler starts"
-timeout "$bin/limiter" run -q --timing --plan sol -o "$out/probe_sol.json" -- "$bin/verdict_probe" \
+timeout "$bin/limiter" run -q --every-launch --timing --plan sol -o "$out/probe_sol.json" -- "$bin/verdict_probe" \
   > "$out/probe_sol.txt" 2>&1 || status=1
 tail -3 "$out/probe_sol.txt"
-timeout "$bin/limiter" run -q --timing -s 5 -o "$out/probe_skip5.json" -- "$bin/verdict_probe" > "$out/probe_skip5.txt" 2>&1 || status=1
+timeout "$bin/limiter" run -q --every-launch --timing -s 5 -o "$out/probe_skip5.json" -- "$bin/verdict_probe" > "$out/probe_skip5.txt" 2>&1 || status=1
 tail -3 "$out/probe_skip5.txt"
 
 step "kernel replay against user replay on the same program"
-timeout "$bin/limiter" run -q --replay kernel -o "$out/collector_app_kernel_replay.json" -- "$bin/limiter_collector_app" \
+timeout "$bin/limiter" run -q --every-launch --replay kernel -o "$out/collector_app_kernel_replay.json" -- "$bin/limiter_collector_app" \
   > "$out/collector_app_kernel_replay.txt" 2>&1 || status=1
 
 step "collector vs ncu on the same programs (default plan metrics, production clocks)"
 for app in limiter_collector_app verdict_probe; do
-  timeout "$bin/limiter" run -q -o "$out/${app}_limiter.json" -- "$bin/$app" > "$out/${app}_run.txt" 2>&1 || status=1
+  timeout "$bin/limiter" run -q --every-launch -o "$out/${app}_limiter.json" -- "$bin/$app" > "$out/${app}_run.txt" 2>&1 || status=1
   # --cache-control none: ncu must not flush caches between kernels, as limiter does not.
   timeout ncu --clock-control none --cache-control none --metrics "$metrics" --csv --page raw --print-units base "$bin/$app" \
     > "$out/${app}_ncu.csv" 2> "$out/${app}_ncu.log" || status=1
@@ -66,9 +66,27 @@ done
 if command -v python3 > /dev/null && python3 -c "import torch" 2> /dev/null; then
   step "a real program: PyTorch training steps"
   workload=$(dirname "$0")/../bench/pytorch_workload.py
-  timeout "$bin/limiter" run -q -o "$out/pytorch_limiter.json" -- python3 "$workload" > "$out/pytorch_run.txt" 2>&1 || status=1
+  timeout "$bin/limiter" run -q --every-launch -o "$out/pytorch_limiter.json" -- python3 "$workload" > "$out/pytorch_run.txt" 2>&1 || status=1
   [ "$quick" = 1 ] || timeout ncu --clock-control none --section SpeedOfLight --metrics "$metrics" --csv --page raw --print-units base \
     python3 "$workload" > "$out/pytorch_ncu.csv" 2> "$out/pytorch_ncu.log" || status=1
+
+  step "the default run on a real program: counters for each kernel's first launches, PC samples, the timeline"
+  # 100 training steps (~5,000 launches): long enough for every phase (2 steps end in the counters phase).
+  STEPS=100 timeout "$bin/limiter" run -q --timing --stall-window 300 -o "$out/pytorch_default.json" \
+    -- python3 "$(dirname "$0")/../bench/workloads/mlp_training.py" > "$out/pytorch_default.txt" 2>&1 || status=1
+  python3 - "$out/pytorch_default.json" << 'PY' || status=1
+import json, sys
+record = json.load(open(sys.argv[1]))
+phases = {p["name"]: p for p in record.get("phases", [])}
+kernels = sum(1 for e in (record.get("timeline") or {}).get("events", []) if e["kind"] == "kernel")
+ok = (len(record["launches"]) > 0 and record.get("stalls", {}).get("samples", 0) > 0 and kernels > 0
+      and list(phases) == ["counters", "samples", "timeline"] and not record.get("missed"))
+print(f"default run: {len(record['launches'])} launches with counters, {record.get('stalls', {}).get('samples')} PC samples, "
+      f"{kernels} timeline kernels, phases {[(p['name'], p['ended_by']) for p in record.get('phases', [])]}, "
+      f"missed {record.get('missed')}: {'ok' if ok else 'FAILED'}")
+sys.exit(0 if ok else 1)
+PY
+  "$bin/limiter" report "$out/pytorch_default.json" > "$out/pytorch_default_report.txt" 2>&1 || status=1
 
   step "programs that fork: DataLoader workers, os.fork() ended every way, Pool.terminate, fork + exec, torch.compile;" \
     "bare against every mode, launch by launch"
@@ -81,7 +99,7 @@ if command -v python3 > /dev/null && python3 -c "import torch" 2> /dev/null; the
     "outputs as bare"
   graphs=$(dirname "$0")/../bench/workloads/graph_replay.py
   PHASE_ITERATIONS=5 timeout python3 "$graphs" > "$out/graphs_bare.txt" 2>&1 || status=1
-  PHASE_ITERATIONS=5 timeout "$bin/limiter" run -q -o "$out/graphs_limiter.json" -- python3 "$graphs" \
+  PHASE_ITERATIONS=5 timeout "$bin/limiter" run -q --every-launch -o "$out/graphs_limiter.json" -- python3 "$graphs" \
     > "$out/graphs_run.txt" 2>&1 || status=1
   python3 - "$out" << 'PY' || status=1
 import json, sys

@@ -11,6 +11,8 @@
 #   bench/tests/run_tests.sh stalls-vs-ncu  bench/stalls_vs_ncu.py on stalls_fixture/ (a record and a
 #                                      report written by hand, ncu's raw CSV mangled and demangled) and
 #                                      bench/run-stalls-vs-ncu.sh --dry-run, against expected_stalls_vs_ncu.md
+#   bench/tests/run_tests.sh agreement  bench/budget_agreement.py and bench/default_agreement.py on
+#                                      hand-written reports and a stand-in limiter (agreement_test.py)
 # UPDATE=1 rewrites the expected file instead (review the diff before committing it).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -46,8 +48,8 @@ case ${1:-} in
       --rounds 2 --ncu --timeout 30 --stage "$here/fake_stage" --out "$work/out" > "$work/log" 2>&1 || {
       cat "$work/log"; exit 1; }
     status=0
-    for pattern in '^\| bare \| - \| 2/2 \|' '^\| exact \| `\(none\)` \| 2/2 \|.* 3 profiled \| 12\.5 \|' \
-                   '^\| budget \| `--per-kernel-count 4` \| 2/2 \|' '^\| hybrid \| `--sampling --per-kernel-count 4` \| 2/2 \|' \
+    for pattern in '^\| bare \| - \| 2/2 \|' '^\| exact \| `--every-launch` \| 2/2 \|.* 3 profiled \| 12\.5 \|' \
+                   '^\| budget \| `--every-launch --per-kernel-count 4` \| 2/2 \|' '^\| hybrid \| `--sampling --per-kernel-count 4` \| 2/2 \|' \
                    'ncu own x bare \|$' '^\| hybrid \| 1/1 \| 100\.0% \|' '^Exact phase of hybrid against budget'; do
       grep -Eq "$pattern" "$work/out/summary.md" || { echo "summary.md lacks /$pattern/"; status=1; }
     done
@@ -58,6 +60,8 @@ case ${1:-} in
     echo "bench fake-run: as expected"; exit 0 ;;
   timeline-jax)
     python3 "$here/timeline_jax_test.py" && echo "bench timeline-jax: as expected"; exit $? ;;
+  agreement)
+    python3 "$here/agreement_test.py" && echo "bench agreement: as expected"; exit $? ;;
   stalls-vs-ncu)
     expected=$here/expected_stalls_vs_ncu.md
     work=$(mktemp -d)
@@ -91,7 +95,7 @@ case ${1:-} in
         python3 "$root/bench/stalls_vs_ncu.py" "$raw/$real/limiter.json.gz" "$raw/$real/ncu.csv.gz" 2>&1 | sed "s#$root#ROOT#g"
       done
     } > "$actual" 2>&1 ;;
-  *) echo "usage: $0 summary|dry-run|fake-run|timeline-jax|stalls-vs-ncu" >&2; exit 2 ;;
+  *) echo "usage: $0 summary|dry-run|fake-run|timeline-jax|stalls-vs-ncu|agreement" >&2; exit 2 ;;
 esac
 if [ "${UPDATE:-0}" = 1 ]; then cp "$actual" "$expected"; echo "wrote $expected"; exit 0; fi
 diff -u "$expected" "$actual" && echo "bench $1: as expected"

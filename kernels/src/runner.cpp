@@ -71,6 +71,7 @@ SuiteContext::SuiteContext(const SuiteOptions& options) : options_(options), sel
       CollectorOptions collector_options;
       collector_options.command_line = options_.command_line;
       collector_options.stalls = options_.stalls;
+      collector_options.every_launch = !options_.stalls;  // a known answer per launch, not the default's budget
       collector_ = std::make_unique<Collector>(collector_options);
     } catch (const SystemError& e) {
       result_.profiling_note = e.what();

@@ -37,7 +37,7 @@ TEST(LimiterRunGpu, PerKernelBudgetProfilesTheFirstKOfEachKernel) {
   std::filesystem::remove(output);
   const auto timing = (std::filesystem::temp_directory_path() / "limiter_gpu_budget.timing").string();
   const std::string command = limiter::gpu_test::from_env("LIMITER_CLI", LIMITER_CLI) +
-                              " run -q --timing --per-kernel-skip 2 --per-kernel-count 3 -o " + output + " -- " +
+                              " run -q --every-launch --timing --per-kernel-skip 2 --per-kernel-count 3 -o " + output + " -- " +
                               limiter::gpu_test::from_env("LIMITER_BENCH_APP", BENCH_APP) + " 200 > /dev/null 2> " +
                               timing;
   ASSERT_EQ(std::system(command.c_str()), 0);
@@ -68,6 +68,7 @@ TEST(LimiterRunGpu, PerKernelBudgetProfilesTheFirstKOfEachKernel) {
 TEST(CollectorBudgetGpu, EachKernelAndConfigurationHasItsOwnBudget) {
   REQUIRE_GPU();
   limiter::CollectorOptions options;
+  options.every_launch = true;  // the budget alone (the default run's counters phase has one too)
   options.per_kernel_skip = 1;
   options.per_kernel_count = 2;
   limiter::Collector collector(options);

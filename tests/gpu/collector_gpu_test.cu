@@ -48,7 +48,9 @@ double counter(const limiter::KernelLaunch& launch, const std::string& metric) {
 limiter::Collector& collector() {
   static limiter::Collector* instance = [] {
     try {
-      return new limiter::Collector(limiter::CollectorOptions{});
+      limiter::CollectorOptions options;
+      options.every_launch = true;  // each launch's counters (the default run: tests/gpu/default_run_gpu_test.cu)
+      return new limiter::Collector(options);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "collector: %s\n", e.what());
       throw;
@@ -189,7 +191,7 @@ TEST(LimiterRunGpu, StreamsThreadsAndGraphsAllProfiledAppUnchanged) {
   REQUIRE_GPU();
   const auto output = (std::filesystem::temp_directory_path() / "limiter_gpu_test_run.json").string();
   std::filesystem::remove(output);
-  const std::string command = limiter_cli() + " run -q -o " + output + " -- " + collector_app();
+  const std::string command = limiter_cli() + " run -q --every-launch -o " + output + " -- " + collector_app();
   const int status = std::system(command.c_str());
   ASSERT_EQ(status, 0) << command;  // the app checks its own results and exits non-zero if wrong
   const auto run = limiter::read_run_file(output);
@@ -227,7 +229,7 @@ TEST(LimiterRunGpu, GraphProfilingGraphIsOneRangePerLaunchAppUnchanged) {
   REQUIRE_GPU();
   const auto output = (std::filesystem::temp_directory_path() / "limiter_gpu_test_graphs.json").string();
   std::filesystem::remove(output);
-  const std::string command = limiter_cli() + " run -q --graph-profiling graph -o " + output + " -- " + collector_app();
+  const std::string command = limiter_cli() + " run -q --every-launch --graph-profiling graph -o " + output + " -- " + collector_app();
   const int status = std::system(command.c_str());
   ASSERT_EQ(status, 0) << command;  // the app checks its own results and exits non-zero if wrong
   const auto run = limiter::read_run_file(output);
@@ -258,8 +260,8 @@ TEST(LimiterRunGpu, UserAndKernelReplayCountTheSame) {
   REQUIRE_GPU();
   const auto dir = std::filesystem::temp_directory_path();
   const auto user = (dir / "limiter_gpu_user.json").string(), kernel = (dir / "limiter_gpu_kernel.json").string();
-  ASSERT_EQ(std::system((limiter_cli() + " run -q -o " + user + " -- " + collector_app()).c_str()), 0);
-  ASSERT_EQ(std::system((limiter_cli() + " run -q --replay kernel -o " + kernel + " -- " + collector_app()).c_str()), 0);
+  ASSERT_EQ(std::system((limiter_cli() + " run -q --every-launch -o " + user + " -- " + collector_app()).c_str()), 0);
+  ASSERT_EQ(std::system((limiter_cli() + " run -q --every-launch --replay kernel -o " + kernel + " -- " + collector_app()).c_str()), 0);
   auto a = limiter::read_run_file(user), b = limiter::read_run_file(kernel);
   for (const auto& launch : a.launches)
     EXPECT_FALSE(launch.graph_id && !launch.graph_node) << "one range: " << launch.name;
@@ -275,8 +277,8 @@ TEST(LimiterRunGpu, GraphsReplayCountsAsKernelReplay) {
   const auto dir = std::filesystem::temp_directory_path();
   const auto graphs = (dir / "limiter_gpu_graphs_ranges.json").string(), kernel = (dir / "limiter_gpu_kernel2.json").string();
   const std::string app = "COLLECTOR_APP_THREADS_AFTER_GRAPHS=1 ";
-  ASSERT_EQ(std::system((app + limiter_cli() + " run -q -o " + graphs + " -- " + collector_app()).c_str()), 0);
-  ASSERT_EQ(std::system((app + limiter_cli() + " run -q --replay kernel -o " + kernel + " -- " + collector_app()).c_str()), 0);
+  ASSERT_EQ(std::system((app + limiter_cli() + " run -q --every-launch -o " + graphs + " -- " + collector_app()).c_str()), 0);
+  ASSERT_EQ(std::system((app + limiter_cli() + " run -q --every-launch --replay kernel -o " + kernel + " -- " + collector_app()).c_str()), 0);
   auto a = limiter::read_run_file(graphs), b = limiter::read_run_file(kernel);
   ASSERT_EQ(a.launches.size(), 28u);  // 11 eager, 6 + 4 graph nodes (the app destroyed the second graph), 1 + 6 eager
   ASSERT_EQ(b.launches.size(), 28u);
@@ -310,12 +312,12 @@ TEST(LimiterRunGpu, AppExitCodeAndFiltersPassThrough) {
   REQUIRE_GPU();
   const auto output = (std::filesystem::temp_directory_path() / "limiter_gpu_filter.json").string();
   const std::string command =
-      limiter_cli() + " run -q -k increment -s 2 -c 5 -o " + output + " -- " + collector_app();
+      limiter_cli() + " run -q --every-launch -k increment -s 2 -c 5 -o " + output + " -- " + collector_app();
   ASSERT_EQ(std::system(command.c_str()), 0);
   const auto run = limiter::read_run_file(output);
   ASSERT_EQ(run.launches.size(), 5u);
   for (const auto& launch : run.launches) EXPECT_NE(launch.name.find("increment"), std::string::npos);
-  const std::string failing = limiter_cli() + " run -q -o " + output + " -- sh -c 'exit 7'";
+  const std::string failing = limiter_cli() + " run -q --every-launch -o " + output + " -- sh -c 'exit 7'";
   const int status = std::system(failing.c_str());
   EXPECT_EQ(WEXITSTATUS(status), 7);
 }

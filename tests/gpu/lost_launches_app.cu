@@ -3,7 +3,8 @@
 // an exit. Every launch completes on the GPU before the end, so each must be in the record.
 //   lost_launches_app MODE N [PROCESSES]
 // MODE: sync-kill, memcpy-kill, event-kill, query-kill, age-kill, segv, abort, term, exit,
-//       processes (PROCESSES children, forked before CUDA starts, each N launches then exit 0)
+//       processes (PROCESSES children, forked before CUDA starts, each N launches then exit 0),
+//       phases-term / phases-exit N MS (N launches, then launches for MS ms, then SIGTERM or exit 0)
 #include <cuda_runtime.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -72,6 +73,23 @@ int main(int argc, char** argv) {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     std::printf("%d processes x %d launches: %.3f s, %d failed\n", processes, n, seconds, failures);
     return failures ? 1 : 0;
+  }
+  if (mode == "phases-term" || mode == "phases-exit") {
+    // The default run's phases: N launches, then more for MS milliseconds (a sync every 16), then
+    // SIGTERM or exit(0): the test picks the phase the app ends in with --stall-window.
+    const int ms = argc > 3 ? std::atoi(argv[3]) : 0;
+    CHECK(cudaMalloc(&marks, sizeof(int) * 16));
+    // 97 launch configurations (grids 1..97): the counters phase profiles 3 of each, ~0.5 s.
+    int launched = 0;
+    for (int i = 0; i < n; ++i, ++launched) kill_point_kernel<<<1 + launched % 97, 32>>>(marks, i % 16);
+    CHECK(cudaDeviceSynchronize());
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+    while (std::chrono::steady_clock::now() < until) {
+      for (int i = 0; i < 16; ++i, ++launched) kill_point_kernel<<<1 + launched % 97, 32>>>(marks, i);
+      CHECK(cudaDeviceSynchronize());
+    }
+    if (mode == "phases-term") raise(SIGTERM);
+    std::exit(0);
   }
   CHECK(cudaMalloc(&marks, sizeof(int) * static_cast<std::size_t>(n + 2)));
   CHECK(cudaMemset(marks, 0, sizeof(int) * static_cast<std::size_t>(n + 2)));

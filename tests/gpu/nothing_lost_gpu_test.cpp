@@ -37,7 +37,7 @@ struct Outcome {
 };
 
 // limiter run on the app, each process's record in a fresh folder.
-Outcome run_app(const std::string& name, const std::string& app_args, const std::string& limiter_args = "") {
+Outcome run_app(const std::string& name, const std::string& app_args, const std::string& limiter_args = "--every-launch") {
   const fs::path dir = fs::temp_directory_path() / ("limiter_lost_" + name);
   fs::remove_all(dir);
   fs::create_directories(dir);
@@ -118,7 +118,7 @@ TEST_P(ProcessesOnOneGpu, TakeTurnsAndLoseNothing) {
   REQUIRE_GPU();
   const int processes = GetParam();
   const Outcome outcome = run_app("procs" + std::to_string(processes), "processes 300 " + std::to_string(processes),
-                                  "--fail-on-missed");
+                                  "--every-launch --fail-on-missed");
   EXPECT_EQ(outcome.exit_code, 0);
   ASSERT_EQ(outcome.records.size(), static_cast<std::size_t>(processes));
   for (const auto& record : outcome.records) {
@@ -128,5 +128,72 @@ TEST_P(ProcessesOnOneGpu, TakeTurnsAndLoseNothing) {
 }
 
 INSTANTIATE_TEST_SUITE_P(NothingLostGpu, ProcessesOnOneGpu, ::testing::Values(2, 4));
+
+// The default run ends in each of its phases, by exit or by SIGTERM: the record keeps what the
+// finished phases hold (the counters, the samples once their window is over, the timeline), says
+// which phase the app ended in, and says the samples lost to a signal inside their window.
+struct PhaseEnd {
+  const char* name;
+  const char* app_args;      // lost_launches_app MODE N MS
+  const char* limiter_args;  // the window that puts the end in the phase
+  const char* phase;         // the phase the app ended in
+};
+
+class DefaultRunEnds : public ::testing::TestWithParam<PhaseEnd> {};
+
+TEST_P(DefaultRunEnds, InEachPhaseKeepingWhatFinishedPhasesHold) {
+  REQUIRE_GPU();
+  const PhaseEnd& c = GetParam();
+  const bool by_signal = std::string(c.app_args).starts_with("phases-term");
+  const Outcome outcome = run_app(std::string("default_") + c.name, c.app_args, c.limiter_args);
+  EXPECT_EQ(outcome.exit_code, by_signal ? 143 : 0);
+  ASSERT_EQ(outcome.records.size(), 1u);
+  const limiter::RunRecord& run = outcome.records[0];
+  EXPECT_EQ(run.ended, by_signal ? "signal SIGTERM" : "exit");
+  ASSERT_EQ(run.phases.size(), 3u);
+  const std::string phase = c.phase;
+  std::size_t ended_in = 0;
+  while (ended_in < 3 && run.phases[ended_in].name != phase) ++ended_in;
+  ASSERT_LT(ended_in, 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    SCOPED_TRACE(run.phases[i].name + " ended by " + run.phases[i].ended_by);
+    if (i < ended_in) {
+      EXPECT_GT(run.phases[i].end_ns, run.phases[i].start_ns);
+    }
+    if (i > ended_in) {
+      EXPECT_EQ(run.phases[i].ended_by, "never began");
+    }
+  }
+  int profiled = 0;
+  for (const auto& launch : run.launches) profiled += launch.name.find("kill_point_kernel") != std::string::npos;
+  if (phase != "samples") {
+    EXPECT_GE(profiled, 1);  // the counters phase's budget, on disk launch by launch
+  }
+  // The samples: read as their window ends (on disk from then on; at exit, with the record, before).
+  const bool samples_read = !(phase == "samples" && by_signal);
+  EXPECT_EQ(run.stalls.has_value(), samples_read);
+  if (samples_read && run.stalls) {
+    EXPECT_GT(run.stalls->samples, 0u);  // each joined to its kernel
+  }
+  bool said_lost = false;
+  for (const auto& missed : run.missed) said_lost |= missed.reason.find("PC-sampling window") != std::string::npos;
+  EXPECT_EQ(said_lost, phase == "samples" && by_signal);
+  if (phase == "timeline") {  // the timeline began with the timeline phase
+    ASSERT_TRUE(run.timeline.has_value());
+    int kernels = 0;
+    for (const auto& event : run.timeline->events) kernels += event.kind == limiter::ActivityKind::kernel;
+    EXPECT_GT(kernels, 0);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    NothingLostGpu, DefaultRunEnds,
+    ::testing::Values(PhaseEnd{"samples_exit", "phases-exit 10 0", "", "samples"},
+                      PhaseEnd{"samples_term", "phases-term 10 0", "", "samples"},
+                      PhaseEnd{"counters_exit", "phases-exit 10 300", "--stall-window 50", "counters"},
+                      PhaseEnd{"counters_term", "phases-term 10 300", "--stall-window 50", "counters"},
+                      PhaseEnd{"timeline_exit", "phases-exit 10 2500", "--stall-window 50", "timeline"},
+                      PhaseEnd{"timeline_term", "phases-term 10 2500", "--stall-window 50", "timeline"}),
+    [](const ::testing::TestParamInfo<PhaseEnd>& test) { return std::string(test.param.name); });
 
 }  // namespace

@@ -323,12 +323,16 @@ std::pair<std::vector<std::string>, std::vector<std::string>> mode(const Collect
 using Names = std::vector<std::string>;
 
 TEST(ActivityPhases, TheTimelineIsAloneUnderTraceAndBesideTheCountersOnlyWhenAsked) {
-  CollectorOptions options;
+  CollectorOptions options;  // the default run: the timeline beside, from the sampling phase on
+  EXPECT_EQ(mode(options), std::make_pair(Names{"PC sampling", "exact", "timeline"}, Names{"activity"}));
+  options.every_launch = true;
   EXPECT_EQ(mode(options), std::make_pair(Names{"exact"}, Names{}));  // kernel records would change the counters
   options.timeline = true;  // LIMITER_TIMELINE=1: beside them all the same
   EXPECT_EQ(mode(options), std::make_pair(Names{"exact"}, Names{"activity"}));
   options.per_kernel_count = 3;  // budgets
   EXPECT_EQ(mode(options), std::make_pair(Names{"exact"}, Names{"activity"}));
+  options.every_launch = false;
+  options.timeline = false;
   options.sampling = true;  // budgets, then sampling: the sampler's kernel timestamps use the Activity API
   EXPECT_EQ(mode(options), std::make_pair(Names{"exact", "PM sampling"}, Names{}));
   options = {};

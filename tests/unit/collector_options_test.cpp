@@ -34,12 +34,44 @@ TEST(CollectorOptions, StallsGoAloneWithItsPeriod) {
   options.stall_period_log2 = 0;
   for (auto counters : std::initializer_list<void (*)(CollectorOptions&)>{
            [](CollectorOptions& o) { o.plan = "sol"; }, [](CollectorOptions& o) { o.kernel_regex = "gemm"; },
-           [](CollectorOptions& o) { o.per_kernel_count = 3; }, [](CollectorOptions& o) { o.sampling = true; },
-           [](CollectorOptions& o) { o.trace = true; }}) {
+           [](CollectorOptions& o) { o.per_kernel_count = 3; }}) {
     CollectorOptions mixed = options;
     counters(mixed);
     EXPECT_NE(refusal(mixed).find("--stalls samples warp stall reasons alone"), std::string::npos) << refusal(mixed);
   }
+}
+
+// One single-answer mode at most, and none is the default run; each mode's own flags say so.
+TEST(CollectorOptions, OneModeAtMostAndNoneIsTheDefaultRun) {
+  const auto with = [](auto change) {
+    CollectorOptions options;
+    change(options);
+    return refusal(options);
+  };
+  EXPECT_TRUE(runs_default_phases(CollectorOptions{}));
+  EXPECT_EQ(with([](auto& o) { o.every_launch = true; }), "");
+  EXPECT_EQ(with([](auto& o) { o.stalls = true; o.stall_period_log2 = 9; }), "");
+  EXPECT_EQ(with([](auto& o) { o.stall_period_log2 = 9; }), "");  // the default run's sampling phase
+  EXPECT_EQ(with([](auto& o) { o.per_kernel_count = 3; o.kernel_regex = "gemm"; o.cache_control = "all"; }), "");
+  EXPECT_EQ(with([](auto& o) { o.nvtx = true; o.budget_by_range = true; }), "");  // its budget is per range too
+  EXPECT_EQ(with([](auto& o) { o.stall_window_ms = 300; }), "");
+  EXPECT_EQ(with([](auto& o) { o.trace = true; o.sampling = true; }),
+            "--trace and --sampling each choose one mode; choose one, or none for the default run (counters for "
+            "each kernel's first launches, then PC sampling for a window, then the timeline)");
+  EXPECT_NE(with([](auto& o) { o.every_launch = true; o.stalls = true; }).find("--every-launch and --stalls each choose"),
+            std::string::npos);
+  EXPECT_NE(with([](auto& o) { o.every_launch = true; o.stall_window_ms = 300; })
+                .find("--stall-window bounds the default run's PC-sampling phase; it cannot go with --every-launch"),
+            std::string::npos);
+  EXPECT_NE(with([](auto& o) { o.stalls = true; o.stall_window_ms = 300; }).find("with --stalls (which samples to the end)"),
+            std::string::npos);
+  EXPECT_NE(with([](auto& o) { o.stall_window_ms = 0; }).find("--stall-window must be at least 1"), std::string::npos);
+  EXPECT_NE(with([](auto& o) { o.every_launch = true; o.stall_period_log2 = 9; })
+                .find("--stall-period goes with --stalls or the default run, not with --every-launch"),
+            std::string::npos);
+  EXPECT_NE(with([](auto& o) { o.timeline = true; }).find("LIMITER_TIMELINE=1 goes with --every-launch"),
+            std::string::npos);
+  EXPECT_EQ(with([](auto& o) { o.every_launch = true; o.timeline = true; }), "");
 }
 
 TEST(CollectorOptions, EachConflictNamesItsFlags) {
@@ -74,14 +106,15 @@ TEST(CollectorOptions, EachConflictNamesItsFlags) {
             std::string::npos);
   EXPECT_NE(with([](auto& o) { o.nvtx_include = {"a/"}; }).find("--no-nvtx cannot go with --nvtx-include"),
             std::string::npos);
-  EXPECT_NE(with([](auto& o) { o.nvtx = true; o.budget_by_range = true; }).find("--budget-by-range needs --per-kernel-count"),
+  EXPECT_NE(with([](auto& o) { o.every_launch = true; o.nvtx = true; o.budget_by_range = true; })
+                .find("--budget-by-range needs --per-kernel-count"),
             std::string::npos);
   EXPECT_NE(with([](auto& o) { o.nvtx = true; o.nvtx_include = {"a//b"}; }).find("empty range name"), std::string::npos);
   // --trace: the timeline alone; regions and NVTX go with it, counters and filters do not.
   EXPECT_EQ(with([](auto& o) { o.trace = true; }), "");
   EXPECT_EQ(with([](auto& o) { o.trace = true; o.profiler_api_regions = true; o.nvtx = true; }), "");
-  EXPECT_NE(with([](auto& o) { o.trace = true; o.sampling = true; }).find("--trace records the activity timeline alone; "
-                                                                          "it cannot go with --sampling"),
+  EXPECT_NE(with([](auto& o) { o.trace = true; o.exact_undecided_count = 2; }).find("--trace records the activity "
+                                                                                     "timeline alone; it cannot go with"),
             std::string::npos);
   for (auto exact_only : std::initializer_list<void (*)(CollectorOptions&)>{
            [](CollectorOptions& o) { o.kernel_regex = "gemm"; }, [](CollectorOptions& o) { o.skip = 1; },
@@ -135,6 +168,10 @@ TEST(CollectorOptions, TheEnvironmentGivesBackTheSameValue) {
   o.trace = true;
   o.timeline = true;
   o.api_records = false;  // its default is true: the value must come back false
+  o.every_launch = true;
+  o.stall_window_ms = 250;
+  o.stall_window_samples = 1234;
+  o.cubin_dir = "/tmp/cubins here";
   std::map<std::string, std::string> environment;
   for (const auto& entry : collector_options_environment(o)) {
     const auto equals = entry.find('=');
@@ -180,6 +217,10 @@ TEST(CollectorOptions, TheEnvironmentGivesBackTheSameValue) {
   EXPECT_EQ(back.keep_pm_images, o.keep_pm_images);
   EXPECT_EQ(back.trace, o.trace);
   EXPECT_EQ(back.timeline, o.timeline);
+  EXPECT_EQ(back.every_launch, o.every_launch);
+  EXPECT_EQ(back.stall_window_ms, o.stall_window_ms);
+  EXPECT_EQ(back.stall_window_samples, o.stall_window_samples);
+  EXPECT_EQ(back.cubin_dir, o.cubin_dir);
 
   // And the defaults survive too (every variable is written, defaults included).
   environment.clear();

@@ -102,10 +102,22 @@ std::vector<std::string> phase_names(const CollectorOptions& options) {
 }
 
 TEST(Phases, EveryModeIsAPhaseList) {
-  CollectorOptions options;
+  CollectorOptions options;  // the default run
+  EXPECT_EQ(phase_names(options), (std::vector<std::string>{"PC sampling", "exact", "timeline"}));
+  options.per_kernel_count = 3;  // its budget
+  EXPECT_EQ(phase_names(options), (std::vector<std::string>{"PC sampling", "exact", "timeline"}));
+  options.every_launch = true;
   EXPECT_EQ(phase_names(options), (std::vector<std::string>{"exact"}));
+  options.per_kernel_count = CollectorOptions{}.per_kernel_count;
+  EXPECT_EQ(phase_names(options), (std::vector<std::string>{"exact"}));
+  options.every_launch = false;
+  options.trace = true;
+  EXPECT_EQ(phase_names(options), (std::vector<std::string>{"activity"}));
+  options.trace = false;
+  options.stalls = true;
+  EXPECT_EQ(phase_names(options), (std::vector<std::string>{"PC sampling"}));
+  options.stalls = false;
   options.per_kernel_count = 3;
-  EXPECT_EQ(phase_names(options), (std::vector<std::string>{"exact"}));
   options.sampling = true;  // budgets, then sampling
   EXPECT_EQ(phase_names(options), (std::vector<std::string>{"exact", "PM sampling"}));
   options.per_kernel_count = CollectorOptions{}.per_kernel_count;

@@ -79,6 +79,12 @@ class Collector {
 
   CollectorTimings timings() const;
 
+  // A run of several phases (the default run): each phase's window so far, the current one open
+  // (empty in the single-answer modes; gives up rather than wait: a fatal signal's handler may
+  // call it), and the current phase's name ("counters", "samples", "timeline").
+  std::vector<PhaseWindow> phase_windows() const;
+  std::string current_phase() const;
+
   // The launches profiled so far, in order, with evaluated counters; clears them.
   // Sampling mode: stops sampling and returns the per-kernel aggregates (once).
   RunRecord take_run();

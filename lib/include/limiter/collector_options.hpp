@@ -13,6 +13,16 @@
 
 namespace limiter {
 
+// The default run (no single-answer mode chosen): exact counters for each kernel and launch
+// configuration's first launches (a budget), then PC sampling for a bounded window, then the
+// activity timeline to the end: the kernel verdicts, why they wait and the program verdict in one
+// run (phases.hpp). The budget when none is given, chosen by measurement (bench/budget_agreement.py on
+// every committed every-launch record of a real program: S=0 C=3 is the cheapest at 97 % or more
+// of kernel time on 10 of 11; a skip never profiles a kernel launched once, C below 3 misses
+// warm-up launches whose verdict differs; bench/results/2026-11-28-default-run.md):
+inline constexpr std::uint64_t kDefaultBudgetSkip = 0;
+inline constexpr std::uint64_t kDefaultBudgetCount = 3;
+
 struct CollectorOptions {
   std::string plan = "default";        // a named metric plan (`limiter metrics` lists them)
   std::vector<std::string> metrics;    // a user list instead of the plan, when not empty
@@ -62,6 +72,12 @@ struct CollectorOptions {
                                        // profiles and whose exit would wait for the preparation
   bool stalls = false;                 // PC sampling: warp stall reasons per kernel and its hottest PCs
                                        // (PcSamplingSession; stalls.hpp)
+  bool every_launch = false;           // exact counters alone, of every launch the filters select (the
+                                       // default before the phase list; `limiter kernels`, the known answers)
+  std::uint64_t stall_window_ms = 1000;  // the default run: PC sampling's window, from its first launch
+  std::uint64_t stall_window_samples = 5000000;  // ... or until this many samples, whichever comes first
+  std::string cubin_dir;               // PC sampling keeps the sampled kernels' cubins here (<dir>/cubins), for
+                                       // their SASS after the app; empty: under raw_dir (--save-raw)
   std::uint32_t stall_period_log2 = 0; // one sample per SM every 2^N cycles (5..31); 0: the session's default
   std::string cache_control = "none";  // exact mode. none: the app's own cache state (limiter's default);
                                        // all: flush and invalidate L2 before each profiled launch, as ncu's
@@ -86,6 +102,10 @@ struct CollectorOptions {
   bool keep_pm_images = false;         // with raw_dir: keep the PM images too, not only the decoded
                                        // samples [LIMITER_PM_RAW_IMAGES=1]
 };
+
+// The single-answer modes: --every-launch, --trace, --stalls, --sampling. None chosen: the default
+// phase list.
+inline bool runs_default_phases(const CollectorOptions& o) { return !o.every_launch && !o.trace && !o.stalls && !o.sampling; }
 
 // Throws InputError when options contradict each other or a value is out of range; the message
 // names the flags of `limiter run` (the in-process fields are documented beside them above).

@@ -61,10 +61,12 @@ thread_local std::uint64_t launch_call_start_ns = 0;  // this thread's launch ca
 
 }  // namespace
 
-ActivitySession::ActivitySession(const CollectorOptions& options, LaunchSink* sink, bool alone)
+ActivitySession::ActivitySession(const CollectorOptions& options, LaunchSink* sink, bool alone, std::size_t from_phase)
     : options_(options),
       sink_(sink),
       alone_(alone),
+      waiting_(from_phase > 0),
+      from_phase_(from_phase),
       recorder_([this](const std::vector<TimelineEvent>& chunk) {
         if (sink_ && sink_->on_timeline_events) sink_->on_timeline_events(chunk);
       }),
@@ -172,8 +174,21 @@ void ActivitySession::stop() noexcept {
   active = nullptr;
 }
 
+void ActivitySession::on_phase_begun(std::size_t index) {
+  if (index < from_phase_ || !waiting_.exchange(false)) return;
+  // From here as from the start of a process: the window is the events' own span (always_active),
+  // or the region that is open now.
+  if (options_.always_active || active_depth_ > 0) {
+    try {
+      enable();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "limiter: no activity timeline: %s\n", e.what());
+    }
+  }
+}
+
 void ActivitySession::on_collector_started() {
-  if (!options_.always_active) return;
+  if (!options_.always_active || waiting_) return;
   try {
     enable();
   } catch (const std::exception& e) {
@@ -183,6 +198,7 @@ void ActivitySession::on_collector_started() {
 
 void ActivitySession::begin_region() {
   ++active_depth_;
+  if (waiting_) return;
   try {
     enable();
   } catch (const std::exception& e) {
@@ -196,7 +212,7 @@ void ActivitySession::end_region() {
 }
 
 void ActivitySession::on_launch(const LaunchCall& call) {
-  if (!options_.always_active && active_depth_ == 0) return;
+  if (waiting_ || (!options_.always_active && active_depth_ == 0)) return;
   ++launches_seen_;
   if (!enabled_) {
     try {

@@ -34,7 +34,9 @@ class ActivitySession final : public Session {
  public:
   // ALONE (--trace): no other session describes the device, so this one does at the first
   // launch (to the record and the sink's on_device). SINK may be null.
-  ActivitySession(const CollectorOptions& options, LaunchSink* sink, bool alone);
+  // FROM_PHASE > 0 (the default run): nothing is recorded until that phase begins
+  // (on_phase_begun); regions and NVTX ranges are followed meanwhile.
+  ActivitySession(const CollectorOptions& options, LaunchSink* sink, bool alone, std::size_t from_phase = 0);
   ~ActivitySession() override;
   ActivitySession(const ActivitySession&) = delete;
   ActivitySession& operator=(const ActivitySession&) = delete;
@@ -57,6 +59,7 @@ class ActivitySession final : public Session {
   void on_launch_exit(const LaunchCall& call) override;  // the call's interval, as an api_call event
   void on_context_destroy(CUcontext context) override;  // its records delivered while it exists
   void on_nvtx(const NvtxEvent& event) override;  // followed; kept once the window is open
+  void on_phase_begun(std::size_t index) override;  // FROM_PHASE's: recording starts (as on_collector_started)
   void flush() override;
   bool flush_before_exit(std::chrono::milliseconds wait) noexcept override;
   void begin_after(RunRecord before, bool follows) override;
@@ -88,6 +91,8 @@ class ActivitySession final : public Session {
   CollectorOptions options_;
   LaunchSink* sink_;
   bool alone_;
+  std::atomic<bool> waiting_;  // for its phase (from_phase > 0): no record, no CUPTI call yet
+  std::size_t from_phase_;
   TimelineRecorder recorder_;
   NvtxTimeline nvtx_;
   // Launch calls (from the driver's callbacks) kept on the app's thread and handed to the

@@ -3,6 +3,10 @@
 // (forked_child.hpp): the launches and the record are the parent's.
 #include "limiter/collector.hpp"
 
+#include <cupti.h>
+
+#include <cstdio>
+
 #include "collect/driver_api.hpp"
 #include "collect/forked_child.hpp"
 #include "collect/orchestrator.hpp"
@@ -22,11 +26,23 @@ const CollectorOptions& validated(const CollectorOptions& options) {
 
 }  // namespace
 
+namespace {
+
+std::uint64_t cupti_now_ns() {
+  std::uint64_t t = 0;
+  return cuptiGetTimestamp(&t) == CUPTI_SUCCESS ? t : 0;
+}
+
+}  // namespace
+
 Collector::Impl::Impl(const CollectorOptions& opts)
     : options(opts),
       backend(detail::cupti_range_backend()),
-      phases(detail::sessions_for(options, *backend, nvtx, &sink)) {
+      phases(detail::sessions_for(options, *backend, nvtx, &sink), cupti_now_ns) {
   nvtx.set_process_scope(opts.nvtx_process_scope);
+  phases.on_handover = [this](const RunRecord& handed) {
+    if (sink.on_phase_over) sink.on_phase_over(handed);
+  };
 }
 
 Collector::Impl::~Impl() { unsubscribe(); }
@@ -126,11 +142,36 @@ void Collector::write_raw_files() {
   impl_->current().write_raw_files();
 }
 
+std::vector<PhaseWindow> Collector::phase_windows() const {
+  if (detail::in_forked_child_by_pid()) return {};
+  return impl_->phases.windows();
+}
+
+std::string Collector::current_phase() const {
+  if (detail::in_forked_child_by_pid()) return "";
+  const auto windows = impl_->phases.windows();
+  const std::size_t i = impl_->phases.index();
+  return i < windows.size() ? windows[i].name : impl_->phases.at(i).name();
+}
+
 CollectorTimings Collector::timings() const {
   CollectorTimings times;
   if (detail::in_forked_child_by_pid()) return times;
-  for (std::size_t i = 0; i <= impl_->phases.index() && i < impl_->phases.size(); ++i)
-    times.parts.push_back({impl_->phases.at(i).name(), impl_->phases.at(i).timings()});
+  const auto windows = impl_->phases.windows();
+  for (std::size_t i = 0; i <= impl_->phases.index() && i < impl_->phases.size(); ++i) {
+    std::string text = impl_->phases.at(i).timings();
+    if (i < windows.size()) {  // a run of several phases: each one's share of the app's time
+      char window[160];
+      std::snprintf(window, sizeof window, "%.3f s, %llu launches, ended: %s\n  ", static_cast<double>(windows[i].duration_ns()) / 1e9,
+                    static_cast<unsigned long long>(windows[i].launches),
+                    windows[i].ended_by.empty() ? "running" : windows[i].ended_by.c_str());
+      text = window + text;
+    }
+    times.parts.push_back({impl_->phases.at(i).name(), text});
+  }
+  for (std::size_t i = 0; i < impl_->phases.background_size(); ++i)
+    times.parts.push_back({std::string(impl_->phases.background(i).name()) + " (beside)",
+                           impl_->phases.background(i).timings()});
   return times;
 }
 

@@ -40,6 +40,9 @@ struct LaunchSink {
   // At the end (the process exits): the whole timeline, its kernels joined to the launches
   // decoded since their chunks went out; the record's, in place of the chunks.
   std::function<void(Timeline&&)> on_timeline_final;
+  // A run of several phases: a phase ended and handed over this record (its stalls, the phases'
+  // windows so far), on the app's thread; written down so that a later crash loses none of it.
+  std::function<void(const RunRecord&)> on_phase_over;
 };
 
 // Raw data set, one folder per process:

@@ -77,6 +77,24 @@ class Variables {
 }  // namespace
 
 void validate_collector_options(const CollectorOptions& o) {
+  // One single-answer mode at most; none is the default phase list.
+  std::vector<std::string> modes;
+  if (o.every_launch) modes.push_back("--every-launch");
+  if (o.trace) modes.push_back("--trace");
+  if (o.stalls) modes.push_back("--stalls");
+  if (o.sampling) modes.push_back("--sampling");
+  if (modes.size() > 1)
+    throw InputError(modes[0] + " and " + modes[1] + " each choose one mode; choose one, or none for the default run "
+                     "(counters for each kernel's first launches, then PC sampling for a window, then the timeline)");
+  const bool phased = runs_default_phases(o);
+  if (phased && o.timeline)
+    throw InputError("LIMITER_TIMELINE=1 goes with --every-launch: the default run records the timeline after its "
+                     "counters phase");
+  if (!phased && (o.stall_window_ms != CollectorOptions{}.stall_window_ms ||
+                  o.stall_window_samples != CollectorOptions{}.stall_window_samples))
+    throw InputError("--stall-window bounds the default run's PC-sampling phase; it cannot go with " + modes[0] +
+                     (o.stalls ? " (which samples to the end)" : ""));
+  if (phased && o.stall_window_ms == 0) throw InputError("--stall-window must be at least 1 (milliseconds)");
   if (o.metrics.empty()) (void)metric_plan(o.plan);  // an unknown plan lists the plans
   if (o.sample_every == 0) throw InputError("--sample-every must be at least 1");
   if (!one_of(o.replay, {"auto", "kernel", "graphs"})) throw InputError("--replay must be auto or kernel");
@@ -86,7 +104,8 @@ void validate_collector_options(const CollectorOptions& o) {
     throw InputError("LIMITER_RANGE_SYNC must be none, graph or all, not '" + o.range_sync + "'");
   if (o.stall_period_log2 != 0 && (o.stall_period_log2 < 5 || o.stall_period_log2 > 31))
     throw InputError("--stall-period must be between 5 and 31 (one sample every 2^N cycles)");
-  if (o.stall_period_log2 != 0 && !o.stalls) throw InputError("--stall-period goes with --stalls");
+  if (o.stall_period_log2 != 0 && !o.stalls && !phased)
+    throw InputError("--stall-period goes with --stalls or the default run, not with " + modes[0]);
   if (o.stalls && (o.trace || o.sampling || o.exact_undecided_count > 0 || o.plan != CollectorOptions{}.plan ||
                    !o.metrics.empty() || o.replay == "kernel" || o.graph_profiling != "node" || o.count != kUnset ||
                    o.skip > 0 || o.sample_every > 1 || o.per_kernel_count != kUnset || o.per_kernel_skip > 0 ||
@@ -138,7 +157,7 @@ void validate_collector_options(const CollectorOptions& o) {
     throw InputError("--sampling-phase goes with --exact-undecided");
   if (!o.nvtx && (!o.nvtx_include.empty() || !o.nvtx_exclude.empty() || o.budget_by_range))
     throw InputError("--no-nvtx cannot go with --nvtx-include, --nvtx-exclude or --budget-by-range");
-  if (o.budget_by_range && !budgets)
+  if (o.budget_by_range && !budgets && !phased)  // the default run's counters phase always has a budget
     throw InputError("--budget-by-range needs --per-kernel-count N (or --per-kernel-skip N)");
   [[maybe_unused]] const NvtxFilter checked(o.nvtx_include, o.nvtx_exclude);  // a bad expression names itself
 }
@@ -176,6 +195,10 @@ std::vector<std::string> collector_options_environment(const CollectorOptions& o
   flag("LIMITER_ACTIVITY_TRACE", o.trace);
   flag("LIMITER_API_RECORDS", o.api_records);
   flag("LIMITER_STALLS", o.stalls);
+  flag("LIMITER_EVERY_LAUNCH", o.every_launch);
+  number("LIMITER_STALL_WINDOW_MS", o.stall_window_ms);
+  number("LIMITER_STALL_WINDOW_SAMPLES", o.stall_window_samples);
+  set("LIMITER_CUBIN_DIR", o.cubin_dir);
   number("LIMITER_STALL_PERIOD", o.stall_period_log2);
   set("LIMITER_CACHE_CONTROL", o.cache_control);
   set("LIMITER_LOCK_TIMEOUT", nlohmann::json(o.lock_timeout_s).dump());  // round-trips the double exactly
@@ -218,6 +241,10 @@ CollectorOptions collector_options_from_environment(const EnvironmentLookup& loo
   o.sampling_phase_launches = env.number("LIMITER_SAMPLING_PHASE", o.sampling_phase_launches);
   o.trace = env.flag("LIMITER_ACTIVITY_TRACE");
   o.stalls = env.flag("LIMITER_STALLS");
+  o.every_launch = env.flag("LIMITER_EVERY_LAUNCH");
+  o.stall_window_ms = env.number("LIMITER_STALL_WINDOW_MS", o.stall_window_ms);
+  o.stall_window_samples = env.number("LIMITER_STALL_WINDOW_SAMPLES", o.stall_window_samples);
+  o.cubin_dir = env.text("LIMITER_CUBIN_DIR");
   o.stall_period_log2 = static_cast<std::uint32_t>(env.number("LIMITER_STALL_PERIOD", o.stall_period_log2));
   o.cache_control = env.text("LIMITER_CACHE_CONTROL", o.cache_control);
   if (const std::string timeout = env.text("LIMITER_LOCK_TIMEOUT"); !timeout.empty()) {

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "collect/demangle.hpp"
 #include "collect/trace.hpp"
@@ -17,8 +18,27 @@ std::string milliseconds(double seconds) { return std::to_string(static_cast<lon
 
 }  // namespace
 
-PcSamplingSession::PcSamplingSession(const CollectorOptions& options, std::unique_ptr<PcSamplingBackend> backend)
-    : options_(options), owned_backend_(std::move(backend)), backend_(*owned_backend_) {}
+PcSamplingSession::PcSamplingSession(const CollectorOptions& options, std::unique_ptr<PcSamplingBackend> backend,
+                                     PcSamplingPhase phase)
+    : options_(options),
+      phase_(phase),
+      began_(!phase.follows_another),
+      owned_backend_(std::move(backend)),
+      backend_(*owned_backend_) {}
+
+bool PcSamplingSession::phase_over() const {
+  const Clock::rep started = window_start_.load(std::memory_order_relaxed);
+  if (!began_.load(std::memory_order_relaxed) || started == 0) return false;
+  if (phase_.window_samples > 0 && samples_.load(std::memory_order_relaxed) >= phase_.window_samples) return true;
+  return phase_.window.count() > 0 && Clock::now().time_since_epoch().count() - started >=
+                                          std::chrono::duration_cast<Clock::duration>(phase_.window).count();
+}
+
+std::string PcSamplingSession::phase_over_reason() const {
+  if (phase_.window_samples > 0 && samples_.load() >= phase_.window_samples)
+    return std::to_string(samples_.load()) + " samples";
+  return "window of " + std::to_string(phase_.window.count()) + " ms over";
+}
 
 PcSamplingSession::~PcSamplingSession() { finish_all(); }
 
@@ -70,6 +90,7 @@ void PcSamplingSession::start(CUcontext context, Context& state) {
     backend_.start(context);
     state.started = true;
     last_drain_ = Clock::now();  // the period counts from here
+    if (window_start_.load() == 0) window_start_ = last_drain_.time_since_epoch().count();  // alone: its first start
   } catch (const std::exception& e) {
     state.failed = e.what();
     if (first_error_.empty()) {
@@ -82,7 +103,7 @@ void PcSamplingSession::start(CUcontext context, Context& state) {
 void PcSamplingSession::begin_region() {
   ++active_depth_;
   std::lock_guard lock(mutex_);
-  if (finished_) return;
+  if (finished_ || !began_) return;
   for (auto& [context, state] : contexts_)
     if (!state.failed && !state.started) start(context, state);
 }
@@ -104,7 +125,7 @@ void PcSamplingSession::end_region() {
 }
 
 void PcSamplingSession::on_launch(const LaunchCall& call) {
-  if (!active()) return;
+  if (!active() || !began_) return;
   ++launches_seen_;
   std::lock_guard lock(mutex_);
   if (finished_) return;
@@ -153,10 +174,11 @@ void PcSamplingSession::on_module_loaded(const ModuleLoad& module) {
       LIMITER_TRACE("no CRC for module %u: %s", module.module_id, e.what());
     }
   }
-  // Sampling from the context's first module on; a module loaded again asks for a flush first.
+  // Sampling from the context's first module on (once its phase began: before, the cubin is only
+  // kept); a module loaded again asks for a flush first.
   const auto it = contexts_.find(module.context);
   if (it == contexts_.end()) {
-    if (active() && module.context) sample(module.context);
+    if (active() && began_ && module.context) sample(module.context);
     return;
   }
   if (!it->second.failed) {
@@ -174,7 +196,10 @@ void PcSamplingSession::on_context_destroy(CUcontext context) {
   contexts_.erase(context);
 }
 
-void PcSamplingSession::take(const PcBatch& batch, const StallKeys& keys) { aggregator_.add(batch, keys); }
+void PcSamplingSession::take(const PcBatch& batch, const StallKeys& keys) {
+  aggregator_.add(batch, keys);
+  samples_.store(aggregator_.samples(), std::memory_order_relaxed);
+}
 
 void PcSamplingSession::drain(CUcontext context, Context& state) {
   // Bounded: CUPTI's count of what it still holds goes down with every call.
@@ -241,7 +266,12 @@ bool PcSamplingSession::flush_before_exit(std::chrono::milliseconds) noexcept {
   return true;
 }
 
-void PcSamplingSession::begin_after(RunRecord before, bool) { before_ = std::move(before); }
+void PcSamplingSession::begin_after(RunRecord before, bool follows) {
+  before_ = std::move(before);
+  began_ = follows;
+  // The window counts from the phase's start: its sampling starts at the next launch.
+  if (follows) window_start_ = Clock::now().time_since_epoch().count();
+}
 
 std::optional<SourceLine> PcSamplingSession::line_of(const std::string& function, std::uint64_t crc,
                                                      std::uint64_t pc) const {
@@ -266,8 +296,9 @@ StallInfo PcSamplingSession::stalls() const {
 }
 
 void PcSamplingSession::write_cubins(const StallInfo& info) const {
-  if (options_.raw_dir.empty()) return;
-  const std::filesystem::path dir = std::filesystem::path(options_.raw_dir) / "cubins";
+  const std::string& root = options_.cubin_dir.empty() ? options_.raw_dir : options_.cubin_dir;
+  if (root.empty()) return;
+  const std::filesystem::path dir = std::filesystem::path(root) / "cubins";
   std::filesystem::create_directories(dir);
   for (const auto& kernel : info.kernels) {
     const auto cubin = cubins_.find(kernel.cubin_crc);
@@ -281,8 +312,10 @@ void PcSamplingSession::write_cubins(const StallInfo& info) const {
 RunRecord PcSamplingSession::finish() noexcept {
   finish_all();
   RunRecord run = std::move(before_);
+  if (!began_) return run;  // a later phase the app never reached: no samples, not even an empty set
   try {
-    run.source = "cupti-pc-sampling";
+    // Alone (--stalls) a record of samples; the default run's first phase, of a record with counters.
+    if (run.source.empty()) run.source = phase_.window.count() > 0 ? "cupti" : "cupti-pc-sampling";
     if (device_) run.device = *device_;
     run.launches_seen = run.launches_seen.value_or(0) + launches_seen_;
     for (auto& missed : missed()) run.missed.push_back(std::move(missed));
@@ -304,7 +337,13 @@ RunRecord PcSamplingSession::finish() noexcept {
 }
 
 std::vector<MissedLaunches> PcSamplingSession::missed() const {
-  std::lock_guard lock(mutex_);
+  // May run in a fatal signal's handler (the default run's record): gives up rather than wait.
+  std::unique_lock lock(mutex_, std::defer_lock);
+  const auto deadline = Clock::now() + std::chrono::milliseconds(200);
+  while (!lock.try_lock()) {
+    if (Clock::now() >= deadline) return {};
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   if (launches_unsampled_ == 0) return {};
   return {{"PC sampling could not start: " + first_error_, launches_unsampled_,
            "run on a GPU that supports PC sampling (compute capability 7.0 or newer), without another profiler "

@@ -41,9 +41,19 @@ constexpr auto kDrainPeriod = std::chrono::milliseconds(100);
 // Cubins kept in memory for source lines and SASS: beyond this, later modules are counted, not kept.
 constexpr std::size_t kCubinBytesKept = std::size_t(512) << 20;
 
+// PC sampling as a phase of the default run (phases.hpp): it begins when the phase before hands
+// over (until then a module load only keeps its cubin), and its window ends at WINDOW after its
+// first sampled context started, or at WINDOW_SAMPLES samples. Zero: no bound (--stalls alone).
+struct PcSamplingPhase {
+  bool follows_another = false;
+  std::chrono::milliseconds window{0};
+  std::uint64_t window_samples = 0;
+};
+
 class PcSamplingSession final : public Session {
  public:
-  PcSamplingSession(const CollectorOptions& options, std::unique_ptr<PcSamplingBackend> backend);
+  PcSamplingSession(const CollectorOptions& options, std::unique_ptr<PcSamplingBackend> backend,
+                    PcSamplingPhase phase = {});
   ~PcSamplingSession() override;
   PcSamplingSession(const PcSamplingSession&) = delete;
   PcSamplingSession& operator=(const PcSamplingSession&) = delete;
@@ -60,6 +70,8 @@ class PcSamplingSession final : public Session {
   void flush() override;
   bool flush_before_exit(std::chrono::milliseconds wait) noexcept override;
   void begin_after(RunRecord before, bool follows) override;
+  bool phase_over() const override;  // its window is over (PcSamplingPhase)
+  std::string phase_over_reason() const override;
   RunRecord finish() noexcept override;  // every context finished; the record with its stalls
   std::vector<MissedLaunches> missed() const override;
   std::uint64_t launches_seen() const override { return launches_seen_; }
@@ -87,6 +99,10 @@ class PcSamplingSession final : public Session {
   void write_cubins(const StallInfo& info) const;  // --save-raw: cubins/<crc>.cubin
 
   CollectorOptions options_;
+  PcSamplingPhase phase_;
+  std::atomic<bool> began_{true};  // false until the phase before hands over (phase_.follows_another)
+  std::atomic<Clock::rep> window_start_{0};   // the first start (Clock ticks since its epoch); 0: none yet
+  std::atomic<std::uint64_t> samples_{0};     // the aggregator's, as of its last batch
   std::unique_ptr<PcSamplingBackend> owned_backend_;
   PcSamplingBackend& backend_;
   mutable std::mutex mutex_;

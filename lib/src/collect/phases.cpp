@@ -5,28 +5,105 @@
 #include "collect/pc_sampling_session.hpp"
 #include "collect/pm_sampling_session.hpp"
 #include "collect/range_session.hpp"
+#include "collect/timeline_phase.hpp"
 #include "limiter/metric_plans.hpp"
 
 namespace limiter::detail {
 
+Phases::Phases(PhaseList list, PhaseClock clock)
+    : sessions_(std::move(list.phases)),
+      background_(std::move(list.background)),
+      background_from_(std::move(list.background_from)),
+      clock_(std::move(clock)) {
+  background_from_.resize(background_.size(), 0);
+  for (auto& name : list.names) windows_.push_back({std::move(name), 0, 0, 0, ""});
+  windows_.resize(windows_.empty() ? 0 : sessions_.size());
+}
+
+void Phases::note_launch() {
+  ++phase_launches_;
+  // The first phase's window opens at the first launch, not at cuInit: the app's set-up is no phase's.
+  if (windows_.empty() || first_launch_seen_.load(std::memory_order_relaxed) || first_launch_seen_.exchange(true)) return;
+  std::lock_guard lock(windows_mutex_);
+  if (windows_[0].start_ns == 0) windows_[0].start_ns = now();
+}
+
+void Phases::begin_region() {
+  for (std::size_t i = index_.load(); i < sessions_.size(); ++i) sessions_[i]->begin_region();
+  for (const auto& session : background_) session->begin_region();
+}
+
+void Phases::end_region() {
+  for (std::size_t i = index_.load(); i < sessions_.size(); ++i) sessions_[i]->end_region();
+  for (const auto& session : background_) session->end_region();
+}
+
+void Phases::close_window(std::size_t index, std::string ended_by) {
+  if (index >= windows_.size()) return;
+  std::lock_guard lock(windows_mutex_);
+  PhaseWindow& window = windows_[index];
+  window.end_ns = now();
+  if (window.start_ns == 0) window.start_ns = window.end_ns;  // no launch ran in it
+  window.launches = phase_launches_.exchange(0);
+  window.ended_by = std::move(ended_by);
+}
+
 void Phases::advance() {
   if (last()) return;
+  const std::size_t ending_index = index_.load();
   Session& ending = current();
+  close_window(ending_index, ending.phase_over_reason());
   RunRecord record = ending.finish();
-  Session& next = *sessions_[index_.load() + 1];
+  if (!windows_.empty()) {
+    std::lock_guard lock(windows_mutex_);
+    windows_[ending_index + 1].start_ns = windows_[ending_index].end_ns;
+    record.phases = windows_;
+  }
+  if (on_handover && !windows_.empty()) {
+    try {
+      on_handover(record);
+    } catch (const std::exception&) {  // the record still goes on in memory
+    }
+  }
+  Session& next = *sessions_[ending_index + 1];
   next.begin_after(std::move(record), /*follows=*/true);
-  index_.store(index_.load() + 1);
+  index_.store(ending_index + 1);
+  for (std::size_t i = 0; i < background_.size(); ++i)
+    if (background_from_[i] == ending_index + 1) background_[i]->on_phase_begun(ending_index + 1);
 }
 
 RunRecord Phases::finish() {
   std::size_t i = index_.load();
+  close_window(i, "the app ended");
   RunRecord record = sessions_[i]->finish();
   for (++i; i < sessions_.size(); ++i) {
+    if (i < windows_.size()) {
+      std::lock_guard lock(windows_mutex_);
+      windows_[i].ended_by = "never began";
+    }
     sessions_[i]->begin_after(std::move(record), /*follows=*/false);
     record = sessions_[i]->finish();
   }
   for (const auto& session : background_) record = session->finish_beside(std::move(record));
+  if (!windows_.empty()) {
+    std::lock_guard lock(windows_mutex_);
+    record.phases = windows_;
+  }
   return record;
+}
+
+std::vector<PhaseWindow> Phases::windows() const {
+  std::unique_lock lock(windows_mutex_, std::chrono::milliseconds(100));
+  if (!lock.owns_lock()) return {};
+  std::vector<PhaseWindow> windows = windows_;
+  const std::size_t i = index_.load();
+  if (i < windows.size() && windows[i].ended_by.empty()) {  // the current one, still open
+    windows[i].end_ns = now();
+    windows[i].launches = phase_launches_.load();
+    windows[i].ended_by = "running";
+    for (std::size_t later = i + 1; later < windows.size(); ++later) windows[later].ended_by = "never began";
+  }
+  return windows;
 }
 
 SessionCallbacks Phases::callbacks() const {
@@ -46,7 +123,41 @@ SessionCallbacks Phases::callbacks() const {
   return all;
 }
 
-PhaseList sessions_for(const CollectorOptions& options, RangeBackend& backend, NvtxTracker& nvtx, LaunchSink* sink) {
+namespace {
+
+// The default run: PC sampling for a window, then each kernel and configuration's first launches
+// exactly, then the app at its own pace with the timeline. PC sampling goes first: after the range
+// profiler had run in the process, its samples came without their kernels (all counted in "the
+// driver's kernels", H200, 2026-11-28), as PM sampling's miss the SMs (range_record.cpp).
+PhaseList default_phases(const CollectorOptions& options, const std::vector<std::string>& metrics,
+                         RangeBackend& backend, NvtxTracker& nvtx, LaunchSink* sink,
+                         const PcSamplingBackendFactory& pc_sampling) {
+  PhaseList list;
+  PcSamplingPhase window;
+  window.window = std::chrono::milliseconds(options.stall_window_ms);
+  window.window_samples = options.stall_window_samples;
+  list.phases.push_back(std::make_unique<PcSamplingSession>(options, pc_sampling(), window));
+  CollectorOptions exact = options;
+  if (exact.per_kernel_count == CollectorOptions{}.per_kernel_count) {  // no budget given: the measured default
+    exact.per_kernel_count = kDefaultBudgetCount;
+    if (exact.per_kernel_skip == 0) exact.per_kernel_skip = kDefaultBudgetSkip;
+  }
+  exact.prepare_ahead = false;  // its set-up's CUPTI calls would run beside PC sampling
+  list.phases.push_back(
+      std::make_unique<RangeSession>(exact, metrics, backend, nvtx, sink, /*ends_when_budgets_spent=*/true));
+  list.phases.push_back(std::make_unique<TimelinePhase>());
+  // The timeline in the last phase only: kernel records instrument the kernels, which changes their
+  // counters and, beside PC sampling, left every sample without its kernel (H200, 2026-11-28).
+  list.background.push_back(std::make_unique<ActivitySession>(options, sink, /*alone=*/false, /*from_phase=*/2));
+  list.background_from.push_back(2);
+  list.names = {"samples", "counters", "timeline"};
+  return list;
+}
+
+}  // namespace
+
+PhaseList sessions_for(const CollectorOptions& options, RangeBackend& backend, NvtxTracker& nvtx, LaunchSink* sink,
+                       const PcSamplingBackendFactory& pc_sampling) {
   PhaseList list;
   auto& sessions = list.phases;
   if (options.trace) {  // no range profiler at all: the timeline alone
@@ -54,10 +165,11 @@ PhaseList sessions_for(const CollectorOptions& options, RangeBackend& backend, N
     return list;
   }
   if (options.stalls) {  // PC sampling alone: the Range Profiler and PM sampling are refused beside it
-    sessions.push_back(std::make_unique<PcSamplingSession>(options, cupti_pc_sampling_backend()));
+    sessions.push_back(std::make_unique<PcSamplingSession>(options, pc_sampling()));
     return list;
   }
   const std::vector<std::string> metrics = options.metrics.empty() ? metric_plan(options.plan).metrics : options.metrics;
+  if (runs_default_phases(options)) return default_phases(options, metrics, backend, nvtx, sink, pc_sampling);
   const bool budgets = options.per_kernel_count != CollectorOptions{}.per_kernel_count || options.per_kernel_skip > 0;
   if (!options.sampling) {
     auto range = std::make_unique<RangeSession>(options, metrics, backend, nvtx, sink);

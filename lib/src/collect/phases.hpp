@@ -8,18 +8,27 @@
 //                                               samples left undecided]
 //   --trace                                    [ActivitySession]: the timeline alone, the cheapest mode
 //   --stalls                                   [PcSamplingSession]: warp stall reasons per kernel and PC
-// Beside the phases, in the background: the ActivitySession (the timeline) in every list without
-// PM sampling. It sees every launch and adds the timeline to the last phase's record
-// (Session::finish_beside). Not beside PmSamplingSession: its kernel timestamps use the
+//   --every-launch                             [RangeSession]: exact counters of every selected launch
+//   (none of these: the default run)           [PcSamplingSession for a window, RangeSession until the
+//                                               budgets are spent, TimelinePhase to the end], the
+//                                               ActivitySession beside in the last phase
+// Beside the phases, in the background: the ActivitySession (the timeline). With --every-launch and
+// LIMITER_TIMELINE=1 from the start; in the default run in its last phase: kernel records
+// instrument the kernels, which changes their counters and leaves PC samples without their kernel. Not beside PmSamplingSession: its kernel timestamps use the
 // Activity API too, whose buffer callbacks are one per process (activity_session.hpp).
 // A phase ends when its session says so (Session::phase_over, checked at each launch's ENTER);
 // its record is handed to the next phase's session (Session::begin_after), and the last phase's
-// record is the run's.
+// record is the run's. A list of named phases (the default run) also records each phase's window
+// (RunRecord::phases), so that every report knows where each answer came from.
 #include <atomic>
 #include <cstddef>
+#include <functional>
+#include <mutex>
+#include <string>
 #include <memory>
 #include <vector>
 
+#include "collect/pc_sampling_backend.hpp"
 #include "collect/range_backend.hpp"
 #include "collect/session.hpp"
 #include "limiter/collector_options.hpp"
@@ -29,16 +38,21 @@ namespace limiter::detail {
 class NvtxTracker;
 struct LaunchSink;
 
-// A mode: its phases in order, and the sessions that run beside them from start to end.
+// A mode: its phases in order, and the sessions that run beside them until the end.
 struct PhaseList {
   std::vector<std::unique_ptr<Session>> phases, background;
+  std::vector<std::size_t> background_from;  // the phase each background session begins with (none: 0)
+  std::vector<std::string> names;            // the phases' names in the record (none: no windows recorded)
 };
+
+// A CUPTI timestamp (the timeline's clock), or a fake one in tests.
+using PhaseClock = std::function<std::uint64_t()>;
 
 class Phases {
  public:
   Phases() = default;
   explicit Phases(std::vector<std::unique_ptr<Session>> sessions) : sessions_(std::move(sessions)) {}
-  explicit Phases(PhaseList list) : sessions_(std::move(list.phases)), background_(std::move(list.background)) {}
+  explicit Phases(PhaseList list, PhaseClock clock = {});
 
   Session& current() { return *sessions_[index_.load()]; }
   std::size_t index() const { return index_.load(); }
@@ -49,21 +63,45 @@ class Phases {
   std::size_t background_size() const { return background_.size(); }
   Session& background(std::size_t i) { return *background_[i]; }
   const Session& background(std::size_t i) const { return *background_[i]; }
-  // The current phase is over: its record goes to the next, which becomes current.
+  // A launch's ENTER, before the sessions see it: counted to the current phase's window.
+  void note_launch();
+  // A profiled region opens or closes (cudaProfilerStart/Stop): the current and later phases
+  // and the background are told, so a phase that begins inside a region knows it.
+  void begin_region();
+  void end_region();
+  // The current phase is over: its record goes to the next, which becomes current; the
+  // background sessions that begin with it are told (Session::on_phase_begun). ON_HANDOVER, when
+  // set, sees the record handed over with the windows so far (a finished phase's answers go to
+  // disk before the next phase runs: a later crash loses none of them).
   void advance();
+  std::function<void(const RunRecord& handed)> on_handover;
   // The run ends: the current phase's record, through every later phase (told it never ran),
-  // then through the background sessions.
+  // then through the background sessions; with the phases' windows.
   RunRecord finish();
+  // The windows so far (the current one open), for a record written on a fatal signal: gives up
+  // rather than wait for another thread.
+  std::vector<PhaseWindow> windows() const;
   SessionCallbacks callbacks() const;  // the union of the sessions'
 
  private:
+  std::uint64_t now() const { return clock_ ? clock_() : 0; }
+  void close_window(std::size_t index, std::string ended_by);
+
   std::vector<std::unique_ptr<Session>> sessions_;
   std::vector<std::unique_ptr<Session>> background_;
+  std::vector<std::size_t> background_from_;
   std::atomic<std::size_t> index_{0};
+  PhaseClock clock_;
+  mutable std::timed_mutex windows_mutex_;
+  std::vector<PhaseWindow> windows_;       // one per phase when the list names them
+  std::atomic<std::uint64_t> phase_launches_{0};  // the current phase's
+  std::atomic<bool> first_launch_seen_{false};
 };
 
-// The mode of OPTIONS (validated): its phases, in order, and its background, on BACKEND, NVTX and SINK.
-PhaseList sessions_for(const CollectorOptions& options, RangeBackend& backend,
-                                                   NvtxTracker& nvtx, LaunchSink* sink);
+// The mode of OPTIONS (validated): its phases, in order, and its background, on BACKEND, NVTX and
+// SINK; PC sampling on what PC_SAMPLING makes (CUPTI's; a fake in tests).
+using PcSamplingBackendFactory = std::function<std::unique_ptr<PcSamplingBackend>()>;
+PhaseList sessions_for(const CollectorOptions& options, RangeBackend& backend, NvtxTracker& nvtx, LaunchSink* sink,
+                       const PcSamplingBackendFactory& pc_sampling = cupti_pc_sampling_backend);
 
 }  // namespace limiter::detail

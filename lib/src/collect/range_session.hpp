@@ -53,6 +53,7 @@ class RangeSession final : public Session {
   void write_raw_files() override;
   void begin_after(RunRecord before, bool follows) override;
   bool phase_over() const override { return budgets_spent_; }
+  std::string phase_over_reason() const override { return "budgets spent"; }
   RunRecord finish() noexcept override;
   std::vector<MissedLaunches> missed() const override;
   std::uint64_t launches_seen() const override;

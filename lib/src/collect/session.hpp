@@ -8,6 +8,7 @@
 #include <cuda.h>
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -69,6 +70,10 @@ class Session {
   virtual void begin_after(RunRecord before, bool follows) = 0;
   // The phase's work is done (budgets spent, a launch count reached): the next phase takes over.
   virtual bool phase_over() const { return false; }
+  // Why, in a few words for the record's phase window ("budgets spent", "window over").
+  virtual std::string phase_over_reason() const { return "its work done"; }
+  // A background session: phase INDEX has begun (Phases::advance).
+  virtual void on_phase_begun(std::size_t /*index*/) {}
   // The record so far, with what the phases before handed over; stops collecting. Never throws.
   virtual RunRecord finish() noexcept = 0;
   // A session that runs beside the phases (activity records; Phases' background): the phases'

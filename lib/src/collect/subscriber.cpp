@@ -114,6 +114,7 @@ void on_driver_call(Collector::Impl& impl, CUpti_CallbackId cbid, const CUpti_Ca
       const LaunchCall call = decode_launch(cbid, data);
       if (enter) {
         impl.switch_phase_if_over();
+        impl.phases.note_launch();
         impl.current().on_launch(call);
         for (std::size_t i = 0; i < impl.phases.background_size(); ++i) impl.phases.background(i).on_launch(call);
         return;
@@ -121,6 +122,9 @@ void on_driver_call(Collector::Impl& impl, CUpti_CallbackId cbid, const CUpti_Ca
       // EXIT to every session: the one that took the launch's ENTER ends it (a phase may have
       // ended inside that ENTER).
       for (std::size_t i = 0; i < impl.phases.size(); ++i) impl.phases.at(i).on_launch_exit(call);
+      // And to the background: the timeline beside the phases times each launch call (its ENTER
+      // stamped the start), as it does alone with --trace.
+      for (std::size_t i = 0; i < impl.phases.background_size(); ++i) impl.phases.background(i).on_launch_exit(call);
       return;
     }
     case CallKind::graph_destroy: {
@@ -151,12 +155,8 @@ void on_driver_call(Collector::Impl& impl, CUpti_CallbackId cbid, const CUpti_Ca
     case CallKind::profiler_start:  // --capture-range cudaProfilerApi: a region opens after Start
     case CallKind::profiler_stop: {  // and closes before Stop returns, its launches decoded
       if (!impl.options.profiler_api_regions || enter) return;
-      if (kind_of(cbid) == CallKind::profiler_start) impl.current().begin_region();
-      else impl.current().end_region();
-      for (std::size_t i = 0; i < impl.phases.background_size(); ++i) {
-        if (kind_of(cbid) == CallKind::profiler_start) impl.phases.background(i).begin_region();
-        else impl.phases.background(i).end_region();
-      }
+      if (kind_of(cbid) == CallKind::profiler_start) impl.phases.begin_region();
+      else impl.phases.end_region();
       return;
     }
     case CallKind::other: return;

@@ -41,6 +41,7 @@ struct Injection {
   std::string output, partial;
   bool app_process = true;  // limiter run started this process itself (not a worker the app started)
   bool pc_sampling = false;  // --stalls: samples read at the end, none on disk before it
+  bool phased = false;       // the default run: counters, samples, timeline (phases.hpp)
   std::ofstream partial_out;
   limiter::RunRecord header;
   bool header_written = false;
@@ -49,6 +50,8 @@ struct Injection {
   // from CUPTI's buffer thread. Events that complete before the header waits here.
   std::mutex partial_mutex;
   std::vector<limiter::TimelineEvent> early_events;
+  std::string pending_status;  // a finished phase's status line that came before the header
+  std::optional<limiter::RunRecord> phases_part;  // the last of them: a record with no launch is made of it
   std::optional<limiter::Timeline> timeline;  // the whole timeline when the process ends (LaunchSink::on_timeline_final)
 };
 
@@ -148,6 +151,51 @@ void write_sampled_record_on_signal(const std::string& ended) {
   limiter::write_run_file(run, injection->output);
 }
 
+// The default run's phases (phases.hpp), as a status line of the partial file: their windows, the
+// samples of a finished sampling phase, the launches seen and what was missed so far.
+void write_phases_status(const limiter::RunRecord& part) {
+  if (!injection->phased) return;
+  limiter::RunRecord status;
+  status.phases = part.phases;
+  status.stalls = part.stalls;
+  status.missed = part.missed;
+  status.launches_seen = part.launches_seen;
+  std::lock_guard lock(injection->partial_mutex);
+  if (!injection->header_written) {  // no device yet (the counters phase describes it): written with the header
+    injection->pending_status = limiter::partial_status_line(status);
+    injection->phases_part = status;
+    injection->phases_part->device = part.device;
+    return;
+  }
+  injection->partial_out << limiter::partial_status_line(status) << "\n";
+  injection->partial_out.flush();
+}
+
+// The default run at its end: at a normal exit the phases end (the samples of a window the app
+// ended in are read); on a fatal signal no CUPTI call is made, and samples not yet read (read at
+// the window's end) are said lost. What finished phases handed over is on disk already.
+void finish_phases(const std::string& ended) {
+  if (ended == "exit") {
+    limiter::RunRecord run = injection->collector->take_run();
+    run.missed = injection->collector->missed();
+    run.launches_seen = injection->collector->launches_seen();
+    write_phases_status(run);
+    return;
+  }
+  limiter::RunRecord part;
+  part.phases = injection->collector->phase_windows();
+  const bool in_window = injection->collector->current_phase() == "samples";
+  for (auto& window : part.phases)
+    if (window.ended_by == "running") window.ended_by = "the app ended by " + ended;
+  part.missed = injection->collector->missed();
+  part.launches_seen = injection->collector->launches_seen();
+  if (in_window)
+    part.missed.push_back({"the process ended by " + ended + " inside the PC-sampling window: its samples are read at "
+                           "the window's end, so the record holds none (the counters and the timeline are kept)",
+                           0, "let the app end normally, or a shorter --stall-window"});
+  write_phases_status(part);
+}
+
 // At exit, or on a fatal signal (fatal_signals.hpp): the pending batch is decoded (CUDA calls:
 // our exit handler was registered inside cuInit, after the runtime's, so it runs before the
 // runtime tears its context down), then the partial file becomes the record. Runs once.
@@ -179,6 +227,7 @@ void write_final_record(const std::string& ended) {
     }
     injection->collector->flush_before_exit(std::chrono::seconds(2));
     injection->collector->write_raw_files();
+    if (injection->phased) finish_phases(ended);
     if (!env("LIMITER_TIMING").empty()) std::fputs(("limiter: " + injection->collector->timings().to_text()).c_str(), stderr);
     if (!injection->header_written) {  // no kernel ran: an empty record, with what was missed
       injection->header.created_at = limiter::utc_timestamp();
@@ -187,6 +236,12 @@ void write_final_record(const std::string& ended) {
       injection->header.kernels_seen = injection->collector->kernels_seen();
       injection->header.ended = ended;
       injection->header.timeline = injection->timeline;  // copies and syncs, if no kernel was profiled
+      if (const auto& part = injection->phases_part) {  // the default run ended in its sampling phase
+        injection->header.phases = part->phases;
+        injection->header.stalls = part->stalls;
+        injection->header.missed = part->missed;
+        if (!part->device.name.empty()) injection->header.device = part->device;
+      }
       limiter::write_run_file(injection->header, injection->output);
       return;
     }
@@ -221,6 +276,10 @@ void open_partial(const limiter::DeviceDescription& device) {
   if (!injection->early_events.empty()) {
     injection->partial_out << limiter::partial_timeline_line(injection->early_events) << "\n";
     injection->early_events.clear();
+  }
+  if (!injection->pending_status.empty()) {
+    injection->partial_out << injection->pending_status << "\n";
+    injection->pending_status.clear();
   }
   injection->partial_out.flush();
   injection->header_written = true;
@@ -268,6 +327,8 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     if (!options.raw_dir.empty())  // a folder per process
       options.raw_dir = limiter::detail::expand_output_name(options.raw_dir, rank) + "/" + std::to_string(getpid());
     if (options.sampling && !options.raw_dir.empty()) std::filesystem::create_directories(options.raw_dir);
+    if (!options.cubin_dir.empty())  // a folder per process, as the raw data's
+      options.cubin_dir = limiter::detail::expand_output_name(options.cubin_dir, rank) + "/" + std::to_string(getpid());
 
     injection = new Injection;
     const std::string given = env("LIMITER_OUTPUT", limiter::detail::kDefaultOutput);
@@ -300,6 +361,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     if (!options.sampling && !options.trace && !options.stalls) injection->header.cache_control = options.cache_control;
 
     injection->pc_sampling = options.stalls;
+    injection->phased = limiter::runs_default_phases(options);
     // A worker the app started (compile workers, an exec'd helper) prepares nothing ahead: it
     // seldom profiles, and the preparation's CUPTI calls ran there outside the counters' turn
     // while the app profiled, its exit waiting for them (the device suite's fork programs ran
@@ -329,6 +391,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
       injection->timeline = std::move(timeline);
     };
     sink.on_snapshot = write_snapshot;
+    sink.on_phase_over = write_phases_status;
     sink.on_sampling_started = [] { std::atexit(write_record_at_exit); };  // runs once: see write_final_record
     sink.on_status = [](const std::vector<limiter::MissedLaunches>& missed, std::uint64_t launches_seen) {
       std::lock_guard lock(injection->partial_mutex);
