@@ -42,6 +42,9 @@ import shutil
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True  # no bench/__pycache__ in the checkout
+from agreement_output import emit  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COST_MS = 1.5          # one exactly profiled launch, serialised (H100, user replay)
 PHASE_END = 64         # kPauseAfterUnselected (lib/src/collect/collector_internal.hpp)
@@ -384,13 +387,7 @@ def main(argv=None):
     results = [measure(path, args) for path in args.inputs]
     text = "\n".join(report_lines(results, args, markdown=False))
     markdown = "\n".join(report_lines(results, args, markdown=True))
-    if args.markdown == "-":
-        print(markdown)
-    else:
-        print(text)
-        if args.markdown:
-            with open(args.markdown, "w") as f:
-                f.write(markdown + "\n")
+    emit(text, markdown, args.markdown)
     if args.json:
         best = recommend(results, args)
         best_reachable = recommend([r for r in results if 100 * r["ceiling"] >= args.target], args)

@@ -31,6 +31,7 @@ sys.dont_write_bytecode = True  # no bench/__pycache__ in the checkout
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from budget_agreement import (by_group, key_text, launches_of, load_report, main_verdict, pct, render,  # noqa: E402
                               short_name)
+from agreement_output import emit  # noqa: E402
 
 BUSY_TARGET_POINTS = 2.0
 VERDICT_TARGET = 0.97
@@ -208,13 +209,7 @@ def main(argv=None):
         print("default_agreement.py: nothing to compare: give --every-launch, --trace or --stalls", file=sys.stderr)
     text = "\n".join(lines_of(inputs, checks, markdown=False))
     markdown = "\n".join(lines_of(inputs, checks, markdown=True))
-    if args.markdown == "-":
-        print(markdown)
-    else:
-        print(text)
-        if args.markdown:
-            with open(args.markdown, "w") as f:
-                f.write(markdown + "\n")
+    emit(text, markdown, args.markdown)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"inputs": dict(inputs), "checks": checks}, f, indent=2)

@@ -20,6 +20,8 @@
 #include "synthetic_default_run.hpp"
 #include "test_data.hpp"
 
+#include "sqlite_query.hpp"
+
 namespace limiter {
 namespace {
 
@@ -258,16 +260,7 @@ TEST(DefaultRunReports, CsvMarkdownAndHtmlShowThemToo) {
   expect_contains(html, "<li>Warps wait at __syncthreads (Stall Barrier, 96% of the stalled samples)");
 }
 
-// The first column of the first row of SQL, as text.
-std::string query(sqlite3* db, const std::string& sql) {
-  sqlite3_stmt* statement = nullptr;
-  EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
-  std::string value;
-  if (sqlite3_step(statement) == SQLITE_ROW && sqlite3_column_text(statement, 0))
-    value = reinterpret_cast<const char*>(sqlite3_column_text(statement, 0));
-  sqlite3_finalize(statement);
-  return value;
-}
+using testing::query;
 
 TEST(DefaultRunReports, SqliteHasTheTimelineColumnsAndTheKernelWithoutCounters) {
   const std::string path = (std::filesystem::temp_directory_path() / "limiter_default_run_test.sqlite").string();

@@ -10,21 +10,14 @@
 #include "limiter/record_json.hpp"
 #include "limiter/sqlite_export.hpp"
 
+#include "sqlite_query.hpp"
+
 namespace limiter {
 namespace {
 
 const std::string kData = LIMITER_TEST_DATA_DIR;
 
-// The first column of the first row of SQL, as text.
-std::string query(sqlite3* db, const std::string& sql) {
-  sqlite3_stmt* statement = nullptr;
-  EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
-  std::string value;
-  if (sqlite3_step(statement) == SQLITE_ROW && sqlite3_column_text(statement, 0))
-    value = reinterpret_cast<const char*>(sqlite3_column_text(statement, 0));
-  sqlite3_finalize(statement);
-  return value;
-}
+using testing::query;
 
 TEST(SqliteExport, TablesHoldTheRunItsLaunchesCountersAndGroups) {
   const std::string path = (std::filesystem::temp_directory_path() / "limiter_export_test.sqlite").string();
