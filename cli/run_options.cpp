@@ -36,11 +36,11 @@ bool parse_run_flags(const Args& ours, RunFlags& flags) {
       ("every-launch", po::bool_switch(&every_launch),
        "exact counters alone, for every launch the filters select (-k, -s, -c, budgets), each one serialised "
        "(~1.5 ms a launch): the kernel verdicts without the timeline or stall reasons. By default limiter run "
-       "profiles each kernel's first launches, then samples stall reasons for --stall-window, then records the "
-       "timeline to the end: every answer in one run, at near the app's own speed")
+       "samples stall reasons for --stall-window, then profiles each kernel's first launches, then records the "
+       "timeline to the end: every answer in one run")
       ("stall-window", po::value(&stall_window_ms)->default_value(stall_window_ms),
-       "the default run's PC-sampling phase, in milliseconds of the app's time after the counters phase (or 5 "
-       "million samples, whichever comes first); kernels first seen after it are timed but have no stall reasons")
+       "the default run's first phase, PC sampling, in milliseconds from its first launch (or 5 million samples, "
+       "whichever comes first); kernels first seen after it have no stall reasons")
       ("nvtx-include", po::value(&nvtx_include)->composing(),
        "profile only launches inside these NVTX ranges, in Nsight Compute's syntax (repeatable: any of them): "
        "\"A/\" push/pop range A at any level, \"A/B/\" B directly inside A, \"A/*/B/\" B anywhere inside A, "

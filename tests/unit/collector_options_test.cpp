@@ -56,8 +56,8 @@ TEST(CollectorOptions, OneModeAtMostAndNoneIsTheDefaultRun) {
   EXPECT_EQ(with([](auto& o) { o.nvtx = true; o.budget_by_range = true; }), "");  // its budget is per range too
   EXPECT_EQ(with([](auto& o) { o.stall_window_ms = 300; }), "");
   EXPECT_EQ(with([](auto& o) { o.trace = true; o.sampling = true; }),
-            "--trace and --sampling each choose one mode; choose one, or none for the default run (counters for "
-            "each kernel's first launches, then PC sampling for a window, then the timeline)");
+            "--trace and --sampling each choose one mode; choose one, or none for the default run (PC sampling "
+            "for a window, then counters for each kernel's first launches, then the timeline)");
   EXPECT_NE(with([](auto& o) { o.every_launch = true; o.stalls = true; }).find("--every-launch and --stalls each choose"),
             std::string::npos);
   EXPECT_NE(with([](auto& o) { o.every_launch = true; o.stall_window_ms = 300; })

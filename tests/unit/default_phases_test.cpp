@@ -249,6 +249,39 @@ TEST(DefaultPhases, TheBudgetGivenReplacesTheDefault) {
   EXPECT_EQ(names(run.phases->finish()).size(), 5u);
 }
 
+// PC sampling that cannot start does not hold the run: the window ends at once, said, with no
+// empty set of samples, and the counters phase follows.
+TEST(DefaultPhases, PcSamplingThatCannotStartEndsItsWindowAtOnce) {
+  CollectorOptions options;
+  options.stall_window_ms = 60000;
+  DefaultRun run(options);
+  run.pc_backend->unsupported = true;
+  run.launch("k");
+  run.launch("k");
+  EXPECT_EQ(run.phases->index(), 1u);
+  run.through_counters("k");
+  run.launch("k");
+  const RunRecord record = run.phases->finish();
+  EXPECT_EQ(record.phases[0].ended_by, "PC sampling could not start");
+  EXPECT_EQ(record.phases[1].ended_by, "budgets spent");
+  EXPECT_FALSE(record.stalls.has_value());
+  EXPECT_EQ(record.launches.size(), kDefaultBudgetCount);
+  ASSERT_FALSE(record.missed.empty());  // said, with the fix
+  EXPECT_NE(record.missed[0].reason.find("PC sampling could not start"), std::string::npos);
+  EXPECT_TRUE(record.timeline.has_value());
+}
+
+TEST(DefaultPhases, ASecondTakeReturnsTheWindowsAlone) {
+  DefaultRun run;
+  run.through_samples("k", 5);
+  EXPECT_TRUE(run.phases->finish().stalls.has_value());
+  const RunRecord again = run.phases->finish();
+  EXPECT_FALSE(again.stalls.has_value());
+  EXPECT_EQ(again.phases.size(), 3u);
+  run.launch("k");  // after the end: no phase begins again
+  EXPECT_EQ(run.phases->index(), 1u);
+}
+
 TEST(DefaultPhases, WindowsSoFarForARecordWrittenOnASignal) {
   DefaultRun run;
   run.through_samples("k");

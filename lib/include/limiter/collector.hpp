@@ -1,19 +1,20 @@
 #pragma once
-// The CUPTI collector, in-process: one range per kernel launch (Range Profiler, auto range),
-// launch metadata from driver callbacks, counters evaluated through the Profiler Host API.
-// With `sampling` set, the PM-sampling mode instead: GPU-wide counters sampled at a fixed
-// interval (no replay, no serialisation), attributed to kernels by their Activity-API times and
-// aggregated per kernel and configuration; take_run() then stops sampling and returns the
-// aggregates (a sampled record: RunRecord::sampling is set). With `sampling` and a per-kernel
-// budget, each kernel's first launches are profiled exactly before sampling begins, and join
-// their kernel's aggregate (SampleSupport::exact_launches): a verdict where the samples cannot
-// decide, and LMEM shares for every kernel. With `sampling` and `exact_undecided_count`, the
-// other order: sampling first, then the next launches of each kernel its samples could not
-// judge exactly. Each of these modes is a list of phases, each phase a session
-// (lib/src/collect/phases.cpp).
+// The CUPTI collector, in-process. By default (CollectorOptions{}) the same run as `limiter run`
+// with no mode flag: PC sampling for a window (stall_window_ms), then exact counters of each kernel
+// and configuration's first launches (a budget), then the activity timeline to the end; take_run()
+// ends the phases and returns one record with all three and each phase's window
+// (RunRecord::phases). A region shorter than the window holds samples alone.
+// `every_launch`: one range per selected launch (Range Profiler), counters evaluated through the
+// Profiler Host API. `trace`: the timeline alone. `stalls`: PC sampling alone. `sampling`: PM
+// sampling, GPU-wide counters at a fixed interval attributed to kernels by their Activity-API
+// times and aggregated per kernel and configuration (RunRecord::sampling set); with a per-kernel
+// budget each kernel's first launches exactly before sampling, with `exact_undecided_count` the
+// other order. Each mode is a list of phases, each phase a session (lib/src/collect/phases.cpp).
 // No CUDA or CUPTI type appears here (pimpl); the implementation is lib/src/collect/.
 //
-//   limiter::Collector collector({.plan = "default"});
+//   limiter::CollectorOptions options;
+//   options.every_launch = true;                    // each launch's counters
+//   limiter::Collector collector(options);
 //   {
 //     limiter::ProfiledRegion region(collector);   // launches inside are profiled
 //     my_kernel<<<grid, block>>>(...);
@@ -86,7 +87,8 @@ class Collector {
   std::string current_phase() const;
 
   // The launches profiled so far, in order, with evaluated counters; clears them.
-  // Sampling mode: stops sampling and returns the per-kernel aggregates (once).
+  // Sampling mode: stops sampling and returns the per-kernel aggregates (once). The default run:
+  // ends its phases and returns the record (once; a second call returns the windows alone).
   RunRecord take_run();
   // A record of aggregates, written whole at the end (PM sampling, PC sampling), not streamed.
   bool sampling() const { return options_.sampling || options_.stalls; }

@@ -13,9 +13,9 @@
 
 namespace limiter {
 
-// The default run (no single-answer mode chosen): exact counters for each kernel and launch
-// configuration's first launches (a budget), then PC sampling for a bounded window, then the
-// activity timeline to the end: the kernel verdicts, why they wait and the program verdict in one
+// The default run (no single-answer mode chosen): PC sampling for a bounded window, then exact
+// counters for each kernel and launch configuration's first launches (a budget), then the
+// activity timeline to the end: why kernels wait, their verdicts and the program verdict in one
 // run (phases.hpp). The budget when none is given, chosen by measurement (bench/budget_agreement.py on
 // every committed every-launch record of a real program: S=0 C=3 is the cheapest at 97 % or more
 // of kernel time on 10 of 11; a skip never profiles a kernel launched once, C below 3 misses
@@ -74,7 +74,7 @@ struct CollectorOptions {
                                        // (PcSamplingSession; stalls.hpp)
   bool every_launch = false;           // exact counters alone, of every launch the filters select (the
                                        // default before the phase list; `limiter kernels`, the known answers)
-  std::uint64_t stall_window_ms = 1000;  // the default run: PC sampling's window, from its first launch
+  std::uint64_t stall_window_ms = 1000;  // the default run's first phase: PC sampling's window, from its first launch
   std::uint64_t stall_window_samples = 5000000;  // ... or until this many samples, whichever comes first
   std::string cubin_dir;               // PC sampling keeps the sampled kernels' cubins here (<dir>/cubins), for
                                        // their SASS after the app; empty: under raw_dir (--save-raw)

@@ -134,7 +134,9 @@ std::uint64_t Collector::launches_seen() const {
 
 std::vector<KernelSeen> Collector::kernels_seen() const {
   if (detail::in_forked_child_by_pid()) return {};
-  return impl_->phases.at(0).kernels_seen();
+  for (std::size_t i = 0; i < impl_->phases.size(); ++i)  // the exact phase's (the default run's second)
+    if (auto seen = impl_->phases.at(i).kernels_seen(); !seen.empty()) return seen;
+  return {};
 }
 
 void Collector::write_raw_files() {

@@ -85,7 +85,7 @@ void validate_collector_options(const CollectorOptions& o) {
   if (o.sampling) modes.push_back("--sampling");
   if (modes.size() > 1)
     throw InputError(modes[0] + " and " + modes[1] + " each choose one mode; choose one, or none for the default run "
-                     "(counters for each kernel's first launches, then PC sampling for a window, then the timeline)");
+                     "(PC sampling for a window, then counters for each kernel's first launches, then the timeline)");
   const bool phased = runs_default_phases(o);
   if (phased && o.timeline)
     throw InputError("LIMITER_TIMELINE=1 goes with --every-launch: the default run records the timeline after its "

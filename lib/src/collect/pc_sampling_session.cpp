@@ -29,12 +29,14 @@ PcSamplingSession::PcSamplingSession(const CollectorOptions& options, std::uniqu
 bool PcSamplingSession::phase_over() const {
   const Clock::rep started = window_start_.load(std::memory_order_relaxed);
   if (!began_.load(std::memory_order_relaxed) || started == 0) return false;
+  if (phase_.window.count() > 0 && sampling_failed_.load(std::memory_order_relaxed)) return true;  // nothing to wait for
   if (phase_.window_samples > 0 && samples_.load(std::memory_order_relaxed) >= phase_.window_samples) return true;
   return phase_.window.count() > 0 && Clock::now().time_since_epoch().count() - started >=
                                           std::chrono::duration_cast<Clock::duration>(phase_.window).count();
 }
 
 std::string PcSamplingSession::phase_over_reason() const {
+  if (sampling_failed_.load()) return "PC sampling could not start";
   if (phase_.window_samples > 0 && samples_.load() >= phase_.window_samples)
     return std::to_string(samples_.load()) + " samples";
   return "window of " + std::to_string(phase_.window.count()) + " ms over";
@@ -90,7 +92,7 @@ void PcSamplingSession::start(CUcontext context, Context& state) {
     backend_.start(context);
     state.started = true;
     last_drain_ = Clock::now();  // the period counts from here
-    if (window_start_.load() == 0) window_start_ = last_drain_.time_since_epoch().count();  // alone: its first start
+    ever_started_ = true;
   } catch (const std::exception& e) {
     state.failed = e.what();
     if (first_error_.empty()) {
@@ -127,9 +129,14 @@ void PcSamplingSession::end_region() {
 void PcSamplingSession::on_launch(const LaunchCall& call) {
   if (!active() || !began_) return;
   ++launches_seen_;
+  // The window counts from the phase's first launch in a region (not a module load in the app's set-up).
+  if (window_start_.load(std::memory_order_relaxed) == 0) window_start_ = Clock::now().time_since_epoch().count();
   std::lock_guard lock(mutex_);
   if (finished_) return;
-  if (sample(call.context).failed) ++launches_unsampled_;
+  if (sample(call.context).failed) {
+    ++launches_unsampled_;
+    if (!ever_started_) sampling_failed_ = true;
+  }
 }
 
 void PcSamplingSession::on_launch_exit(const LaunchCall& call) {
@@ -269,8 +276,6 @@ bool PcSamplingSession::flush_before_exit(std::chrono::milliseconds) noexcept {
 void PcSamplingSession::begin_after(RunRecord before, bool follows) {
   before_ = std::move(before);
   began_ = follows;
-  // The window counts from the phase's start: its sampling starts at the next launch.
-  if (follows) window_start_ = Clock::now().time_since_epoch().count();
 }
 
 std::optional<SourceLine> PcSamplingSession::line_of(const std::string& function, std::uint64_t crc,
@@ -313,6 +318,12 @@ RunRecord PcSamplingSession::finish() noexcept {
   finish_all();
   RunRecord run = std::move(before_);
   if (!began_) return run;  // a later phase the app never reached: no samples, not even an empty set
+  if (phase_.window.count() > 0 && !ever_started_) {  // the default run's window sampled nothing: no empty set
+    for (auto& missed : missed()) run.missed.push_back(std::move(missed));
+    run.launches_seen = run.launches_seen.value_or(0) + launches_seen_;
+    if (run.source.empty()) run.source = "cupti";
+    return run;
+  }
   try {
     // Alone (--stalls) a record of samples; the default run's first phase, of a record with counters.
     if (run.source.empty()) run.source = phase_.window.count() > 0 ? "cupti" : "cupti-pc-sampling";

@@ -103,6 +103,8 @@ class PcSamplingSession final : public Session {
   std::atomic<bool> began_{true};  // false until the phase before hands over (phase_.follows_another)
   std::atomic<Clock::rep> window_start_{0};   // the first start (Clock ticks since its epoch); 0: none yet
   std::atomic<std::uint64_t> samples_{0};     // the aggregator's, as of its last batch
+  std::atomic<bool> ever_started_{false};     // a context's sampling started
+  std::atomic<bool> sampling_failed_{false};  // a launch found sampling failed before any start
   std::unique_ptr<PcSamplingBackend> owned_backend_;
   PcSamplingBackend& backend_;
   mutable std::mutex mutex_;

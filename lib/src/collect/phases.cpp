@@ -49,7 +49,7 @@ void Phases::close_window(std::size_t index, std::string ended_by) {
 }
 
 void Phases::advance() {
-  if (last()) return;
+  if (last() || finished_) return;
   const std::size_t ending_index = index_.load();
   Session& ending = current();
   close_window(ending_index, ending.phase_over_reason());
@@ -73,6 +73,12 @@ void Phases::advance() {
 }
 
 RunRecord Phases::finish() {
+  if (finished_) {  // a second take_run: the run is over, its record was handed out
+    RunRecord done;
+    done.phases = windows_;
+    return done;
+  }
+  finished_ = true;
   std::size_t i = index_.load();
   close_window(i, "the app ended");
   RunRecord record = sessions_[i]->finish();

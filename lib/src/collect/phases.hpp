@@ -63,6 +63,7 @@ class Phases {
   std::size_t background_size() const { return background_.size(); }
   Session& background(std::size_t i) { return *background_[i]; }
   const Session& background(std::size_t i) const { return *background_[i]; }
+  std::size_t background_from(std::size_t i) const { return background_from_[i]; }
   // A launch's ENTER, before the sessions see it: counted to the current phase's window.
   void note_launch();
   // A profiled region opens or closes (cudaProfilerStart/Stop): the current and later phases
@@ -96,6 +97,7 @@ class Phases {
   std::vector<PhaseWindow> windows_;       // one per phase when the list names them
   std::atomic<std::uint64_t> phase_launches_{0};  // the current phase's
   std::atomic<bool> first_launch_seen_{false};
+  bool finished_ = false;
 };
 
 // The mode of OPTIONS (validated): its phases, in order, and its background, on BACKEND, NVTX and

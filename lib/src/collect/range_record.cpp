@@ -197,13 +197,18 @@ void RangeSession::begin_after(RunRecord before, bool follows) {
   std::lock_guard lock(mutex);
   selector.exclude(judged);
   const std::uint64_t sampled_launches = before.launches_seen.value_or(0);
+  const bool after_pm_samples = before.sampling.has_value() || before.source == "cupti-pm-sampling";
   if (!follows) {
     preparer.close();  // the process ends (see flush_before_exit)
     if (!preparer.wait_idle(std::chrono::seconds(2))) LIMITER_TRACE("a device's preparation still runs at exit");
-    before.missed.push_back({"the exact phase never began: the app ended after " + std::to_string(sampled_launches) +
-                                 " launches, within the sampling phase of " +
-                                 std::to_string(options.sampling_phase_launches) + " (the record holds the samples only)",
-                             0, "a smaller --sampling-phase"});
+    if (after_pm_samples)  // the default run's PC-sampling window: its phase windows say it
+      before.missed.push_back({"the exact phase never began: the app ended after " + std::to_string(sampled_launches) +
+                                   " launches, within the sampling phase of " +
+                                   std::to_string(options.sampling_phase_launches) + " (the record holds the samples only)",
+                               0, "a smaller --sampling-phase"});
+  } else if (!after_pm_samples) {  // the default run: PC samples judge no kernel
+    phase_text_ = "PC-sampling window over after " + std::to_string(sampled_launches) +
+                  " launches: each kernel's next launches exactly\n";
   } else {
     char text[320];
     std::snprintf(text, sizeof text,

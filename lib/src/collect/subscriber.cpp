@@ -122,9 +122,10 @@ void on_driver_call(Collector::Impl& impl, CUpti_CallbackId cbid, const CUpti_Ca
       // EXIT to every session: the one that took the launch's ENTER ends it (a phase may have
       // ended inside that ENTER).
       for (std::size_t i = 0; i < impl.phases.size(); ++i) impl.phases.at(i).on_launch_exit(call);
-      // And to the background: the timeline beside the phases times each launch call (its ENTER
-      // stamped the start), as it does alone with --trace.
-      for (std::size_t i = 0; i < impl.phases.background_size(); ++i) impl.phases.background(i).on_launch_exit(call);
+      // And to the default run's timeline (its ENTER stamped the start), as alone with --trace; not
+      // beside --every-launch, where each call holds the range profiler's serialised work.
+      for (std::size_t i = 0; i < impl.phases.background_size(); ++i)
+        if (impl.phases.background_from(i) > 0) impl.phases.background(i).on_launch_exit(call);
       return;
     }
     case CallKind::graph_destroy: {

@@ -3,6 +3,8 @@
 // session beside the phases records the timeline; this phase only marks its window, the one
 // the program verdict is judged on (the counters phase serialises launches and PC sampling
 // costs the app time: neither window is the program's own pace).
+#include <atomic>
+
 #include "collect/session.hpp"
 
 namespace limiter::detail {
@@ -23,11 +25,11 @@ class TimelinePhase final : public Session {
   std::vector<MissedLaunches> missed() const override { return {}; }
   std::uint64_t launches_seen() const override { return launches_seen_; }
   std::string timings() const override {
-    return std::to_string(launches_seen_) + " launches at the app's own pace (the timeline beside)\n";
+    return std::to_string(launches_seen_.load()) + " launches at the app's own pace (the timeline beside)\n";
   }
 
  private:
-  std::uint64_t launches_seen_ = 0;  // on the app's launching threads, read at the end
+  std::atomic<std::uint64_t> launches_seen_{0};  // on the app's launching threads, read at the end
   RunRecord before_;
 };
 

@@ -162,9 +162,13 @@ void write_phases_status(const limiter::RunRecord& part) {
   status.launches_seen = part.launches_seen;
   std::lock_guard lock(injection->partial_mutex);
   if (!injection->header_written) {  // no device yet (the counters phase describes it): written with the header
+    if (injection->phases_part) {  // a later part keeps what an earlier one had (a finished window's samples)
+      if (!status.stalls) status.stalls = injection->phases_part->stalls;
+      if (part.device.name.empty()) status.device = injection->phases_part->device;
+    }
+    if (!part.device.name.empty()) status.device = part.device;
     injection->pending_status = limiter::partial_status_line(status);
     injection->phases_part = status;
-    injection->phases_part->device = part.device;
     return;
   }
   injection->partial_out << limiter::partial_status_line(status) << "\n";
@@ -191,7 +195,7 @@ void finish_phases(const std::string& ended) {
   part.launches_seen = injection->collector->launches_seen();
   if (in_window)
     part.missed.push_back({"the process ended by " + ended + " inside the PC-sampling window: its samples are read at "
-                           "the window's end, so the record holds none (the counters and the timeline are kept)",
+                           "the window's end, so the record holds none (what finished phases hold is kept)",
                            0, "let the app end normally, or a shorter --stall-window"});
   write_phases_status(part);
 }
@@ -225,7 +229,10 @@ void write_final_record(const std::string& ended) {
       std::filesystem::remove(injection->partial);
       return;
     }
-    injection->collector->flush_before_exit(std::chrono::seconds(2));
+    // A signal inside the default run's sampling window: PC sampling's flush would take its lock
+    // and call CUPTI from the handler (the signal may have hit that thread); its samples are said lost.
+    const bool in_window = injection->phased && ended != "exit" && injection->collector->current_phase() == "samples";
+    if (!in_window) injection->collector->flush_before_exit(std::chrono::seconds(2));
     injection->collector->write_raw_files();
     if (injection->phased) finish_phases(ended);
     if (!env("LIMITER_TIMING").empty()) std::fputs(("limiter: " + injection->collector->timings().to_text()).c_str(), stderr);
