@@ -30,7 +30,7 @@ int run_calibrate(const Args& args) {
   po::variables_map vm;
   if (!parse_options(args,
                      "limiter calibrate [-o FILE] [--sizes small|full]\n\n"
-                     "Measures the achieved peaks of GPU 0 (METHOD.md §5: calibrate rather than trust datasheets):\n"
+                     "Measures the achieved peaks of GPU 0 (docs/design.md §7: calibrate rather than trust datasheets):\n"
                      "a 1 GiB streaming read (DRAM), 64 passes of ld.global.cg over 8 MiB (L2), eight FFMA chains\n"
                      "per thread (FP32 issue), a dependent-load chain over 128 MiB (latency), and the SM clock\n"
                      "while busy. Prints a summary and writes the peaks with the GPU's name, clocks and the date.",

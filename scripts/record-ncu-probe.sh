@@ -2,7 +2,7 @@
 # Records the Nsight Compute exports of kernels/probe/verdict_probe.cu that tests/data/ncu/
 # holds. Run on the GPU machine (ncu installed) from the repository root, after building the
 # probe here: nvcc -O3 -std=c++17 -arch=sm_90 -o build-device/verdict_probe kernels/probe/verdict_probe.cu
-# Production clocks (--clock-control none), as METHOD.md §4 asks for classification.
+# Production clocks (--clock-control none), as docs/design.md §7 asks for classification.
 set -euo pipefail
 out=${OUT:-${1:-probe-out}}
 mkdir -p "$out"

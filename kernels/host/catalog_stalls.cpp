@@ -1,4 +1,4 @@
-// Known-answer stall kernels (issue 29, DESIGN.md §3b): the dominant reason PC sampling should
+// Known-answer stall kernels (docs/design.md §7, stall reasons): the dominant reason PC sampling should
 // find in each kernel built to wait on one thing, keyed as ncu's Warp State section names them
 // (stalls.hpp). The reasons follow Nsight Compute's definitions: long scoreboard = waiting on an
 // L1TEX result (global, local memory); short scoreboard = on an MIO result (shared memory) and

@@ -335,7 +335,7 @@ void write_warp_stalls(const std::vector<const Measurement*>& family, const Tabl
 }
 
 void write_calibration(const std::vector<const Measurement*>& family, const TableContext& context, std::ostream& out) {
-  out << "\ncalibration kernels (METHOD.md §5; `limiter calibrate` writes these peaks to a file)\n";
+  out << "\ncalibration kernels (docs/design.md §7; `limiter calibrate` writes these peaks to a file)\n";
   Table table({"kernel", "time", "achieved", "verdict", "= intended", "correct"});
   for (const auto* m : family) {
     const auto* kernel = analysis_of(context, m->name);

@@ -1,4 +1,4 @@
-// Calibration kernels (METHOD.md §5, ERT-style): the achieved rates of DRAM, of L2, of FFMA
+// Calibration kernels (docs/design.md §7, ERT-style): the achieved rates of DRAM, of L2, of FFMA
 // issue, and the latency of a dependent load, measured rather than taken from datasheets.
 // `limiter kernels` profiles them like the other families; `limiter calibrate` times them and
 // writes the peaks.

@@ -1,6 +1,6 @@
 // GPU tests of PC sampling (label `gpu`): CUPTI's PC Sampling API through the real seam
 // (collect/pc_sampling_backend.hpp) on a pointer chase, the in-process API with --stalls, and
-// whether the Range Profiler can run beside PC sampling in one process (DESIGN.md §3b). A
+// whether the Range Profiler can run beside PC sampling in one process (docs/design.md §7). A
 // process of its own (one CUPTI subscriber); they skip with a reason without a GPU.
 #include <cuda.h>
 #include <cuda_runtime.h>

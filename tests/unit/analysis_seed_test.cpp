@@ -83,7 +83,7 @@ TEST(SeedCaseStudy, LegacyIssueUtilizationNeedsElapsedCycles) {
   EXPECT_NEAR(*kernel.utilization.issue, 0.5, 1e-12);
 }
 
-// METHOD.md §7: the same case study in Hopper units (sectors = per-SM transactions x 16 x 4),
+// docs/design.md §7: the same case study in Hopper units (sectors = per-SM transactions x 16 x 4),
 // with L1 write-through: the measured share is exact, not a bound.
 TEST(SeedCaseStudy, HopperUnitsRegressionFixture) {
   RunRecord run;

@@ -1,4 +1,4 @@
-// The verdict rule (METHOD.md §4, ncu SOLBottleneck thresholds) on synthetic counters whose
+// The verdict rule (docs/design.md §7, ncu SOLBottleneck thresholds) on synthetic counters whose
 // utilisations are known exactly: an H200-like device, 1 ms kernels.
 #include <gtest/gtest.h>
 
@@ -179,7 +179,7 @@ TEST(Verdict, L2IsTheBusiestSubUnit) {
 }
 
 TEST(Verdict, CalibratedPeaksChangeTheLabel) {
-  // METHOD.md §4: 2.77 TB/s is 58 % of the theoretical 4.81 TB/s but 62 % of the calibrated
+  // docs/design.md §7: 2.77 TB/s is 58 % of the theoretical 4.81 TB/s but 62 % of the calibrated
   // 4.47 TB/s — the peak choice flips latency to bandwidth.
   auto launch = launch_with(0.147, 0.27, 0.0);
   launch.counters.erase("dram__bytes.sum.peak_sustained");

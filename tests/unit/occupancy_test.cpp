@@ -1,4 +1,4 @@
-// Theoretical occupancy and waves: the worked examples of reference/METHOD.md §6 and seed 003,
+// Theoretical occupancy and waves: the worked examples of reference/docs/design.md §7 and seed 003,
 // the edges (launches that do not fit, bad input, ties, carve-outs), and — where the toolkit is
 // installed — agreement with cuda_occupancy.h over every block size and register count.
 #include <gtest/gtest.h>
@@ -23,7 +23,7 @@ OccupancyResult occupancy(const std::string& arch, int threads, int registers, s
   return compute_occupancy({arch, threads, registers, shared, carveout});
 }
 
-// --- METHOD.md §6 (Hopper, from cuda_occupancy.h) ------------------------------------------
+// --- docs/design.md §7 (Hopper, from cuda_occupancy.h) ------------------------------------------
 
 TEST(Occupancy, Hopper256ThreadsAt64RegistersIsFourBlocks) {
   const auto result = occupancy("sm_90", 256, 64);

@@ -118,7 +118,7 @@ TEST(H200ProbeNumbers, LocalMemoryKernels) {
   const auto& local_array = analysis.kernels[5];
   const auto& spill = analysis.kernels[6];
   // Nearly all L1<->L2 traffic of both is local memory, while the seed's estimate sees a
-  // third of it: it misses the write-through of store hits (METHOD.md §3).
+  // third of it: it misses the write-through of store hits (docs/design.md §7).
   EXPECT_GT(*local_array.lmem.l2_share, 0.99);
   EXPECT_LT(*local_array.lmem.l2_share_seed, 0.40);
   EXPECT_GT(*spill.lmem.l2_share, 0.95);

@@ -1,7 +1,7 @@
 #pragma once
 // The analysis: from a run record to one verdict per kernel launch — bandwidth-,
 // instruction- or latency-limited — with its evidence, the local-memory (LMEM) shares and
-// the seeds' advice. Formulas and thresholds: ../shared/reference/METHOD.md §3, §4, §6.
+// the seeds' advice. Formulas and thresholds: docs/design.md §7 §3, §4, §6.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -88,7 +88,7 @@ struct Utilization {
 
 struct LmemAnalysis {
   // L1<->L2 sectors due to local memory / all L1-sourced L2 sectors. Volta and later: L1
-  // writes through, so ld misses + all st sectors (METHOD.md §3). Legacy (Fermi/Kepler,
+  // writes through, so ld misses + all st sectors (docs/design.md §7). Legacy (Fermi/Kepler,
   // write-back L1): the same formula is an upper bound, and l2_share_lower_bound holds the
   // load misses alone.
   std::optional<double> l2_share;

@@ -1,5 +1,5 @@
 #pragma once
-// Peaks of known GPUs (METHOD.md §5), used when a record does not carry the peaks itself
+// Peaks of known GPUs (docs/design.md §7), used when a record does not carry the peaks itself
 // (`*.peak_sustained` counters). Theoretical peaks come from datasheets and ncu's
 // peak_sustained values; calibrated peaks are achieved rates measured by microbenchmarks.
 #include <optional>

@@ -12,7 +12,7 @@ struct MetricPlan {
   std::vector<std::string> metrics;
 };
 
-// "default": everything the analysis needs (METHOD.md §4 pass A plus the L2 sub-unit paths
+// "default": everything the analysis needs (docs/design.md §7 pass A plus the L2 sub-unit paths
 // that make an L2-resident stream look as busy as it is), one pass on GH100.
 // "sol": default plus every other sub-unit of Nsight Compute's Speed-of-Light breakdown.
 const std::vector<MetricPlan>& metric_plans();

@@ -1,5 +1,5 @@
 #pragma once
-// The program before the kernel (DESIGN §3a): is the GPU the bottleneck at all? From a run's
+// The program before the kernel (docs/design.md §7): is the GPU the bottleneck at all? From a run's
 // activity timeline (timeline.hpp), the share of the profiled window the GPU was busy, and the
 // idle time split by what the host was doing meanwhile, with the verdict that follows, its
 // evidence and its advice; per NVTX range where the timeline has ranges. The definitions and

@@ -1,5 +1,5 @@
 #pragma once
-// Why a kernel waits (DESIGN.md §3b): a kernel's PC samples (stalls.hpp) turned into shares per
+// Why a kernel waits (docs/design.md §7): a kernel's PC samples (stalls.hpp) turned into shares per
 // stall reason, its dominant reasons, and its hottest lines. The advice keyed to the dominant
 // reasons is the analysis's (KernelAnalysis::advice); the shares are here so that every report
 // shows them alike.

@@ -1,5 +1,5 @@
 #pragma once
-// Why a kernel waits (DESIGN.md §3b): warp samples from CUPTI's PC Sampling API, per kernel, by
+// Why a kernel waits (docs/design.md §7): warp samples from CUPTI's PC Sampling API, per kernel, by
 // stall reason, and the hottest PCs with their SASS and, where the module has line info, their
 // source line. Plain values: the collector fills them (PcSamplingSession), the analysis names
 // a latency-limited kernel's dominant reasons, and everything that reads them builds and is

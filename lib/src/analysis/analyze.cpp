@@ -1,4 +1,4 @@
-// The verdict (METHOD.md §4): the busiest unit against Nsight Compute's thresholds, with
+// The verdict (docs/design.md §7): the busiest unit against Nsight Compute's thresholds, with
 // occupancy, waves and tail as the named causes of a latency verdict (§6).
 #include <algorithm>
 #include <cmath>

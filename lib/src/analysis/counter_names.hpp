@@ -1,5 +1,5 @@
 #pragma once
-// Counter names the analysis reads, in one place (METHOD.md §2). PerfWorks names are
+// Counter names the analysis reads, in one place (docs/design.md §7). PerfWorks names are
 // GPU-wide sums in 32-byte sectors; legacy event names are per SM in 128-byte transactions.
 namespace limiter::detail::counters {
 

@@ -1,4 +1,4 @@
-// Local-memory shares (METHOD.md §3 and §7): of L1<->L2 traffic, of instructions, and the
+// Local-memory shares (docs/design.md §7 and §7): of L1<->L2 traffic, of instructions, and the
 // L1 hit rates — on PerfWorks counters (GPU-wide sectors, write-through L1) and on the
 // seed's legacy counters (per-SM 128-byte transactions, write-back L1).
 #include <string>

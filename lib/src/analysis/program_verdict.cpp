@@ -1,4 +1,4 @@
-// The program verdict (DESIGN §3a): where the profiled window's time went, from the activity
+// The program verdict (docs/design.md §7): where the profiled window's time went, from the activity
 // timeline alone.
 //
 // Definitions (README, "The method, in short"):

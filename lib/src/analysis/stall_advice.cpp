@@ -1,4 +1,4 @@
-// Advice keyed to a kernel's dominant stall reasons (DESIGN.md §3b), in the seeds' terms: more
+// Advice keyed to a kernel's dominant stall reasons (docs/design.md §7), in the seeds' terms: more
 // independent loads in flight or more warps for memory latency (seed 000: occupancy and ILP),
 // fewer barriers or more, smaller blocks for barriers (seed 002's reduction ladder), padding
 // for shared-memory bank conflicts (seed 004), the register cap where the kernel spills (seed 001).

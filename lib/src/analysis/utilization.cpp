@@ -1,4 +1,4 @@
-// Utilisations against peak (METHOD.md §4): issue slots, L2, DRAM, L1 and SM pipes.
+// Utilisations against peak (docs/design.md §7): issue slots, L2, DRAM, L1 and SM pipes.
 #include <algorithm>
 #include <array>
 #include <string_view>

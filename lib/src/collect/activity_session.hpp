@@ -1,5 +1,5 @@
 #pragma once
-// The activity session (DESIGN.md §4): CUPTI Activity records of kernels, copies, memsets,
+// The activity session (docs/design.md §4): CUPTI Activity records of kernels, copies, memsets,
 // synchronisations and the driver calls that issued them (launches, copies, memsets, waits and
 // queries only), as the run's timeline (limiter/timeline.hpp). Cheap and on in every mode but
 // PM sampling: alone with `--trace`, else beside the exact phases (phases.hpp), where the exact

@@ -1,6 +1,6 @@
 #pragma once
 // Pieces of the collector shared with the injection library and the offline analyzer:
-// where completed launches go, and the raw data set (CUPTI.md §8) that `limiter analyze`
+// where completed launches go, and the raw data set (CUPTI's documentation) that `limiter analyze`
 // re-evaluates without a GPU.
 #include <cstdint>
 #include <fstream>

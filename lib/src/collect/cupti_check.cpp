@@ -5,7 +5,7 @@
 namespace limiter::detail {
 namespace {
 
-// What to do about the failures users meet (CUPTI.md §5).
+// What to do about the failures users meet (CUPTI's documentation).
 const char* fix_for(CUptiResult status) {
   switch (status) {
     case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:

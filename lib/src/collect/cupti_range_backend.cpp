@@ -87,7 +87,7 @@ class CuptiRangeBackend final : public RangeBackend {
   DeviceDescription describe(CUdevice device) override { return describe_device(device); }
 
   // Best effort: seen to fail with CUPTI_ERROR_HARDWARE_BUSY inside a launch callback, and
-  // profiling works without it (CUPTI.md §6).
+  // profiling works without it (CUPTI's documentation).
   std::vector<std::uint8_t> counter_availability(CUcontext context) override {
     CUpti_Profiler_GetCounterAvailability_Params params{CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
     params.ctx = context;

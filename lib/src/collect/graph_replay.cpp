@@ -1,7 +1,7 @@
 // CUDA graphs at user-replay cost (one-pass plans; --replay kernel ranges graph kernels by kernel
 // replay instead, ~50 ms a node). Under user replay CUPTI gives graph
 // kernels no auto range, and a user range around a graph launch measures the whole graph as one
-// workload (CUPTI.md §2). So a selected graph launch is run node by node before the app's own
+// workload (CUPTI's documentation). So a selected graph launch is run node by node before the app's own
 // launch: each runnable node (kernel, memset, memcpy) alone enabled in the exec, the exec
 // launched on the app's stream, each selected kernel node inside its own user range
 // (user_ranges.cpp: the context is in user-range mode from its first graph launch on). The nodes

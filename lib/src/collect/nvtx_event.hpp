@@ -1,5 +1,5 @@
 #pragma once
-// One NVTX range call of the app as a plain value (DESIGN.md §4: sessions never see CUPTI's
+// One NVTX range call of the app as a plain value (docs/design.md §4: sessions never see CUPTI's
 // callback structures). The orchestrator's NvtxTracker decodes CUPTI's NVTX callbacks into these
 // (names resolved: registered strings, wide strings, domain names) and, where a session asks for
 // them (SessionCallbacks::nvtx), stamps each with the time and the thread and hands it on

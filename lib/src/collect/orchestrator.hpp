@@ -1,5 +1,5 @@
 #pragma once
-// The orchestrator (DESIGN.md §4): the collector's one CUPTI subscriber, its phases — an
+// The orchestrator (docs/design.md §4): the collector's one CUPTI subscriber, its phases — an
 // ordered list of sessions and the rule that ends each (phases.hpp) — and the process's
 // lifecycle seen from the collector (a forked child does nothing of ours). Callbacks are decoded
 // once (subscriber.cpp) and handed to the current phase's session as plain values.

@@ -1,5 +1,5 @@
 #pragma once
-// The PC-sampling session (`limiter run --stalls`, DESIGN.md §3b): CUPTI's PC Sampling API in
+// The PC-sampling session (`limiter run --stalls`, docs/design.md §7): CUPTI's PC Sampling API in
 // continuous mode on every context that launches in a profiled region — warp samples by stall
 // reason per PC, summed per kernel (pc_sampling_aggregate.hpp) into the record's stalls
 // (limiter/stalls.hpp). Per context: Enable, its stall reasons, configure, Start (at its first

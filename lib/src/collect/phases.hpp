@@ -1,5 +1,5 @@
 #pragma once
-// The collector's modes as lists of phases, each phase a session (DESIGN.md §4). Every
+// The collector's modes as lists of phases, each phase a session (docs/design.md §4). Every
 // combination of options is decided here, once:
 //   exact (budgets, skip, -k, capture ranges)  [RangeSession]
 //   --sampling                                 [PmSamplingSession]

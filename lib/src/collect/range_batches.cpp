@@ -1,4 +1,4 @@
-// The range-profiler session of one context (CUPTI.md §0–§3): a Range Profiler in auto range
+// The range-profiler session of one context (CUPTI's documentation): a Range Profiler in auto range
 // mode, started once and decoded after every launch (kernel replay) or every batch (user
 // replay) — never Start/Stop per launch: that drops kernels on other streams and corrupted
 // application memory on an H200. Also the turns on the GPU's counters between processes.

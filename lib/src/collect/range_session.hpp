@@ -1,5 +1,5 @@
 #pragma once
-// The exact session (DESIGN.md §4): the Range Profiler gives each selected launch a range, and
+// The exact session (docs/design.md §4): the Range Profiler gives each selected launch a range, and
 // the Profiler Host API evaluates it. Its parts: launches and their metadata
 // (launch_tracking.cpp), a context's set-up (context_setup.cpp), batches, pauses and decoding
 // (range_batches.cpp), turns on the GPU's counters between processes (counter_turns.cpp), user

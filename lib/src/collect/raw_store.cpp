@@ -76,7 +76,7 @@ RawLaunch raw_launch_from(const nlohmann::json& entry) {
 RunRecord evaluate_process_dir(const fs::path& dir) {
   std::vector<std::string> metrics;
   RunRecord run = read_meta(dir, metrics);
-  ProfilerHost host(run.device.chip);  // offline: no availability image needed (CUPTI.md §8)
+  ProfilerHost host(run.device.chip);  // offline: no availability image needed (CUPTI's documentation)
 
   struct Image {
     std::vector<std::uint8_t> bytes;

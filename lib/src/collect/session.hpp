@@ -1,5 +1,5 @@
 #pragma once
-// One way of collecting (DESIGN.md §4): the exact counters of selected launches
+// One way of collecting (docs/design.md §4): the exact counters of selected launches
 // (RangeSession), PM sampling (PmSamplingSession), and later activity records and PC sampling.
 // The orchestrator (orchestrator.hpp) owns the CUPTI subscriber and the process's lifecycle,
 // decodes each callback once into plain values (launch_call.hpp) and hands them to the session

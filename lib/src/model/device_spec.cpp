@@ -14,7 +14,7 @@ PeakKind peak_kind_from_string(const std::string& text) {
 
 const std::vector<GpuSpec>& known_gpu_specs() {
   // GH100 L2 tag stage: lts__t_sectors.sum.peak_sustained = 282 sectors per L2 cycle, read
-  // by ncu on an H200 (METHOD.md §4). L2 clock ~1.71 GHz under production clocks on the H200. The return path
+  // by ncu on an H200 (docs/design.md §7). L2 clock ~1.71 GHz under production clocks on the H200. The return path
   // (L2 to crossbar) carries 188 sectors per L2 cycle = 2/3 of the tag peak: fitted on the
   // H200 probe recording, where L1-sourced read sectors / (188 x L2 cycles) reproduces ncu's
   // lts__lts2xbar_cycles_active for all five kernels that read (tests/unit/recorded_runs_test.cpp).
@@ -22,7 +22,7 @@ const std::vector<GpuSpec>& known_gpu_specs() {
       {"H200 SXM", {"H200"}, "sm_90", "GH100", 132, 1.98e9, 62914560.0,
        {PeakKind::theoretical, "H200 datasheet 4.8 TB/s; ncu dram__bytes.sum.peak_sustained 1504 B/cycle x 3.199 GHz",
         4.81e12, 282.0, 1.71e9, 188.0, std::nullopt, 1.0},
-       PeakSet{PeakKind::calibrated, "measured on an H200 2026-11-22 (METHOD.md §5): HBM streaming read, L2-resident ld.cg read",
+       PeakSet{PeakKind::calibrated, "measured on an H200 2026-11-22 (docs/design.md §7): HBM streaming read, L2-resident ld.cg read",
                4.47e12, std::nullopt, std::nullopt, std::nullopt, 8.17e12, 1.0}},
       // Measured on an H100 SXM 2026-11-23 (tests/data/sol/): its L2 has 5/6 of the H200's
       // slices, so lts__t_sectors.sum.peak_sustained reads 240 (not 282) and the return path

@@ -1,5 +1,5 @@
 #pragma once
-// Achieved peaks measured by `limiter calibrate` (METHOD.md §5: calibrate rather than trust
+// Achieved peaks measured by `limiter calibrate` (docs/design.md §7: calibrate rather than trust
 // datasheets), and the JSON file it writes. Host-only; the measuring is in the kernel suite.
 #include <iosfwd>
 #include <optional>

@@ -1,7 +1,7 @@
 #pragma once
 // The catalog of the shipped kernel suite, as data: every experiment `limiter kernels` runs,
 // with its family, the limiter it is built to hit, and the claim of the founding documents
-// (../shared/seeds/) it demonstrates. Host-only: `--list` and the recorded reports need no GPU.
+// (the founding seed documents 000-004, named in docs/design.md §1) it demonstrates. Host-only: `--list` and the recorded reports need no GPU.
 #include <iosfwd>
 #include <optional>
 #include <string>
@@ -20,7 +20,7 @@ enum class Family {
   matmul,        // seed 002: thread granularity, naive to register-blocked
   ml_patterns,   // issue 9: tensor-core MMA, bank conflicts, atomics, random gather
   warp_stalls,   // issue 29: a barrier-heavy kernel and one dependent FMA chain, each with one dominant stall
-  calibration,   // METHOD.md §5: achieved peaks (HBM, L2, FMA issue, dependent-load latency)
+  calibration,   // docs/design.md §7: achieved peaks (HBM, L2, FMA issue, dependent-load latency)
   multi_gpu,     // seed 001, second half: peer-to-peer halo exchange
 };
 
@@ -38,7 +38,7 @@ struct CatalogEntry {
   std::string name;                 // unique; what `--only` and the run record use
   Family family;
   std::optional<Verdict> intended;  // empty: not a kernel the analysis judges (a copy-engine transfer)
-  std::string seed;                 // "002, 004", or "METHOD 5" (../shared/reference/METHOD.md §5)
+  std::string seed;                 // "002, 004", or "METHOD 5" (calibration: docs/design.md §7)
   std::string problem;              // the full-size problem, e.g. "2^25 ints"
   std::string claim;                // what the seed says this experiment shows
   // The dominant warp stall reason PC sampling should find (ncu's Warp State keys, stalls.hpp):

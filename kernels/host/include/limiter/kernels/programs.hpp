@@ -1,5 +1,5 @@
 #pragma once
-// Known-answer programs for the program verdict (issue 28, DESIGN.md §3a): five short programs,
+// Known-answer programs for the program verdict (docs/design.md §7, the program verdict): five short programs,
 // each built so that one cause limits it (launch, GPU, sync, copy, host), run by `limiter
 // kernels --programs` under the activity timeline, each in a process of its own, and checked:
 // judge_program on the program's timeline must give the intended verdict. Host-only: the
