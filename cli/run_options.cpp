@@ -39,8 +39,9 @@ bool parse_run_flags(const Args& ours, RunFlags& flags) {
        "samples stall reasons for --stall-window, then profiles each kernel's first launches, then records the "
        "timeline to the end: every answer in one run")
       ("stall-window", po::value(&stall_window_ms)->default_value(stall_window_ms),
-       "the default run's first phase, PC sampling, in milliseconds from its first launch (or 5 million samples, "
-       "whichever comes first); kernels first seen after it have no stall reasons")
+       "the longest the default run's first phase, PC sampling, lasts, in milliseconds from its first launch; it "
+       "ends sooner at 5 million samples, or once 256 launches in a row bring no new kernel (after 100 ms); "
+       "kernels first seen after it have no stall reasons")
       ("nvtx-include", po::value(&nvtx_include)->composing(),
        "profile only launches inside these NVTX ranges, in Nsight Compute's syntax (repeatable: any of them): "
        "\"A/\" push/pop range A at any level, \"A/B/\" B directly inside A, \"A/*/B/\" B anywhere inside A, "

@@ -51,8 +51,14 @@ bool LaunchSelector::select(const std::string& kernel_name, const std::string& c
     std::string key = kernel_name + '\n' + configuration;
     if (budget_by_range_ && ranges) key += '\n' + nvtx_label(nvtx_paths(*ranges));
     const std::uint64_t seen = seen_per_configuration_[key]++;
+    const bool excluded = !excluded_.empty() && excluded_.count(kernel_name + '\n' + configuration);
+    if (!excluded && per_kernel_count_ != std::numeric_limits<std::uint64_t>::max()) {
+      const std::uint64_t budget = per_kernel_skip_ + per_kernel_count_;
+      if (seen == 0 && budget > 0) ++open_budgets_;
+      if (seen + 1 == budget) --open_budgets_;
+    }
     if (seen < per_kernel_skip_ || seen - per_kernel_skip_ >= per_kernel_count_) return false;
-    if (!excluded_.empty() && excluded_.count(kernel_name + '\n' + configuration)) return false;
+    if (excluded) return false;
   }
   // Sampling is per kernel, so a rare kernel is still seen once every N of its own launches.
   if (!sample(kernel_name, profiler_running)) return false;

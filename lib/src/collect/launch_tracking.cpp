@@ -8,6 +8,15 @@
 #include "collect/range_session.hpp"
 
 namespace limiter::detail {
+namespace {
+
+// A counters phase with no profiler running and nothing left to select ends after this many
+// launches in a row, lasting this long (see on_launch).
+constexpr std::uint64_t kIdleLaunches = 4096;
+constexpr auto kIdleTime = std::chrono::seconds(1);
+
+}  // namespace
+
 
 thread_local bool holds_launch_lock = false;
 extern thread_local bool inside_flush;
@@ -87,6 +96,11 @@ void RangeSession::on_launch(const LaunchCall& call) {
   LIMITER_TRACE("launch enter %s", call.symbol_name ? call.symbol_name : (call.is_graph() ? "graph" : "?"));
   // Outside a profiled region the context's profiler is paused (disabled): nothing to follow.
   if (!active() || budgets_spent_) return;
+  if (warming_up()) {  // the first Start runs on the preparer's thread: this launch is the app's alone
+    note_warm_up_launch(call.symbol_name);
+    return;
+  }
+  note_launch_after_warm_up(call.symbol_name);
   try {
     const auto entered = Clock::now();
     GraphExec* graph = nullptr;
@@ -134,15 +148,22 @@ void RangeSession::on_launch(const LaunchCall& call) {
     // budgets, where the kernels seen are done with (elsewhere a resume, ~270 ms, would follow),
     // and only once the run has lasted kMinUnselectedRun: a short program whose new kernels keep
     // coming would pay a resume (Enable, SetConfig, Start: ~100 ms and more) for each.
+    // A counters phase (ends_when_budgets_spent) is also over, with no profiler running, once no
+    // kernel seen can be selected any more for kIdleLaunches and kIdleTime: a -k that matches
+    // nothing would otherwise keep the timeline from ever starting. Not sooner: with -k, the
+    // launches before the first matching one are no sign that none will come.
     const bool may_pause =
-        running && selector.filters() && (!existing->second->user_range || selector.only_new_kernels_selectable());
+        running ? selector.filters() && (!existing->second->user_range || selector.only_new_kernels_selectable())
+                : ends_when_budgets_spent && selector.settled();
     if (selected > 0) {
       unselected_in_a_row = 0;
     } else if (may_pause && ++unselected_in_a_row == 1) {
       unselected_since = Clock::now();
     }
-    const bool run_long_enough = may_pause && (ends_when_budgets_spent || !existing->second->user_range ||
-                                               Clock::now() - unselected_since >= kMinUnselectedRun);
+    const bool run_long_enough =
+        may_pause && (!running ? unselected_in_a_row >= kIdleLaunches && Clock::now() - unselected_since >= kIdleTime
+                               : ends_when_budgets_spent || !existing->second->user_range ||
+                                     Clock::now() - unselected_since >= kMinUnselectedRun);
     if (selected == 0 && may_pause && unselected_in_a_row >= kPauseAfterUnselected && run_long_enough) {
       LIMITER_TRACE("%llu unselected launches in a row: pausing", static_cast<unsigned long long>(unselected_in_a_row));
       ++times.filter_pauses;
@@ -151,6 +172,7 @@ void RangeSession::on_launch(const LaunchCall& call) {
         // Budgets, then sampling: the exact phase is over; the next phase from the next launch on.
         LIMITER_TRACE("per-kernel budgets spent: exact phase over, %zu launches", completed.size());
         retire_all();
+        if (!running) phase_over_reason_ = "nothing left to select";
         budgets_spent_ = true;
         return;  // EXIT releases the lock
       }

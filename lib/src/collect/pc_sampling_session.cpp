@@ -31,14 +31,20 @@ bool PcSamplingSession::phase_over() const {
   if (!began_.load(std::memory_order_relaxed) || started == 0) return false;
   if (phase_.window.count() > 0 && sampling_failed_.load(std::memory_order_relaxed)) return true;  // nothing to wait for
   if (phase_.window_samples > 0 && samples_.load(std::memory_order_relaxed) >= phase_.window_samples) return true;
-  return phase_.window.count() > 0 && Clock::now().time_since_epoch().count() - started >=
-                                          std::chrono::duration_cast<Clock::duration>(phase_.window).count();
+  const Clock::rep elapsed = Clock::now().time_since_epoch().count() - started;
+  if (quiet()) return elapsed >= std::chrono::duration_cast<Clock::duration>(phase_.min_window).count();
+  return phase_.window.count() > 0 && elapsed >= std::chrono::duration_cast<Clock::duration>(phase_.window).count();
+}
+
+bool PcSamplingSession::quiet() const {
+  return phase_.quiet_launches > 0 && launches_since_new_.load(std::memory_order_relaxed) >= phase_.quiet_launches;
 }
 
 std::string PcSamplingSession::phase_over_reason() const {
   if (sampling_failed_.load()) return "PC sampling could not start";
   if (phase_.window_samples > 0 && samples_.load() >= phase_.window_samples)
     return std::to_string(samples_.load()) + " samples";
+  if (quiet()) return "no new kernel in " + std::to_string(phase_.quiet_launches) + " launches";
   return "window of " + std::to_string(phase_.window.count()) + " ms over";
 }
 
@@ -133,6 +139,10 @@ void PcSamplingSession::on_launch(const LaunchCall& call) {
   if (window_start_.load(std::memory_order_relaxed) == 0) window_start_ = Clock::now().time_since_epoch().count();
   std::lock_guard lock(mutex_);
   if (finished_) return;
+  if (phase_.quiet_launches > 0) {  // a graph launch (no name) counts as nothing new
+    if (call.symbol_name && kernels_sampled_.insert(call.symbol_name).second) launches_since_new_ = 0;
+    else ++launches_since_new_;
+  }
   if (sample(call.context).failed) {
     ++launches_unsampled_;
     if (!ever_started_) sampling_failed_ = true;

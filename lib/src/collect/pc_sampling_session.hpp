@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -44,10 +45,14 @@ constexpr std::size_t kCubinBytesKept = std::size_t(512) << 20;
 // PC sampling as a phase of the default run (phases.hpp): it begins when the phase before hands
 // over (until then a module load only keeps its cubin), and its window ends at WINDOW after its
 // first sampled context started, or at WINDOW_SAMPLES samples. Zero: no bound (--stalls alone).
+// It ends sooner once QUIET_LAUNCHES launches in a row brought no kernel it had not sampled, after
+// MIN_WINDOW at least: a loop's kernels have all been sampled by then, in several steps each.
 struct PcSamplingPhase {
   bool follows_another = false;
   std::chrono::milliseconds window{0};
   std::uint64_t window_samples = 0;
+  std::uint64_t quiet_launches = 0;  // zero: the window's time or samples alone
+  std::chrono::milliseconds min_window{0};
 };
 
 class PcSamplingSession final : public Session {
@@ -72,6 +77,7 @@ class PcSamplingSession final : public Session {
   void begin_after(RunRecord before, bool follows) override;
   bool phase_over() const override;  // its window is over (PcSamplingPhase)
   std::string phase_over_reason() const override;
+  bool quiet() const;  // PcSamplingPhase::quiet_launches reached
   RunRecord finish() noexcept override;  // every context finished; the record with its stalls
   std::vector<MissedLaunches> missed() const override;
   std::uint64_t launches_seen() const override { return launches_seen_; }
@@ -118,6 +124,8 @@ class PcSamplingSession final : public Session {
   std::uint64_t launches_unsampled_ = 0;  // in a region, on a context whose sampling failed
   std::atomic<int> active_depth_{0};
   std::atomic<std::uint64_t> launches_seen_{0};
+  std::set<std::string> kernels_sampled_;              // by CUPTI's name, for the quiet rule
+  std::atomic<std::uint64_t> launches_since_new_{0};   // launches in a row with no new kernel
   Clock::time_point last_drain_{};
   bool finished_ = false;
   RunRecord before_;

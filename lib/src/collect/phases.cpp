@@ -1,6 +1,8 @@
 // The collector's modes as phase lists (phases.hpp): the one place where options combine.
 #include "collect/phases.hpp"
 
+#include <algorithm>
+
 #include "collect/activity_session.hpp"
 #include "collect/pc_sampling_session.hpp"
 #include "collect/pm_sampling_session.hpp"
@@ -131,6 +133,12 @@ SessionCallbacks Phases::callbacks() const {
 
 namespace {
 
+// The sampling window ends once this many launches in a row brought no new kernel (each of a
+// loop's kernels then sampled in several steps), after at least kMinWindow; --stall-window is
+// its longest. A PyTorch training step is ~50 launches (bench/workloads/mlp_training.py).
+constexpr std::uint64_t kWindowQuietLaunches = 256;
+constexpr std::chrono::milliseconds kMinWindow{100};
+
 // The default run: PC sampling for a window, then each kernel and configuration's first launches
 // exactly, then the app at its own pace with the timeline. PC sampling goes first: after the range
 // profiler had run in the process, its samples came without their kernels (all counted in "the
@@ -142,15 +150,18 @@ PhaseList default_phases(const CollectorOptions& options, const std::vector<std:
   PcSamplingPhase window;
   window.window = std::chrono::milliseconds(options.stall_window_ms);
   window.window_samples = options.stall_window_samples;
+  window.quiet_launches = kWindowQuietLaunches;
+  window.min_window = std::min(kMinWindow, window.window);
   list.phases.push_back(std::make_unique<PcSamplingSession>(options, pc_sampling(), window));
   CollectorOptions exact = options;
   if (exact.per_kernel_count == CollectorOptions{}.per_kernel_count) {  // no budget given: the measured default
     exact.per_kernel_count = kDefaultBudgetCount;
     if (exact.per_kernel_skip == 0) exact.per_kernel_skip = kDefaultBudgetSkip;
   }
-  exact.prepare_ahead = false;  // its set-up's CUPTI calls would run beside PC sampling
-  list.phases.push_back(
-      std::make_unique<RangeSession>(exact, metrics, backend, nvtx, sink, /*ends_when_budgets_spent=*/true));
+  exact.prepare_ahead = false;  // its set-up's CUPTI calls would run beside PC sampling: ...
+  auto counters = std::make_unique<RangeSession>(exact, metrics, backend, nvtx, sink, /*ends_when_budgets_spent=*/true);
+  counters->start_at_handover = true;  // ... so it starts at the hand-over, off the app's thread
+  list.phases.push_back(std::move(counters));
   list.phases.push_back(std::make_unique<TimelinePhase>());
   // The timeline in the last phase only: kernel records instrument the kernels, which changes their
   // counters and, beside PC sampling, left every sample without its kernel (H200, 2026-11-28).
