@@ -117,7 +117,7 @@ sys.exit(0 if ok else 1)
 PY
   # Budgets exhaust before the graph runs: its launches select nothing, and must not run inside
   # an auto-range session (Stop failed with CUPTI_ERROR_UNKNOWN there, 2026-11-24).
-  PHASE_ITERATIONS=10 timeout "$bin/limiter" run -q --per-kernel-count 3 -o "$out/graphs_budget.json" \
+  PHASE_ITERATIONS=10 timeout "$bin/limiter" run -q --every-launch --per-kernel-count 3 -o "$out/graphs_budget.json" \
     -- python3 "$graphs" > "$out/graphs_budget.txt" 2>&1 || status=1
   python3 - "$out/graphs_budget.json" << 'PY' || status=1
 import json, sys

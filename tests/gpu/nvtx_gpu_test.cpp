@@ -29,7 +29,7 @@ TEST(LimiterRunGpu, NvtxRangesRecordedAndSelected) {
   const auto all = (dir / "limiter_gpu_nvtx.json").string(), some = (dir / "limiter_gpu_nvtx_some.json").string();
   std::filesystem::remove(all);
   std::filesystem::remove(some);
-  const std::string run = from_env("LIMITER_CLI", LIMITER_CLI) + " run -q ";
+  const std::string run = from_env("LIMITER_CLI", LIMITER_CLI) + " run -q --every-launch ";
   const std::string app = from_env("LIMITER_NVTX_APP", NVTX_APP);
   const int status = std::system((run + "-o " + all + " -- " + app).c_str());
   if (WEXITSTATUS(status) == 2) GTEST_SKIP() << "no GPU";

@@ -85,11 +85,7 @@ void RangeSession::start_ahead(CUcontext context) noexcept {
     std::lock_guard destroyed(destroyed_mutex);
     if (destroyed_contexts.count(context)) return;
   }
-  // At the default run's hand-over (warm_up.cpp) the app's launches do not take the lock: waiting
-  // for it costs them nothing, and a try that fails would leave the first Start to them.
-  std::unique_lock lock(mutex, std::defer_lock);
-  if (warming_up_.load()) lock.lock();
-  else (void)lock.try_lock();
+  std::unique_lock lock(mutex, std::try_to_lock);
   if (!lock.owns_lock() || stopping.load() || finishing || budgets_spent_.load() || !active() || !contexts.empty() ||
       failed_contexts.count(context))
     return;

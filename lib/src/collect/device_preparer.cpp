@@ -49,20 +49,18 @@ void DevicePreparer::close_and_join() noexcept {
   for (auto& thread : threads) thread.join();  // outside the lock: a preparer takes it to finish
 }
 
-bool DevicePreparer::start(CUdevice device, CUcontext context) noexcept {
+void DevicePreparer::start(CUdevice device, CUcontext context) noexcept {
   std::lock_guard lock(mutex_);
-  if (closed_ || slots_.count(device)) return false;
+  if (closed_ || slots_.count(device)) return;
   Slot& slot = slots_[device];
   slot.context = context;
   ++running_;
   try {
     slot.thread = std::thread([this, device, context] { run(device, context); });
-    return true;
   } catch (const std::exception& e) {  // no thread: set_up prepares on the app's thread, as before
     --running_;
     slots_.erase(device);
     LIMITER_TRACE("device %d: no preparer thread (%s)", static_cast<int>(device), e.what());
-    return false;
   }
 }
 
@@ -101,7 +99,6 @@ void DevicePreparer::run(CUdevice device, CUcontext context) noexcept {
   }
   done_.notify_all();
   if (succeeded && !closed && on_prepared) on_prepared(device, context);  // counted as running: wait_idle waits
-  if (on_done) on_done(device);
   --running_;
 }
 

@@ -73,8 +73,7 @@ class DevicePreparer {
 
   // Starts preparing DEVICE on a thread of its own, CONTEXT (one of the device's) current there;
   // once per device, nothing after close().
-  // True when a thread now prepares it (on_done will be called), false otherwise.
-  bool start(CUdevice device, CUcontext context) noexcept;
+  void start(CUdevice device, CUcontext context) noexcept;
   // DEVICE's preparation, waited for (WAITED: the seconds), and handed over once: nothing
   // where none was started or it was taken already. Throws SystemError after kPrepareTimeout.
   std::optional<PreparedDevice> take(CUdevice device, double& waited);
@@ -86,8 +85,6 @@ class DevicePreparer {
   // the first start): the session starts the context's profiler ahead (start_ahead). It may
   // call take() for that device from there.
   std::function<void(CUdevice, CUcontext)> on_prepared;
-  // Called on the preparer's thread at its end, whatever it found (after on_prepared).
-  std::function<void(CUdevice)> on_done;
   // The app destroys CONTEXT: a preparation that made it current ends first (bounded by WAIT).
   void wait_for_context(CUcontext context, std::chrono::milliseconds wait) noexcept;
   // The process ends: waits at most WAIT for the preparers still running (they must not be

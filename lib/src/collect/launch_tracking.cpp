@@ -96,11 +96,6 @@ void RangeSession::on_launch(const LaunchCall& call) {
   LIMITER_TRACE("launch enter %s", call.symbol_name ? call.symbol_name : (call.is_graph() ? "graph" : "?"));
   // Outside a profiled region the context's profiler is paused (disabled): nothing to follow.
   if (!active() || budgets_spent_) return;
-  if (warming_up()) {  // the first Start runs on the preparer's thread: this launch is the app's alone
-    note_warm_up_launch(call.symbol_name);
-    return;
-  }
-  note_launch_after_warm_up(call.symbol_name);
   try {
     const auto entered = Clock::now();
     GraphExec* graph = nullptr;

@@ -34,9 +34,6 @@ ReasonText text_of(detail::MissReason reason) {
       return {"the process ended before their batch was decoded",
               "let the app end normally or synchronise before it is killed (limiter decodes at every "
               "synchronisation, and at least once a second while the app launches)"};
-    case detail::MissReason::warming_up:
-      return {"launched only while the counters phase's profiler started, off the app's thread (the default run)",
-              "--every-launch profiles every launch from the first"};
   }
   return {"unknown", ""};
 }

@@ -135,8 +135,6 @@ void PcSamplingSession::end_region() {
 void PcSamplingSession::on_launch(const LaunchCall& call) {
   if (!active() || !began_) return;
   ++launches_seen_;
-  // The window counts from the phase's first launch in a region (not a module load in the app's set-up).
-  if (window_start_.load(std::memory_order_relaxed) == 0) window_start_ = Clock::now().time_since_epoch().count();
   std::lock_guard lock(mutex_);
   if (finished_) return;
   if (phase_.quiet_launches > 0) {  // a graph launch (no name) counts as nothing new
@@ -147,6 +145,10 @@ void PcSamplingSession::on_launch(const LaunchCall& call) {
     ++launches_unsampled_;
     if (!ever_started_) sampling_failed_ = true;
   }
+  // The window counts from the phase's first launch in a region, once sampling's set-up is done
+  // (Enable, configure, Start: ~90 ms at a PyTorch process's first launch, H200): a short
+  // window would otherwise be over before its first sample.
+  if (window_start_.load(std::memory_order_relaxed) == 0) window_start_ = Clock::now().time_since_epoch().count();
 }
 
 void PcSamplingSession::on_launch_exit(const LaunchCall& call) {

@@ -158,10 +158,9 @@ PhaseList default_phases(const CollectorOptions& options, const std::vector<std:
     exact.per_kernel_count = kDefaultBudgetCount;
     if (exact.per_kernel_skip == 0) exact.per_kernel_skip = kDefaultBudgetSkip;
   }
-  exact.prepare_ahead = false;  // its set-up's CUPTI calls would run beside PC sampling: ...
-  auto counters = std::make_unique<RangeSession>(exact, metrics, backend, nvtx, sink, /*ends_when_budgets_spent=*/true);
-  counters->start_at_handover = true;  // ... so it starts at the hand-over, off the app's thread
-  list.phases.push_back(std::move(counters));
+  exact.prepare_ahead = false;  // its set-up's CUPTI calls would run beside PC sampling
+  list.phases.push_back(
+      std::make_unique<RangeSession>(exact, metrics, backend, nvtx, sink, /*ends_when_budgets_spent=*/true));
   list.phases.push_back(std::make_unique<TimelinePhase>());
   // The timeline in the last phase only: kernel records instrument the kernels, which changes their
   // counters and, beside PC sampling, left every sample without its kernel (H200, 2026-11-28).

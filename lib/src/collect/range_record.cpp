@@ -46,7 +46,6 @@ RangeSession::RangeSession(const CollectorOptions& opts, std::vector<std::string
       raw_dir(opts.raw_dir) {
   if (!raw_dir.empty()) open_raw_dir(raw_dir, raw_launches);
   preparer.on_prepared = [this](CUdevice, CUcontext context) { start_ahead(context); };
-  preparer.on_done = [this](CUdevice) { end_warm_up(); };
 }
 
 RangeSession::~RangeSession() {
@@ -93,9 +92,7 @@ void RangeSession::end_region() {
 // The app waited anyway: decode the batch, so a kill after this point loses none of it. Our
 // own cuCtxSynchronize (in flush_batch) comes back here: ignored, or the lock deadlocks.
 void RangeSession::on_sync(SyncKind kind) {
-  // While the first Start runs off the app's thread (warm_up.cpp) it holds the lock, and there is
-  // no batch yet: a sync must not wait for it.
-  if (holds_launch_lock || inside_flush || warming_up()) return;
+  if (holds_launch_lock || inside_flush) return;
   flush_all(kind == SyncKind::query ? std::chrono::duration_cast<Clock::duration>(kQueryFlushAge) : Clock::duration::zero());
 }
 
@@ -223,14 +220,12 @@ void RangeSession::begin_after(RunRecord before, bool follows) {
   }
   sampled_before_ = std::move(before);
   finished_ = !follows;
-  if (follows && start_at_handover) begin_warm_up();
 }
 
 RunRecord RangeSession::finish() noexcept {
   preparer.close();
   std::lock_guard lock(mutex);
   finishing = true;
-  miss_warm_up_only_kernels();
   if (sampled_before_) {  // sampling first: the exact launches join their kernels' aggregates
     retire_all();
     RunRecord run = std::move(*sampled_before_);
@@ -278,22 +273,6 @@ RangeTimings RangeSession::range_timings() const {
   return times;
 }
 
-std::string RangeSession::timings() const {
-  std::string warm_up;
-  double warm_up_s = 0;
-  {
-    std::lock_guard lock(mutex);
-    warm_up_s = warm_up_s_;
-  }
-  if (start_at_handover && warm_up_s > 0) {
-    char text[200];
-    std::snprintf(text, sizeof text,
-                  "  the profiler's first Start off the app's thread: %.0f ms after the hand-over, %llu launches "
-                  "ran meanwhile unprofiled\n",
-                  warm_up_s * 1e3, static_cast<unsigned long long>(warm_up_launches_.load()));
-    warm_up = text;
-  }
-  return phase_text_ + warm_up + range_timings().to_text();
-}
+std::string RangeSession::timings() const { return phase_text_ + range_timings().to_text(); }
 
 }  // namespace limiter::detail

@@ -65,10 +65,6 @@ class RangeSession final : public Session {
   // Each launch of the record as it completes, with the correlation id of the app's call that
   // issued it (the activity session joins kernels to launches by it). Under the session's lock.
   std::function<void(std::uint32_t correlation_id, std::uint64_t sequence)> on_launch_completed;
-  // The default run's counters phase: at the hand-over its first Start runs on the preparer's
-  // thread while the app's launches go on unprofiled (warm_up.cpp), instead of on the app's.
-  bool start_at_handover = false;
-  bool warming_up() const { return warming_up_.load(std::memory_order_acquire) && !warm_up_overdue(); }
 
  private:
   bool active() const { return options.always_active || active_depth > 0; }
@@ -209,21 +205,6 @@ class RangeSession final : public Session {
   RangeTimings times;
   std::atomic<bool> budgets_spent_{false};  // ends_when_budgets_spent: the phase is over
   std::string phase_over_reason_ = "budgets spent";
-  // warm_up.cpp: the hand-over's Start off the app's thread; the launches it let pass.
-  void begin_warm_up();
-  void end_warm_up() noexcept;  // on the preparer's thread, or when it could not start
-  bool warm_up_overdue() const;
-  void note_warm_up_launch(const char* kernel);  // let through while warming up
-  void note_launch_after_warm_up(const char* kernel);
-  void miss_warm_up_only_kernels();  // at finish, the lock held
-  std::atomic<bool> warming_up_{false};
-  std::atomic<std::uint64_t> warm_up_launches_{0};
-  std::mutex warm_up_mutex_;  // the app's launches take it, not the session's lock
-  // Kernels (CUPTI's name) launched while warming up and not since: they have no counters.
-  std::map<std::string, std::uint64_t> warm_up_only_;
-  std::atomic<bool> any_warm_up_only_{false};
-  std::atomic<Clock::rep> warm_up_began_{0};
-  double warm_up_s_ = 0;
   std::optional<RunRecord> sampled_before_;  // sampling first: the sampled phase's record
   std::string phase_text_;                   // what the hand-over found and cost (--timing)
   bool finished_ = false;
