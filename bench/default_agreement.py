@@ -10,7 +10,10 @@ Each input: a run record (.json or .json.gz; its report comes from the repositor
 report RECORD --format json --launches`) or such a JSON report already written (LABEL.report.json
 of bench/run.sh). The numbers are the reports', never recomputed:
 (a) program verdict: the GPU busy share ("program" -> "time" -> "gpu_busy_share") of the default
-    record against --trace's, the difference in points (target <= 2).
+    record against --trace's, the difference in points (target <= 2). The default run judges its
+    timeline phase alone (the app's end, "wall_ns" long), --trace the whole process (its start-up
+    included), so where --trace is a record the same share is also taken over its last "wall_ns":
+    kernels, copies and memsets merged, as the report counts busy time.
 (b) kernel verdicts: for each group (kernel name, grid, block) of --every-launch, the default
     record's verdict for that group (the verdict with the most time among its launches with
     counters, ties: the earlier launch's, as bench/budget_agreement.py) against the verdict of each
@@ -23,6 +26,7 @@ of bench/run.sh). The numbers are the reports', never recomputed:
     by its kernel time per name. A kernel the default record has no samples of disagrees.
 Prints one small table (and the groups or kernels behind a miss) and exits 0."""
 import argparse
+import gzip
 import json
 import os
 import sys
@@ -45,9 +49,32 @@ def busy_share(report):
     return None if not program else (program.get("time") or {}).get("gpu_busy_share")
 
 
-def program_check(default, trace):
+def tail_busy_share(record_path, wall_ns):
+    """The GPU busy share of a --trace record over its timeline's last WALL_NS: the union of its
+    kernels, copies and memsets, as the report's busy time. None where it has no timeline."""
+    opener = gzip.open if record_path.endswith(".gz") else open
+    with opener(record_path, "rt") as f:
+        timeline = json.load(f).get("timeline")
+    if not timeline or not wall_ns:
+        return None
+    end = timeline["end_ns"]
+    start = end - wall_ns
+    spans = sorted((max(e["start_ns"], start), min(e["end_ns"], end)) for e in timeline["events"]
+                   if e.get("kind") in ("kernel", "memcpy", "memset") and e["end_ns"] > start and e["start_ns"] < end)
+    busy, last = 0, start
+    for s, e in spans:
+        if e > last:
+            busy += e - max(s, last)
+            last = e
+    return busy / wall_ns
+
+
+def program_check(default, trace, trace_record=None):
     mine, theirs = busy_share(default), busy_share(trace)
     row = {"default": mine, "reference": theirs}
+    wall_ns = ((default.get("program") or {}).get("time") or {}).get("wall_ns")
+    if trace_record and not trace_record.endswith(".report.json") and mine is not None:
+        row["reference_same_length"] = tail_busy_share(trace_record, wall_ns)
     if mine is None or theirs is None:
         row["result"] = None
         row["note"] = "no program verdict in " + " and ".join(
@@ -55,6 +82,9 @@ def program_check(default, trace):
     else:
         row["result"] = 100 * abs(mine - theirs)
         row["ok"] = row["result"] <= BUSY_TARGET_POINTS
+        if row.get("reference_same_length") is not None:
+            row["result_same_length"] = 100 * abs(mine - row["reference_same_length"])
+            row["ok_same_length"] = row["result_same_length"] <= BUSY_TARGET_POINTS
         row["default_verdict"] = default["program"].get("verdict")
         row["reference_verdict"] = trace["program"].get("verdict")
     return row
@@ -139,6 +169,10 @@ def lines_of(inputs, checks, markdown):
         result = "n/a" if a["result"] is None else f"{a['result']:.1f} points"
         body.append(["(a) program: GPU busy share", share(a["default"]), share(a["reference"]) + " (--trace)", result,
                      f"<= {BUSY_TARGET_POINTS:g} points", okay(a)])
+        if a.get("result_same_length") is not None:
+            body.append(["(a') same, --trace's last window as long", share(a["default"]),
+                         share(a["reference_same_length"]) + " (--trace)", f"{a['result_same_length']:.1f} points",
+                         f"<= {BUSY_TARGET_POINTS:g} points", "ok" if a["ok_same_length"] else "MISSES"])
     if b is not None:
         body.append(["(b) kernel verdicts, % of kernel time", f"{b['default_groups']} groups",
                      f"{b['groups']} groups (--every-launch)",
@@ -198,7 +232,7 @@ def main(argv=None):
     checks = {}
     if args.trace:
         inputs.append(("--trace", args.trace))
-        checks["program"] = program_check(default, load_report(args.trace, args.limiter)[0])
+        checks["program"] = program_check(default, load_report(args.trace, args.limiter)[0], args.trace)
     if every is not None:
         inputs.append(("--every-launch", args.every_launch))
         checks["verdicts"] = verdict_check(default, every)

@@ -232,6 +232,21 @@ class DefaultCommand(unittest.TestCase):
         self.assertEqual(rc, 0)
         self.assertIn("no program verdict in --trace", text)
 
+    def test_busy_share_over_the_trace_records_last_window(self):
+        events = [  # 100 ns of timeline; the last 40: kernels 60-70 and 65-80 (merged), a memcpy 90-95
+            {"kind": "kernel", "start_ns": 0, "end_ns": 50},
+            {"kind": "kernel", "start_ns": 60, "end_ns": 70},
+            {"kind": "kernel", "start_ns": 65, "end_ns": 80},
+            {"kind": "api_call", "start_ns": 60, "end_ns": 100},
+            {"kind": "memcpy", "start_ns": 90, "end_ns": 95},
+        ]
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "trace.json")
+            with open(path, "w") as f:
+                json.dump({"timeline": {"start_ns": 0, "end_ns": 100, "events": events}}, f)
+            self.assertAlmostEqual(da.tail_busy_share(path, 40), 25 / 40)
+            self.assertAlmostEqual(da.tail_busy_share(path, 100), 75 / 100)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=1)

@@ -55,7 +55,9 @@ TEST(CollectorDefaultGpu, OneRegionGivesCountersSamplesAndTimeline) {
   EXPECT_LE(run.launches.size(), 2 * (limiter::kDefaultBudgetSkip + limiter::kDefaultBudgetCount) + 2);
   ASSERT_EQ(run.phases.size(), 3u);
   EXPECT_EQ(run.phases[0].name, "samples");
-  EXPECT_EQ(run.phases[0].ended_by, "window of 100 ms over");
+  // 100 ms, or sooner once 256 launches in a row bring no new kernel (this loop has two)
+  EXPECT_TRUE(run.phases[0].ended_by == "window of 100 ms over" || run.phases[0].ended_by == "no new kernel in 256 launches")
+      << run.phases[0].ended_by;
   EXPECT_EQ(run.phases[1].ended_by, "budgets spent");
   EXPECT_EQ(run.phases[2].name, "timeline");
   EXPECT_GT(run.phases[2].launches, 0u);

@@ -122,6 +122,20 @@ TEST(RangeSession, AWaitDecodesTheBatchAQueryOnlyAnOldOne) {
   EXPECT_EQ(h.streamed.size(), 3u);
 }
 
+// The default run's counters phase: a wait decodes only an old batch, as a query does, so a
+// program that syncs every step does not pay a Start for each of its budget launches.
+TEST(RangeSession, InACountersPhaseAWaitDecodesOnlyAnOldBatch) {
+  CollectorOptions options = exact();
+  options.per_kernel_count = 3;
+  Harness h(options, /*ends_when_budgets_spent=*/true);
+  h.launch("kern");
+  h.session->on_sync(detail::SyncKind::wait);
+  EXPECT_TRUE(h.streamed.empty());
+  std::this_thread::sleep_for(std::chrono::milliseconds(1020));
+  h.session->on_sync(detail::SyncKind::wait);  // the batch is a second old
+  EXPECT_EQ(h.streamed.size(), 1u);
+}
+
 TEST(RangeSession, PerKernelBudgetsCountEachKernelAndConfiguration) {
   CollectorOptions options = exact();
   options.per_kernel_count = 2;
