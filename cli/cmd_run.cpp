@@ -176,6 +176,21 @@ std::string phases_line(const std::vector<PhaseWindow>& phases) {
   return line.str();
 }
 
+// What a default run that ended early lacks, and the mode that gets it: a short program can end
+// inside the sampling window (no counters) or before the timeline phase (no program verdict).
+std::string phases_hint(const std::vector<PhaseWindow>& phases) {
+  const auto never = [&](const char* name) {
+    return std::any_of(phases.begin(), phases.end(),
+                       [&](const PhaseWindow& p) { return p.name == name && p.ended_by == "never began"; });
+  };
+  if (never("counters"))
+    return "the app ended inside the PC-sampling window, so no kernel has counters: --every-launch profiles every "
+           "launch exactly (or give a shorter --stall-window)";
+  if (never("timeline"))
+    return "the app ended before the timeline phase, so there is no program verdict: --trace records the timeline alone";
+  return "";
+}
+
 }  // namespace
 
 int run_run(const Args& args) {
@@ -271,8 +286,10 @@ int run_run(const Args& args) {
     } else if (summary.run.source != "cupti-pc-sampling") {  // --stalls: said with its samples
       std::cerr << "limiter: " << summary.launches << " launches profiled -> " << path << "\n";
     }
-    if (const RunRecord header = read_run_header(path); !header.phases.empty())
+    if (const RunRecord header = read_run_header(path); !header.phases.empty()) {
       std::cerr << "limiter: phases: " << phases_line(header.phases) << "\n";
+      if (const std::string hint = phases_hint(header.phases); !hint.empty()) std::cerr << "limiter: " << hint << "\n";
+    }
     profiled_total += summary.launches;
     for (const auto& missed : summary.run.missed) {
       const std::string what = sampled && missed.launches == 0
