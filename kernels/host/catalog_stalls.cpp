@@ -27,7 +27,10 @@ void set_intended_stalls(std::vector<CatalogEntry>& entries) {
   // Only kernels built around one wait; the others mix reasons and have no known answer.
   const std::pair<const char*, std::vector<std::string>> intended[] = {
       {"calib_pointer_chase", {"long_scoreboard"}},          // one dependent global load at a time
-      {"random_gather", {"long_scoreboard"}},                // DRAM latency of scattered reads
+      // Scattered reads fill the LG queue before their DRAM latency shows: ncu's Warp State on an
+      // H200 (2026-11-28, bench/results/2026-11-28-default-run-2.md) lg throttle 55.5 %, long
+      // scoreboard 38.0 %, as limiter's PC samples (55 %, 40 %; an H100 read the same).
+      {"random_gather", {"lg_throttle", "long_scoreboard"}},
       {"shared_bank_conflicts", {"mio_throttle", "short_scoreboard"}},  // 32 wavefronts per load
       {"tensor_mma_loop", {"math_pipe_throttle", "wait"}},   // the tensor pipe oversubscribed
       // ncu's Warp State on an H200 (2026-11-26): long scoreboard 51 %, drain 32 %: the adds wait on

@@ -64,6 +64,18 @@ TEST(KernelStallCheck, EitherNameOfASharedMemoryWaitCounts) {
   EXPECT_EQ(check_stall(conflicts, &other).text, "NO (mio_throttle/short_scoreboard)");
 }
 
+// random_gather's scattered reads fill the LG queue first (ncu's Warp State: lg throttle 55.5 %,
+// long scoreboard 38.0 %, H200): either is its known answer, a barrier is not.
+TEST(KernelStallCheck, RandomGatherWaitsOnTheLgQueueOrOnDram) {
+  const CatalogEntry& gather = *find_entry("random_gather");
+  const StallInfo lg = info_of({kernel("random_gather", {{"lg_throttle", 550}, {"long_scoreboard", 400}})});
+  EXPECT_EQ(check_stall(gather, &lg).outcome, StallOutcome::matches);
+  const StallInfo dram = info_of({kernel("random_gather", {{"long_scoreboard", 550}, {"lg_throttle", 400}})});
+  EXPECT_EQ(check_stall(gather, &dram).outcome, StallOutcome::matches);
+  const StallInfo barrier = info_of({kernel("random_gather", {{"barrier", 550}})});
+  EXPECT_NE(check_stall(gather, &barrier).outcome, StallOutcome::matches);
+}
+
 TEST(KernelStallCheck, NoDataNoSamplesAndNoKnownAnswer) {
   const CatalogEntry& chase = *find_entry("calib_pointer_chase");
   const StallCheck none = check_stall(chase, nullptr);
