@@ -9,6 +9,7 @@ namespace limiter {
 namespace {
 
 using test::DefaultRun;
+using test::kContext;
 
 CollectorOptions long_window() {
   CollectorOptions options;
@@ -37,6 +38,21 @@ TEST(DefaultPhaseEnds, ANewKernelKeepsTheWindowOpen) {
   EXPECT_EQ(run.phases->index(), 0u) << run.phases->windows()[0].ended_by;  // 201 quiet launches since new_kernel
   for (int i = 0; i < 60; ++i) run.launch("gemm");
   EXPECT_EQ(run.phases->index(), 1u);
+}
+
+// The cubins kept for the window's source lines go once its record is out: not held to the end.
+TEST(DefaultPhaseEnds, TheWindowsCubinsAreFreedAtItsEnd) {
+  DefaultRun run;
+  std::vector<std::uint8_t> cubin(4096, 7);
+  detail::ModuleLoad module;
+  module.context = kContext;
+  module.cubin = cubin.data();
+  module.cubin_size = cubin.size();
+  run.phases->at(0).on_module_loaded(module);
+  EXPECT_NE(run.phases->at(0).timings().find("1 cubins kept (4 KiB), 0 not"), std::string::npos);
+  run.through_samples("k");
+  EXPECT_NE(run.phases->at(0).timings().find("1 cubins kept (4 KiB, freed after the window)"), std::string::npos)
+      << run.phases->at(0).timings();
 }
 
 // A -k that matches no kernel: the counters phase ends after a long idle run, and the timeline

@@ -1,6 +1,7 @@
 // The PC-sampling session (pc_sampling_session.hpp): contexts, drains and the record.
 #include "collect/pc_sampling_session.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -353,6 +354,11 @@ RunRecord PcSamplingSession::finish() noexcept {
     }
     write_cubins(info);
     run.stalls = info;
+    if (phase_.window.count() > 0) {  // the default run's window is over: its lines and cubin files are out
+      std::lock_guard lock(mutex_);
+      cubins_kept_ = cubins_.size();
+      cubins_.clear();  // up to kCubinBytesKept, held to the app's end otherwise
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "limiter: the PC samples were lost: %s\n", e.what());
   }
@@ -383,9 +389,9 @@ std::string PcSamplingSession::timings() const {
           std::to_string(aggregator_.hardware_buffer_full()) + " times, " + std::to_string(aggregator_.non_user_samples()) +
           " in the driver's kernels, " + std::to_string(aggregator_.unkeyed_samples()) + " without a stall reason; " +
           std::to_string(aggregator_.not_issued_samples()) + " of the samples also not issued (a subset, not added); " +
-          "period 2^" + std::to_string(settings_.period_log2) + " cycles; " + std::to_string(cubins_.size()) +
-          " cubins kept (" + std::to_string(cubin_bytes_ >> 10) + " KiB), " + std::to_string(cubins_not_kept_) +
-          " not\n";
+          "period 2^" + std::to_string(settings_.period_log2) + " cycles; " +
+          std::to_string(std::max(cubins_.size(), cubins_kept_)) + " cubins kept (" + std::to_string(cubin_bytes_ >> 10) +
+          " KiB" + (cubins_kept_ ? ", freed after the window" : "") + "), " + std::to_string(cubins_not_kept_) + " not\n";
   return text;
 }
 
