@@ -13,7 +13,8 @@ of bench/run.sh). The numbers are the reports', never recomputed:
     record against --trace's, the difference in points (target <= 2). The default run judges its
     timeline phase alone (the app's end, "wall_ns" long), --trace the whole process (its start-up
     included), so where --trace is a record the same share is also taken over its last "wall_ns":
-    kernels, copies and memsets merged, as the report counts busy time.
+    kernels, copies and memsets merged, as the report counts busy time (the report's "wall_ns" has
+    the app's pauses taken out, this window does not: where the app paused they differ).
 (b) kernel verdicts: for each group (kernel name, grid, block) of --every-launch, the default
     record's verdict for that group (the verdict with the most time among its launches with
     counters, ties: the earlier launch's, as bench/budget_agreement.py) against the verdict of each

@@ -39,7 +39,8 @@ bool parse_run_flags(const Args& ours, RunFlags& flags) {
        "samples stall reasons for --stall-window, then profiles each kernel's first launches, then records the "
        "timeline to the end: every answer in one run")
       ("stall-window", po::value(&stall_window_ms)->default_value(stall_window_ms),
-       "the longest the default run's first phase, PC sampling, lasts, in milliseconds from its first launch; it "
+       "the longest the default run's first phase, PC sampling, lasts, in milliseconds from its first launch "
+       "(once sampling's set-up is done); it "
        "ends sooner at 5 million samples, or once 256 launches in a row bring no new kernel (after 100 ms); "
        "kernels first seen after it have no stall reasons")
       ("nvtx-include", po::value(&nvtx_include)->composing(),

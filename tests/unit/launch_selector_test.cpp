@@ -55,6 +55,26 @@ TEST(LaunchSelector, PerKernelBudgetsCountEachKernelAndConfiguration) {
   EXPECT_FALSE(LaunchSelector(CollectorOptions{}).filters());
 }
 
+// Whether a launch moved a budget on: skipped and counted launches do; a spent budget, a kernel
+// -k drops, an excluded kernel and a spent -c do not (the counters phase's idle rule).
+TEST(LaunchSelector, ALaunchAdvancesABudgetWhileItsSkipOrCountLasts) {
+  CollectorOptions options;
+  options.per_kernel_skip = 1;
+  options.per_kernel_count = 1;
+  options.kernel_regex = "gemm";
+  options.count = 2;
+  LaunchSelector selector(options);
+  selector.exclude({{"gemm_judged", "64"}});
+  std::string out;
+  for (const auto& name : {"gemm", "gemm", "gemm", "relu", "gemm_judged", "gemm2", "gemm2", "gemm3", "gemm3"}) {
+    const bool selected = selector.select(name, "64");
+    out += std::string(selected ? "S" : "-") + (selector.advanced_a_budget() ? "a " : ". ");
+  }
+  // gemm: skipped, counted, spent; relu: -k; judged: excluded; gemm2: skipped, counted (-c now 2);
+  // gemm3: -c spent.
+  EXPECT_EQ(out, "-a Sa -. -. -. -a Sa -. -. ");
+}
+
 // Sampling then exact: the kernels the samples judged are only counted; the others, and kernels
 // new after the sampling phase, get their budget.
 TEST(LaunchSelector, ExcludedKernelsAreCountedNeverSelected) {

@@ -128,6 +128,7 @@ TEST(RangeSession, InACountersPhaseAWaitDecodesOnlyAnOldBatch) {
   CollectorOptions options = exact();
   options.per_kernel_count = 3;
   Harness h(options, /*ends_when_budgets_spent=*/true);
+  h.session->decode_at_every_wait = false;  // as default_phases sets it
   h.launch("kern");
   h.session->on_sync(detail::SyncKind::wait);
   EXPECT_TRUE(h.streamed.empty());

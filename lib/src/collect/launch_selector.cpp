@@ -43,6 +43,7 @@ bool LaunchSelector::sample(const std::string& kernel_name, bool profiler_runnin
 
 bool LaunchSelector::select(const std::string& kernel_name, const std::string& configuration, bool profiler_running,
                             const NvtxRanges* ranges) {
+  advanced_ = false;
   if (exhausted()) return false;
   if (nvtx_.active() && !nvtx_.selects(ranges ? *ranges : NvtxRanges{})) return false;
   if (pattern_ && !std::regex_search(kernel_name, *pattern_)) return false;
@@ -52,11 +53,7 @@ bool LaunchSelector::select(const std::string& kernel_name, const std::string& c
     if (budget_by_range_ && ranges) key += '\n' + nvtx_label(nvtx_paths(*ranges));
     const std::uint64_t seen = seen_per_configuration_[key]++;
     const bool excluded = !excluded_.empty() && excluded_.count(kernel_name + '\n' + configuration);
-    if (!excluded && per_kernel_count_ != std::numeric_limits<std::uint64_t>::max()) {
-      const std::uint64_t budget = per_kernel_skip_ + per_kernel_count_;
-      if (seen == 0 && budget > 0) ++open_budgets_;
-      if (seen + 1 == budget) --open_budgets_;
-    }
+    advanced_ = !excluded && (seen < per_kernel_skip_ || seen - per_kernel_skip_ < per_kernel_count_);
     if (seen < per_kernel_skip_ || seen - per_kernel_skip_ >= per_kernel_count_) return false;
     if (excluded) return false;
   }

@@ -40,14 +40,11 @@ class LaunchSelector {
   bool only_new_kernels_selectable() const {
     return per_kernel_count_ != std::numeric_limits<std::uint64_t>::max() && sample_every_ == 1;
   }
-  // Per-kernel budgets: true when no kernel and configuration seen so far can still be selected
-  // (each has had its skip and count, or the filters drop it), so only a new one could be: a
-  // counters phase whose launches select nothing then knows it is done, profiler or not. Never
-  // under NVTX filters: the launches before the first included range say nothing of later ones.
-  bool settled() const {
-    if (exhausted()) return true;
-    return !nvtx_.active() && per_kernel_count_ != std::numeric_limits<std::uint64_t>::max() && open_budgets_ == 0;
-  }
+  // Per-kernel budgets: whether the last select() moved a kernel and configuration's skip or
+  // count on (selected or skipped), as opposed to a launch the filters drop or whose budget is
+  // spent. A counters phase with no profiler running ends after a long run of launches that move
+  // none: a -k that matches nothing would otherwise keep the timeline from ever starting.
+  bool advanced_a_budget() const { return advanced_; }
   // True when selection needs the launch configuration (per-kernel budgets).
   bool per_configuration() const {
     return per_kernel_skip_ > 0 || per_kernel_count_ != std::numeric_limits<std::uint64_t>::max();
@@ -84,7 +81,7 @@ class LaunchSelector {
   std::map<std::string, Sampled> sampled_;
   std::uint64_t sampled_kernels_ = 0, due_kernels_ = 0;
   std::map<std::string, std::uint64_t> seen_per_configuration_;
-  std::uint64_t open_budgets_ = 0;  // configurations seen whose skip + count is not used up yet
+  bool advanced_ = false;  // advanced_a_budget()
   std::set<std::string> excluded_;  // "name\nconfiguration"
 };
 

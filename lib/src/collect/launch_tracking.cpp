@@ -123,6 +123,7 @@ void RangeSession::on_launch(const LaunchCall& call) {
     holds_launch_lock = true;
     launch_call_start = Clock::now();  // replaced below once our work is done
     std::size_t selected = 0;
+    bool advanced = false;  // a budget's skip or count moved on
     const auto existing = contexts.find(call.context);
     const bool running = existing != contexts.end() && !existing->second->paused && !existing->second->retired &&
                          !existing->second->fresh;
@@ -133,6 +134,7 @@ void RangeSession::on_launch(const LaunchCall& call) {
         configuration = LaunchSelector::configuration_text(pending.launch.grid, pending.launch.block);
       pending.keep = selector.select(pending.launch.name, configuration, running, ranges ? &*ranges : nullptr);
       selected += pending.keep ? 1 : 0;
+      advanced = advanced || selector.advanced_a_budget();
     }
     launches_seen_ += launches.size();
     // No profiler running in the context and nothing selected (skipped by -s, not matching -k):
@@ -143,14 +145,15 @@ void RangeSession::on_launch(const LaunchCall& call) {
     // budgets, where the kernels seen are done with (elsewhere a resume, ~270 ms, would follow),
     // and only once the run has lasted kMinUnselectedRun: a short program whose new kernels keep
     // coming would pay a resume (Enable, SetConfig, Start: ~100 ms and more) for each.
-    // A counters phase (ends_when_budgets_spent) is also over, with no profiler running, once no
-    // kernel seen can be selected any more for kIdleLaunches and kIdleTime: a -k that matches
-    // nothing would otherwise keep the timeline from ever starting. Not sooner: with -k, the
-    // launches before the first matching one are no sign that none will come.
+    // A counters phase (ends_when_budgets_spent) is also over, with no profiler running, after
+    // kIdleLaunches over kIdleTime that moved no budget on (LaunchSelector::advanced_a_budget): a
+    // -k that matches nothing would otherwise keep the timeline from ever starting. Not sooner:
+    // with -k, the launches before the first matching one are no sign that none will come. Never
+    // under NVTX filters, whose ranges may come at any time.
     const bool may_pause =
         running ? selector.filters() && (!existing->second->user_range || selector.only_new_kernels_selectable())
-                : ends_when_budgets_spent && selector.settled();
-    if (selected > 0) {
+                : ends_when_budgets_spent && !selector.filters_nvtx() && !advanced;
+    if (selected > 0 || (!running && advanced)) {
       unselected_in_a_row = 0;
     } else if (may_pause && ++unselected_in_a_row == 1) {
       unselected_since = Clock::now();

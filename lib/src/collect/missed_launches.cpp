@@ -33,7 +33,8 @@ ReasonText text_of(detail::MissReason reason) {
     case detail::MissReason::process_ended:
       return {"the process ended before their batch was decoded",
               "let the app end normally or synchronise before it is killed (limiter decodes at every "
-              "synchronisation, and at least once a second while the app launches)"};
+              "synchronisation, in the default run's counters phase once a batch is a second old, and at least "
+              "once a second while the app launches)"};
   }
   return {"unknown", ""};
 }

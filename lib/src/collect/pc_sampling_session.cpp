@@ -28,13 +28,26 @@ PcSamplingSession::PcSamplingSession(const CollectorOptions& options, std::uniqu
       backend_(*owned_backend_) {}
 
 bool PcSamplingSession::phase_over() const {
+  if (over_by_.load(std::memory_order_relaxed) != WindowEnd::open) return true;
+  const WindowEnd end = window_end();
+  if (end == WindowEnd::open) return false;
+  WindowEnd expected = WindowEnd::open;  // the first reason found is the one said
+  over_by_.compare_exchange_strong(expected, end);
+  return true;
+}
+
+PcSamplingSession::WindowEnd PcSamplingSession::window_end() const {
   const Clock::rep started = window_start_.load(std::memory_order_relaxed);
-  if (!began_.load(std::memory_order_relaxed) || started == 0) return false;
-  if (phase_.window.count() > 0 && sampling_failed_.load(std::memory_order_relaxed)) return true;  // nothing to wait for
-  if (phase_.window_samples > 0 && samples_.load(std::memory_order_relaxed) >= phase_.window_samples) return true;
+  if (!began_.load(std::memory_order_relaxed) || started == 0) return WindowEnd::open;
+  if (phase_.window.count() > 0 && sampling_failed_.load(std::memory_order_relaxed)) return WindowEnd::failed;
+  if (phase_.window_samples > 0 && samples_.load(std::memory_order_relaxed) >= phase_.window_samples)
+    return WindowEnd::samples;
   const Clock::rep elapsed = Clock::now().time_since_epoch().count() - started;
-  if (quiet()) return elapsed >= std::chrono::duration_cast<Clock::duration>(phase_.min_window).count();
-  return phase_.window.count() > 0 && elapsed >= std::chrono::duration_cast<Clock::duration>(phase_.window).count();
+  if (quiet() && elapsed >= std::chrono::duration_cast<Clock::duration>(phase_.min_window).count())
+    return WindowEnd::quiet;
+  if (phase_.window.count() > 0 && elapsed >= std::chrono::duration_cast<Clock::duration>(phase_.window).count())
+    return WindowEnd::time;
+  return WindowEnd::open;
 }
 
 bool PcSamplingSession::quiet() const {
@@ -42,11 +55,14 @@ bool PcSamplingSession::quiet() const {
 }
 
 std::string PcSamplingSession::phase_over_reason() const {
-  if (sampling_failed_.load()) return "PC sampling could not start";
-  if (phase_.window_samples > 0 && samples_.load() >= phase_.window_samples)
-    return std::to_string(samples_.load()) + " samples";
-  if (quiet()) return "no new kernel in " + std::to_string(phase_.quiet_launches) + " launches";
-  return "window of " + std::to_string(phase_.window.count()) + " ms over";
+  WindowEnd end = over_by_.load();
+  if (end == WindowEnd::open) end = window_end();
+  switch (end) {
+    case WindowEnd::failed: return "PC sampling could not start";
+    case WindowEnd::samples: return std::to_string(samples_.load()) + " samples";
+    case WindowEnd::quiet: return "no new kernel in " + std::to_string(phase_.quiet_launches) + " launches";
+    default: return "window of " + std::to_string(phase_.window.count()) + " ms over";
+  }
 }
 
 PcSamplingSession::~PcSamplingSession() { finish_all(); }
@@ -329,6 +345,17 @@ void PcSamplingSession::write_cubins(const StallInfo& info) const {
 
 RunRecord PcSamplingSession::finish() noexcept {
   finish_all();
+  // The default run's window is over: once its lines and cubin files are out (or could not be),
+  // its cubins (up to kCubinBytesKept) are not held to the app's end.
+  struct ReleaseCubins {
+    PcSamplingSession& session;
+    ~ReleaseCubins() {
+      if (session.phase_.window.count() == 0) return;
+      std::lock_guard lock(session.mutex_);
+      session.cubins_kept_ = std::max(session.cubins_kept_, session.cubins_.size());
+      session.cubins_.clear();
+    }
+  } release{*this};
   RunRecord run = std::move(before_);
   if (!began_) return run;  // a later phase the app never reached: no samples, not even an empty set
   if (phase_.window.count() > 0 && !ever_started_) {  // the default run's window sampled nothing: no empty set
@@ -354,11 +381,6 @@ RunRecord PcSamplingSession::finish() noexcept {
     }
     write_cubins(info);
     run.stalls = info;
-    if (phase_.window.count() > 0) {  // the default run's window is over: its lines and cubin files are out
-      std::lock_guard lock(mutex_);
-      cubins_kept_ = cubins_.size();
-      cubins_.clear();  // up to kCubinBytesKept, held to the app's end otherwise
-    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "limiter: the PC samples were lost: %s\n", e.what());
   }

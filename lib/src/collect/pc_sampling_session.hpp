@@ -45,7 +45,7 @@ constexpr std::size_t kCubinBytesKept = std::size_t(512) << 20;
 // PC sampling as a phase of the default run (phases.hpp): it begins when the phase before hands
 // over (until then a module load only keeps its cubin), and its window ends at WINDOW after its
 // first sampled context started, or at WINDOW_SAMPLES samples. Zero: no bound (--stalls alone).
-// It ends sooner once QUIET_LAUNCHES launches in a row brought no kernel it had not sampled, after
+// It ends sooner once QUIET_LAUNCHES launches in a row brought no kernel not launched before in it, after
 // MIN_WINDOW at least: a loop's kernels have all been sampled by then, in several steps each.
 struct PcSamplingPhase {
   bool follows_another = false;
@@ -78,6 +78,8 @@ class PcSamplingSession final : public Session {
   bool phase_over() const override;  // its window is over (PcSamplingPhase)
   std::string phase_over_reason() const override;
   bool quiet() const;  // PcSamplingPhase::quiet_launches reached
+  enum class WindowEnd { open, failed, samples, quiet, time };
+  WindowEnd window_end() const;  // what ends the window now, if anything
   RunRecord finish() noexcept override;  // every context finished; the record with its stalls
   std::vector<MissedLaunches> missed() const override;
   std::uint64_t launches_seen() const override { return launches_seen_; }
@@ -125,8 +127,9 @@ class PcSamplingSession final : public Session {
   std::uint64_t launches_unsampled_ = 0;  // in a region, on a context whose sampling failed
   std::atomic<int> active_depth_{0};
   std::atomic<std::uint64_t> launches_seen_{0};
-  std::set<std::string> kernels_sampled_;              // by CUPTI's name, for the quiet rule
+  std::set<std::string> kernels_sampled_;              // launched in the window, by CUPTI's name: the quiet rule
   std::atomic<std::uint64_t> launches_since_new_{0};   // launches in a row with no new kernel
+  mutable std::atomic<WindowEnd> over_by_{WindowEnd::open};  // the first reason phase_over() found
   Clock::time_point last_drain_{};
   bool finished_ = false;
   RunRecord before_;

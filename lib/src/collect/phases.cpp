@@ -159,8 +159,9 @@ PhaseList default_phases(const CollectorOptions& options, const std::vector<std:
     if (exact.per_kernel_skip == 0) exact.per_kernel_skip = kDefaultBudgetSkip;
   }
   exact.prepare_ahead = false;  // its set-up's CUPTI calls would run beside PC sampling
-  list.phases.push_back(
-      std::make_unique<RangeSession>(exact, metrics, backend, nvtx, sink, /*ends_when_budgets_spent=*/true));
+  auto counters = std::make_unique<RangeSession>(exact, metrics, backend, nvtx, sink, /*ends_when_budgets_spent=*/true);
+  counters->decode_at_every_wait = false;  // a Start per sync otherwise (range_record.cpp, on_sync)
+  list.phases.push_back(std::move(counters));
   list.phases.push_back(std::make_unique<TimelinePhase>());
   // The timeline in the last phase only: kernel records instrument the kernels, which changes their
   // counters and, beside PC sampling, left every sample without its kernel (H200, 2026-11-28).

@@ -91,13 +91,13 @@ void RangeSession::end_region() {
 
 // The app waited anyway: decode the batch, so a kill after this point loses none of it. Our
 // own cuCtxSynchronize (in flush_batch) comes back here: ignored, or the lock deadlocks. In the
-// default run's counters phase (ends_when_budgets_spent) a wait decodes only a batch as old as a
-// query's: each decode costs the next launch a Start (45-85 ms), and a JAX step syncs once, so
+// default run's counters phase (decode_at_every_wait false) a wait decodes only a batch as old as
+// a query's: each decode costs the next launch a Start (45-85 ms), and a JAX step syncs once, so
 // 261 budget launches took 252 batches and 27 s (H200, 2026-11-28); exit and signals still
 // decode what is pending, a SIGKILL loses at most that age of budget launches.
 void RangeSession::on_sync(SyncKind kind) {
   if (holds_launch_lock || inside_flush) return;
-  const bool aged = kind == SyncKind::query || ends_when_budgets_spent;
+  const bool aged = kind == SyncKind::query || !decode_at_every_wait;
   flush_all(aged ? std::chrono::duration_cast<Clock::duration>(kQueryFlushAge) : Clock::duration::zero());
 }
 

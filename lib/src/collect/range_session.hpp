@@ -65,6 +65,9 @@ class RangeSession final : public Session {
   // Each launch of the record as it completes, with the correlation id of the app's call that
   // issued it (the activity session joins kernels to launches by it). Under the session's lock.
   std::function<void(std::uint32_t correlation_id, std::uint64_t sequence)> on_launch_completed;
+  // A wait (not a query) decodes the batch at once; the default run's counters phase waits for
+  // the batch to age instead (on_sync).
+  bool decode_at_every_wait = true;
 
  private:
   bool active() const { return options.always_active || active_depth > 0; }
