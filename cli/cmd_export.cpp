@@ -3,6 +3,7 @@
 // limiter export RUN... --format perfetto -o trace.json: the records' timelines as a Chrome
 // trace (ui.perfetto.dev, chrome://tracing), a process per record (a rank of a job).
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <iostream>
 
@@ -89,6 +90,19 @@ int export_perfetto(const std::vector<std::string>& paths, const std::string& ou
   return kExitOk;
 }
 
+// A database named x.json (or a trace named x.sqlite) misleads whoever opens it next: said, and written.
+void warn_if_extension_differs(const std::string& format, const std::string& output) {
+  std::string extension = std::filesystem::path(output).extension().string();
+  std::transform(extension.begin(), extension.end(), extension.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const bool sqlite = format == "sqlite";
+  const bool matches = sqlite ? (extension == ".sqlite" || extension == ".sqlite3" || extension == ".db" || extension == ".db3")
+                              : extension == ".json";
+  if (matches) return;
+  std::cerr << "limiter export: warning: writing " << (sqlite ? "SQLite" : "a JSON trace") << " to '" << output
+            << "', whose extension does not match: name it " << (sqlite ? ".sqlite" : ".json") << "\n";
+}
+
 }  // namespace
 
 int run_export(const Args& args) {
@@ -118,6 +132,7 @@ int run_export(const Args& args) {
   if (vm["format"].defaulted() && output.ends_with(".json")) format = "perfetto";
   if (format != "sqlite" && format != "perfetto")
     throw InputError("unknown --format '" + format + "' for export (expected sqlite or perfetto)");
+  warn_if_extension_differs(format, output);
   AnalysisOptions analysis_options;
   analysis_options.peaks = peak_kind_from_string(peaks);
   if (format == "perfetto") {

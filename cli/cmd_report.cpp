@@ -9,6 +9,7 @@
 #include "limiter/analysis.hpp"
 #include "limiter/error.hpp"
 #include "limiter/import.hpp"
+#include "limiter/kernel_selection.hpp"
 #include "limiter/record_json.hpp"
 #include "limiter/reports.hpp"
 #include "limiter/rank_summary.hpp"
@@ -22,6 +23,25 @@
 namespace limiter::cli {
 
 constexpr std::size_t kKeptLaunchesForAutomaticView = 10000;
+
+namespace {
+
+// A -k that selects no kernel is a mistake, not an empty report (a CI gate would pass on it).
+bool selects_nothing(const RunSummary& summary, const std::string& kernel_regex) {
+  return !kernel_regex.empty() && summary.groups.empty() && summary.stalled_kernels.empty();
+}
+
+void refuse_empty_selection(const RankSummary& ranks, const std::string& kernel_regex) {
+  std::vector<std::string> names;
+  for (const auto& rank : ranks.ranks) {
+    if (!selects_nothing(rank.summary, kernel_regex)) return;
+    names.insert(names.end(), rank.summary.unselected_kernels.begin(), rank.summary.unselected_kernels.end());
+  }
+  if (!ranks.ranks.empty() && !kernel_regex.empty())
+    throw_nothing_selected(kernel_regex, std::to_string(ranks.ranks.size()) + " records", names);
+}
+
+}  // namespace
 
 int run_report(const Args& args) {
   po::options_description visible("options");
@@ -85,6 +105,7 @@ int run_report(const Args& args) {
     for (const auto& path : paths)
       if (!is_run_record(path)) throw InputError("'" + path + "' is not a run record: several inputs must be run records");
     const RankSummary ranks = summarize_ranks(paths, analysis_options, summary_options);
+    refuse_empty_selection(ranks, selection.kernel_regex);
     write_output(output, [&](std::ostream& out) { write_report(ranks, report_format, out, report_options); });
     return kExitOk;
   }
@@ -101,6 +122,8 @@ int run_report(const Args& args) {
     };
   }
   const RunSummary summary = load_summary(run_path, analysis_options, summary_options);
+  if (selects_nothing(summary, selection.kernel_regex))
+    throw_nothing_selected(selection.kernel_regex, "'" + run_path + "'", summary.unselected_kernels);
 
   write_output(output, [&](std::ostream& out) { write_report(summary, report_format, out, report_options); });
   return kExitOk;

@@ -8,6 +8,7 @@
 
 #include "limiter/error.hpp"
 #include "limiter/file_io.hpp"
+#include "output_guard.hpp"
 
 namespace limiter::cli {
 namespace {
@@ -66,6 +67,7 @@ void write_output(const std::string& path, const std::function<void(std::ostream
     std::cout.flush();
     return;
   }
+  refuse_folder_output(path);
   write_file_atomically(path, write);
 }
 
@@ -75,6 +77,7 @@ void write_output(const std::string& path, const std::string& content) {
     std::cout.flush();
     return;
   }
+  refuse_folder_output(path);
   write_file_atomically(path, content);
 }
 

@@ -23,9 +23,17 @@ bool same_file(const fs::path& a, const fs::path& b) {
 
 }  // namespace
 
+void refuse_folder_output(const std::string& output, const std::string& option) {
+  std::error_code ec;
+  if (output.empty() || output == "-" || !fs::is_directory(output, ec)) return;
+  throw InputError(option + " '" + output + "' is a folder: name a file in it, e.g. " + option + " " +
+                   (fs::path(output) / "FILE").string());
+}
+
 void refuse_output_over_input(const std::string& output, const std::vector<std::string>& inputs,
                               const std::string& option) {
   if (output.empty() || output == "-") return;
+  refuse_folder_output(output, option);
   std::error_code ec;
   if (!fs::exists(output, ec)) return;  // a new file overwrites nothing
   for (const auto& input : inputs) {

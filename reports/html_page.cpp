@@ -6,6 +6,7 @@
 #include "limiter/format.hpp"
 #include "limiter/record.hpp"
 #include "render_helpers.hpp"
+#include "verdict_colours.hpp"
 
 namespace limiter::html {
 
@@ -13,20 +14,29 @@ using render::html_escape;
 using render::verdict_key;
 using render::verdict_label;
 
-// Okabe-Ito colours: distinguishable with the common colour-vision deficiencies.
-const char* verdict_fill(const std::optional<Verdict>& verdict) {
-  if (!verdict) return "#8c8c8c";
-  switch (*verdict) {
-    case Verdict::bandwidth: return "#0072b2";
-    case Verdict::instruction: return "#cc79a7";
-    case Verdict::latency: return "#e69f00";
-  }
-  return "#8c8c8c";
-}
+const char* verdict_fill(const std::optional<Verdict>& verdict) { return verdict_colour(verdict).fill; }
 
 std::string num(double value) { return format_fixed(value, 1); }
 
 namespace {
+
+// The verdict badges, in the verdicts' colours (verdict_colours.hpp).
+std::string verdict_style() {
+  struct Badge {
+    const char* key;
+    std::optional<Verdict> verdict;
+  };
+  const Badge badges[] = {{"bandwidth", Verdict::bandwidth},
+                          {"instruction", Verdict::instruction},
+                          {"latency", Verdict::latency},
+                          {"none", std::nullopt}};
+  std::string css;
+  for (const auto& badge : badges) {
+    const VerdictColour& colour = verdict_colour(badge.verdict);
+    css += std::string(".verdict.") + badge.key + " { background: " + colour.fill + "; color: " + colour.text + "; }\n";
+  }
+  return css;
+}
 
 const char* const kStyle = R"(
 :root { --fg: #1b1b1b; --muted: #5c5c5c; --rule: #d9d9d9; --bg: #ffffff; --panel: #f6f7f9; }
@@ -61,8 +71,6 @@ td.name, td.text { white-space: normal; }  /* names and words wrap, numbers neve
 td.name { overflow-wrap: anywhere; min-width: 10em; }  /* a kernel name may be one 120-character word */
 td.name code { font-size: 13px; }
 .verdict { display: inline-block; padding: 0 8px; border-radius: 10px; color: #fff; font-size: 12px; white-space: nowrap; }
-.verdict.bandwidth { background: #0072b2; } .verdict.instruction { background: #cc79a7; }
-.verdict.latency { background: #e69f00; color: #1b1b1b; } .verdict.none { background: #8c8c8c; }
 .faster { color: #00795a; font-weight: 600; } .slower { color: #b34700; font-weight: 600; }
 .noise, .same { color: var(--muted); }
 .gate { padding: 10px 14px; border-radius: 6px; margin: 12px 0; font-weight: 600; }
@@ -79,7 +87,7 @@ article.kernel ul { margin: 4px 0; padding-left: 22px; }
 void write_page_start(std::ostream& out, const std::string& title) {
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-      << "<title>" << html_escape(title) << "</title>\n<style>" << kStyle << "</style>\n</head>\n<body>\n";
+      << "<title>" << html_escape(title) << "</title>\n<style>" << kStyle << verdict_style() << "</style>\n</head>\n<body>\n";
 }
 
 void write_page_end(std::ostream& out) {

@@ -402,6 +402,8 @@ void write_html_report(const RunSummary& summary, std::ostream& out, const Repor
   out << "<h2>Reasons and advice: the longest launch of each kernel</h2>\n";
   for (std::size_t index = 0; index < shown; ++index) write_group_article(out, summary, index);
   write_kernels_without_launches(out, summary);
+  if (const std::string hint = render::no_timeline_hint(summary); !hint.empty())
+    out << "<p class=\"note\">" << html_escape(hint) << "</p>\n";
   write_page_end(out);
 }
 

@@ -208,9 +208,7 @@ void write_kernel_details(const KernelAnalysis& k, const std::string& name, std:
   if (lmem || !k.lmem.warnings.empty() || k.ncu_verdict || k.stalls || !k.advice.empty()) out << "\n";
 }
 
-}  // namespace
-
-void write_markdown_report(const RunSummary& summary, std::ostream& out, const ReportOptions& options) {
+void write_markdown_body(const RunSummary& summary, std::ostream& out, const ReportOptions& options) {
   const auto& run = summary.run;
   out << "## limiter report — " << markdown_escape(render::device_text(run.device)) << "\n\n"
       << "Source: " << markdown_escape(run.source.empty() ? "?" : run.source) << ", " << to_string(run.counter_model)
@@ -246,6 +244,14 @@ void write_markdown_report(const RunSummary& summary, std::ostream& out, const R
       write_kernel_details(*k, summary.display_name(k->name), out);
   }
   out << "</details>\n";
+}
+
+}  // namespace
+
+void write_markdown_report(const RunSummary& summary, std::ostream& out, const ReportOptions& options) {
+  write_markdown_body(summary, out, options);
+  if (const std::string hint = render::no_timeline_hint(summary); !hint.empty())
+    out << "\n> " << markdown_escape(hint) << "\n";
 }
 
 }  // namespace limiter

@@ -8,6 +8,7 @@
 
 #include "limiter/format.hpp"
 #include "limiter/json_text.hpp"
+#include "verdict_colours.hpp"
 
 namespace limiter {
 namespace {
@@ -103,15 +104,7 @@ std::string event_name(const TimelineEvent& e, const PerfettoKernelArgs* kernel)
 
 }  // namespace
 
-const char* perfetto_verdict_color(const std::optional<Verdict>& verdict) {
-  if (!verdict) return "grey";
-  switch (*verdict) {
-    case Verdict::bandwidth: return "thread_state_iowait";
-    case Verdict::instruction: return "thread_state_running";
-    case Verdict::latency: return "thread_state_runnable";
-  }
-  return "grey";
-}
+const char* perfetto_verdict_color(const std::optional<Verdict>& verdict) { return verdict_colour(verdict).trace_name; }
 
 PerfettoKernelArgs perfetto_kernel_args(const KernelAnalysis& k, const std::string& display_name) {
   PerfettoKernelArgs args;

@@ -56,7 +56,7 @@ std::vector<std::string> rank_program_lines(const RankSummary& summary) {
   for (const auto& r : summary.ranks) {
     if (!r.summary.program) continue;
     const auto& p = *r.summary.program;
-    lines.push_back("rank " + r.label + ": " + std::string(to_string(p.verdict)) + ", GPU busy " +
+    lines.push_back(summary.member(r) + ": " + std::string(to_string(p.verdict)) + ", GPU busy " +
                     format_percent(p.split.busy_share()) + " of " + format_duration_ns(p.split.wall_ns) +
                     (p.pauses.empty() ? "" : " (" + format_duration_ns(p.paused_ns) + " of pauses set aside)"));
   }

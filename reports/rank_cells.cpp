@@ -5,6 +5,7 @@
 
 #include "limiter/format.hpp"
 #include "render_helpers.hpp"
+#include "stall_render.hpp"
 
 namespace limiter::render {
 namespace {
@@ -49,24 +50,27 @@ std::string rank_job_text(const RankSummary& summary) {
     }
     if (!r.host.empty()) hosts.insert(r.host);
   }
-  std::string text = plural(summary.ranks.size(), "rank", "ranks");
-  if (launchers.size() == 1 && world_sizes.size() == 1) {
+  std::string text = summary.one_job ? plural(summary.ranks.size(), "rank", "ranks")
+                                     : plural(summary.ranks.size(), "record", "records");
+  if (summary.one_job && launchers.size() == 1 && world_sizes.size() == 1) {
     text += " of a " + *launchers.begin() + " job (world size " + std::to_string(*world_sizes.begin()) + ")";
   }
   if (!hosts.empty()) text += " on " + plural(hosts.size(), "host", "hosts");
-  return text + ", " + format_duration_ns(summary.total_ns) + " of kernel time" +
-         (summary.kernel_regex.empty() ? "" : " (-k '" + summary.kernel_regex + "')");
+  if (!summary.kernels.empty()) text += ", " + format_duration_ns(summary.total_ns) + " of kernel time";  // PC samples alone: none
+  return text + (summary.kernel_regex.empty() ? "" : " (-k '" + summary.kernel_regex + "')");
 }
 
 std::string slowest_rank_text(const RankSummary& summary) {
   if (summary.ranks.empty()) return "no ranks";
+  if (summary.kernels.empty()) return "no kernel launches in the records";
   const RankRun& slowest = summary.ranks[summary.slowest_rank];
   const auto fastest = std::min_element(summary.ranks.begin(), summary.ranks.end(),
                                         [](const RankRun& a, const RankRun& b) { return a.kernel_ns < b.kernel_ns; });
-  std::string text = "slowest rank: " + slowest.label + ", " + format_duration_ns(slowest.kernel_ns) + " of kernel time";
+  std::string text = std::string(summary.one_job ? "slowest rank: " : "slowest record: ") + slowest.label + ", " +
+                     format_duration_ns(slowest.kernel_ns) + " of kernel time";
   if (summary.ranks.size() > 1 && fastest->kernel_ns > 0) {
-    text += ", +" + format_fixed((slowest.kernel_ns / fastest->kernel_ns - 1.0) * 100.0, 1) +
-            "% over the fastest (rank " + fastest->label + ")";
+    text += ", +" + format_fixed((slowest.kernel_ns / fastest->kernel_ns - 1.0) * 100.0, 1) + "% over the fastest (" +
+            summary.member(*fastest) + ")";
   }
   return text;
 }
@@ -79,11 +83,11 @@ std::string straggler_text(const RankSummary& summary) {
                                         [&](const RankRun& a, const RankRun& b) { return outside(a) < outside(b); });
   double collective_ns = 0;
   for (const auto& r : summary.ranks) collective_ns += r.collective_ns;
-  std::string text = "straggler: rank " + straggler.label + ", " + format_duration_ns(outside(straggler)) +
+  std::string text = "straggler: " + summary.member(straggler) + ", " + format_duration_ns(outside(straggler)) +
                      " of kernel time outside NCCL's kernels";
   if (outside(*fastest) > 0) {
-    text += ", +" + format_fixed((outside(straggler) / outside(*fastest) - 1.0) * 100.0, 1) + "% over rank " +
-            fastest->label;
+    text += ", +" + format_fixed((outside(straggler) / outside(*fastest) - 1.0) * 100.0, 1) + "% over " +
+            summary.member(*fastest);
   }
   text += ". NCCL's kernels (" + format_percent(summary.total_ns > 0 ? collective_ns / summary.total_ns : 0.0, 0) +
           " of the time) run until the last rank arrives: their time on a rank is mostly waiting for the "
@@ -91,8 +95,8 @@ std::string straggler_text(const RankSummary& summary) {
   return text;
 }
 
-std::vector<std::string> rank_table_titles() {
-  return {"rank", "host", "GPU", "launches", "kernel time", "vs slowest", "main verdict", "record"};
+std::vector<std::string> rank_table_titles(const RankSummary& summary) {
+  return {summary.one_job ? "rank" : "record", "host", "GPU", "launches", "kernel time", "vs slowest", "main verdict", "record"};
 }
 
 std::vector<Row> rank_table_rows(const RankSummary& summary) {
@@ -104,7 +108,7 @@ std::vector<Row> rank_table_rows(const RankSummary& summary) {
                                                  : device.name + " " + short_gpu_uuid(device.uuid);
     const std::string against = slowest_ns > 0 ? format_percent(r.kernel_ns / slowest_ns - 1.0, 1) : "—";
     rows.push_back({{r.label}, {r.host.empty() ? "—" : r.host, true}, {gpu, true},
-                    {count_text(r.summary.selected_launches)}, {precise_duration_text(r.kernel_ns)},
+                    {count_text(r.launches)}, {precise_duration_text(r.kernel_ns)},
                     {&r == &summary.ranks[summary.slowest_rank] ? "slowest" : against},
                     {main_verdict_text(r.summary), true}, {r.path, true}});
   }
@@ -130,7 +134,7 @@ std::vector<Row> rank_kernel_rows(const RankSummary& summary, std::size_t top) {
                     {rank_launches_text(k)}, {precise_duration_text(k.min_rank_ns)},
                     {precise_duration_text(k.max_rank_ns)},
                     {k.spread ? "+" + format_fixed(*k.spread * 100.0, 1) + "%" : "—"},
-                    {"rank " + summary.ranks[k.slowest].label, true}, {rank_verdict_text(k), true},
+                    {summary.member(summary.ranks[k.slowest]), true}, {rank_verdict_text(k), true},
                     {k.limiting_unit.empty() ? "—" : k.limiting_unit, true},
                     {configuration_text(k.grid, k.block, "x"), true}, {k.display_name, true}});
   }
@@ -162,10 +166,30 @@ std::vector<Row> rank_range_rows(const RankSummary& summary) {
                     {count_text(r.launches)}, {precise_duration_text(r.min_rank_ns)},
                     {precise_duration_text(r.max_rank_ns)},
                     {r.spread ? "+" + format_fixed(*r.spread * 100.0, 1) + "%" : "—"},
-                    {"rank " + summary.ranks[r.slowest].label, true}, {verdict_label(r.slowest_verdict), true},
+                    {summary.member(summary.ranks[r.slowest]), true}, {verdict_label(r.slowest_verdict), true},
                     {r.ranges, true}});
   }
   return rows;
+}
+
+std::vector<std::string> rank_stall_lines(const RankSummary& summary, std::size_t top) {
+  std::vector<std::string> lines;
+  const auto& kernels = summary.stalled_kernels;
+  for (std::size_t i = 0; i < kernels.size() && (top == 0 || i < top); ++i) {
+    const auto& k = kernels[i];
+    lines.push_back(k.display_name + " (" + std::to_string(k.ranks) + "/" + std::to_string(summary.ranks.size()) +
+                    (summary.one_job ? " ranks" : " records") + "): " + why_it_waits_text(*k.stalls));
+  }
+  return lines;
+}
+
+std::string rank_no_timeline_hint(const RankSummary& summary) {
+  const bool any = std::any_of(summary.ranks.begin(), summary.ranks.end(), [](const RankRun& r) {
+    return r.summary.program || r.summary.timeline_kernels;
+  });
+  if (any || summary.ranks.empty()) return "";
+  std::string note = kNoTimelineNote;
+  return "hint: " + note.replace(note.find("this record"), 11, "these records");
 }
 
 std::string rank_verdict_text(const RankKernel& k) {

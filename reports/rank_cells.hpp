@@ -26,7 +26,7 @@ struct Cell {
 using Row = std::vector<Cell>;
 
 // The ranks: rank, host, GPU, launches, kernel time, against the slowest, main verdict, record.
-std::vector<std::string> rank_table_titles();
+std::vector<std::string> rank_table_titles(const RankSummary& summary);
 std::vector<Row> rank_table_rows(const RankSummary& summary);
 
 // The kernels over the ranks, the TOP with the most time (0: all); the kernel name last.
@@ -42,6 +42,14 @@ extern const char* const kRankKernelLegend;
 std::vector<std::string> rank_range_titles();
 std::vector<Row> rank_range_rows(const RankSummary& summary);
 extern const char* const kRankRangeLegend;
+
+// Why the kernels wait over the ranks (RankSummary::stalled_kernels), the TOP with the most samples
+// (0: all): "name (2/2 ranks): Stall Long Scoreboard 41% ... of stalled samples; ...".
+std::vector<std::string> rank_stall_lines(const RankSummary& summary, std::size_t top);
+inline constexpr const char* kRankStallTitle = "why they wait (PC samples by stall reason over the ranks, most samples first)";
+
+// The report's last line where no record has a timeline: how to get the program verdict; else empty.
+std::string rank_no_timeline_hint(const RankSummary& summary);
 
 // "bandwidth", or where the ranks differ "bandwidth (ranks: 1 bandwidth, 1 latency)".
 std::string rank_verdict_text(const RankKernel& kernel);

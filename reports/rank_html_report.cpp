@@ -6,6 +6,7 @@
 #include "html_parts.hpp"
 #include "limiter/format.hpp"
 #include "limiter/reports.hpp"
+#include "program_render.hpp"
 #include "rank_cells.hpp"
 #include "render_helpers.hpp"
 
@@ -47,35 +48,49 @@ void write_rank_html_report(const RankSummary& summary, std::ostream& out, const
   std::vector<html::Bar> bars;
   for (const auto& r : summary.ranks) {
     html::Bar bar;
-    bar.label = "rank " + r.label;
+    bar.label = summary.member(r);
     if (slowest_ns > 0) bar.value = r.kernel_ns / slowest_ns;
     bar.fill = &r == &summary.ranks[summary.slowest_rank] ? html::kSlowerFill : html::kNeutralFill;
     bar.value_text = format_duration_ns(r.kernel_ns);
-    bar.tooltip = "rank " + r.label + ": " + format_duration_ns(r.kernel_ns) + " of kernel time";
+    bar.tooltip = summary.member(r) + ": " + format_duration_ns(r.kernel_ns) + " of kernel time";
     bars.push_back(std::move(bar));
   }
-  out << "<h2>Kernel time by rank</h2>\n";
+  out << (summary.one_job ? "<h2>Kernel time by rank</h2>\n" : "<h2>Kernel time by record</h2>\n");
   html::write_bar_chart(out, "rank-time", bars, 1.0, false, {}, "kernel time of each rank against the slowest");
-  out << "<h2>Ranks</h2>\n";
-  write_table(render::rank_table_titles(), render::rank_table_rows(summary), "ranks", out);
+  out << (summary.one_job ? "<h2>Ranks</h2>\n" : "<h2>Records</h2>\n");
+  write_table(render::rank_table_titles(summary), render::rank_table_rows(summary), "ranks", out);
+  if (const auto lines = render::rank_program_lines(summary); !lines.empty()) {  // those with a timeline
+    out << "<h2>Program per " << (summary.one_job ? "rank" : "record") << "</h2>\n<ul class=\"program-per-rank\">\n";
+    for (const auto& line : lines) out << "<li>" << html_escape(line) << "</li>\n";
+    out << "</ul>\n";
+  }
   for (const auto& r : summary.ranks) {
-    out << "<h3>rank " << html_escape(r.label) << ": time by verdict</h3>\n";
+    out << "<h3>" << html_escape(summary.member(r)) << ": time by verdict</h3>\n";
     html::write_verdict_bar(out, r.summary.time_by_verdict);
   }
   const std::size_t shown = render::shown_rank_kernel_count(summary, options.top);
-  out << "<h2>Kernels over all ranks by time</h2>\n";
-  if (shown < summary.kernels.size())
-    out << "<p>top " << shown << " of " << summary.kernels.size() << "</p>\n";
-  write_table(render::rank_kernel_titles(), render::rank_kernel_rows(summary, options.top), "rank-kernels", out);
-  if (const auto rest = render::rank_kernels_left_out_text(summary, options.top); !rest.empty())
-    out << "<p>" << html_escape(rest) << "</p>\n";
-  out << "<p class=\"muted\">" << html_escape(render::kRankKernelLegend) << ". One rank alone: <code>limiter report "
-      << "RECORDS --rank N</code>.</p>\n";
+  if (!summary.kernels.empty()) {  // records of PC samples alone have none
+    out << "<h2>Kernels over all ranks by time</h2>\n";
+    if (shown < summary.kernels.size()) out << "<p>top " << shown << " of " << summary.kernels.size() << "</p>\n";
+    write_table(render::rank_kernel_titles(), render::rank_kernel_rows(summary, options.top), "rank-kernels", out);
+    if (const auto rest = render::rank_kernels_left_out_text(summary, options.top); !rest.empty())
+      out << "<p>" << html_escape(rest) << "</p>\n";
+    out << "<p class=\"muted\">" << html_escape(render::kRankKernelLegend) << ". One rank alone: <code>limiter report "
+        << "RECORDS --rank N</code>.</p>\n";
+  }
+  if (const auto lines = render::rank_stall_lines(summary, options.top); !lines.empty()) {
+    out << "<h2>Why they wait</h2>\n<p class=\"muted\">" << html_escape(render::kRankStallTitle)
+        << "</p>\n<ul class=\"rank-stalls\">\n";
+    for (const auto& line : lines) out << "<li>" << html_escape(line) << "</li>\n";
+    out << "</ul>\n";
+  }
   if (!summary.ranges.empty()) {
     out << "<h2>By NVTX range over all ranks</h2>\n";
     write_table(render::rank_range_titles(), render::rank_range_rows(summary), "rank-ranges", out);
     out << "<p class=\"muted\">" << html_escape(render::kRankRangeLegend) << ".</p>\n";
   }
+  if (const auto hint = render::rank_no_timeline_hint(summary); !hint.empty())
+    out << "<p class=\"note\">" << html_escape(hint) << "</p>\n";
   html::write_page_end(out);
 }
 

@@ -6,6 +6,7 @@
 #include "limiter/record_json.hpp"
 #include "limiter/reports.hpp"
 #include "program_render.hpp"
+#include "stall_render.hpp"
 
 namespace limiter {
 namespace {
@@ -31,6 +32,7 @@ ordered_json rank_run_json(const RankRun& r) {
                    {"uuid", run.device.uuid.empty() ? ordered_json(nullptr) : ordered_json(run.device.uuid)}};
   out["launches"] = r.summary.launches;
   out["selected_launches"] = r.summary.selected_launches;
+  out["compared_launches"] = r.launches;  // on its timeline where it has one
   out["kernel_ns"] = r.kernel_ns;
   out["collective_ns"] = r.collective_ns;
   if (r.summary.program) out["program"] = render::program_json(*r.summary.program);  // records with a timeline
@@ -96,6 +98,7 @@ nlohmann::ordered_json rank_report_json(const RankSummary& summary, const Report
   out["kind"] = "limiter-rank-report";
   out["names"] = to_string(summary.names);
   out["kernel_regex"] = summary.kernel_regex.empty() ? ordered_json(nullptr) : ordered_json(summary.kernel_regex);
+  out["one_job"] = summary.one_job;
   out["total_ns"] = summary.total_ns;
   out["slowest_rank"] = summary.ranks.empty() ? ordered_json(nullptr) : ordered_json(summary.ranks[summary.slowest_rank].label);
   out["straggler_rank"] = summary.straggler ? ordered_json(summary.ranks[*summary.straggler].label) : ordered_json(nullptr);
@@ -107,6 +110,15 @@ nlohmann::ordered_json rank_report_json(const RankSummary& summary, const Report
   const std::size_t shown = options.top == 0 ? summary.kernels.size() : std::min(options.top, summary.kernels.size());
   for (std::size_t i = 0; i < shown; ++i) kernels.push_back(rank_kernel_json(summary, summary.kernels[i]));
   out["kernels"] = std::move(kernels);
+  if (!summary.stalled_kernels.empty()) {  // records without PC samples: the report stays as it was
+    ordered_json stalled = ordered_json::array();
+    for (const auto& k : summary.stalled_kernels) {
+      ordered_json entry = {{"name", k.name}, {"display_name", k.display_name}, {"ranks", k.ranks}};
+      entry["stalls"] = render::kernel_stalls_json(*k.stalls);
+      stalled.push_back(std::move(entry));
+    }
+    out["stalled_kernels"] = std::move(stalled);
+  }
   if (!summary.ranges.empty()) {  // records without NVTX ranges: the report stays as it was
     ordered_json ranges = ordered_json::array();
     for (const RankRange& r : summary.ranges) {

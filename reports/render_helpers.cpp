@@ -265,6 +265,10 @@ std::vector<std::string> collection_notes(const RunSummary& summary) {
   return notes;
 }
 
+std::string no_timeline_hint(const RunSummary& summary) {
+  return summary.program || summary.timeline_kernels ? "" : std::string("hint: ") + kNoTimelineNote;
+}
+
 std::string run_scope_text(const RunSummary& summary) {
   const auto plural = [](std::size_t n, const char* one, const char* many) {
     return count_text(n) + " " + (n == 1 ? one : many);

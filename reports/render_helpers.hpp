@@ -92,6 +92,9 @@ std::size_t shown_group_count(const RunSummary& summary, std::size_t top);
 // "12,325 launches of 22 kernels in 31 launch configurations, 1.23 s of kernel time" and, with
 // -k, "; -k 'add': 1,200 of them selected".
 std::string run_scope_text(const RunSummary& summary);
+// The report's last line for a record without a timeline: how to get the program verdict; empty
+// where the record has one.
+std::string no_timeline_hint(const RunSummary& summary);
 // The caches the counters were measured under, after "caches: ": "the app's own (--cache-control
 // none)" or "L2 flushed before each launch (--cache-control all, as ncu's default)"; "" when the
 // record does not say (imports, older records, records without exact counters).

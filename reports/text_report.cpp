@@ -227,9 +227,7 @@ void write_details(const KernelAnalysis& k, const std::string& name, std::ostrea
   for (const auto& advice : k.advice) out << "  - " << advice << "\n";
 }
 
-}  // namespace
-
-void write_text_report(const RunSummary& summary, std::ostream& out, const ReportOptions& options) {
+void write_text_body(const RunSummary& summary, std::ostream& out, const ReportOptions& options) {
   write_header(summary, out);
   if (summary.groups.empty()) {  // the header says "no launches"; a `--stalls` record has only samples
     write_why_they_wait(summary, options.top, out);
@@ -252,6 +250,13 @@ void write_text_report(const RunSummary& summary, std::ostream& out, const Repor
   }
   for (const KernelAnalysis* k : render::launches_by_time(summary, options.view == ReportView::launches ? options.top : 0))
     write_details(*k, summary.display_name(k->name), out);
+}
+
+}  // namespace
+
+void write_text_report(const RunSummary& summary, std::ostream& out, const ReportOptions& options) {
+  write_text_body(summary, out, options);
+  if (const std::string hint = render::no_timeline_hint(summary); !hint.empty()) out << "\n" << hint << "\n";
 }
 
 }  // namespace limiter

@@ -2,7 +2,9 @@
 // among a report's kernels. Names from real programs (PyTorch, cuBLAS, cuDNN, CUTLASS, JAX).
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "limiter/error.hpp"
@@ -96,6 +98,57 @@ TEST(KernelNames, EveryKernelOfARealRecordingIsDistinguishable) {
     EXPECT_NE(short_name.find(kernel_base_name(name)), std::string::npos) << short_name;
   }
   EXPECT_EQ(distinct_shorts.size(), distinct_names.size());
+}
+
+const std::string kKernel2 =
+    "void cutlass::Kernel2<cutlass_80_simt_sgemm_64x64_8x5_nt_align1>(cutlass_80_simt_sgemm_64x64_8x5_nt_align1::Params)";
+const std::string kCutlass3 =
+    "void cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<cute::tuple<int, int, int, int>, "
+    "cutlass::gemm::collective::CollectiveMma<cutlass::gemm::MainloopSm90TmaGmmaWarpSpecialized<4, cute::tuple<"
+    "cute::C<1>, cute::C<1>, cute::C<1> >, cutlass::gemm::KernelTmaWarpSpecialized>, cute::tuple<cute::C<128>, "
+    "cute::C<128>, cute::C<64> >, cutlass::bfloat16_t>, void, void> >(cutlass::gemm::kernel::GemmUniversal<"
+    "cute::tuple<int, int, int, int>, void, void, void>::Params)";
+
+// A name that says nothing of what the kernel does carries its first argument's class, even alone.
+TEST(KernelNames, AGenericKernelNameCarriesWhatItRuns) {
+  const auto names = short_kernel_names({kKernel2, kCutlass3});
+  EXPECT_EQ(names.at(kKernel2), "Kernel2<cutlass_80_simt_sgemm_64x64_8x5_nt_align1>");
+  EXPECT_EQ(names.at(kCutlass3), "device_kernel<GemmUniversal>");
+  EXPECT_EQ(short_kernel_names({kKernel2}).at(kKernel2), "Kernel2<cutlass_80_simt_sgemm_64x64_8x5_nt_align1>");
+}
+
+// Every kernel of every committed record (launches, timeline, PC samples): distinct names never
+// print the same, and no generic name prints bare.
+TEST(KernelNames, NoTwoKernelsOfACommittedRecordReadTheSame) {
+  std::size_t records = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(kData)) {
+    const std::string path = entry.path().string();
+    if (!entry.is_regular_file() || path.find("/malformed/") != std::string::npos) continue;
+    if (!path.ends_with(".json") && !path.ends_with(".json.gz")) continue;
+    RunRecord run;
+    try {
+      run = read_run_file(path);
+    } catch (const InputError&) {
+      continue;  // not a run record
+    }
+    std::set<std::string> names;
+    for (const auto& launch : run.launches) names.insert(launch.name);
+    if (run.timeline)
+      for (const auto& e : run.timeline->events)
+        if (e.kind == ActivityKind::kernel) names.insert(e.name);
+    if (run.stalls)
+      for (const auto& k : run.stalls->kernels) names.insert(k.name);
+    if (names.empty()) continue;
+    ++records;
+    const auto shorts = short_kernel_names({names.begin(), names.end()});
+    std::map<std::string, std::string> named;  // short name -> the name it came from
+    for (const auto& [name, short_name] : shorts) {
+      const auto [other, added] = named.emplace(short_name, name);
+      EXPECT_TRUE(added) << path << ": '" << name << "' and '" << other->second << "' both print as " << short_name;
+      for (const char* bare : {"Kernel", "Kernel2", "device_kernel", "kernel"}) EXPECT_NE(short_name, bare) << path;
+    }
+  }
+  EXPECT_GE(records, 20u);
 }
 
 TEST(KernelNames, SameTextOnlyForTheSameName) {

@@ -15,6 +15,7 @@
 
 #include "limiter/perfetto_export.hpp"
 #include "limiter/record_stream.hpp"
+#include "limiter/reports.hpp"
 #include "limiter/run_summary.hpp"
 #include "limiter/sqlite_export.hpp"
 #include "test_data.hpp"
@@ -144,11 +145,25 @@ TEST(TimelineSqlite, PausesSetAsideAreListed) {
             "0");  // nothing recorded inside it
 }
 
-TEST(PerfettoExport, VerdictColours) {
-  EXPECT_STREQ(perfetto_verdict_color(Verdict::bandwidth), "thread_state_iowait");
-  EXPECT_STREQ(perfetto_verdict_color(Verdict::instruction), "thread_state_running");
-  EXPECT_STREQ(perfetto_verdict_color(Verdict::latency), "thread_state_runnable");
-  EXPECT_STREQ(perfetto_verdict_color(std::nullopt), "grey");
+// A verdict has one colour: the trace's reserved colour name, and the HTML page's badge in that
+// name's RGB (catapult's color_scheme: rail_response 67,135,253; thread_state_uninterruptible
+// 182,125,143; rail_idle 238,142,0; grey 221,221,221).
+TEST(PerfettoExport, VerdictColoursAreTheHtmlReports) {
+  RunSummary summary;
+  std::ostringstream page;
+  write_report(summary, ReportFormat::html, page);
+  const struct {
+    std::optional<Verdict> verdict;
+    const char* trace_name;
+    const char* badge;
+  } colours[] = {{Verdict::bandwidth, "rail_response", ".verdict.bandwidth { background: #4387fd;"},
+                 {Verdict::instruction, "thread_state_uninterruptible", ".verdict.instruction { background: #b67d8f;"},
+                 {Verdict::latency, "rail_idle", ".verdict.latency { background: #ee8e00;"},
+                 {std::nullopt, "grey", ".verdict.none { background: #dddddd;"}};
+  for (const auto& c : colours) {
+    EXPECT_STREQ(perfetto_verdict_color(c.verdict), c.trace_name);
+    EXPECT_NE(page.str().find(c.badge), std::string::npos) << c.badge;
+  }
 }
 
 }  // namespace

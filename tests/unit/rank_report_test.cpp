@@ -102,13 +102,6 @@ TEST_F(RankReport, NotesSayWhatTheSetLacks) {
   EXPECT_EQ(summary.notes.front(), "rank 1 of 3 have no record here: figures over ranks leave them out");
 }
 
-TEST_F(RankReport, TwoRecordsOfOneRankAreRefused) {
-  const std::string rank0 = probe_as_rank(folder_, 0, 2);
-  const std::string copy = (folder_ / "copy.json").string();
-  fs::copy_file(rank0, copy);
-  EXPECT_THROW(summarize_ranks({rank0, copy}, {}), InputError);
-}
-
 TEST_F(RankReport, ALaunchersEmptyRecordIsLeftOut) {
   // torchrun's agent initialises CUDA (it counts the GPUs) and so writes a record of its own.
   const std::string agent = (folder_ / "limiter_521.json").string();

@@ -3,6 +3,7 @@
 // (run_from_json): the same RunRecord from every committed record, the same launches rejected
 // with the same words, truncated records refused, and text cut anywhere by the read buffer.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -12,6 +13,7 @@
 #include "limiter/error.hpp"
 #include "limiter/record_json.hpp"
 #include "limiter/record_stream.hpp"
+#include "limiter/run_summary.hpp"
 #include "model/gzip_input.hpp"
 #include "record_layout.hpp"
 
@@ -107,7 +109,7 @@ TEST(RecordLayouts, LaunchesBeforeTheFieldsWaitForThem) {
   }
 }
 
-TEST(RecordLayouts, UnknownFieldsAndFieldsAfterTheLaunchesAreIgnored) {
+TEST(RecordLayouts, UnknownFieldsAnywhereAreIgnored) {
   std::string text = probe_as_written();
   const auto at = text.find("{\"sequence\":1,");
   ASSERT_NE(at, std::string::npos);
@@ -116,6 +118,48 @@ TEST(RecordLayouts, UnknownFieldsAndFieldsAfterTheLaunchesAreIgnored) {
   text.insert(end + 1, R"(, "later": {"x": [1, 2]})");
   EXPECT_EQ(read(text), read_run_file(kProbe));
   for (const std::string& layout : other_layouts(text)) EXPECT_EQ(read(layout), read_run_file(kProbe));
+}
+
+// The record in IN with the fields that follow its launches (read_run_stream's ON_COMPLETED).
+RunRecord read_complete(std::istream& in) {
+  RunRecord run;
+  std::vector<KernelLaunch> launches;
+  const RunHeaderSink take = [&](const RunRecord& header) { run = header; };
+  read_run_stream(in, "<text>", take, [&](KernelLaunch&& launch) { launches.push_back(std::move(launch)); }, nullptr,
+                  take);
+  run.launches = std::move(launches);
+  return run;
+}
+
+// A record's fields in any order: "rank" and "host" after the launches (a record written by hand,
+// or its keys sorted) are read, in every layout, from a stream that cannot seek, and by the file
+// readers, the header reader and the summary alike.
+TEST(RecordLayouts, FieldsAfterTheLaunchesAreRead) {
+  RunRecord run = read_run_file(kProbe);
+  run.rank = RankInfo{3, 8, 3, "torchrun"};
+  run.host = "node1";
+  std::string text = probe_as_written();
+  const auto end = text.rfind(']');
+  text.insert(end + 1, R"(, "host": "node1", "rank": {"rank": 3, "world_size": 8, "local_rank": 3, "launcher": "torchrun"})");
+  std::vector<std::string> layouts = other_layouts(text);
+  layouts.push_back(text);
+  for (const std::string& layout : layouts) {
+    std::istringstream in(layout);
+    EXPECT_EQ(read_complete(in), run);
+  }
+  OneWayBuffer one_way(text);
+  std::istream in(&one_way);
+  EXPECT_EQ(read_complete(in), run);
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("limiter_rank_last_" + std::to_string(::getpid()) + ".json")).string();
+  std::ofstream(path) << text;
+  EXPECT_EQ(read_run_file(path), run);
+  EXPECT_EQ(read_run_header(path).rank, run.rank);
+  const RunSummary summary = summarize_run_file(path, {}, {});
+  ASSERT_TRUE(summary.run.rank);
+  EXPECT_EQ(summary.run.rank->rank, 3);
+  EXPECT_EQ(summary.run.host, "node1");
+  std::filesystem::remove(path);
 }
 
 TEST(RecordLayouts, RejectsWithTheWordsOfTheDomReader) {

@@ -172,6 +172,8 @@ TEST(StallAnalysis, AdvicePerDominantReason) {
                {"drain", "stores"},
                {"sleeping", "__nanosleep"},
                {"dispatch_stall", "dispatcher"},
+               {"warpgroup_arrive", "Stall GMMA"},
+               {"warpgroup_arrive", "more stages"},
                {"misc", "no advice for"},
                {"stall_of_a_future_chip", "no advice for"}};
   for (const auto& c : cases) {

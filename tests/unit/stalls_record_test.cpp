@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <unistd.h>
 
@@ -110,7 +111,36 @@ TEST(StallsRecord, ReasonTitlesAsNcuPrintsThem) {
   EXPECT_EQ(stall_reason_title("mio_throttle"), "Stall MIO Throttle");
   EXPECT_EQ(stall_reason_title("no_instructions"), "Stall No Instruction");
   EXPECT_EQ(stall_reason_title("selected"), "Selected");
+  EXPECT_EQ(stall_reason_title("warpgroup_arrive"), "Stall GMMA");
   EXPECT_EQ(stall_reason_title("a_future_reason"), "a_future_reason");
+}
+
+// A reason without a title prints raw: every one CUPTI reports, and every one in the committed
+// records of PC samples, must have one.
+TEST(StallsRecord, EveryReasonReportedHasATitle) {
+  std::set<std::string> reasons;
+  for (const auto reason : cupti_stall_reasons()) reasons.insert(std::string(reason));
+  EXPECT_TRUE(reasons.count("warpgroup_arrive"));  // Hopper's wgmma waits
+  std::size_t records = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(std::string(LIMITER_TEST_DATA_DIR))) {
+    const std::string path = entry.path().string();
+    if (!entry.is_regular_file() || path.find("/malformed/") != std::string::npos) continue;
+    if (!path.ends_with(".json") && !path.ends_with(".json.gz")) continue;
+    RunRecord header;
+    try {
+      header = read_run_header(path);
+    } catch (const InputError&) {
+      continue;  // not a run record (an ncu export, a golden report)
+    }
+    const auto& stalls = header.stalls;
+    // The synthetic fixtures hold a made-up reason on purpose (stalls/README.md): it must print raw.
+    if (!stalls || (!header.command_line.empty() && header.command_line.front() == "synthetic")) continue;
+    ++records;
+    for (const auto& kernel : stalls->kernels)
+      for (const auto& [reason, samples] : kernel.reasons) reasons.insert(reason);
+  }
+  EXPECT_GE(records, 2u);  // the committed PC-sampling records of real runs were found
+  for (const auto& reason : reasons) EXPECT_NE(stall_reason_title(reason), reason) << reason << " has no title";
 }
 
 // Each malformed "stalls" is an InputError naming the field, by every reader.

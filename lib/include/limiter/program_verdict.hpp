@@ -139,7 +139,8 @@ ProgramBound program_bound_of(const TimeSplit& split, bool host_activity, const 
 
 // The sentence a reader sees for a record without a timeline.
 inline constexpr const char* kNoTimelineNote =
-    "no timeline in this record: `limiter run` records one from version 0.2.0";
+    "no timeline in this record, so no program verdict (is the GPU the bottleneck at all?): "
+    "`limiter run --trace -- APP` records one";
 
 namespace detail {
 // The wording (program_advice.cpp): reason, advice and fixes from the numbers.

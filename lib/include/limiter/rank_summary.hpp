@@ -6,6 +6,7 @@
 // the slowest rank, which rank is slowest and what the ranks' verdicts say. The ranks' own
 // summaries stay available for per-rank views.
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,17 +20,23 @@ namespace limiter {
 // One rank's record and its summary.
 struct RankRun {
   std::string path;               // the record
-  std::string label;              // "0"; the file name for a record that names no rank
+  std::string label;              // "0"; the file name where the records are not one job's ranks
   std::optional<RankInfo> rank;
   std::string host;
   RunSummary summary;             // this rank alone; no launch kept
-  double kernel_ns = 0;           // time of its selected launches (-k), summed over its groups
+  std::size_t launches = 0;       // its selected launches: on its timeline where it has one, else profiled
+  double kernel_ns = 0;           // their time (-k), summed over its groups (rank_group_ns)
   double collective_ns = 0;       // of which in NCCL's kernels (is_collective_kernel)
 };
 
 // NCCL's kernels (ncclDevKernel_*, ncclKernel_*): a collective runs until the last rank has
 // arrived, so its time on a rank is mostly waiting for the others.
 bool is_collective_kernel(const std::string& name);
+
+// A group's time and launches as the ranks are compared by them: on the record's timeline where
+// it has one (every launch at the app's own pace), else its profiled launches'.
+std::optional<double> rank_group_ns(const KernelSummary& group);
+std::size_t rank_group_launches(const KernelSummary& group);
 
 // One kernel and launch configuration over the ranks.
 struct RankKernel {
@@ -72,10 +79,23 @@ struct RankRange {
   std::optional<Verdict> slowest_verdict;  // the main verdict of the slowest rank's launches there
 };
 
+// A kernel's PC samples over the ranks: each reason's samples summed, then shared out again.
+struct RankStalledKernel {
+  std::string name;          // demangled
+  std::string display_name;  // as the kernels above show it
+  std::size_t ranks = 0;     // with samples of it
+  std::shared_ptr<const KernelStallAnalysis> stalls;  // no hot lines: those are each rank's
+};
+
 struct RankSummary {
-  std::vector<RankRun> ranks;      // by rank; records without a rank last, by path
+  // The records' rank fields say they are the ranks of one job: every one names a rank, all the
+  // same launcher and world size, no rank twice. Else they are records side by side
+  // (RankRun::label their file names) and the notes say why.
+  bool one_job = false;
+  std::vector<RankRun> ranks;      // by rank; records that are not one job's by path
   std::vector<RankKernel> kernels; // most time over all ranks first
   std::vector<RankRange> ranges;   // by NVTX ranges, most time first; empty when no rank recorded any
+  std::vector<RankStalledKernel> stalled_kernels;  // most samples first; empty without PC samples
   double total_ns = 0;             // kernel time over all ranks (selected launches)
   std::size_t slowest_rank = 0;    // index of the rank with the most kernel time
   // Where the ranks ran NCCL's kernels: the rank with the most kernel time outside them. The
@@ -88,10 +108,12 @@ struct RankSummary {
   // GPUs of different models, ranks sharing one GPU, launches not profiled.
   std::vector<std::string> notes;
   std::optional<double> share_of_all(const std::optional<double>& duration_ns) const;
+  // "rank 3" of one job, else the record's file name.
+  std::string member(const RankRun& rank) const { return one_job ? "rank " + rank.label : rank.label; }
 };
 
-// Summarises each record at PATHS (run records, .json or .json.gz) and lines the ranks up.
-// Throws InputError naming both files when two records claim the same rank.
+// Summarises each record at PATHS (run records, .json or .json.gz; several at once, each on a
+// share of the cores) and lines the ranks up.
 RankSummary summarize_ranks(const std::vector<std::string>& paths, const AnalysisOptions& analysis_options,
                             const SummaryOptions& options = {});
 

@@ -21,19 +21,22 @@ using RunHeaderSink = std::function<void(const RunRecord& header)>;
 using LaunchSink = std::function<void(KernelLaunch&& launch)>;
 
 // Calls on_header once, before the first launch, with the run's fields (launches empty), then
-// on_launch for each launch. Throws InputError naming the file, and the launch and its line, on
-// any error. Fields after the launches are ignored where those before them make a run (limiter
-// writes the launches last); else they are read first (keys sorted, launches first).
+// on_launch for each launch. Where fields follow the launches (limiter writes the launches last;
+// a record with its keys sorted, or a "rank" added by hand, does not), ON_COMPLETED, when given,
+// is called at the end with all the run's fields; without it they are ignored. Throws InputError
+// naming the file, and the launch and its line, on any error.
 // SPARE, if given: used launches whose storage (strings, counter nodes) new ones are built in.
 void read_run_stream(const std::string& path, const RunHeaderSink& on_header, const LaunchSink& on_launch,
-                     std::vector<KernelLaunch>* spare = nullptr);
+                     std::vector<KernelLaunch>* spare = nullptr, const RunHeaderSink& on_completed = {});
 void read_run_stream(std::istream& in, const std::string& origin, const RunHeaderSink& on_header,
-                     const LaunchSink& on_launch, std::vector<KernelLaunch>* spare = nullptr);
+                     const LaunchSink& on_launch, std::vector<KernelLaunch>* spare = nullptr,
+                     const RunHeaderSink& on_completed = {});
 
-// The record's fields but its launches, read up to its first launch: cheap for any size.
+// The record's fields but its launches, those after the launches too: the launches are cut out
+// of the text, never parsed.
 RunRecord read_run_header(const std::string& path);
 
-// The whole record through the stream reader (for small records and tests).
+// The whole record through the stream reader, its fields in any order (for small records and tests).
 RunRecord read_run_streamed(const std::string& path);
 
 }  // namespace limiter

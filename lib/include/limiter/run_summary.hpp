@@ -18,6 +18,7 @@
 
 #include "limiter/analysis.hpp"
 #include "limiter/kernel_names.hpp"
+#include "limiter/kernel_selection.hpp"
 #include "limiter/nvtx_ranges.hpp"
 #include "limiter/program_verdict.hpp"
 #include "limiter/rollup.hpp"
@@ -25,7 +26,7 @@
 namespace limiter {
 
 struct SummaryOptions {
-  std::string kernel_regex;    // -k: only launches whose demangled name matches (searched, ECMAScript)
+  std::string kernel_regex;    // -k: only kernels a name of which matches (kernel_selection.hpp)
   bool keep_launches = true;   // keep each selected launch's analysis (--launches, csv, json)
   // Beyond this many selected launches none is kept (RunSummary::launches_dropped): memory stays flat.
   std::size_t keep_launches_up_to = std::numeric_limits<std::size_t>::max();
@@ -34,6 +35,9 @@ struct SummaryOptions {
   // The sequence numbers of this many selected launches with the most time are noted
   // (RunSummary::longest_sequences), for --top N on a second pass when none is kept.
   std::size_t longest_to_note = 0;
+  // Threads that parse and analyse a record's launches; 0: one per core (at most 8). Records read
+  // side by side (a job's ranks) take fewer each.
+  std::size_t analysers = 0;
 };
 
 // A kernel's launches on the record's activity timeline, as `nsys stats -r cuda_gpu_kern_sum`
@@ -130,6 +134,8 @@ struct RunSummary {
   // profiled or not. Kernel time shares are then of this.
   std::optional<double> estimated_total_ns;
   std::size_t distinct_kernels = 0;   // distinct names among the selected launches
+  // With -k: the kernels (demangled) of the launches, timeline and samples it did not select.
+  std::vector<std::string> unselected_kernels;
   bool launches_dropped = false;      // more selected launches than SummaryOptions::keep_launches_up_to
   std::set<std::uint64_t> longest_sequences;  // SummaryOptions::longest_to_note
   std::vector<KernelSummary> groups;  // selected launches, most total time first
@@ -176,13 +182,11 @@ class SummaryBuilder {
   RunSummary finish();
 
  private:
-  bool selected(const std::string& name);
   void estimate_whole_run();
   void note_if_longest(const KernelAnalysis& launch);
 
   SummaryOptions options_;
-  std::optional<std::regex> regex_;
-  std::unordered_map<std::string, bool> selected_names_;
+  KernelSelection selection_;
   RunSummary summary_;
   struct Accumulator;
   std::vector<Accumulator> accumulators_;

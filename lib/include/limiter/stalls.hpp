@@ -33,6 +33,9 @@ using StallCounts = std::map<std::string, std::uint64_t, std::less<>>;
 // Scoreboard", "selected" -> "Selected"); REASON itself for a name this version does not know.
 std::string stall_reason_title(std::string_view reason);
 
+// Every reason CUPTI's PC sampling reports on Volta to Hopper, keyed as above: each has a title.
+std::vector<std::string_view> cupti_stall_reasons();
+
 // One sampled PC of a kernel: where the samples fall.
 struct HotPc {
   std::uint64_t pc_offset = 0;  // from the function's start, bytes

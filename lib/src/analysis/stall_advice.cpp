@@ -104,6 +104,10 @@ std::string other_reason(const KernelAnalysis& k, const StallShare& r) {
     return "Warps wait for their stores to drain as they finish (" + measured(r) + "): fewer stores at the kernel's end.";
   if (key == "sleeping")
     return "Warps sleep (" + measured(r) + "): check the back-off of spin loops (__nanosleep) and warp yields.";
+  if (key == "warpgroup_arrive")
+    return "Warps wait for their warpgroup's tensor-core MMA (wgmma) to complete (" + measured(r) +
+           "): expected in a Hopper GEMM; where it dominates, give each wgmma more work (larger tiles) and "
+           "the pipeline more stages, so that the loads of the next tiles overlap the MMAs in flight.";
   if (key == "dispatch_stall")
     return "The dispatcher could not issue (" + measured(r) + "): a pipeline conflict, rarely fixed in source.";
   return "Warps spend " + format_percent(r.stall_share, 0) + " of the stalled samples in " + r.title +

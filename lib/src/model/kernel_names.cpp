@@ -169,6 +169,26 @@ Scopes scopes_of(std::string_view type) {
   return scopes;
 }
 
+// A kernel whose own name says nothing of what it does (CUTLASS's Kernel, Kernel2 and
+// device_kernel, a plain "kernel"): its first template argument, the operation it runs, does.
+bool is_generic(std::string_view base) {
+  if (base.starts_with("device_")) base.remove_prefix(7);
+  while (!base.empty() && std::isdigit(static_cast<unsigned char>(base.back()))) base.remove_suffix(1);
+  return base == "Kernel" || base == "kernel";
+}
+
+// The first argument that names a type or function rather than a number: "GemmUniversal" of
+// "cutlass::gemm::kernel::GemmUniversal<cute::tuple<...>, ...>", the class without namespaces or arguments.
+std::optional<std::string> first_named_argument(const Parts& arguments) {
+  for (auto argument : arguments) {
+    if (argument.empty() || argument.front() == '(' || argument == "true" || argument == "false") continue;
+    if (std::isdigit(static_cast<unsigned char>(argument.front())) || argument.front() == '-') continue;
+    const Scopes scopes = scopes_of(argument);
+    return std::string(parse_component(scopes.parts[scopes.owner()]).name);
+  }
+  return std::nullopt;
+}
+
 // "{lambda(c10::Half)#1}" -> "{lambda(Half)#1}": the last lambda, its parameter types unqualified.
 std::string innermost_lambda(const Scopes& scopes) {
   std::string_view lambda = scopes.parts.back();
@@ -236,6 +256,8 @@ std::string display_form(const KernelName& name, int level, const std::vector<co
   if (level >= kFullName || !kernel.templated) return level >= kFullName ? name.full : std::string(name.base);
   const auto telling = telling_argument(kernel.arguments);
   if (level == 1) {
+    if (is_generic(name.base))
+      if (const auto named = first_named_argument(kernel.arguments)) return std::string(name.base) + "<" + *named + ">";
     return telling ? std::string(name.base) + "<" + telling_form(kernel.arguments[*telling], 1) + ">"
                    : std::string(name.base);
   }
@@ -262,6 +284,19 @@ std::string kernel_base_name(const std::string& demangled) {
   std::string_view text = trim(demangled);
   if (text.starts_with("void ")) text.remove_prefix(5);
   return std::string(parse_component(split_top(text, "::").back()).name);
+}
+
+std::vector<std::string> kernel_short_forms(const std::string& demangled) {
+  KernelName name = parse_kernel(demangled);
+  name.kernel = parse_component(split_top(name.full, "::").back());
+  name.base = name.kernel.name;
+  const KernelName unlike;  // a peer with no arguments: every argument differs from it
+  std::vector<std::string> forms;
+  for (int level = 1; level < kFullName; ++level) {
+    std::string form = display_form(name, level, {&unlike});
+    if (std::find(forms.begin(), forms.end(), form) == forms.end()) forms.push_back(std::move(form));
+  }
+  return forms;
 }
 
 std::unordered_map<std::string, std::string> short_kernel_names(const std::vector<std::string>& names) {

@@ -31,8 +31,8 @@ bool starts_value(int c) {
 class RunReader {
  public:
   RunReader(std::streambuf& in, std::string origin, const RunHeaderSink& on_header,
-            const detail::LaunchTextSink& on_text)
-      : origin_(std::move(origin)), on_header_(on_header), on_text_(on_text), text_(in) {}
+            const detail::LaunchTextSink& on_text, const RunHeaderSink& on_completed)
+      : origin_(std::move(origin)), on_header_(on_header), on_text_(on_text), on_completed_(on_completed), text_(in) {}
 
   void read() {
     const int first = text_.peek();
@@ -47,6 +47,7 @@ class RunReader {
     if (!header_sent_) send_header();
     for (const auto& launch : held_)
       on_text_(std::string_view(launch.text).substr(0, launch.size), launch.index, launch.line);
+    if (!header_.empty() && !read_trailing_first_ && on_completed_) send_completed_header();
   }
 
  private:
@@ -80,9 +81,10 @@ class RunReader {
   }
 
   // The launches array: each launch parsed and handed on once the run's fields are complete.
-  // Fields after the launches are ignored where the fields before them make a run (limiter's
-  // writers put the launches last); else (keys sorted, launches first) they are read first, the
-  // launches skipped, where the stream can seek back (a file), or the launches held till then.
+  // Where the fields before them make a run (limiter's writers put the launches last) the header
+  // goes first, and fields after the launches complete it at the end (send_completed_header);
+  // else (keys sorted, launches first) they are read first, the launches skipped, where the
+  // stream can seek back (a file), or the launches held till then.
   void launches() {
     const bool complete = header_.contains("kind") && header_.contains("schema_version") && header_.contains("device");
     if (!header_sent_ && !complete && !skipping_ && text_.can_seek()) {
@@ -91,6 +93,7 @@ class RunReader {
       launch_array();
       other_fields("launches");
       skipping_ = false;
+      read_trailing_first_ = true;  // the header sent before the launches has them
       text_.seek(array);
     }
     if (!header_sent_ && (complete || text_.can_seek()) && !skipping_) {
@@ -145,13 +148,30 @@ class RunReader {
   }
 
   void send_header() {
-    // Moved, not copied: sent once, and a timeline of 100,000 events is most of it.
+    // Moved, not copied: a timeline of 100,000 events is most of it.
     json checked = std::move(header_);
     header_ = json::object();
     // Without a launches array run_from_json names what is missing, as the DOM reader does.
     if (saw_launches_) checked["launches"] = json::array();
-    on_header_(run_from_json(checked, origin_));
+    sent_ = run_from_json(checked, origin_);
+    // Kept for fields that may follow the launches, but the large ones already read into sent_.
+    checked.erase("timeline");
+    checked.erase("stalls");
+    sent_fields_ = std::move(checked);
+    on_header_(sent_);
     header_sent_ = true;
+    if (!on_completed_) sent_ = RunRecord{};  // no use for it
+  }
+
+  // Fields after the launches ("rank" written last by hand, keys sorted with "launches" before
+  // "rank"): the run's fields again, complete, so none is lost whatever the order.
+  void send_completed_header() {
+    for (auto field = header_.begin(); field != header_.end(); ++field) sent_fields_[field.key()] = std::move(*field);
+    RunRecord completed = run_from_json(sent_fields_, origin_);
+    if (!header_.contains("timeline")) completed.timeline = std::move(sent_.timeline);
+    if (!header_.contains("stalls")) completed.stalls = std::move(sent_.stalls);
+    header_ = json::object();
+    on_completed_(completed);
   }
 
   [[noreturn]] void corrupt(const std::string& what) const { corrupt(what, text_.line()); }
@@ -177,10 +197,14 @@ class RunReader {
   const std::string origin_;
   const RunHeaderSink& on_header_;
   const detail::LaunchTextSink& on_text_;
+  const RunHeaderSink& on_completed_;
   JsonStream text_;
-  json header_ = json::object();  // the run's fields but its launches
+  json header_ = json::object();  // the run's fields but its launches, not yet sent
+  RunRecord sent_;                // the header sent before the launches
+  json sent_fields_;              // its fields but the timeline and the stalls
   bool saw_launches_ = false, header_sent_ = false;
   bool skipping_ = false;  // reading the fields after the launches first
+  bool read_trailing_first_ = false;  // they were, before the header was sent
   std::vector<HeldLaunch> held_;
 };
 
@@ -189,66 +213,64 @@ class RunReader {
 namespace detail {
 
 void read_run_texts(std::streambuf& in, const std::string& origin, const RunHeaderSink& on_header,
-                    const LaunchTextSink& on_text) {
-  RunReader(in, origin, on_header, on_text).read();
+                    const LaunchTextSink& on_text, const RunHeaderSink& on_completed) {
+  RunReader(in, origin, on_header, on_text, on_completed).read();
 }
 
-void read_run_texts(const std::string& path, const RunHeaderSink& on_header, const LaunchTextSink& on_text) {
+void read_run_texts(const std::string& path, const RunHeaderSink& on_header, const LaunchTextSink& on_text,
+                    const RunHeaderSink& on_completed) {
   if (is_gzip_file(path)) {  // run.json.gz: decompressed as it is read
     GzipInputBuffer buffer(path);
-    read_run_texts(buffer, "'" + path + "'", on_header, on_text);
+    read_run_texts(buffer, "'" + path + "'", on_header, on_text, on_completed);
     return;
   }
   std::filebuf in;
   if (!in.open(path, std::ios::in | std::ios::binary)) throw InputError("cannot open run file '" + path + "': check the path");
-  read_run_texts(in, "'" + path + "'", on_header, on_text);
+  read_run_texts(in, "'" + path + "'", on_header, on_text, on_completed);
 }
 
 }  // namespace detail
 
 void read_run_stream(std::istream& in, const std::string& origin, const RunHeaderSink& on_header,
-                     const LaunchSink& on_launch, std::vector<KernelLaunch>* spare) {
+                     const LaunchSink& on_launch, std::vector<KernelLaunch>* spare, const RunHeaderSink& on_completed) {
   detail::LaunchParser parser(origin, spare);
-  detail::read_run_texts(*in.rdbuf(), origin, on_header, [&](std::string_view text, std::size_t index, std::size_t line) {
-    KernelLaunch launch;
-    parser.parse(text, index, line, launch);
-    on_launch(std::move(launch));
-  });
+  detail::read_run_texts(
+      *in.rdbuf(), origin, on_header,
+      [&](std::string_view text, std::size_t index, std::size_t line) {
+        KernelLaunch launch;
+        parser.parse(text, index, line, launch);
+        on_launch(std::move(launch));
+      },
+      on_completed);
 }
 
 void read_run_stream(const std::string& path, const RunHeaderSink& on_header, const LaunchSink& on_launch,
-                     std::vector<KernelLaunch>* spare) {
+                     std::vector<KernelLaunch>* spare, const RunHeaderSink& on_completed) {
   const std::string origin = "'" + path + "'";
   detail::LaunchParser parser(origin, spare);
-  detail::read_run_texts(path, on_header, [&](std::string_view text, std::size_t index, std::size_t line) {
-    KernelLaunch launch;
-    parser.parse(text, index, line, launch);
-    on_launch(std::move(launch));
-  });
+  detail::read_run_texts(
+      path, on_header,
+      [&](std::string_view text, std::size_t index, std::size_t line) {
+        KernelLaunch launch;
+        parser.parse(text, index, line, launch);
+        on_launch(std::move(launch));
+      },
+      on_completed);
 }
 
 RunRecord read_run_header(const std::string& path) {
-  struct HeaderRead {};  // stops the reading at the header: the launches are never parsed
+  // To the end, the launches cut out but never parsed: a field after them completes the header.
   RunRecord header;
-  try {
-    read_run_stream(
-        path,
-        [&](const RunRecord& run) {
-          header = run;
-          throw HeaderRead{};
-        },
-        [](KernelLaunch&&) {});
-  } catch (const HeaderRead&) {
-  }
+  const RunHeaderSink take = [&](const RunRecord& run) { header = run; };
+  detail::read_run_texts(path, take, [](std::string_view, std::size_t, std::size_t) {}, take);
   return header;
 }
 
 RunRecord read_run_streamed(const std::string& path) {
   RunRecord run;
   std::vector<KernelLaunch> launches;
-  read_run_stream(
-      path, [&](const RunRecord& header) { run = header; },
-      [&](KernelLaunch&& launch) { launches.push_back(std::move(launch)); });
+  const RunHeaderSink take = [&](const RunRecord& header) { run = header; };
+  read_run_stream(path, take, [&](KernelLaunch&& launch) { launches.push_back(std::move(launch)); }, nullptr, take);
   run.launches = std::move(launches);
   return run;
 }

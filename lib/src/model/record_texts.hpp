@@ -18,10 +18,12 @@ namespace limiter::detail {
 using LaunchTextSink = std::function<void(std::string_view text, std::size_t index, std::size_t line)>;
 
 // Calls ON_HEADER once with the run's fields (checked by run_from_json), then ON_TEXT for each
-// launch in file order. Throws InputError naming ORIGIN where the text is not a run record.
+// launch in file order, then ON_COMPLETED (when given) with all the run's fields where some came
+// after the launches. Throws InputError naming ORIGIN where the text is not a run record.
 void read_run_texts(std::streambuf& in, const std::string& origin, const RunHeaderSink& on_header,
-                    const LaunchTextSink& on_text);
+                    const LaunchTextSink& on_text, const RunHeaderSink& on_completed = {});
 // The record at PATH (.json, or .json.gz decompressed as it is read).
-void read_run_texts(const std::string& path, const RunHeaderSink& on_header, const LaunchTextSink& on_text);
+void read_run_texts(const std::string& path, const RunHeaderSink& on_header, const LaunchTextSink& on_text,
+                    const RunHeaderSink& on_completed = {});
 
 }  // namespace limiter::detail

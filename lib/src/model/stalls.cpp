@@ -9,7 +9,9 @@ namespace {
 
 // The reasons of smsp__pcsamp_warps_issue_stalled_* (Volta..Hopper) with the titles of ncu's
 // Warp State section. CUPTI spells one "no_instructions"; ncu's metrics "no_instruction".
-constexpr std::array<std::pair<std::string_view, std::string_view>, 19> kTitles = {{
+// Hopper adds "warpgroup_arrive", a warp waiting on its warpgroup's MMA (wgmma), which ncu's
+// Warp State section calls GMMA.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 20> kTitles = {{
     {"barrier", "Stall Barrier"},
     {"branch_resolving", "Stall Branch Resolving"},
     {"dispatch_stall", "Stall Dispatch"},
@@ -29,7 +31,17 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 19> kTitles 
     {"sleeping", "Stall Sleeping"},
     {"tex_throttle", "Stall Tex Throttle"},
     {"wait", "Stall Wait"},
+    {"warpgroup_arrive", "Stall GMMA"},
 }};
+
+// What CUPTI's PC Sampling API reports on Volta to Hopper (cuptiPCSamplingGetStallReasons on a
+// GH100 lists these, each also as "_not_issued"; earlier chips a subset), without the prefix.
+constexpr std::array<std::string_view, 19> kCuptiReasons = {
+    "barrier",      "branch_resolving", "dispatch_stall", "drain",          "imc_miss",
+    "lg_throttle",  "long_scoreboard",  "math_pipe_throttle", "membar",     "mio_throttle",
+    "misc",         "no_instructions",  "not_selected",   "selected",       "short_scoreboard",
+    "sleeping",     "tex_throttle",     "wait",           "warpgroup_arrive",
+};
 
 }  // namespace
 
@@ -38,6 +50,8 @@ std::string stall_reason_title(std::string_view reason) {
     if (key == reason) return std::string(title);
   return std::string(reason);
 }
+
+std::vector<std::string_view> cupti_stall_reasons() { return {kCuptiReasons.begin(), kCuptiReasons.end()}; }
 
 const KernelStalls* find_kernel_stalls(const StallInfo& info, std::string_view name) {
   for (const auto& kernel : info.kernels)

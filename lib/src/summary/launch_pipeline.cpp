@@ -154,7 +154,10 @@ class BatchExchange {
   std::size_t error_at_ = 0;
 };
 
-void read_texts(const std::string& path, std::size_t batch_launches, BatchExchange& exchange, RunRecord& header) {
+// HEADER is the run's fields before the launches (the analysers copy it); COMPLETED, when fields
+// follow the launches, all of them.
+void read_texts(const std::string& path, std::size_t batch_launches, BatchExchange& exchange, RunRecord& header,
+                std::optional<RunRecord>& completed) {
   std::exception_ptr error;
   try {
     TextBatch batch;
@@ -168,7 +171,8 @@ void read_texts(const std::string& path, std::size_t batch_launches, BatchExchan
           batch.launches.push_back({batch.text.size(), text.size(), index, line});
           batch.text.append(text);
           if (batch.launches.size() >= batch_launches) send();
-        });
+        },
+        [&](const RunRecord& run) { completed = run; });  // apart: the analysers may still be copying HEADER
     if (!batch.launches.empty()) send();
   } catch (const BatchExchange::Cancelled&) {
   } catch (...) {
@@ -215,8 +219,8 @@ void analyse_batches(std::size_t analyser, const std::string& origin, const RunR
 }  // namespace
 
 RunRecord analyse_in_batches(const std::string& path, std::size_t batch_launches, const BatchAnalysis& analyse,
-                             const BatchFold& fold) {
-  const std::size_t analysers = analyser_count();
+                             const BatchFold& fold, std::size_t analysers) {
+  if (analysers == 0) analysers = analyser_count();
   BatchExchange exchange(analysers, 2 * analysers + 2);
   RunRecord header;  // written by the reader before it sends its first batch
   const std::string origin = "'" + path + "'";
@@ -230,7 +234,8 @@ RunRecord analyse_in_batches(const std::string& path, std::size_t batch_launches
     fold(*run, batch.analysed);
     run->launches.swap(batch.launches);
   };
-  std::thread reader([&] { read_texts(path, batch_launches, exchange, header); });
+  std::optional<RunRecord> completed;
+  std::thread reader([&] { read_texts(path, batch_launches, exchange, header, completed); });
   std::vector<std::thread> others;  // this thread is the first analyser
   for (std::size_t analyser = 1; analyser < analysers; ++analyser)
     others.emplace_back([&, analyser] { analyse_batches(analyser, origin, header, exchange, analyse, fold_batch); });
@@ -238,7 +243,7 @@ RunRecord analyse_in_batches(const std::string& path, std::size_t batch_launches
   reader.join();
   for (auto& thread : others) thread.join();
   exchange.rethrow();
-  return header;
+  return completed ? std::move(*completed) : header;
 }
 
 }  // namespace limiter::detail

@@ -32,7 +32,8 @@ using BatchFold = std::function<void(const RunRecord& run, AnalysedBatch& analys
 // Reads the record at PATH in batches of BATCH_LAUNCHES, analyses and folds them, and returns the
 // record's header (its fields but the launches). Throws the first error of any thread: what
 // reading throws (InputError), what ANALYSE or FOLD throws.
+// ANALYSERS threads parse and analyse (0: one per core, at most 8).
 RunRecord analyse_in_batches(const std::string& path, std::size_t batch_launches, const BatchAnalysis& analyse,
-                             const BatchFold& fold);
+                             const BatchFold& fold, std::size_t analysers = 0);
 
 }  // namespace limiter::detail

@@ -3,114 +3,35 @@
 #include "limiter/rank_summary.hpp"
 
 #include <algorithm>
-#include <filesystem>
-#include <map>
-#include <set>
+#include <atomic>
+#include <exception>
+#include <thread>
 #include <unordered_map>
 
-#include "limiter/error.hpp"
 #include "limiter/kernel_names.hpp"
+#include "summary/rank_set.hpp"
+#include "summary/rank_stalls.hpp"
 
 namespace limiter {
 namespace {
 
-// Ranks first, by rank; records that name none after them, by path.
-bool rank_order(const RankRun& a, const RankRun& b) {
-  if (a.rank && b.rank) return a.rank->rank < b.rank->rank;
-  if (a.rank || b.rank) return a.rank.has_value();
-  return a.path < b.path;
-}
-
-std::string rank_list(const std::vector<int>& ranks) {
-  std::string text;
-  for (std::size_t i = 0; i < ranks.size(); ++i) {
-    if (i == 6) return text + ", ... (" + std::to_string(ranks.size()) + " in all)";
-    text += (i ? ", " : "") + std::to_string(ranks[i]);
-  }
-  return text;
-}
-
-void check_distinct_ranks(const std::vector<RankRun>& ranks) {
-  for (std::size_t i = 1; i < ranks.size(); ++i) {
-    const auto& a = ranks[i - 1];
-    const auto& b = ranks[i];
-    if (a.rank && b.rank && a.rank->rank == b.rank->rank) {
-      throw InputError("'" + a.path + "' and '" + b.path + "' are both rank " + std::to_string(a.rank->rank) +
-                       ": give the records of one job (each run of a job writes limiter_rank<N>.json anew)");
-    }
-  }
-}
-
-std::vector<std::string> set_notes(const std::vector<RankRun>& ranks) {
-  std::vector<std::string> notes;
-  std::set<int> world_sizes, present;
-  std::size_t unranked = 0;
-  for (const auto& r : ranks) {
-    if (r.rank) {
-      world_sizes.insert(r.rank->world_size);
-      present.insert(r.rank->rank);
-    } else {
-      ++unranked;
-    }
-  }
-  if (world_sizes.size() > 1) {
-    notes.push_back("the records disagree on the world size (" + rank_list({world_sizes.begin(), world_sizes.end()}) +
-                    "): they may come from different jobs");
-  } else if (world_sizes.size() == 1) {
-    std::vector<int> absent;
-    for (int rank = 0; rank < *world_sizes.begin(); ++rank)
-      if (!present.count(rank)) absent.push_back(rank);
-    if (!absent.empty()) {
-      notes.push_back(std::string(absent.size() == 1 ? "rank " : "ranks ") + rank_list(absent) + " of " +
-                      std::to_string(*world_sizes.begin()) + " have no record here: figures over ranks leave them out");
-    }
-  }
-  if (unranked > 0) {
-    notes.push_back(std::to_string(unranked) + (unranked == 1 ? " record names" : " records name") +
-                    " no rank (not run under torchrun, mpirun or srun): shown by file name");
-  }
-  std::map<std::string, std::vector<std::string>> ranks_by_gpu;
-  std::set<std::string> models;
-  for (const auto& r : ranks) {
-    models.insert(r.summary.run.device.name);
-    if (!r.summary.run.device.uuid.empty()) ranks_by_gpu[r.summary.run.device.uuid].push_back(r.label);
-  }
-  if (models.size() > 1) notes.push_back("the ranks ran on GPUs of different models: their times are not alike");
-  for (const auto& [uuid, labels] : ranks_by_gpu) {
-    if (labels.size() < 2) continue;
-    std::string shared;
-    for (const auto& label : labels) shared += (shared.empty() ? "" : ", ") + label;
-    notes.push_back("ranks " + shared + " shared one GPU (" + uuid + "): their kernels ran side by side and their "
-                    "profiled launches one process at a time");
-  }
-  for (const auto& r : ranks) {
-    const std::uint64_t missed = [&] {
-      std::uint64_t total = 0;
-      for (const auto& m : r.summary.run.missed) total += m.launches;
-      return total;
-    }();
-    if (missed > 0) {
-      notes.push_back("rank " + r.label + ": " + std::to_string(missed) +
-                      " launches NOT profiled (`limiter report " + r.path + "` says why)");
-    }
-    if (!r.summary.run.ended.empty() && r.summary.run.ended != "exit")
-      notes.push_back("rank " + r.label + " ended by " + r.summary.run.ended + ": its record may lack its last launches");
-  }
-  return notes;
-}
-
-// Display names over every rank's kernels, so a kernel reads the same on every rank.
-void name_kernels(std::vector<RankKernel>& kernels, NameStyle style) {
+// Display names over every rank's kernels and those of their samples alone, so a kernel reads
+// the same on every rank and no two kernels read the same.
+void name_kernels(RankSummary& merged, NameStyle style) {
   std::vector<std::string> names;
-  for (const auto& k : kernels) names.push_back(k.name);
+  for (const auto& k : merged.kernels) names.push_back(k.name);
+  for (const auto& k : merged.stalled_kernels) names.push_back(k.name);
   const auto short_names = short_kernel_names(names);
-  for (auto& k : kernels) {
+  const auto shown = [&](const std::string& name, const std::string& mangled) {
     switch (style) {
-      case NameStyle::short_form: k.display_name = short_names.at(k.name); break;
-      case NameStyle::demangled: k.display_name = k.name; break;
-      case NameStyle::mangled: k.display_name = k.mangled_name.empty() ? k.name : k.mangled_name; break;
+      case NameStyle::short_form: return short_names.at(name);
+      case NameStyle::demangled: return name;
+      case NameStyle::mangled: return mangled.empty() ? name : mangled;
     }
-  }
+    return name;
+  };
+  for (auto& k : merged.kernels) k.display_name = shown(k.name, k.mangled_name);
+  for (auto& k : merged.stalled_kernels) k.display_name = shown(k.name, "");
 }
 
 void finish_kernel(RankKernel& k, const std::vector<RankRun>& ranks) {
@@ -120,12 +41,14 @@ void finish_kernel(RankKernel& k, const std::vector<RankRun>& ranks) {
   for (std::size_t r = 0; r < ranks.size(); ++r) {
     if (!k.groups[r]) continue;
     const KernelSummary& g = ranks[r].summary.groups[*k.groups[r]];
-    if (first || g.launches < k.min_rank_launches) k.min_rank_launches = g.launches;
-    if (first || g.launches > k.max_rank_launches) k.max_rank_launches = g.launches;
+    const std::size_t launches = rank_group_launches(g);
+    if (first || launches < k.min_rank_launches) k.min_rank_launches = launches;
+    if (first || launches > k.max_rank_launches) k.max_rank_launches = launches;
     first = false;
     k.rank_verdicts.add(g.main_verdict);
-    if (!g.durations.total_ns) continue;
-    const double ns = *g.durations.total_ns;
+    const auto group_ns = rank_group_ns(g);
+    if (!group_ns) continue;
+    const double ns = *group_ns;
     ++timed;
     timed_sum += ns;
     if (!k.max_rank_ns || ns > *k.max_rank_ns) {
@@ -192,6 +115,14 @@ std::vector<RankRange> line_up_ranges(const std::vector<RankRun>& ranks) {
 
 }  // namespace
 
+std::optional<double> rank_group_ns(const KernelSummary& group) {
+  return group.timeline ? group.timeline->durations.total_ns : group.durations.total_ns;
+}
+
+std::size_t rank_group_launches(const KernelSummary& group) {
+  return group.timeline ? group.timeline->launches : group.launches;
+}
+
 bool is_collective_kernel(const std::string& name) {
   return name.starts_with("ncclDevKernel") || name.starts_with("ncclKernel");
 }
@@ -203,12 +134,13 @@ std::optional<double> RankSummary::share_of_all(const std::optional<double>& dur
 
 RankSummary merge_ranks(std::vector<RankRun> ranks, const SummaryOptions& options) {
   for (auto& r : ranks) {
-    if (r.rank) r.label = std::to_string(r.rank->rank);
-    else if (r.label.empty()) r.label = std::filesystem::path(r.path).filename().string();
     r.kernel_ns = r.collective_ns = 0;
+    r.launches = 0;
     for (const auto& g : r.summary.groups) {
-      r.kernel_ns += g.durations.total_ns.value_or(0);
-      if (is_collective_kernel(g.name)) r.collective_ns += g.durations.total_ns.value_or(0);
+      const double ns = rank_group_ns(g).value_or(0);
+      r.kernel_ns += ns;
+      r.launches += rank_group_launches(g);
+      if (is_collective_kernel(g.name)) r.collective_ns += ns;
     }
   }
   // A launcher's own process (torchrun's agent initialises CUDA to count the GPUs) leaves a
@@ -216,15 +148,16 @@ RankSummary merge_ranks(std::vector<RankRun> ranks, const SummaryOptions& option
   std::vector<std::string> left_out;
   if (std::any_of(ranks.begin(), ranks.end(), [](const RankRun& r) { return r.rank.has_value(); })) {
     std::erase_if(ranks, [&](const RankRun& r) {
-      const bool launcher = !r.rank && r.summary.launches == 0 && r.summary.run.launches_seen.value_or(0) == 0;
+      const bool launcher = !r.rank && r.summary.launches == 0 && r.summary.run.launches_seen.value_or(0) == 0 &&
+                            !r.summary.timeline_kernels && r.summary.stalled_kernels.empty();
       if (launcher) left_out.push_back(r.path);
       return launcher;
     });
   }
-  std::stable_sort(ranks.begin(), ranks.end(), rank_order);
-  check_distinct_ranks(ranks);
-
   RankSummary merged;
+  const std::string not_one_job = detail::why_not_one_job(ranks);
+  merged.one_job = not_one_job.empty() && !ranks.empty();
+  detail::order_and_label(ranks, merged.one_job);
   merged.kernel_regex = options.kernel_regex;
   merged.names = options.names;
   std::unordered_map<std::string, std::size_t> index;
@@ -234,7 +167,6 @@ RankSummary merge_ranks(std::vector<RankRun> ranks, const SummaryOptions& option
     const auto& groups = ranks[r].summary.groups;
     for (std::size_t g = 0; g < groups.size(); ++g) {
       const KernelSummary& group = groups[g];
-      if (!group.no_counters.empty()) continue;  // on the timeline alone: ranks are compared by their profiled launches
       const std::string key = RunSummary::group_key(group.name, group.grid, group.block);
       auto [slot, added] = index.emplace(key, merged.kernels.size());
       if (added) {
@@ -249,8 +181,8 @@ RankSummary merge_ranks(std::vector<RankRun> ranks, const SummaryOptions& option
       RankKernel& k = merged.kernels[slot->second];
       k.groups[r] = g;
       ++k.ranks_with_kernel;
-      k.launches += group.launches;
-      k.total_ns += group.durations.total_ns.value_or(0);
+      k.launches += rank_group_launches(group);
+      k.total_ns += rank_group_ns(group).value_or(0);
       if (k.mangled_name.empty()) k.mangled_name = group.mangled_name;
     }
   }
@@ -261,7 +193,8 @@ RankSummary merge_ranks(std::vector<RankRun> ranks, const SummaryOptions& option
   // Most time first; equal times (untimed sources) in the order the ranks first ran them.
   std::stable_sort(merged.kernels.begin(), merged.kernels.end(),
                    [](const RankKernel& a, const RankKernel& b) { return a.total_ns > b.total_ns; });
-  name_kernels(merged.kernels, options.names);
+  merged.stalled_kernels = detail::line_up_stalls(ranks);
+  name_kernels(merged, options.names);
   merged.ranges = line_up_ranges(ranks);
   for (auto& range : merged.ranges) range.time_share = merged.share_of_all(range.total_ns);
   if (ranks.size() > 1 && std::any_of(ranks.begin(), ranks.end(), [](const RankRun& r) { return r.collective_ns > 0; })) {
@@ -271,7 +204,9 @@ RankSummary merge_ranks(std::vector<RankRun> ranks, const SummaryOptions& option
         ranks.begin());
   }
   merged.ranks = std::move(ranks);
-  merged.notes = set_notes(merged.ranks);
+  if (!merged.one_job && merged.ranks.size() > 1)
+    merged.notes.push_back("not the ranks of one job (" + not_one_job + "): the records are shown side by side, by file name");
+  for (auto& note : detail::set_notes(merged.ranks, merged.one_job)) merged.notes.push_back(std::move(note));
   for (const auto& path : left_out)
     merged.notes.push_back("'" + path + "' names no rank and holds no launch (a launcher's own process): left out");
   return merged;
@@ -279,17 +214,34 @@ RankSummary merge_ranks(std::vector<RankRun> ranks, const SummaryOptions& option
 
 RankSummary summarize_ranks(const std::vector<std::string>& paths, const AnalysisOptions& analysis_options,
                             const SummaryOptions& options) {
+  // Records side by side, each on its share of the cores: many small records (a job's ranks)
+  // read one at a time leave most cores idle, since one record's reading is a single thread.
+  const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t workers = std::min(cores, paths.size());
   SummaryOptions one_rank = options;
   one_rank.keep_launches = false;  // the merged view lists groups; memory stays flat per record
-  std::vector<RankRun> ranks;
-  for (const auto& path : paths) {
-    RankRun run;
-    run.path = path;
-    run.summary = summarize_run_file(path, analysis_options, one_rank);
-    run.rank = run.summary.run.rank;
-    run.host = run.summary.run.host;
-    ranks.push_back(std::move(run));
-  }
+  one_rank.analysers = std::max<std::size_t>(1, cores / std::max<std::size_t>(workers, 1));
+  std::vector<RankRun> ranks(paths.size());
+  std::vector<std::exception_ptr> errors(paths.size());
+  std::atomic<std::size_t> next{0};
+  const auto work = [&] {
+    for (std::size_t i = next++; i < paths.size(); i = next++) {
+      try {
+        ranks[i].path = paths[i];
+        ranks[i].summary = summarize_run_file(paths[i], analysis_options, one_rank);
+        ranks[i].rank = ranks[i].summary.run.rank;
+        ranks[i].host = ranks[i].summary.run.host;
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (std::size_t t = 1; t < workers; ++t) threads.emplace_back(work);
+  work();
+  for (auto& thread : threads) thread.join();
+  for (const auto& error : errors)  // the first record's error in the order given, whatever thread met it
+    if (error) std::rethrow_exception(error);
   return merge_ranks(std::move(ranks), options);
 }
 

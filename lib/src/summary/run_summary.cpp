@@ -9,6 +9,7 @@
 #include <set>
 
 #include "limiter/error.hpp"
+#include "summary/display_names.hpp"
 #include "summary/group_index.hpp"
 #include "summary/timeline_kernels.hpp"
 
@@ -108,7 +109,7 @@ std::optional<double> RunSummary::share_of_run(const std::optional<double>& dura
 
 SummaryBuilder::SummaryBuilder(SummaryOptions options)
     : options_(std::move(options)), group_index_(std::make_unique<GroupIndex>()) {
-  if (!options_.kernel_regex.empty()) regex_ = kernel_name_regex(options_.kernel_regex);
+  selection_ = KernelSelection(options_.kernel_regex);
   summary_.kernel_regex = options_.kernel_regex;
   summary_.names = options_.names;
 }
@@ -132,14 +133,6 @@ void SummaryBuilder::start(const RunAnalysis& run) {
   summary_.run.stall_sampling = run.stall_sampling;
 }
 
-bool SummaryBuilder::selected(const std::string& name) {
-  if (!regex_) return true;
-  // One regex search per distinct name, not per launch.
-  auto [entry, inserted] = selected_names_.try_emplace(name, false);
-  if (inserted) entry->second = std::regex_search(name, *regex_);
-  return entry->second;
-}
-
 void SummaryBuilder::explain_longest_with(std::function<KernelAnalysis(const KernelLaunch&)> explain) {
   explain_ = std::move(explain);
 }
@@ -152,7 +145,7 @@ void SummaryBuilder::add(KernelAnalysis&& launch, const std::string& mangled_nam
     summary_.timed_launches += launches;
     summary_.total_ns += *launch.duration_ns;
   }
-  if (!selected(launch.name)) return;
+  if (!selection_.selects(launch.name, mangled_name)) return;
   summary_.selected_launches += launches;
 
   auto slot = group_index_->slots.find(GroupIndex::KeyView{launch.name, launch.grid, launch.block});
@@ -355,15 +348,8 @@ RunSummary SummaryBuilder::finish() {
   }
   accumulators_.clear();
   s.distinct_kernels = std::set<std::string>(names.begin(), names.end()).size();
-  if (options_.names == NameStyle::short_form) {
-    for (auto& [name, shown] : short_kernel_names(names)) s.display_names[name] = shown;
-  }
-  for (auto& group : s.groups) {
-    if (options_.names == NameStyle::demangled) s.display_names[group.name] = group.name;
-    if (options_.names == NameStyle::mangled)
-      s.display_names[group.name] = group.mangled_name.empty() ? group.name : group.mangled_name;
-    group.display_name = s.display_name(group.name);
-  }
+  s.unselected_kernels = selection_.unselected();
+  detail::name_kernels(s);
 
   finish_ranges();  // after the display names
 

@@ -4,7 +4,6 @@
 
 #include <atomic>
 #include <optional>
-#include <regex>
 
 #include "limiter/record_stream.hpp"
 #include "limiter/run_summary.hpp"
@@ -68,8 +67,9 @@ class BatchAnalyzer {
                    wordless ? &batch.launches[i] : nullptr);
     words_needed_ = on_batch_ || builder_.keeps_launches();
   }
+  // The run's fields from the header as set last: complete, with any that came after the launches.
   RunSummary finish() {
-    if (!started_) builder_.start(analyze_run(run_header_, analysis_options_));  // a run without launches has its header
+    builder_.start(analyze_run(run_header_, analysis_options_));
     return builder_.finish();
   }
 
@@ -116,21 +116,22 @@ RunSummary summarize_run_file(const std::string& path, const AnalysisOptions& an
         if (!started) analyzer.set_header(batch);
         started = true;
         analyzer.fold(batch, analysed);
-      });
-  if (!started) analyzer.set_header(header);  // a run without launches
+      },
+      options.analysers);
+  analyzer.set_header(header);  // complete: with the fields after the launches, if any
   return judged_program(analyzer.finish(), header, analysis_options, options);
 }
 
 void for_each_analysed_launch(const std::string& path, const AnalysisOptions& analysis_options,
                               const std::string& kernel_regex, const std::function<void(const KernelAnalysis&)>& row) {
-  const std::optional<std::regex> selected =
-      kernel_regex.empty() ? std::nullopt : std::optional<std::regex>(kernel_name_regex(kernel_regex));
+  KernelSelection selection(kernel_regex);  // as the summary selects: the rows are its launches
   detail::analyse_in_batches(
       path, kBatchLaunches,
       [&](const RunRecord& batch) { return detail::AnalysedBatch{analyze_run(batch, analysis_options)}; },
-      [&](const RunRecord&, detail::AnalysedBatch& analysed) {
-        for (const auto& kernel : analysed.analysis.kernels)
-          if (!selected || std::regex_search(kernel.name, *selected)) row(kernel);
+      [&](const RunRecord& batch, detail::AnalysedBatch& analysed) {
+        const auto& kernels = analysed.analysis.kernels;
+        for (std::size_t i = 0; i < kernels.size(); ++i)
+          if (selection.selects(kernels[i].name, batch.launches[i].mangled_name)) row(kernels[i]);
       });
 }
 

@@ -6,12 +6,11 @@
 
 #include <algorithm>
 #include <optional>
-#include <regex>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
-#include "limiter/kernel_names.hpp"
+#include "summary/display_names.hpp"
 #include "summary/group_index.hpp"
 
 namespace limiter::detail {
@@ -43,28 +42,6 @@ std::string no_counters_reason(const RunRecord& run, const RunSummary& summary, 
   return "no counters: none of its launches was profiled (a filter or a budget left them out)";
 }
 
-// Display names for every group, the kernels first seen on the timeline included: short forms
-// are unique over all of them, and the NVTX ranges' top kernels follow any renaming.
-void name_groups(RunSummary& summary) {
-  if (summary.names == NameStyle::short_form) {
-    std::vector<std::string> names;
-    for (const auto& group : summary.groups) names.push_back(group.name);
-    auto shown = short_kernel_names(names);
-    std::unordered_map<std::string, std::string> renamed;  // as shown before -> as shown now
-    for (const auto& [name, now] : shown) {
-      const auto before = summary.display_names.find(name);
-      if (before != summary.display_names.end() && before->second != now) renamed[before->second] = now;
-    }
-    for (auto& range : summary.nvtx_ranges)
-      for (auto& kernel : range.top_kernels)
-        if (const auto it = renamed.find(kernel); it != renamed.end()) kernel = it->second;
-    for (auto& [name, now] : shown) summary.display_names[name] = std::move(now);
-  } else {
-    for (const auto& group : summary.groups) summary.display_names.try_emplace(group.name, group.name);
-  }
-  for (auto& group : summary.groups) group.display_name = summary.display_name(group.name);
-}
-
 }  // namespace
 
 void add_timeline_kernels(RunSummary& summary, const RunRecord& header, std::size_t fix_first_limit) {
@@ -82,9 +59,7 @@ void add_timeline_kernels(RunSummary& summary, const RunRecord& header, std::siz
   if (totals.launches == 0) return;  // a timeline of copies alone: the groups stay as they were
   totals.kernels = names.size();
 
-  std::optional<std::regex> selected_by;
-  if (!summary.kernel_regex.empty()) selected_by = kernel_name_regex(summary.kernel_regex);
-  std::unordered_map<std::string, bool> selected;  // one regex search per distinct name
+  KernelSelection selection(summary.kernel_regex);
   GroupIndex index;  // the groups by name and configuration, looked up with each event's own name
   std::unordered_map<std::string, std::size_t> first_named;  // an event without its configuration joins its name's first
   auto& groups = summary.groups;
@@ -96,11 +71,7 @@ void add_timeline_kernels(RunSummary& summary, const RunRecord& header, std::siz
   std::vector<TimelineKernelTime> times(groups.size());
   for (const auto& e : events) {
     if (e.kind != ActivityKind::kernel) continue;
-    if (selected_by) {
-      auto [entry, inserted] = selected.try_emplace(e.name, false);
-      if (inserted) entry->second = std::regex_search(e.name, *selected_by);
-      if (!entry->second) continue;
-    }
+    if (!first_named.count(e.name) && !selection.selects(e.name)) continue;  // its launches' names decided first
     const bool configured = e.grid && e.block;
     const Dim3 grid = configured ? *e.grid : kNoConfiguration, block = configured ? *e.block : kNoConfiguration;
     auto slot = index.slots.find(GroupIndex::KeyView{e.name, grid, block});
@@ -131,7 +102,8 @@ void add_timeline_kernels(RunSummary& summary, const RunRecord& header, std::siz
     groups[i].no_counters = no_counters_reason(header, summary, groups[i]);
     ++totals.without_counters;
   }
-  name_groups(summary);
+  name_kernels(summary);  // the kernels first seen on the timeline too
+  note_unselected(summary, selection);
   // Most timeline time first; stable: a kernel profiled but not on the timeline keeps its place
   // among those, by its counters' time.
   std::stable_sort(groups.begin(), groups.end(),

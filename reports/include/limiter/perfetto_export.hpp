@@ -39,9 +39,8 @@ struct PerfettoProcess {
 // The trace of PROCESSES (pid 1, 2, ... in order). Returns the number of X events written.
 std::size_t write_perfetto_trace(const std::vector<PerfettoProcess>& processes, std::ostream& out);
 
-// The cname a verdict colours its kernels with (chrome://tracing's reserved colour names):
-// bandwidth "thread_state_iowait", instruction "thread_state_running", latency
-// "thread_state_runnable", none "grey".
+// The cname a verdict colours its kernels with (chrome://tracing's reserved colour names), the
+// colour the HTML report gives the verdict (reports/verdict_colours.hpp).
 const char* perfetto_verdict_color(const std::optional<Verdict>& verdict);
 
 }  // namespace limiter

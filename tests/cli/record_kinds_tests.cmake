@@ -1,0 +1,68 @@
+# One committed record of each kind, and the ranks of each, in text and HTML: counters only (the
+# PyTorch recording), timeline only (a --trace record), PC samples only (a --stalls record), and
+# the ranks of each (tests/data/ranks/: counters, trace/, stalls/). What they check: names that
+# tell kernels apart, -k on the printed names, the stall titles, the hint of a record without a
+# timeline, ranks only when the rank fields say so, and the merged timelines and samples.
+set(_counters tests/data/cupti/h200_pytorch_limiter.json)
+set(_trace tests/data/trace/h100_pytorch_trace.json.gz)
+set(_samples tests/data/ranks/stalls/h200_gemm_stalls_rank0.json)
+
+# Names: a generic name carries its class; -k matches the printed name; a -k that selects nothing fails.
+limiter_cli_test(NAME kinds.counters_generic_name MATCH "  Kernel2<cutlass_80_simt_sgemm_256x128_8x4_nn_align1>$"
+                 ARGS report tests/data/ranks/h100_gloo_rank0.json.gz)
+limiter_cli_test(NAME kinds.counters_k_printed_name MATCH "-k 'reduce_kernel<sum' selects 6 launches of 2 kernels"
+                 ARGS report ${_counters} -k "reduce_kernel<sum")
+limiter_cli_test(NAME kinds.counters_k_selects_nothing EXIT 2
+                 MATCH "^limiter: error: -k 'reduce_kernel<summ' selects none of the 31 kernels of '.*'; closest: 'reduce_kernel<"
+                 ARGS report ${_counters} -k "reduce_kernel<summ")
+limiter_cli_test(NAME kinds.trace_k_selects_nothing EXIT 2 MATCH "selects none of the 31 kernels of .*; closest: 'max_pool_"
+                 ARGS report ${_trace} -k max_pool_fwd)
+limiter_cli_test(NAME kinds.samples_k_selects_nothing EXIT 2 MATCH "selects none of the 2 kernels .*; closest: 'device_kernel<GemmUniversal>'"
+                 ARGS report ${_samples} -k device_kernel<Gemm_Universal)
+limiter_cli_test(NAME kinds.samples_generic_name MATCH "^  device_kernel<GemmUniversal> \\(no launch in the record\\): Stall GMMA"
+                 ARGS report ${_samples})
+# Stalls: Hopper's wgmma waits have ncu's title and advice.
+limiter_cli_test(NAME kinds.samples_gmma_advice MATCH "^    - Warps wait for their warpgroup's tensor-core MMA \\(wgmma\\) to complete \\(Stall GMMA, "
+                 ARGS report ${_samples})
+limiter_cli_test(NAME kinds.samples_gmma_html MATCH "Stall GMMA" ARGS report ${_samples} -f html)
+# The hint of a record without a timeline, last, in every text-like format.
+limiter_cli_test(NAME kinds.counters_hint_text MATCH "^hint: no timeline in this record, so no program verdict .*`limiter run --trace -- APP` records one$"
+                 ARGS report ${_counters})
+limiter_cli_test(NAME kinds.counters_hint_md MATCH "^> hint: no timeline in this record" ARGS report ${_counters} -f md)
+limiter_cli_test(NAME kinds.counters_hint_html MATCH "<p class=\"note\">hint: no timeline in this record"
+                 ARGS report ${_counters} -f html)
+limiter_cli_test(NAME kinds.samples_hint_text MATCH "^hint: no timeline in this record" ARGS report ${_samples})
+# The ranks of each kind.
+limiter_cli_test(NAME kinds.ranks_counters MATCH "^limiter report — 2 ranks of a torchrun job \\(world size 2\\)"
+                 ARGS report tests/data/ranks)
+limiter_cli_test(NAME kinds.ranks_counters_hint MATCH "^hint: no timeline in this record" ARGS report tests/data/ranks)
+limiter_cli_test(NAME kinds.ranks_counters_hint_html MATCH "<p class=\"note\">hint: no timeline" ARGS report tests/data/ranks -f html)
+limiter_cli_test(NAME kinds.ranks_trace_kernel_time MATCH "^limiter report — 2 ranks of a torchrun job \\(world size 2\\) on 1 host, [1-9][0-9.]* ms of kernel time$"
+                 ARGS report tests/data/ranks/trace)
+limiter_cli_test(NAME kinds.ranks_trace_program MATCH "^  rank 1: sync-bound, GPU busy" ARGS report tests/data/ranks/trace)
+limiter_cli_test(NAME kinds.ranks_trace_html MATCH "<li>rank 0: launch-bound, GPU busy" ARGS report tests/data/ranks/trace -f html)
+limiter_cli_test(NAME kinds.ranks_samples MATCH "^  device_kernel<GemmUniversal> \\(2/2 ranks\\): Stall GMMA [0-9]+%"
+                 ARGS report tests/data/ranks/stalls)
+limiter_cli_test(NAME kinds.ranks_samples_html MATCH "<li>device_kernel&lt;GemmUniversal&gt; \\(2/2 ranks\\): Stall GMMA"
+                 ARGS report tests/data/ranks/stalls -f html)
+# Records of unrelated runs: records, not ranks; no shared GPU.
+limiter_cli_test(NAME kinds.unrelated_records MATCH "^limiter report — 2 records on 1 host, "
+                 ARGS report tests/data/trace)
+limiter_cli_test(NAME kinds.unrelated_records_why MATCH "^WARNING: not the ranks of one job \\(2 records name no rank"
+                 ARGS report tests/data/trace)
+limiter_cli_test(NAME kinds.unrelated_records_html MATCH "<h2>Records</h2>" ARGS report tests/data/trace -f html)
+add_test(NAME cli.kinds.unrelated_records_no_shared_gpu
+         COMMAND sh -c "! \"$1\" report tests/data/trace tests/data/cupti/h200_pytorch_limiter.json | grep 'shared one GPU'" _ $<TARGET_FILE:limiter>
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(cli.kinds.unrelated_records_no_shared_gpu PROPERTIES LABELS "cli")
+
+# Small things: -o a folder; the timeline export's word for a record without one; an export
+# whose extension names another format.
+limiter_cli_test(NAME messages.output_is_a_folder EXIT 2 MATCH "^limiter: error: -o 'tests/data' is a folder: name a file in it, e.g. -o tests/data/FILE$"
+                 ARGS report ${_counters} -o tests/data)
+limiter_cli_test(NAME messages.export_output_is_a_folder EXIT 2 MATCH "-o 'tests/data' is a folder"
+                 ARGS export ${_counters} -o tests/data)
+limiter_cli_test(NAME messages.perfetto_without_timeline EXIT 2 MATCH "no timeline in this record.*`limiter run --trace -- APP` records one"
+                 ARGS export ${_counters} -f perfetto -o ${CMAKE_CURRENT_BINARY_DIR}/no_timeline.json)
+limiter_cli_test(NAME messages.sqlite_named_json MATCH "^limiter export: warning: writing SQLite to '.*x\\.json', whose extension does not match: name it \\.sqlite$"
+                 ARGS export ${_counters} --format sqlite -o ${CMAKE_CURRENT_BINARY_DIR}/x.json)
