@@ -132,18 +132,19 @@ int run_export(const Args& args) {
   if (vm["format"].defaulted() && output.ends_with(".json")) format = "perfetto";
   if (format != "sqlite" && format != "perfetto")
     throw InputError("unknown --format '" + format + "' for export (expected sqlite or perfetto)");
-  warn_if_extension_differs(format, output);
   AnalysisOptions analysis_options;
   analysis_options.peaks = peak_kind_from_string(peaks);
   if (format == "perfetto") {
     const auto paths = expand_record_arguments(run_arguments);
     refuse_output_over_input(output, paths);
+    warn_if_extension_differs(format, output);
     return export_perfetto(paths, output, analysis_options);
   }
   if (run_arguments.size() != 1)
     throw InputError("an argument too many: limiter export RUN --format sqlite -o run.sqlite (one record; several only "
                      "with --format perfetto)");
   refuse_output_over_input(output, run_arguments);
+  warn_if_extension_differs(format, output);
   return export_sqlite(run_arguments.front(), output, analysis_options);
 }
 

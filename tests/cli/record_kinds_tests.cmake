@@ -35,7 +35,7 @@ limiter_cli_test(NAME kinds.samples_hint_text MATCH "^hint: no timeline in this 
 # The ranks of each kind.
 limiter_cli_test(NAME kinds.ranks_counters MATCH "^limiter report — 2 ranks of a torchrun job \\(world size 2\\)"
                  ARGS report tests/data/ranks)
-limiter_cli_test(NAME kinds.ranks_counters_hint MATCH "^hint: no timeline in this record" ARGS report tests/data/ranks)
+limiter_cli_test(NAME kinds.ranks_counters_hint MATCH "^hint: no timeline in these records" ARGS report tests/data/ranks)
 limiter_cli_test(NAME kinds.ranks_counters_hint_html MATCH "<p class=\"note\">hint: no timeline" ARGS report tests/data/ranks -f html)
 limiter_cli_test(NAME kinds.ranks_trace_kernel_time MATCH "^limiter report — 2 ranks of a torchrun job \\(world size 2\\) on 1 host, [1-9][0-9.]* ms of kernel time$"
                  ARGS report tests/data/ranks/trace)

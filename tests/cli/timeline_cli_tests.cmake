@@ -39,7 +39,7 @@ limiter_cli_test(NAME export.perfetto MATCH "events of 2 records -> .*trace\\.js
 limiter_cli_test(NAME export.perfetto_by_extension MATCH "136 events of 1 record"
                  ARGS export ${_timeline}/h100_gloo_rank0_timeline.json.gz -o ${CMAKE_CURRENT_BINARY_DIR}/rank0_trace.json)
 limiter_cli_test(NAME export.perfetto_needs_a_timeline EXIT 2
-                 MATCH "no timeline in this record: `limiter run` records one from version"
+                 MATCH "no timeline in this record.*`limiter run --trace -- APP` records one"
                  ARGS export tests/data/ranks/h100_gloo_rank0.json.gz -f perfetto -o ${CMAKE_CURRENT_BINARY_DIR}/none.json)
 limiter_cli_test(NAME export.sqlite_one_record EXIT 2 MATCH "one record; several only with --format perfetto"
                  ARGS export ${_timeline}/h100_gloo_rank0_timeline.json.gz ${_timeline}/h100_gloo_rank1_timeline.json.gz
