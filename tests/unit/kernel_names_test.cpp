@@ -10,11 +10,12 @@
 #include "limiter/error.hpp"
 #include "limiter/kernel_names.hpp"
 #include "limiter/record_json.hpp"
+#include "test_data.hpp"
 
 namespace limiter {
 namespace {
 
-const std::string kData = LIMITER_TEST_DATA_DIR;
+using testing::kData;
 
 const std::string kAdd =
     "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, std::array<char*, 3ul> >"
@@ -121,16 +122,7 @@ TEST(KernelNames, AGenericKernelNameCarriesWhatItRuns) {
 // print the same, and no generic name prints bare.
 TEST(KernelNames, NoTwoKernelsOfACommittedRecordReadTheSame) {
   std::size_t records = 0;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(kData)) {
-    const std::string path = entry.path().string();
-    if (!entry.is_regular_file() || path.find("/malformed/") != std::string::npos) continue;
-    if (!path.ends_with(".json") && !path.ends_with(".json.gz")) continue;
-    RunRecord run;
-    try {
-      run = read_run_file(path);
-    } catch (const InputError&) {
-      continue;  // not a run record
-    }
+  for (const auto& [path, run] : testing::committed_run_records(read_run_file)) {
     std::set<std::string> names;
     for (const auto& launch : run.launches) names.insert(launch.name);
     if (run.timeline)

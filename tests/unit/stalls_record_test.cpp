@@ -12,6 +12,7 @@
 #include "limiter/json_text.hpp"
 #include "limiter/record_json.hpp"
 #include "limiter/record_stream.hpp"
+#include "test_data.hpp"
 
 namespace limiter {
 namespace {
@@ -122,16 +123,7 @@ TEST(StallsRecord, EveryReasonReportedHasATitle) {
   for (const auto reason : cupti_stall_reasons()) reasons.insert(std::string(reason));
   EXPECT_TRUE(reasons.count("warpgroup_arrive"));  // Hopper's wgmma waits
   std::size_t records = 0;
-  for (const auto& entry : fs::recursive_directory_iterator(std::string(LIMITER_TEST_DATA_DIR))) {
-    const std::string path = entry.path().string();
-    if (!entry.is_regular_file() || path.find("/malformed/") != std::string::npos) continue;
-    if (!path.ends_with(".json") && !path.ends_with(".json.gz")) continue;
-    RunRecord header;
-    try {
-      header = read_run_header(path);
-    } catch (const InputError&) {
-      continue;  // not a run record (an ncu export, a golden report)
-    }
+  for (const auto& [path, header] : testing::committed_run_records(read_run_header)) {
     const auto& stalls = header.stalls;
     // The synthetic fixtures hold a made-up reason on purpose (stalls/README.md): it must print raw.
     if (!stalls || (!header.command_line.empty() && header.command_line.front() == "synthetic")) continue;

@@ -3,11 +3,15 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "limiter/analysis.hpp"
+#include "limiter/error.hpp"
 #include "limiter/import.hpp"
 
 namespace limiter::testing {
@@ -34,6 +38,24 @@ inline void expect_golden(const std::string& name, const std::string& actual) {
   expected << in.rdbuf();
   EXPECT_EQ(actual, expected.str()) << "rendering of " << name << " changed: regenerate with LIMITER_UPDATE_GOLDEN=1 "
                                        "if intended";
+}
+
+// Every run record committed under tests/data/ (the malformed ones left out), read by READ
+// (read_run_file, read_run_header): its path and what READ gave. Files that are no run record
+// (ncu exports, golden reports) are skipped.
+template <class Read>
+std::vector<std::pair<std::string, RunRecord>> committed_run_records(Read read) {
+  std::vector<std::pair<std::string, RunRecord>> records;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(kData)) {
+    const std::string path = entry.path().string();
+    if (!entry.is_regular_file() || path.find("/malformed/") != std::string::npos) continue;
+    if (!path.ends_with(".json") && !path.ends_with(".json.gz")) continue;
+    try {
+      records.emplace_back(path, read(path));
+    } catch (const InputError&) {
+    }
+  }
+  return records;
 }
 
 }  // namespace limiter::testing
