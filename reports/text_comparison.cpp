@@ -171,10 +171,12 @@ void write_text_comparison(const RunComparison& comparison, std::ostream& out, c
     });
     if (counters) {
       out << "\n";
-      TextTable units({{render::row_launches_title(comparison), Align::left}, {"issue"}, {"L2"}, {"DRAM"}, {"LMEM-L2"}, {"LMEM-inst"}, {"kernel", Align::left}});
+      TextTable units({{render::row_launches_title(comparison), Align::left}, {"issue"}, {"L2"}, {"DRAM"}, {"LMEM-L2"},
+                       {"LMEM-inst"}, {"kernel", Align::left}});
       for (std::size_t index : order) {
         const auto& k = comparison.matched[index];
-        units.add_row({render::row_launches_text(comparison, k, " -> "), percent_pair(k.before.utilization.issue, k.after.utilization.issue, 0),
+        units.add_row({render::row_launches_text(comparison, k, " -> "),
+                       percent_pair(k.before.utilization.issue, k.after.utilization.issue, 0),
                        percent_pair(k.before.utilization.l2, k.after.utilization.l2, 0),
                        percent_pair(k.before.utilization.dram, k.after.utilization.dram, 0),
                        percent_pair(k.before.lmem.l2_share, k.after.lmem.l2_share, 1),

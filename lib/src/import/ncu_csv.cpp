@@ -83,9 +83,10 @@ std::string_view without_trailing_text(std::string_view table, std::size_t heade
   }
   if (left_out == 0) return table;
   if (warnings) {
-    const std::size_t line_number =
-        header_line + static_cast<std::size_t>(std::count(table.begin(), table.begin() + static_cast<std::ptrdiff_t>(first_left_out_offset), '\n'));
-    const std::string shown = first_left_out.size() > 60 ? std::string(first_left_out.substr(0, 57)) + "..." : std::string(first_left_out);
+    const std::string_view above = table.substr(0, first_left_out_offset);
+    const std::size_t line_number = header_line + static_cast<std::size_t>(std::count(above.begin(), above.end(), '\n'));
+    const std::string shown =
+        first_left_out.size() > 60 ? std::string(first_left_out.substr(0, 57)) + "..." : std::string(first_left_out);
     warnings->push_back("'" + origin + "': " + std::to_string(left_out) + (left_out == 1 ? " line" : " lines") +
                         " after the CSV table left out, from line " + std::to_string(line_number) + ": \"" + shown + "\"");
   }
