@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -95,20 +96,19 @@ std::vector<SampledKernelComparison> compare_samples(const StallInfo& before, co
   const auto share = [](std::uint64_t part, std::uint64_t whole) {
     return whole > 0 ? std::optional<double>(static_cast<double>(part) / static_cast<double>(whole)) : std::nullopt;
   };
-  for (const auto& kernel : before.kernels) {
-    auto& row = rows[kernel.name];
-    row.name = kernel.name;
-    row.before_samples += kernel.samples;
-    row.before_share = share(row.before_samples, before.samples);
-    std::tie(row.before_reason, row.before_reason_share) = main_reason(kernel);
-  }
-  for (const auto& kernel : after.kernels) {
-    auto& row = rows[kernel.name];
-    row.name = kernel.name;
-    row.after_samples += kernel.samples;
-    row.after_share = share(row.after_samples, after.samples);
-    std::tie(row.after_reason, row.after_reason_share) = main_reason(kernel);
-  }
+  const auto add = [&](const StallInfo& side, bool is_before) {
+    for (const auto& kernel : side.kernels) {
+      auto& row = rows[kernel.name];
+      row.name = kernel.name;
+      auto& samples = is_before ? row.before_samples : row.after_samples;
+      samples += kernel.samples;
+      (is_before ? row.before_share : row.after_share) = share(samples, side.samples);
+      std::tie(is_before ? row.before_reason : row.after_reason,
+               is_before ? row.before_reason_share : row.after_reason_share) = main_reason(kernel);
+    }
+  };
+  add(before, true);
+  add(after, false);
   std::vector<SampledKernelComparison> sorted;
   for (auto& [name, row] : rows) sorted.push_back(std::move(row));
   std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
