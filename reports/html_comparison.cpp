@@ -53,8 +53,9 @@ void write_change_chart(std::ostream& out, const RunComparison& comparison, cons
     if (bars.size() >= kChartRows) break;
     const auto& k = comparison.matched[index];
     const std::string kind = render::change_kind(k);
-    bars.push_back({(comparison.launch_rows ? render::row_launches_text(comparison, k, "→") + " " : std::string()) +
-                        distinct_label(names(k.after.name), all_names, 30),
+    // The sequence numbers tell apart two configurations of one kernel.
+    bars.push_back({(comparison.launch_rows ? render::row_launches_text(comparison, k, "→") : "#" + std::to_string(k.before.sequence)) +
+                        " " + distinct_label(names(k.after.name), all_names, 30),
                     k.time.change, change_fill(kind),
                     render::change_percent_text(k.time.change) + (kind == "noise" ? " noise" : ""),
                     render::precise_duration_text(k.time.before_ns) + " → " +
@@ -93,7 +94,7 @@ void write_movement_map(std::ostream& out, const RunComparison& comparison, cons
     point.fill = verdict_fill(k.after.verdict);
     point.css_class = verdict_key(k.after.verdict);
     if (labelled[index])
-      point.label = distinct_label(names(k.after.name), all_names, 28);
+      point.label = "#" + std::to_string(k.after.sequence) + " " + distinct_label(names(k.after.name), all_names, 28);
     point.tooltip = std::string(k.after.name) + "\n" + arrow_text(verdict_label(k.before), verdict_label(k.after)) + ", time " +
                     render::change_percent_text(k.time.change);
     points.push_back(point);
@@ -211,8 +212,9 @@ void write_html_comparison(const RunComparison& comparison, std::ostream& out, c
   out << "</figure>\n</div>\n";
 
   out << "<h2>Matched kernels</h2>\n<p class=\"muted\">" << html_escape(render::rows_note(comparison)) << ".</p>\n";
-  out << "<table id=\"matched\">\n<thead><tr><th class=\"text\">" << render::row_launches_title(comparison)
-      << "</th><th class=\"name\">kernel</th>"
+  // "n": the launches, narrow enough that the table fits 1,280 px beside long kernel names.
+  out << "<table id=\"matched\">\n<thead><tr><th class=\"text\""
+      << (comparison.launch_rows ? ">#" : " title=\"launches before → after\">n") << "</th><th class=\"name\">kernel</th>"
       << (comparison.launch_rows ? "<th>before</th><th>after</th>" : "<th>before/launch</th><th>after/launch</th>")
       << "<th>change</th><th class=\"text\">speed</th><th class=\"text\">verdict</th>"
          "<th>issue</th><th>L2</th><th>DRAM</th><th>LMEM-L2</th><th>LMEM-inst</th></tr></thead>\n<tbody>\n";

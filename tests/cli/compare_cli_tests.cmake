@@ -119,7 +119,7 @@ set(_stalls_probe tests/data/stalls/h100_stalls_probe.json.gz)
 set(_other_program tests/data/synthetic/pytorch_jax_2k.json.gz)
 limiter_cli_test(NAME compare.by_kernel MATCH "^matched: 39 kernels \\(10,071 -> 10,071 launches\\), 124 ms -> 124 ms"
                  ARGS compare ${_mlp_full} ${_mlp_full})
-limiter_cli_test(NAME compare.by_kernel_html MATCH "^<thead><tr><th class=\"text\">launches</th><th class=\"name\">kernel</th><th>before/launch</th>"
+limiter_cli_test(NAME compare.by_kernel_html MATCH "^<thead><tr><th class=\"text\" title=\"launches before → after\">n</th><th class=\"name\">kernel</th><th>before/launch</th>"
                  ARGS compare ${_mlp_full} ${_mlp_full} --format html)
 limiter_cli_test(NAME compare.by_kernel_html_row MATCH "^<tr><td class=\"text\">615</td><td class=\"name\"><code>sm80_xmma_gemm_"
                  ARGS compare ${_mlp_full} ${_mlp_full} --format html)

@@ -47,9 +47,9 @@ status=0
 # Two recordings of the MLP training (3 launches per kernel, then all 10,071): 39 kernels matched.
 "$limiter" compare tests/data/cupti/h100_mlp_training_budget3_limiter.json.gz \
   tests/data/cupti/h100_mlp_training_limiter.json.gz --format html -o "$work/compare_mlp.html"
-# Every launch of it against every launch of another program, a row per launch: each list trimmed.
-"$limiter" compare tests/data/cupti/h100_mlp_training_limiter.json.gz tests/data/synthetic/pytorch_jax_2k.json.gz \
-  --launches --format html -o "$work/compare_mlp_launches.html"
+# An ncu export against limiter's record of the same PyTorch step, a row per launch.
+"$limiter" compare tests/data/cupti/h200_pytorch_ncu.csv tests/data/cupti/h200_pytorch_limiter.json \
+  --launches --format html -o "$work/compare_pytorch_launches.html"
 # Timelines (a --trace record against a default run): times from the timelines, the program verdicts.
 "$limiter" compare tests/data/trace/h100_mlp30_trace.json.gz tests/data/default_run/h200_mlp100_default.json.gz \
   --format html -o "$work/compare_timelines.html"
