@@ -8,6 +8,8 @@ stream_executor helpers), and their counters are taken from the real H200 PyTorc
 record is written one launch per line, like `limiter run` writes it.
 
     bench/make_synthetic_run.py --launches 123250 -o /tmp/run.json
+    # the same program after a change: another seed, the GEMM nvjet kernel 17 % faster
+    bench/make_synthetic_run.py --launches 123250 --seed 12 --scale nvjet=0.83 -o /tmp/after.json
 """
 import argparse
 import json
@@ -69,15 +71,21 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--launches", type=int, required=True)
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--scale", action="append", default=[], metavar="TEXT=FACTOR",
+                        help="multiply the times and counts of kernels whose name holds TEXT by FACTOR (repeatable)")
     parser.add_argument("-o", "--output", required=True)
     args = parser.parse_args()
+    scales = [(text, float(factor)) for text, factor in (item.rsplit("=", 1) for item in args.scale)]
 
     template = json.load(open(TEMPLATE))
     counters = [launch["counters"] for launch in template["launches"] if "gpu__time_duration.sum" in launch["counters"]]
-    rng = random.Random(args.seed)
-    profiles = [rng.choice(counters) for _ in KERNELS]
+    # The program (each kernel's counters, the order of a step) is the same for every seed; the
+    # seed varies the launches' noise, so two seeds are two runs of one program.
+    program = random.Random(11)
+    profiles = [program.choice(counters) for _ in KERNELS]
     step = [index for index, weight in enumerate(WEIGHTS) for _ in range(weight)]
-    rng.shuffle(step)
+    program.shuffle(step)
+    rng = random.Random(args.seed)
 
     header = {key: template[key] for key in ("schema_version", "kind", "tool_version", "source", "created_at")}
     header["command_line"] = ["python3", "train.py", "--synthetic", str(args.launches)]
@@ -90,6 +98,9 @@ def main():
             kernel = step[sequence % len(step)]
             name, mangled, grid, block, registers = KERNELS[kernel]
             scale = rng.uniform(0.9, 1.1)
+            for text, factor in scales:
+                if text in name:
+                    scale *= factor
             launch_counters = {
                 metric: (value * scale if "peak" not in metric and "pct" not in metric and "per_second" not in metric else value)
                 for metric, value in profiles[kernel].items()

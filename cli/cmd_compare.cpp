@@ -27,11 +27,14 @@ namespace limiter::cli {
 namespace {
 
 const char* const kUsage =
-    "limiter compare BEFORE AFTER [--format text|md|csv|json|html] [-o FILE] [--fail-if-slower PCT] [-k REGEX] [--top N]\n\n"
-    "BEFORE and AFTER are run records or Nsight Compute CSV exports. Launches are matched by kernel\n"
-    "name and launch configuration (grid, block), and by order among equal ones. Exit code 4 when\n"
-    "--fail-if-slower is given and a matched kernel or the total is slower by more than PCT percent\n"
-    "(a kernel whose change lies within the spread of its repeated launches is noise and does not count).\n"
+    "limiter compare BEFORE AFTER [--format text|md|csv|json|html] [-o FILE] [--fail-if-slower PCT] [-k REGEX] [--top N]\n"
+    "                [--launches]\n\n"
+    "BEFORE and AFTER are run records (.json, .json.gz) or Nsight Compute CSV exports (.csv, .csv.gz).\n"
+    "Launches are grouped by kernel name and launch configuration (grid, block), as `limiter report`\n"
+    "groups them, and each kernel's mean time per launch is compared; --launches gives a row per launch,\n"
+    "matched by order among equal ones. Names that ncu and CUPTI spell differently are matched. Exit code 4\n"
+    "when --fail-if-slower is given and a matched kernel or the total is slower by more than PCT percent\n"
+    "(a kernel whose change is within 2 standard errors of its launches' spread is noise and does not count).\n"
     "Records that selected their launches differently (every launch, per-kernel budgets, a subset, PM\n"
     "sampling) are compared per launch: each kernel by its mean time per launch, with a warning.\n"
     "BEFORE and AFTER may each be several records (a glob or a directory: the ranks of a job): rank N\n"
@@ -55,18 +58,20 @@ std::map<int, std::string> records_by_rank(const std::vector<std::string>& paths
   return by_rank;
 }
 
-// "local_array_2k [5] +25.0%, the total +5.9%" for the message on standard error.
+// "the total +5.9%, local_array_2k [5] +25.0%, ... and 4,091 more kernels" for the message on
+// standard error: the totals, then the kGateKernelsNamed most slower kernels, then a count.
 std::string slowdown_summary(const RunComparison& comparison) {
   std::string text;
-  for (const auto& k : comparison.matched) {
-    if (!k.slower_than_limit) continue;
-    const auto name = kernel_base_name(std::string(k.before.name));
-    text += (text.empty() ? "" : ", ") + name + " [" + std::to_string(k.before.sequence) + "] +" +
-            format_fixed(*k.time.change * 100.0, 1) + "%";
-  }
+  const auto add = [&](const std::string& part) { text += (text.empty() ? "" : ", ") + part; };
   if (comparison.totals.slower_than_limit)
-    text += (text.empty() ? "" : ", ") + std::string(comparison.per_launch ? "the mean per launch +" : "the total +") +
-            format_fixed(*comparison.totals.all.change * 100.0, 1) + "%";
+    add(std::string(comparison.per_launch ? "the mean per launch +" : "the total +") +
+        format_fixed(*comparison.totals.all.change * 100.0, 1) + "%");
+  const auto named = comparison.slowest_kernels(kGateKernelsNamed);
+  for (const KernelComparison* k : named)
+    add(kernel_base_name(std::string(k->before.name)) + " [" + std::to_string(k->before.sequence) + "] +" +
+        format_fixed(*k->time.change * 100.0, 1) + "%");
+  if (const std::size_t more = comparison.slower_kernel_count() - named.size(); more > 0)
+    text += " and " + std::to_string(more) + (more == 1 ? " more kernel" : " more kernels");
   return text;
 }
 
@@ -83,15 +88,18 @@ ComparedRun load_compared(const std::string& path, const AnalysisOptions& analys
     if (mangled && !launch.mangled_name.empty()) mangled->emplace(launch.name, launch.mangled_name);
   };
   if (is_run_record(path)) {
-    run = compared_run(analyze_run(read_run_header(path), wordless));
+    const RunRecord header = read_run_header(path);
+    run = compared_run(analyze_run(header, wordless));
     for_each_analysed_launch(path, wordless, "", [&](const KernelAnalysis& launch) { run.add(launch); });
     if (mangled) read_run_stream(path, [](const RunRecord&) {}, [&](KernelLaunch&& launch) { note_mangled(launch); });
+    add_record_fields(run, header);
   } else {
     const RunRecord record = load_run(path);
     for (const auto& launch : record.launches) note_mangled(launch);
     run = compared_run(analyze_run(record, wordless));
+    add_record_fields(run, record);
   }
-  run.selection = launch_selection(run);
+  if (!run.selection) run.selection = launch_selection(run);
   if (!kernel_regex.empty()) {
     const std::regex selected = kernel_name_regex(kernel_regex);
     std::unordered_map<std::string_view, bool> matches;  // each name searched once, not each launch
@@ -100,6 +108,8 @@ ComparedRun load_compared(const std::string& path, const AnalysisOptions& analys
       if (added) found->second = std::regex_search(launch.name.begin(), launch.name.end(), selected);
       return !found->second;
     });
+    if (run.stalls)
+      std::erase_if(run.stalls->kernels, [&](const KernelStalls& k) { return !std::regex_search(k.name, selected); });
   }
   return run;
 }
@@ -131,6 +141,7 @@ int run_compare(const Args& args) {
     throw InputError("name two runs, BEFORE and AFTER: limiter compare before.json after.json (see --help)");
 
   CompareOptions options;
+  options.launch_rows = selection.launches;
   options.before_label = before_path;
   options.after_label = after_path;
   if (vm.count("fail-if-slower")) {
@@ -182,6 +193,8 @@ int run_compare(const Args& args) {
   ComparisonOptions comparison_options;
   comparison_options.color = output.empty() && isatty(STDOUT_FILENO);
   comparison_options.top = top_for(selection, vm, report_format);
+  // A Markdown comment fits a pull request unless --top asks for a number of rows.
+  if (!vm["top"].defaulted()) comparison_options.markdown_limit = 0;
   bool failed = false;
   std::string failures;
   const bool by_rank = comparisons.size() > 1;
@@ -204,8 +217,9 @@ int run_compare(const Args& args) {
           if (seen.insert(name.data()).second) shown.names.emplace(name, name);
         };
         for (const auto* side : {&comparison.only_before, &comparison.only_after})
-          for (const auto& k : *side) show_whole(k.name);
+          for (const auto& k : *side) show_whole(k.first.name);
         for (const auto& k : comparison.matched) show_whole(k.before.name);
+        for (const auto& k : comparison.samples) show_whole(k.name);
       }
       if (names == NameStyle::mangled)
         for (const auto& [name, mangled_name] : mangled) shown.names[name] = mangled_name;

@@ -15,6 +15,7 @@
 #include "limiter/record.hpp"
 #include "limiter/record_json.hpp"
 #include "options.hpp"
+#include "run_input.hpp"
 #include "output_guard.hpp"
 
 namespace limiter::cli {
@@ -22,15 +23,13 @@ namespace {
 
 constexpr const char* kUsage = "limiter import --from ncu|csv FILE [--arch sm_XX --sms N] -o RUN.json";
 
-std::ifstream open_input(const std::string& path) {
+void check_input(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::exists(path, ec)) throw InputError("cannot open '" + path + "': no such file");
   if (fs::is_directory(path, ec))
     throw InputError("cannot read '" + path + "': it is a directory, not a CSV file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("cannot open '" + path + "': check that it is readable");
-  return in;
+  if (!std::ifstream(path, std::ios::binary)) throw InputError("cannot open '" + path + "': check that it is readable");
 }
 
 std::string count_of(std::size_t count, const std::string& one, const std::string& many) {
@@ -88,11 +87,11 @@ int run_import(const Args& args) {
                        ": a plain CSV does not say which GPU it came from (the seed's case study: "
                        "--arch sm_20 --sms 16)");
     }
-    std::ifstream in = open_input(path);
-    run = import_plain_csv(in, path, arch, sms);
+    check_input(path);
+    run = import_plain_csv_file(path, arch, sms);
   } else {
-    std::ifstream in = open_input(path);
-    run = import_ncu_csv(in, path);
+    check_input(path);
+    run = import_ncu_file(path);
     if (has_arch) run.device.arch = arch;
     if (has_sms) run.device.sm_count = sms;
   }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <optional>
 
 #include "limiter/error.hpp"
@@ -51,7 +52,7 @@ std::optional<std::string> why_neither(const std::string& path, const Opening& o
   if (std::any_of(text.begin(), text.end(), [](char c) { return is_binary(static_cast<unsigned char>(c)); }))
     return opening.compressed ? "compressed binary data, not JSON" : "binary data, not JSON";
   if (text[start] == '[') return "JSON, but an array: a run record is one JSON object";
-  if (opening.compressed) return "compressed text that is not JSON";
+  if (opening.compressed && path.ends_with(".json.gz")) return "compressed text that is not JSON";
   if (path.ends_with(".json")) return "not JSON: a run record starts with '{'";
   return std::nullopt;
 }
@@ -69,17 +70,22 @@ bool is_run_record(const std::string& path) {
   return false;
 }
 
+RunRecord import_ncu_file(const std::string& path) {
+  std::vector<std::string> warnings;
+  RunRecord run = import_ncu_csv_file(path, &warnings);
+  for (const auto& warning : warnings) std::cerr << "limiter: warning: " << warning << "\n";
+  return run;
+}
+
 RunRecord load_run(const std::string& path) {
   if (is_run_record(path)) return read_run_file(path);
-  std::ifstream in(path, std::ios::binary);
-  return import_ncu_csv(in, path);
+  return import_ncu_file(path);
 }
 
 RunSummary load_summary(const std::string& path, const AnalysisOptions& analysis_options,
                         const SummaryOptions& summary_options, const BatchSink& on_batch) {
   if (is_run_record(path)) return summarize_run_file(path, analysis_options, summary_options, on_batch);
-  std::ifstream in(path, std::ios::binary);
-  return summarize_record(import_ncu_csv(in, path), analysis_options, summary_options, on_batch);
+  return summarize_record(import_ncu_file(path), analysis_options, summary_options, on_batch);
 }
 
 }  // namespace limiter::cli

@@ -14,6 +14,8 @@ namespace limiter::cli {
 bool is_run_record(const std::string& path);
 
 RunRecord load_run(const std::string& path);
+// An ncu CSV (plain or .csv.gz), its import warnings on standard error.
+RunRecord import_ncu_file(const std::string& path);
 
 // A run record (streamed: flat memory however many launches) or an ncu CSV, analysed and summarised.
 RunSummary load_summary(const std::string& path, const AnalysisOptions& analysis_options,

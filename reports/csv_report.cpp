@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "limiter/reports.hpp"
+#include "comparison_parts.hpp"
 #include "render_helpers.hpp"
 #include "stall_render.hpp"
 
@@ -191,6 +192,11 @@ std::vector<std::string> side_cells(const ComparedLaunch* k) {
           plain_number(k->lmem.l2_share), plain_number(k->lmem.instruction_share)};
 }
 
+std::size_t csv_column(const std::string& name) {
+  return static_cast<std::size_t>(std::find(kCsvComparisonColumns.begin(), kCsvComparisonColumns.end(), name) -
+                                  kCsvComparisonColumns.begin());
+}
+
 std::vector<std::string> comparison_row(const RunComparison& comparison, const std::string& status,
                                         const ComparedLaunch* before, const ComparedLaunch* after,
                                         const KernelComparison* matched, const render::NameLookup& names) {
@@ -230,16 +236,23 @@ void write_csv_comparison(const RunComparison& comparison, std::ostream& out, co
   out << csv_row(kCsvComparisonColumns);
   for (const KernelComparison* k : render::matched_in_order(comparison, options.top))
     out << csv_row(comparison_row(comparison, "matched", &k->before, &k->after, k, names));
-  for (const auto& k : comparison.only_before) out << csv_row(comparison_row(comparison, "only_before", &k, nullptr, nullptr, names));
-  for (const auto& k : comparison.only_after) out << csv_row(comparison_row(comparison, "only_after", nullptr, &k, nullptr, names));
+  // A kernel on one side only: its first launch's figures, and all its launches' count and time.
+  const auto unmatched = [&](const std::vector<UnmatchedKernel>& kernels, const char* status, bool before) {
+    for (std::size_t i = 0; i < render::shown_rows(kernels.size(), options.top); ++i) {
+      const auto& k = kernels[i];
+      auto row = comparison_row(comparison, status, before ? &k.first : nullptr, before ? nullptr : &k.first, nullptr, names);
+      row[csv_column(before ? "before_duration_ns" : "after_duration_ns")] = plain_number(k.total_ns);
+      row[csv_column(before ? "before_launches" : "after_launches")] = std::to_string(k.launches);
+      out << csv_row(row);
+    }
+  };
+  unmatched(comparison.only_before, "only_before", true);
+  unmatched(comparison.only_after, "only_after", false);
   // The run totals, as one last row with no kernel: status "total". When the runs selected their
   // launches differently, "total_per_launch": the durations are means per launch, and the kernel
   // cell says how each run selected them.
   std::vector<std::string> total(kCsvComparisonColumns.size(), "");
-  const auto column = [&](const std::string& name) {
-    return static_cast<std::size_t>(std::find(kCsvComparisonColumns.begin(), kCsvComparisonColumns.end(), name) -
-                                    kCsvComparisonColumns.begin());
-  };
+  const auto column = csv_column;
   const auto& all = comparison.totals.all;
   total[column("status")] = comparison.per_launch ? "total_per_launch" : "total";
   if (comparison.per_launch) total[column("kernel")] = comparison.selection_warning;

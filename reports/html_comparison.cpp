@@ -1,5 +1,6 @@
-// The HTML comparison: totals and the gate, the time change per matched kernel, where each
-// kernel moved on the utilisation map, and the tables. Self-contained like the report.
+// The HTML comparison: warnings, the program verdicts, totals and the gate, the time change per
+// matched kernel, where each kernel moved on the utilisation map, and the tables (--top rows of
+// each). Self-contained like the report.
 #include <algorithm>
 #include <cmath>
 #include <ostream>
@@ -8,6 +9,7 @@
 #include "html_parts.hpp"
 #include "limiter/format.hpp"
 #include "limiter/reports.hpp"
+#include "comparison_parts.hpp"
 #include "render_helpers.hpp"
 
 namespace limiter {
@@ -37,7 +39,7 @@ std::string total_text(const TimeChange& time) {
 std::vector<std::string> shown_names(const RunComparison& comparison, const render::NameLookup& names) {
   std::vector<std::string> all;
   std::unordered_set<std::string> seen;
-  for (const auto& k : comparison.matched)
+  for (const auto& k : comparison.kernels)
     if (seen.insert(names(k.after.name)).second) all.push_back(names(k.after.name));
   return all;
 }
@@ -51,8 +53,9 @@ void write_change_chart(std::ostream& out, const RunComparison& comparison, cons
     if (bars.size() >= kChartRows) break;
     const auto& k = comparison.matched[index];
     const std::string kind = render::change_kind(k);
-    bars.push_back({std::to_string(k.before.sequence) + "→" + std::to_string(k.after.sequence) + " " +
-                        distinct_label(names(k.after.name), all_names, 30),
+    // The sequence numbers tell apart two configurations of one kernel.
+    bars.push_back({(comparison.launch_rows ? render::row_launches_text(comparison, k, "→") : "#" + std::to_string(k.before.sequence)) +
+                        " " + distinct_label(names(k.after.name), all_names, 30),
                     k.time.change, change_fill(kind),
                     render::change_percent_text(k.time.change) + (kind == "noise" ? " noise" : ""),
                     render::precise_duration_text(k.time.before_ns) + " → " +
@@ -69,18 +72,18 @@ void write_change_chart(std::ostream& out, const RunComparison& comparison, cons
 void write_movement_map(std::ostream& out, const RunComparison& comparison, const render::NameLookup& names) {
   const auto all_names = shown_names(comparison, names);
   // The kernels with the most time after get the labels (kMapLabels): the ones a reader looks for.
-  std::vector<std::size_t> by_time(comparison.matched.size());
+  std::vector<std::size_t> by_time(comparison.kernels.size());
   for (std::size_t i = 0; i < by_time.size(); ++i) by_time[i] = i;
   std::stable_sort(by_time.begin(), by_time.end(), [&](std::size_t a, std::size_t b) {
-    return comparison.matched[a].time.after_ns > comparison.matched[b].time.after_ns;
+    return comparison.kernels[a].time.after_ns > comparison.kernels[b].time.after_ns;
   });
   std::vector<bool> labelled(by_time.size(), false);
   for (std::size_t i = 0; i < std::min(by_time.size(), kMapLabels); ++i) labelled[by_time[i]] = true;
   std::vector<MapPoint> points;
   std::vector<MapArrow> arrows;
   std::vector<double> extents;
-  for (std::size_t index = 0; index < comparison.matched.size(); ++index) {
-    const auto& k = comparison.matched[index];
+  for (std::size_t index = 0; index < comparison.kernels.size(); ++index) {
+    const auto& k = comparison.kernels[index];
     const auto mb = k.before.utilization.memory, cb = k.before.utilization.compute;
     const auto ma = k.after.utilization.memory, ca = k.after.utilization.compute;
     if (!ma || !ca) continue;
@@ -109,22 +112,47 @@ void write_movement_map(std::ostream& out, const RunComparison& comparison, cons
          "after. Dashed lines: the verdict thresholds.</p>\n";
 }
 
-void write_unmatched_table(std::ostream& out, const std::string& id, const std::vector<ComparedLaunch>& kernels,
-                           const render::NameLookup& names) {
+void write_more(std::ostream& out, std::size_t left_out) {
+  if (left_out > 0) out << "<p class=\"muted\">" << render::more_rows_text(left_out) << "</p>\n";
+}
+
+void write_unmatched_table(std::ostream& out, const std::string& id, const RunComparison& comparison,
+                           const std::vector<UnmatchedKernel>& kernels, const render::NameLookup& names, std::size_t top) {
   if (kernels.empty()) {
     out << "<p class=\"muted\">none</p>\n";
     return;
   }
-  out << "<table id=\"" << id << "\">\n<thead><tr><th>#</th><th class=\"name\">kernel</th><th class=\"text\">grid × block</th>"
-         "<th>time</th><th class=\"text\">verdict</th></tr></thead>\n<tbody>\n";
-  for (const auto& k : kernels) {
-    out << "<tr><td>" << k.sequence << "</td><td class=\"name\"><code>" << html_escape(names(k.name))
-        << "</code></td><td class=\"text\">"
-        << (k.block.count() > 0 ? render::dim3_text(k.grid) + " × " + render::dim3_text(k.block) : "—") << "</td><td>"
-        << render::precise_duration_text(k.duration_ns) << "</td><td class=\"text\">" << verdict_badge(k.verdict, k.balanced)
+  out << "<table id=\"" << id << "\">\n<thead><tr><th>" << render::row_launches_title(comparison)
+      << "</th><th class=\"name\">kernel</th><th class=\"text\">grid × block</th><th>time</th><th class=\"text\">verdict</th>"
+         "</tr></thead>\n<tbody>\n";
+  const std::size_t shown = render::shown_rows(kernels.size(), top);
+  for (std::size_t i = 0; i < shown; ++i) {
+    const auto& k = kernels[i];
+    out << "<tr><td>" << (comparison.launch_rows ? std::to_string(k.first.sequence) : render::count_text(k.launches))
+        << "</td><td class=\"name\"><code>" << html_escape(names(k.first.name)) << "</code></td><td class=\"text\">"
+        << (k.first.block.count() > 0 ? render::dim3_text(k.first.grid) + " × " + render::dim3_text(k.first.block) : "—")
+        << "</td><td>" << render::precise_duration_text(k.total_ns) << "</td><td class=\"text\">"
+        << verdict_badge(k.first.verdict, k.first.balanced) << "</td></tr>\n";
+  }
+  out << "</tbody>\n</table>\n";
+  write_more(out, kernels.size() - shown);
+}
+
+void write_samples_table(std::ostream& out, const RunComparison& comparison, const render::NameLookup& names, std::size_t top) {
+  if (comparison.samples.empty()) return;
+  out << "<h2>PC samples</h2>\n<p class=\"muted\">" << render::count_text(comparison.before_samples) << " → "
+      << render::count_text(comparison.after_samples)
+      << " samples; each kernel's share of them and its main stall reason.</p>\n<table id=\"samples\">\n<thead><tr>"
+         "<th class=\"name\">kernel</th><th>share of samples</th><th class=\"text\">main stall reason</th></tr></thead>\n<tbody>\n";
+  const std::size_t shown = render::shown_rows(comparison.samples.size(), top);
+  for (std::size_t i = 0; i < shown; ++i) {
+    const auto& k = comparison.samples[i];
+    out << "<tr><td class=\"name\"><code>" << html_escape(names(k.name)) << "</code></td><td>"
+        << render::sample_share_text(k, " → ") << "</td><td class=\"text\">" << html_escape(render::sample_reason_text(k, " → "))
         << "</td></tr>\n";
   }
   out << "</tbody>\n</table>\n";
+  write_more(out, comparison.samples.size() - shown);
 }
 
 }  // namespace
@@ -141,26 +169,33 @@ void write_html_comparison(const RunComparison& comparison, std::ostream& out, c
   out << "</p>\n";
   if (!comparison.cache_warning.empty())
     out << "<p class=\"warning\">Warning: " << html_escape(comparison.cache_warning) << "</p>\n";
-  if (comparison.per_launch) out << "<p class=\"warning\">Warning: " << html_escape(comparison.selection_warning) << "</p>\n";
+  for (const std::string* warning : {&comparison.selection_warning, &comparison.program_warning, &comparison.match_warning})
+    if (!warning->empty()) out << "<p class=\"warning\">Warning: " << html_escape(*warning) << "</p>\n";
+  if (const auto program = render::program_change_text(comparison, " → "); !program.empty())
+    out << "<p class=\"meta\">program: " << html_escape(program) << "</p>\n";
+  if (comparison.names_matched_by_key > 0)
+    out << "<p class=\"meta\">kernel names: " << comparison.names_matched_by_key
+        << " matched though spelled differently (ncu and CUPTI)</p>\n";
+  if (const auto nothing = render::nothing_timed_text(comparison); !nothing.empty())
+    out << "<p class=\"note\">" << html_escape(nothing) << "</p>\n";
   out << "</header>\n";
 
   out << "<section class=\"summary\">\n<div class=\"stat\"><b>" << render::change_percent_text(totals.all.change)
       << "</b>" << (comparison.per_launch ? "mean per launch: " : "total time: ") << html_escape(total_text(totals.all))
-      << "</div>\n<div class=\"stat\"><b>" << comparison.matched.size()
-      << (comparison.per_launch ? "</b>matched kernels (" : "</b>matched launches (") << totals.before_launches << " before, "
+      << "</div>\n<div class=\"stat\"><b>" << comparison.kernels.size()
+      << "</b>matched kernels (" << totals.before_launches << " launches before, "
       << totals.after_launches << " after)</div>\n<div class=\"stat\"><b>" << comparison.only_before.size() << " / "
       << comparison.only_after.size() << "</b>only before / only after</div>\n</section>\n";
   if (comparison.max_slowdown) {
     const std::string limit = format_percent(*comparison.max_slowdown, 1);
     if (comparison.failed()) {
+      const auto failure = render::gate_failure(comparison);
       out << "<div class=\"gate failed\">Gate failed: slower by more than " << limit << ":";
-      if (totals.slower_than_limit)
-        out << (comparison.per_launch ? " the mean per launch (" : " the total (") << render::change_percent_text(totals.all.change) << ")";
-      for (const auto& k : comparison.matched) {
-        if (k.slower_than_limit)
-          out << " <code>" << html_escape(names(k.before.name)) << "</code> [" << k.before.sequence << "] ("
-              << render::change_percent_text(k.time.change) << ")";
-      }
+      if (failure.total) out << " " << render::gate_total_text(comparison);
+      for (const KernelComparison* k : failure.named)
+        out << " <code>" << html_escape(names(k->before.name)) << "</code> [" << k->before.sequence << "] ("
+            << render::change_percent_text(k->time.change) << ")";
+      if (failure.more > 0) out << " " << render::gate_more_text(failure.more);
       out << "</div>\n";
     } else {
       out << "<div class=\"gate passed\">Gate passed: no matched kernel and not the total slower by more than " << limit
@@ -176,12 +211,11 @@ void write_html_comparison(const RunComparison& comparison, std::ostream& out, c
   write_movement_map(out, comparison, names);
   out << "</figure>\n</div>\n";
 
-  out << "<h2>Matched kernels</h2>\n";
-  if (comparison.per_launch)
-    out << "<p class=\"muted\">Each row is a kernel and configuration: its mean time per launch on each side (# its first "
-           "launch).</p>\n";
-  out << "<table id=\"matched\">\n<thead><tr><th class=\"text\">#</th><th class=\"name\">kernel</th>"
-      << (comparison.per_launch ? "<th>before/launch</th><th>after/launch</th>" : "<th>before</th><th>after</th>")
+  out << "<h2>Matched kernels</h2>\n<p class=\"muted\">" << html_escape(render::rows_note(comparison)) << ".</p>\n";
+  // "n": the launches, narrow enough that the table fits 1,280 px beside long kernel names.
+  out << "<table id=\"matched\">\n<thead><tr><th class=\"text\""
+      << (comparison.launch_rows ? ">#" : " title=\"launches before → after\">n") << "</th><th class=\"name\">kernel</th>"
+      << (comparison.launch_rows ? "<th>before</th><th>after</th>" : "<th>before/launch</th><th>after/launch</th>")
       << "<th>change</th><th class=\"text\">speed</th><th class=\"text\">verdict</th>"
          "<th>issue</th><th>L2</th><th>DRAM</th><th>LMEM-L2</th><th>LMEM-inst</th></tr></thead>\n<tbody>\n";
   for (std::size_t index : order) {
@@ -190,7 +224,7 @@ void write_html_comparison(const RunComparison& comparison, std::ostream& out, c
     const auto percents = [](const std::optional<double>& before, const std::optional<double>& after, int decimals) {
       return arrow_text(format_percent(before, decimals), format_percent(after, decimals));
     };
-    out << "<tr><td class=\"text\">" << k.before.sequence << "→" << k.after.sequence << "</td><td class=\"name\"><code>"
+    out << "<tr><td class=\"text\">" << render::row_launches_text(comparison, k, "→") << "</td><td class=\"name\"><code>"
         << html_escape(names(k.before.name)) << "</code></td><td>" << render::precise_duration_text(k.time.before_ns)
         << "</td><td>" << render::precise_duration_text(k.time.after_ns) << "</td><td class=\"" << kind << "\">"
         << render::change_percent_text(k.time.change) << (kind == "noise" ? " (noise)" : "")
@@ -204,15 +238,13 @@ void write_html_comparison(const RunComparison& comparison, std::ostream& out, c
         << percents(k.before.lmem.instruction_share, k.after.lmem.instruction_share, 1) << "</td></tr>\n";
   }
   out << "</tbody>\n</table>\n";
-  if (std::any_of(comparison.matched.begin(), comparison.matched.end(),
-                  [](const KernelComparison& k) { return k.within_noise; })) {
-    out << "<p class=\"muted\">noise: the kernel has several launches and the change lies within their min..max on "
-           "one side.</p>\n";
-  }
+  write_more(out, comparison.matched.size() - order.size());
+  out << "<p class=\"muted\">" << html_escape(kNoiseRule) << ".</p>\n";
   out << "<h2>Only in before</h2>\n";
-  write_unmatched_table(out, "only-before", comparison.only_before, names);
+  write_unmatched_table(out, "only-before", comparison, comparison.only_before, names, options.top);
   out << "<h2>Only in after</h2>\n";
-  write_unmatched_table(out, "only-after", comparison.only_after, names);
+  write_unmatched_table(out, "only-after", comparison, comparison.only_after, names, options.top);
+  write_samples_table(out, comparison, names, options.top);
   write_page_end(out);
 }
 

@@ -7,8 +7,10 @@
 #include <string_view>
 
 #include "limiter/json_text.hpp"
+#include "limiter/program_verdict.hpp"
 #include "limiter/reports.hpp"
 #include "json_values.hpp"
+#include "comparison_parts.hpp"
 #include "render_helpers.hpp"
 
 namespace limiter {
@@ -64,14 +66,32 @@ ordered_json matched_json(const RunComparison& comparison, const KernelCompariso
   return out;
 }
 
-ordered_json unmatched_json(const ComparedLaunch& k, const render::NameLookup& names) {
-  return {{"sequence", k.sequence},
-          {"name", std::string(k.name)},
+ordered_json unmatched_json(const UnmatchedKernel& k, const render::NameLookup& names) {
+  return {{"sequence", k.first.sequence},
+          {"name", std::string(k.first.name)},
+          {"display_name", names(k.first.name)},
+          {"grid", dim3_json(k.first.grid)},
+          {"block", dim3_json(k.first.block)},
+          {"launches", k.launches},
+          {"duration_ns", optional_number(k.total_ns)},
+          {"verdict", optional_verdict(k.first.verdict)}};
+}
+
+ordered_json program_json(const std::optional<ProgramVerdict>& program) {
+  if (!program) return nullptr;
+  return {{"verdict", std::string(program_bound_key(program->verdict))},
+          {"gpu_busy_share", program->split.busy_share()},
+          {"wall_ns", program->split.wall_ns}};
+}
+
+ordered_json samples_json(const SampledKernelComparison& k, const render::NameLookup& names) {
+  const auto reason = [](const std::string& key) { return key.empty() ? ordered_json(nullptr) : ordered_json(key); };
+  return {{"name", k.name},
           {"display_name", names(k.name)},
-          {"grid", dim3_json(k.grid)},
-          {"block", dim3_json(k.block)},
-          {"duration_ns", optional_number(k.duration_ns)},
-          {"verdict", optional_verdict(k.verdict)}};
+          {"samples", {{"before", k.before_samples}, {"after", k.after_samples}}},
+          {"share", before_after_json(k.before_share, k.after_share)},
+          {"main_reason", {{"before", reason(k.before_reason)}, {"after", reason(k.after_reason)}}},
+          {"main_reason_share", before_after_json(k.before_reason_share, k.after_reason_share)}};
 }
 
 ordered_json run_side_json(const std::string& label, const std::string& source, const DeviceDescription& device,
@@ -96,7 +116,7 @@ ordered_json comparison_head(const RunComparison& comparison) {
   if (!comparison.cache_warning.empty()) out["cache_warning"] = comparison.cache_warning;
   if (comparison.max_slowdown) {
     ordered_json slower = ordered_json::array();
-    for (const auto& k : comparison.matched)
+    for (const auto& k : comparison.kernels)
       if (k.slower_than_limit) slower.push_back(k.before.sequence);
     out["gate"] = {{"max_slowdown", *comparison.max_slowdown},
                    {"failed", comparison.failed()},
@@ -111,6 +131,12 @@ ordered_json comparison_head(const RunComparison& comparison) {
                         {"compared", "per launch"},
                         {"warning", comparison.selection_warning}};
   }
+  out["rows"] = comparison.launch_rows ? "launch" : "kernel";  // what each "matched" entry is
+  out["noise_rule"] = kNoiseRule;
+  if (!comparison.program_warning.empty()) out["program_warning"] = comparison.program_warning;
+  if (!comparison.match_warning.empty()) out["match_warning"] = comparison.match_warning;
+  out["names_matched_by_key"] = comparison.names_matched_by_key;
+  out["program"] = {{"before", program_json(comparison.before_program)}, {"after", program_json(comparison.after_program)}};
   out["total"] = time_change_json(comparison.totals.all);
   out["matched_total"] = time_change_json(comparison.totals.matched);
   return out;
@@ -125,11 +151,14 @@ void for_each_launch_list(const RunComparison& comparison, const ComparisonOptio
   list("matched", [&](const EntrySink& entry) {
     for (const KernelComparison* k : render::matched_in_order(comparison, options.top)) entry(matched_json(comparison, *k, names));
   });
-  list("only_before", [&](const EntrySink& entry) {
-    for (const auto& k : comparison.only_before) entry(unmatched_json(k, names));
-  });
-  list("only_after", [&](const EntrySink& entry) {
-    for (const auto& k : comparison.only_after) entry(unmatched_json(k, names));
+  const auto unmatched = [&](const std::vector<UnmatchedKernel>& kernels, const EntrySink& entry) {
+    for (std::size_t i = 0; i < render::shown_rows(kernels.size(), options.top); ++i) entry(unmatched_json(kernels[i], names));
+  };
+  list("only_before", [&](const EntrySink& entry) { unmatched(comparison.only_before, entry); });
+  list("only_after", [&](const EntrySink& entry) { unmatched(comparison.only_after, entry); });
+  list("samples", [&](const EntrySink& entry) {
+    for (std::size_t i = 0; i < render::shown_rows(comparison.samples.size(), options.top); ++i)
+      entry(samples_json(comparison.samples[i], names));
   });
 }
 

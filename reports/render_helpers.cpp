@@ -321,8 +321,9 @@ NameLookup::NameLookup(const RunComparison& comparison, const std::unordered_map
     if (seen.insert(name.data()).second) distinct.insert(name);
   };
   for (const auto& k : comparison.matched) add(k.before.name);
-  for (const auto& k : comparison.only_before) add(k.name);
-  for (const auto& k : comparison.only_after) add(k.name);
+  for (const auto& k : comparison.only_before) add(k.first.name);
+  for (const auto& k : comparison.only_after) add(k.first.name);
+  for (const auto& k : comparison.samples) add(k.name);
   names_ = short_kernel_names(std::vector<std::string>(distinct.begin(), distinct.end()));
   for (const auto& [name, shown] : given) names_[name] = shown;
 }
@@ -336,9 +337,18 @@ std::string NameLookup::operator()(std::string_view name) const {
 std::vector<std::size_t> comparison_display_order(const RunComparison& comparison, std::size_t top) {
   std::vector<std::pair<double, std::size_t>> deltas;  // -delta, index: ties in launch order
   deltas.reserve(comparison.matched.size());
-  for (const auto& k : comparison.matched)
-    deltas.emplace_back(k.time.before_ns && k.time.after_ns ? -std::fabs(*k.time.after_ns - *k.time.before_ns) : 1.0,
-                        deltas.size());
+  // A group row weighs its change of mean by its launches: what the change costs the run. Rows
+  // whose change is noise come after every real one (their key is shifted past all of them).
+  double largest = 0;
+  for (const auto& k : comparison.matched) {
+    const double weight = comparison.launch_rows ? 1.0 : static_cast<double>(std::max<std::uint64_t>(
+                                                             1, comparison.before_counts[k.group]));
+    const double delta = k.time.before_ns && k.time.after_ns ? std::fabs(*k.time.after_ns - *k.time.before_ns) * weight : -1.0;
+    largest = std::max(largest, delta);
+    deltas.emplace_back(-delta, deltas.size());
+  }
+  for (std::size_t i = 0; i < deltas.size(); ++i)
+    if (comparison.matched[i].within_noise) deltas[i].first += 2 * largest + 1;
   // The first TOP of a million need not sort the million.
   const std::size_t shown = top > 0 ? std::min(top, deltas.size()) : deltas.size();
   std::partial_sort(deltas.begin(), deltas.begin() + static_cast<std::ptrdiff_t>(shown), deltas.end());

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # layout_in_chromium.sh LIMITER
 # Writes the HTML reports of the committed real-program recordings (10,071 launches of a PyTorch
-# MLP training, torch.compile and JAX programs, a capture range, the H200 probe, two comparisons
-# and a job's ranks) and opens each in Debian's Chromium at 1,280, 1,600 and 1,920 px through
+# MLP training, torch.compile and JAX programs, a capture range, the H200 probe, comparisons of
+# counters, launch rows, timelines and PC samples, each under 1 MB, and a job's ranks) and opens
+# each in Debian's Chromium at 1,280, 1,600 and 1,920 px through
 # playwright-core (tests/html/package.json), failing on overlapping or clipped text, sideways
 # scrolling, boxes that spill, charts that name two kernels alike and all-zero charts
 # (check_layout.mjs). Exit 77 (skip) with the reason when Chromium, Node.js or the npm package
@@ -46,6 +47,19 @@ status=0
 # Two recordings of the MLP training (3 launches per kernel, then all 10,071): 39 kernels matched.
 "$limiter" compare tests/data/cupti/h100_mlp_training_budget3_limiter.json.gz \
   tests/data/cupti/h100_mlp_training_limiter.json.gz --format html -o "$work/compare_mlp.html"
+# An ncu export against limiter's record of the same PyTorch step, a row per launch.
+"$limiter" compare tests/data/cupti/h200_pytorch_ncu.csv tests/data/cupti/h200_pytorch_limiter.json \
+  --launches --format html -o "$work/compare_pytorch_launches.html"
+# Timelines (a --trace record against a default run): times from the timelines, the program verdicts.
+"$limiter" compare tests/data/trace/h100_mlp30_trace.json.gz tests/data/default_run/h200_mlp100_default.json.gz \
+  --format html -o "$work/compare_timelines.html"
+# Records of PC samples alone.
+"$limiter" compare tests/data/stalls/synthetic_stalls_only_run.json tests/data/stalls/h100_stalls_probe.json.gz \
+  --format html -o "$work/compare_samples.html"
+for page in "$work"/compare_*.html; do
+  size=$(stat -c %s "$page")
+  [ "$size" -lt 1000000 ] || { echo "FAIL: $page is $size bytes, over 1 MB"; exit 1; }
+done
 
 shots=()
 if [ -n "${LIMITER_SCREENSHOT_DIR:-}" ]; then

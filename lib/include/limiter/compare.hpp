@@ -1,7 +1,11 @@
 #pragma once
-// Before/after comparison of two analysed runs. Launches are matched by kernel name and
-// launch configuration (grid, block), and by order among equals: the k-th launch of a kernel
-// and configuration in BEFORE is compared with the k-th one in AFTER. When the two records
+// Before/after comparison of two analysed runs. Launches are grouped by kernel name and
+// launch configuration (grid, block), as `limiter report` groups them, and each group's mean
+// time per launch is compared; whether its change is more than noise is decided from the spread
+// of its launches' durations (change_is_noise). With launch rows (--launches), launches are
+// matched by order among equals: the k-th launch of a kernel and configuration in BEFORE is
+// compared with the k-th one in AFTER. Names spelled differently by ncu and CUPTI are matched
+// first (kernel_name_key.hpp). When the two records
 // selected their launches differently (every launch against per-kernel budgets, a subset, PM
 // sampling), launch k of one is not launch k of the other and their totals cover different
 // launches: each kernel and configuration is then compared by its mean time per launch, with a
@@ -19,7 +23,9 @@
 #include <vector>
 
 #include "limiter/analysis.hpp"
+#include "limiter/program_verdict.hpp"
 #include "limiter/rollup.hpp"
+#include "limiter/stalls.hpp"
 
 namespace limiter {
 
@@ -114,6 +120,11 @@ struct ComparedRun {
   std::vector<KernelSeen> kernels_seen;
   std::uint64_t missed_launches = 0;
   std::optional<std::string> cache_control;  // the record's: "none", "all" or unknown
+  std::vector<std::string> command_line;     // the profiled program's, where the record keeps it
+  std::optional<ProgramVerdict> program;     // the program verdict, for a record with a timeline
+  std::optional<StallInfo> stalls;           // PC samples per kernel, where the record has them
+  // The launches were read from the record's timeline (a --trace record holds no counters).
+  bool from_timeline = false;
   std::shared_ptr<NameTable> names = std::make_shared<NameTable>();
   std::vector<ComparedLaunch> launches;  // launch order
   // How the record selected its launches, set when `launches` are only part of it (-k keeps
@@ -123,6 +134,20 @@ struct ComparedRun {
 };
 // The analysis's fields and its launches (add() more one at a time: a run read as a stream).
 ComparedRun compared_run(const RunAnalysis& analysis);
+// RUN's fields that the analysis does not carry (command line, program verdict, PC samples),
+// and, when RUN holds no timed launch but a timeline with kernels, one launch per kernel event
+// (its time on the timeline; no counters, so no verdict).
+void add_record_fields(ComparedRun& run, const RunRecord& record);
+
+// Whether the change between two groups of launches (a kernel and configuration on each side)
+// is within what their own spread allows: with at least two timed launches on each side, the
+// difference of the means is within kNoiseStandardErrors standard errors of it, sqrt(s_b^2/n_b
+// + s_a^2/n_a); with a single launch on one side, that launch's time lies within the other
+// side's min..max. A single launch on both sides has no spread: never noise.
+inline constexpr double kNoiseStandardErrors = 2.0;
+bool change_is_noise(const DurationStats& before, const DurationStats& after);
+// That rule in one line, for the reports.
+extern const char* const kNoiseRule;
 
 // How RUN's record selected its launches, from its launches and fields.
 LaunchSelection launch_selection(const ComparedRun& run);
@@ -130,19 +155,37 @@ LaunchSelection launch_selection(const ComparedRun& run);
 bool same_selection(const LaunchSelection& before, const LaunchSelection& after);
 
 struct KernelComparison {
-  // 0-based, among launches of the same name and configuration. Per launch (the selections
-  // differ): 0, and before / after are the first launch of the kernel and configuration.
+  // 0-based, among launches of the same name and configuration. A group row (the default, and
+  // always when the selections differ): 0, and before / after are the group's first launches.
   std::size_t occurrence = 0;
   ComparedLaunch before, after;
-  TimeChange time;  // per launch: the kernel and configuration's mean time per launch
+  TimeChange time;  // a group row: the kernel and configuration's mean time per launch
   // The kernel and configuration, an index into RunComparison's spreads (its launches' count and
   // min..max on each side: RunComparison::before_launches), kept once per group, not per launch.
   std::uint32_t group = 0;
-  // The kernel has several launches on a side and one side's time lies within the other
-  // side's min..max: the change cannot be told apart from launch-to-launch variation.
+  // The group's change is within its launches' spread (change_is_noise): it cannot be told
+  // apart from launch-to-launch variation. A launch row carries its group's.
   bool within_noise = false;
   bool verdict_changed = false;
-  bool slower_than_limit = false;  // counted against --fail-if-slower (never when within_noise)
+  bool slower_than_limit = false;  // the group, counted against --fail-if-slower (never when within_noise)
+};
+
+// A kernel and configuration found on one side only: its first launch, and all its launches'
+// count and time (a launch row: the launch alone).
+struct UnmatchedKernel {
+  ComparedLaunch first;
+  std::uint64_t launches = 1;
+  OptionalNumber total_ns;
+};
+
+// The PC samples of a kernel on each side: its share of the run's samples and its main stall
+// reason, for records with PC samples (records of samples alone have nothing else to compare).
+struct SampledKernelComparison {
+  std::string name;
+  std::uint64_t before_samples = 0, after_samples = 0;
+  std::optional<double> before_share, after_share;  // of the run's samples
+  std::string before_reason, after_reason;          // most samples (stalls.hpp key); "" when none
+  std::optional<double> before_reason_share, after_reason_share;  // of the kernel's samples
 };
 
 struct ComparisonTotals {
@@ -161,6 +204,9 @@ struct CompareOptions {
   // --fail-if-slower PCT as a fraction (0.10): a matched kernel or the total slower by more
   // than this fails the comparison. Empty: nothing fails.
   std::optional<double> max_slowdown;
+  // --launches: one row per matched launch (by order among equals) instead of one per kernel
+  // and configuration. Records that selected their launches differently keep group rows.
+  bool launch_rows = false;
 };
 
 struct RunComparison {
@@ -178,18 +224,37 @@ struct RunComparison {
   // means per launch. selection_warning says so in one line (empty when they are the same).
   bool per_launch = false;
   std::string selection_warning;
-  std::vector<KernelComparison> matched;     // in BEFORE's launch order
-  std::vector<ComparedLaunch> only_before;   // launch order
-  std::vector<ComparedLaunch> only_after;
+  // Both records hold a program; their kernels share few names (or their commands differ and
+  // share fewer): one line that says so. Empty otherwise.
+  std::string program_warning;
+  // Few launches found a partner (names spelled another way, another configuration): one line
+  // with the counts. Empty otherwise.
+  std::string match_warning;
+  // Kernel names matched though spelled differently (ncu's and CUPTI's spellings).
+  std::size_t names_matched_by_key = 0;
+  bool launch_rows = false;  // matched holds launch rows (--launches)
+  std::vector<KernelComparison> matched;     // in BEFORE's launch order: group rows, or launch rows
+  std::vector<KernelComparison> kernels;     // group rows, always: what the gate counts
+  std::vector<UnmatchedKernel> only_before;  // launch order: groups, or launches with launch rows
+  std::vector<UnmatchedKernel> only_after;
+  std::optional<ProgramVerdict> before_program, after_program;
+  std::vector<SampledKernelComparison> samples;  // most samples first; empty unless both have samples
+  std::uint64_t before_samples = 0, after_samples = 0;
   ComparisonTotals totals;
   std::vector<std::shared_ptr<const NameTable>> names;  // what the launches' names view
   // Per kernel and configuration (KernelComparison::group): all its launches on each side.
   std::vector<DurationStats> before_spreads, after_spreads;
   const DurationStats& before_launches(const KernelComparison& k) const { return before_spreads[k.group]; }
   const DurationStats& after_launches(const KernelComparison& k) const { return after_spreads[k.group]; }
+  // Launches of each group, timed or not (aggregates count theirs).
+  std::vector<std::uint64_t> before_counts, after_counts;
   bool failed() const;  // some matched kernel or the total is slower than max_slowdown
   std::size_t slower_kernel_count() const;
+  // The group rows slower than the limit, most slower first, at most LIMIT of them.
+  std::vector<const KernelComparison*> slowest_kernels(std::size_t limit) const;
 };
+// How many of the slower kernels a failed gate names; the rest are counted.
+inline constexpr std::size_t kGateKernelsNamed = 10;
 
 // Linear in the launches: each is keyed by its kernel and configuration once.
 RunComparison compare_runs(ComparedRun before, ComparedRun after, const CompareOptions& options = {});

@@ -34,6 +34,10 @@ struct DurationStats {
   // A sampled aggregate (PM-sampling mode): LAUNCHES launches of TOTAL_NS together; their
   // single durations are unknown, so each counts as their mean (min and max included).
   void add_aggregate(const std::optional<double>& total_ns, std::uint64_t launches);
+  // The sample variance of the durations (ns^2), with at least two timed launches. An aggregate's
+  // launches count as their mean, so its own spread is not in it.
+  std::optional<double> variance_ns2() const;
+  double squared_deviations = 0;  // from the mean, summed (Welford), for variance_ns2
 };
 
 struct KernelGroup {

@@ -1,22 +1,29 @@
-// Before/after comparison: match launches, measure time changes, mark noise, apply the gate.
-// Every launch is keyed by its kernel and configuration once (compare_groups.hpp), so matching is
-// linear: the k-th launch of a key in BEFORE meets the k-th of the same key in AFTER. Runs whose records
-// selected their launches differently meet once per key instead, by mean time per launch.
+// Before/after comparison: group launches by kernel and configuration, compare each group's
+// mean time per launch, mark noise from the launches' spread, apply the gate. Every launch is
+// keyed by its kernel and configuration once (compare_groups.hpp), so grouping is linear. With
+// launch rows, the k-th launch of a key in BEFORE meets the k-th of the same key in AFTER. Runs
+// whose records selected their launches differently meet once per key, by mean time per launch.
 #include "limiter/compare.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
+#include "analysis/compare_context.hpp"
 #include "analysis/compare_groups.hpp"
 
 namespace limiter {
 namespace {
 
-// Each launch of both runs numbered by its kernel and configuration (one numbering for both).
+constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+
+// Each launch of both runs numbered by its kernel and configuration (one numbering for both),
+// and each group's first launch on each side (kNone where it has none).
 struct Grouping {
   std::vector<std::uint32_t> before, after;  // group of each launch
+  std::vector<std::size_t> first_before, first_after;
   std::size_t groups = 0;
+  bool matched(std::uint32_t group) const { return first_before[group] != kNone && first_after[group] != kNone; }
 };
 
 Grouping group_launches(const ComparedRun& before, const ComparedRun& after) {
@@ -29,31 +36,28 @@ Grouping group_launches(const ComparedRun& before, const ComparedRun& after) {
   number(before, grouping.before);
   number(after, grouping.after);
   grouping.groups = groups.size();
+  const auto firsts = [&](const std::vector<std::uint32_t>& group_of, std::vector<std::size_t>& first) {
+    first.assign(grouping.groups, kNone);
+    for (std::size_t i = 0; i < group_of.size(); ++i)
+      if (first[group_of[i]] == kNone) first[group_of[i]] = i;
+  };
+  firsts(grouping.before, grouping.first_before);
+  firsts(grouping.after, grouping.first_after);
   return grouping;
 }
 
-// Durations of each group's launches. A sampled aggregate counts as its launches when
-// AGGREGATES_AS_LAUNCHES (per launch), as one entry otherwise (the order match, as it was).
-std::vector<DurationStats> group_durations(const ComparedRun& run, const std::vector<std::uint32_t>& group_of,
-                                           std::size_t groups, bool aggregates_as_launches) {
-  std::vector<DurationStats> stats(groups);
+// Durations of each group's launches; a sampled aggregate counts as its launches. And how many
+// launches each group has, timed or not.
+void group_durations(const ComparedRun& run, const std::vector<std::uint32_t>& group_of, std::size_t groups,
+                     std::vector<DurationStats>& stats, std::vector<std::uint64_t>& counts) {
+  stats.assign(groups, {});
+  counts.assign(groups, 0);
   for (std::size_t i = 0; i < run.launches.size(); ++i) {
     const auto& k = run.launches[i];
-    if (aggregates_as_launches && k.aggregated_launches > 0) stats[group_of[i]].add_aggregate(k.duration_ns, k.aggregated_launches);
+    if (k.aggregated_launches > 0) stats[group_of[i]].add_aggregate(k.duration_ns, k.aggregated_launches);
     else stats[group_of[i]].add(k.duration_ns);
+    counts[group_of[i]] += k.aggregated_launches > 0 ? k.aggregated_launches : 1;
   }
-  return stats;
-}
-
-bool within(double value, const DurationStats& spread) {
-  return spread.min_ns && spread.max_ns && value >= *spread.min_ns && value <= *spread.max_ns;
-}
-
-// A single launch per side has no spread to compare with: only repeated launches tell noise.
-bool is_noise(const TimeChange& time, const DurationStats& before, const DurationStats& after) {
-  if (!time.before_ns || !time.after_ns) return false;
-  if (before.timed_launches < 2 && after.timed_launches < 2) return false;
-  return within(*time.after_ns, before) || within(*time.before_ns, after);
 }
 
 bool slower_than(const TimeChange& time, const std::optional<double>& max_slowdown) {
@@ -72,25 +76,44 @@ struct TimeSum {
   std::optional<double> value() const { return timed ? std::optional<double>(ns) : std::nullopt; }
 };
 
-KernelComparison compared(const ComparedLaunch& before, const ComparedLaunch& after, std::size_t occurrence, TimeChange time,
-                          std::uint32_t group, const RunComparison& result, const std::optional<double>& max_slowdown) {
-  KernelComparison comparison;
-  comparison.occurrence = occurrence;
-  comparison.before = before;
-  comparison.after = after;
-  comparison.time = time;
-  comparison.group = group;
-  comparison.within_noise = is_noise(time, result.before_spreads[group], result.after_spreads[group]);
-  comparison.verdict_changed = comparison.before.verdict != comparison.after.verdict;
-  comparison.slower_than_limit = !comparison.within_noise && slower_than(comparison.time, max_slowdown);
-  return comparison;
+// One row per kernel and configuration on both sides, in BEFORE's order: its mean time per
+// launch, its noise and its gate.
+void compare_groups(const ComparedRun& before, const ComparedRun& after, const Grouping& grouping,
+                    const CompareOptions& options, RunComparison& result) {
+  for (std::size_t i = 0; i < before.launches.size(); ++i) {
+    const std::uint32_t group = grouping.before[i];
+    if (grouping.first_before[group] != i || !grouping.matched(group)) continue;
+    KernelComparison row;
+    row.before = before.launches[i];
+    row.after = after.launches[grouping.first_after[group]];
+    row.group = group;
+    row.time = time_change(result.before_spreads[group].mean_ns, result.after_spreads[group].mean_ns);
+    row.within_noise = change_is_noise(result.before_spreads[group], result.after_spreads[group]);
+    row.verdict_changed = row.before.verdict != row.after.verdict;
+    row.slower_than_limit = !row.within_noise && slower_than(row.time, options.max_slowdown);
+    result.kernels.push_back(row);
+  }
 }
 
-// The same selection: the k-th launch of a kernel and configuration against the k-th.
-void match_in_order(const ComparedRun& before, const ComparedRun& after, const Grouping& grouping, const CompareOptions& options,
-                    RunComparison& result) {
-  result.before_spreads = group_durations(before, grouping.before, grouping.groups, false);
-  result.after_spreads = group_durations(after, grouping.after, grouping.groups, false);
+// The kernels and configurations of RUN that the other side lacks: their first launch, count and time.
+std::vector<UnmatchedKernel> unmatched_groups(const ComparedRun& run, const std::vector<std::uint32_t>& group_of,
+                                              const std::vector<std::size_t>& first, const Grouping& grouping,
+                                              const std::vector<DurationStats>& spreads,
+                                              const std::vector<std::uint64_t>& counts) {
+  std::vector<UnmatchedKernel> unmatched;
+  for (std::size_t i = 0; i < run.launches.size(); ++i) {
+    const std::uint32_t group = group_of[i];
+    if (first[group] == i && !grouping.matched(group))
+      unmatched.push_back({run.launches[i], counts[group], spreads[group].total_ns});
+  }
+  return unmatched;
+}
+
+// Launch rows (--launches, the same selection): the k-th launch of a kernel and configuration
+// against the k-th; each row carries its group's noise and gate.
+void match_in_order(const ComparedRun& before, const ComparedRun& after, const Grouping& grouping, RunComparison& result) {
+  std::vector<const KernelComparison*> row_of_group(grouping.groups, nullptr);
+  for (const auto& row : result.kernels) row_of_group[row.group] = &row;
   // AFTER's launches by group, in launch order: a group's in one run of PARTNERS from its START.
   std::vector<std::size_t> start(grouping.groups + 1, 0);
   for (const std::uint32_t group : grouping.after) ++start[group + 1];
@@ -105,22 +128,27 @@ void match_in_order(const ComparedRun& before, const ComparedRun& after, const G
   result.matched.reserve(std::min(before.launches.size(), after.launches.size()));
   TimeSum matched_before, matched_after;
   for (std::size_t i = 0; i < before.launches.size(); ++i) {
+    const auto& launch = before.launches[i];
     const std::uint32_t group = grouping.before[i];
     const std::size_t occurrence = seen[group]++;
     if (occurrence >= start[group + 1] - start[group]) {
-      result.only_before.push_back(before.launches[i]);
+      result.only_before.push_back({launch, 1, launch.duration_ns});
       continue;
     }
     const std::size_t partner = partners[start[group] + occurrence];
     after_matched[partner] = true;
-    const TimeChange time = time_change(before.launches[i].duration_ns, after.launches[partner].duration_ns);
-    matched_before.add(time.before_ns);
-    matched_after.add(time.after_ns);
-    result.matched.push_back(
-        compared(before.launches[i], after.launches[partner], occurrence, time, group, result, options.max_slowdown));
+    KernelComparison row = *row_of_group[group];
+    row.occurrence = occurrence;
+    row.before = launch;
+    row.after = after.launches[partner];
+    row.time = time_change(launch.duration_ns, row.after.duration_ns);
+    row.verdict_changed = row.before.verdict != row.after.verdict;
+    matched_before.add(row.time.before_ns);
+    matched_after.add(row.time.after_ns);
+    result.matched.push_back(row);
   }
   for (std::size_t j = 0; j < after.launches.size(); ++j)
-    if (!after_matched[j]) result.only_after.push_back(after.launches[j]);
+    if (!after_matched[j]) result.only_after.push_back({after.launches[j], 1, after.launches[j].duration_ns});
   result.totals.matched = time_change(matched_before.value(), matched_after.value());
 }
 
@@ -165,42 +193,18 @@ std::optional<double> mean_per_launch(const std::vector<DurationStats>& stats,
   return launches > 0 ? std::optional<double>(time / launches) : std::nullopt;
 }
 
-// Different selections: each kernel and configuration once, by its mean time per launch.
-void match_per_launch(const ComparedRun& before, const ComparedRun& after, const Grouping& grouping, const CompareOptions& options,
-                      RunComparison& result) {
-  result.before_spreads = group_durations(before, grouping.before, grouping.groups, true);
-  result.after_spreads = group_durations(after, grouping.after, grouping.groups, true);
+// Different selections: the totals as means per launch, each group weighted alike on both sides.
+void mean_totals(const ComparedRun& before, const ComparedRun& after, const Grouping& grouping, RunComparison& result) {
+  std::vector<bool> matched(grouping.groups, false), every(grouping.groups, true);
+  for (std::uint32_t g = 0; g < grouping.groups; ++g) matched[g] = grouping.matched(g);
   const auto& before_stats = result.before_spreads;
   const auto& after_stats = result.after_spreads;
-  constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-  std::vector<std::size_t> first_after(grouping.groups, kNone), first_before(grouping.groups, kNone);
-  for (std::size_t j = 0; j < after.launches.size(); ++j)
-    if (first_after[grouping.after[j]] == kNone) first_after[grouping.after[j]] = j;
-  for (std::size_t i = 0; i < before.launches.size(); ++i)
-    if (first_before[grouping.before[i]] == kNone) first_before[grouping.before[i]] = i;
-  std::vector<bool> matched(grouping.groups, false), every(grouping.groups, true);
-  for (std::size_t g = 0; g < grouping.groups; ++g) matched[g] = first_before[g] != kNone && first_after[g] != kNone;
   const auto before_seen = launches_seen_by_group(before, result.before_selection, grouping.before, before_stats);
   const auto after_seen = launches_seen_by_group(after, result.after_selection, grouping.after, after_stats);
   result.totals.all = time_change(mean_per_launch(before_stats, before_seen, after_seen, every),
                                   mean_per_launch(after_stats, before_seen, after_seen, every));
   result.totals.matched = time_change(mean_per_launch(before_stats, before_seen, after_seen, matched),
                                       mean_per_launch(after_stats, before_seen, after_seen, matched));
-
-  for (std::size_t i = 0; i < before.launches.size(); ++i) {
-    const std::uint32_t group = grouping.before[i];
-    if (!matched[group]) {
-      result.only_before.push_back(before.launches[i]);
-      continue;
-    }
-    if (first_before[group] != i) continue;
-    const auto& b = before_stats[group];
-    const auto& a = after_stats[group];
-    result.matched.push_back(compared(before.launches[i], after.launches[first_after[group]], 0,
-                                      time_change(b.mean_ns, a.mean_ns), group, result, options.max_slowdown));
-  }
-  for (std::size_t j = 0; j < after.launches.size(); ++j)
-    if (!matched[grouping.after[j]]) result.only_after.push_back(after.launches[j]);
 }
 
 std::string caches_words(const std::string& cache_control) {
@@ -228,12 +232,17 @@ RunComparison compare(const ComparedRun& before, const ComparedRun& after, const
   result.max_slowdown = options.max_slowdown;
   result.thresholds = before.thresholds;
   result.names = {before.names, after.names};
+  result.before_program = before.program;
+  result.after_program = after.program;
   result.before_selection = before.selection ? *before.selection : launch_selection(before);
   result.after_selection = after.selection ? *after.selection : launch_selection(after);
-  result.per_launch = !same_selection(result.before_selection, result.after_selection);
+  // A record without launches (PC samples alone) has no totals to make comparable.
+  result.per_launch = !before.launches.empty() && !after.launches.empty() &&
+                      !same_selection(result.before_selection, result.after_selection);
   if (result.per_launch)
     result.selection_warning = "before " + result.before_selection.description + "; after " +
                                result.after_selection.description + ": totals are not comparable, compared per launch";
+  result.launch_rows = options.launch_rows && !result.per_launch;
 
   TimeSum before_total, after_total;
   for (const auto& k : before.launches) before_total.add(k.duration_ns);
@@ -243,9 +252,31 @@ RunComparison compare(const ComparedRun& before, const ComparedRun& after, const
   result.totals.all = time_change(before_total.value(), after_total.value());
 
   const Grouping grouping = group_launches(before, after);
-  if (result.per_launch) match_per_launch(before, after, grouping, options, result);
-  else match_in_order(before, after, grouping, options, result);
+  group_durations(before, grouping.before, grouping.groups, result.before_spreads, result.before_counts);
+  group_durations(after, grouping.after, grouping.groups, result.after_spreads, result.after_counts);
+  compare_groups(before, after, grouping, options, result);
+  if (result.launch_rows) {
+    match_in_order(before, after, grouping, result);
+  } else {
+    result.matched = result.kernels;
+    result.only_before = unmatched_groups(before, grouping.before, grouping.first_before, grouping, result.before_spreads,
+                                          result.before_counts);
+    result.only_after = unmatched_groups(after, grouping.after, grouping.first_after, grouping, result.after_spreads,
+                                         result.after_counts);
+    // AFTER's means at BEFORE's launch counts: the plain sums where the counts agree, and the same
+    // mix of launches where one side ran a kernel more often.
+    TimeSum matched_before, matched_after;
+    for (const auto& row : result.kernels) {
+      const auto& b = result.before_spreads[row.group];
+      const auto& a = result.after_spreads[row.group];
+      matched_before.add(b.total_ns);
+      if (a.mean_ns) matched_after.add(*a.mean_ns * static_cast<double>(b.timed_launches));
+    }
+    result.totals.matched = time_change(matched_before.value(), matched_after.value());
+  }
+  if (result.per_launch) mean_totals(before, after, grouping, result);
   result.totals.slower_than_limit = slower_than(result.totals.all, options.max_slowdown);
+  detail::add_comparison_context(before, after, result);
   return result;
 }
 
@@ -262,59 +293,34 @@ TimeChange time_change(std::optional<double> before_ns, std::optional<double> af
   return change;
 }
 
-std::string_view NameTable::intern(std::string_view text) {
-  auto found = names_.find(text);
-  if (found == names_.end()) found = names_.emplace(text).first;
-  return *found;
-}
-
-void ComparedRun::add(const KernelAnalysis& k) {
-  ComparedLaunch launch;
-  launch.sequence = k.sequence;
-  launch.name = names->intern(k.name);
-  launch.grid = k.grid;
-  launch.block = k.block;
-  launch.duration_ns = k.duration_ns;
-  launch.verdict = k.verdict;
-  launch.balanced = k.balanced;
-  launch.limiting_unit = names->intern(k.limiting_unit);
-  if (k.sampled) {
-    launch.aggregated_launches = k.sampled->launches;
-    launch.exact_launches = k.sampled->exact_launches;
-  }
-  launch.utilization = {k.utilization.issue, k.utilization.l2, k.utilization.dram, k.utilization.compute(),
-                        k.utilization.memory()};
-  launch.lmem = {k.lmem.l2_share, k.lmem.instruction_share};
-  launches.push_back(launch);
-}
-
-ComparedRun compared_run(const RunAnalysis& analysis) {
-  ComparedRun run;
-  run.device = analysis.device;
-  run.source = analysis.source;
-  run.thresholds = analysis.thresholds;
-  run.launches_seen = analysis.launches_seen;
-  run.kernels_seen = analysis.kernels_seen;
-  run.cache_control = analysis.cache_control;
-  for (const auto& m : analysis.missed) run.missed_launches += m.launches;
-  run.launches.reserve(analysis.kernels.size());
-  for (const auto& k : analysis.kernels) run.add(k);
-  return run;
-}
-
 bool RunComparison::failed() const { return totals.slower_than_limit || slower_kernel_count() > 0; }
 
 std::size_t RunComparison::slower_kernel_count() const {
   return static_cast<std::size_t>(
-      std::count_if(matched.begin(), matched.end(), [](const KernelComparison& k) { return k.slower_than_limit; }));
+      std::count_if(kernels.begin(), kernels.end(), [](const KernelComparison& k) { return k.slower_than_limit; }));
+}
+
+std::vector<const KernelComparison*> RunComparison::slowest_kernels(std::size_t limit) const {
+  std::vector<const KernelComparison*> slower;
+  for (const auto& k : kernels)
+    if (k.slower_than_limit) slower.push_back(&k);
+  const std::size_t shown = std::min(limit, slower.size());
+  std::partial_sort(slower.begin(), slower.begin() + static_cast<std::ptrdiff_t>(shown), slower.end(),
+                    [](const KernelComparison* a, const KernelComparison* b) { return *a->time.change > *b->time.change; });
+  slower.resize(shown);
+  return slower;
 }
 
 RunComparison compare_runs(ComparedRun before, ComparedRun after, const CompareOptions& options) {
-  return compare(before, after, options);
+  detail::align_configurations(before, after);
+  const std::size_t renamed = detail::align_kernel_names(before, after);
+  RunComparison result = compare(before, after, options);
+  result.names_matched_by_key = renamed;
+  return result;
 }
 
 RunComparison compare_runs(const RunAnalysis& before, const RunAnalysis& after, const CompareOptions& options) {
-  return compare(compared_run(before), compared_run(after), options);
+  return compare_runs(compared_run(before), compared_run(after), options);
 }
 
 }  // namespace limiter

@@ -4,17 +4,23 @@
 #include <string>
 #include <vector>
 
+#include "analysis/compare_context.hpp"
 #include "analysis/compare_groups.hpp"
 #include "limiter/compare.hpp"
 
 namespace limiter {
-namespace {
+namespace detail {
 
-std::string count_text(std::uint64_t count) {  // 10071 -> "10,071", as the reports write counts
+std::string count_text(std::uint64_t count) {
   std::string digits = std::to_string(count);
   for (int at = static_cast<int>(digits.size()) - 3; at > 0; at -= 3) digits.insert(static_cast<std::size_t>(at), ",");
   return digits;
 }
+
+}  // namespace detail
+namespace {
+
+using detail::count_text;
 
 std::string selection_text(const LaunchSelection& s) {
   const std::string seen = s.seen ? count_text(*s.seen) : "";

@@ -30,7 +30,10 @@ std::size_t VerdictCounts::of(const std::optional<Verdict>& verdict) const {
 
 void DurationStats::add(const std::optional<double>& duration_ns) {
   if (!duration_ns) return;
+  const double old_mean = mean_ns.value_or(0);
   ++timed_launches;
+  squared_deviations += (*duration_ns - old_mean) * (*duration_ns - (old_mean + (*duration_ns - old_mean) /
+                                                                                  static_cast<double>(timed_launches)));
   total_ns = total_ns.value_or(0) + *duration_ns;
   min_ns = min_ns ? std::min(*min_ns, *duration_ns) : *duration_ns;
   max_ns = max_ns ? std::max(*max_ns, *duration_ns) : *duration_ns;
@@ -40,11 +43,22 @@ void DurationStats::add(const std::optional<double>& duration_ns) {
 void DurationStats::add_aggregate(const std::optional<double>& total, std::uint64_t launches) {
   if (!total || launches == 0) return;
   const double mean = *total / static_cast<double>(launches);
+  // Chan et al.'s update for merging LAUNCHES values all at MEAN into the stats so far.
+  if (timed_launches > 0) {
+    const double delta = mean - mean_ns.value_or(0);
+    const double n = static_cast<double>(timed_launches), m = static_cast<double>(launches);
+    squared_deviations += delta * delta * n * m / (n + m);
+  }
   timed_launches += launches;
   total_ns = total_ns.value_or(0) + *total;
   min_ns = min_ns ? std::min(*min_ns, mean) : mean;
   max_ns = max_ns ? std::max(*max_ns, mean) : mean;
   mean_ns = *total_ns / static_cast<double>(timed_launches);
+}
+
+std::optional<double> DurationStats::variance_ns2() const {
+  if (timed_launches < 2) return std::nullopt;
+  return std::max(0.0, squared_deviations) / static_cast<double>(timed_launches - 1);
 }
 
 bool same_kernel_and_configuration(const KernelAnalysis& a, const KernelAnalysis& b) {

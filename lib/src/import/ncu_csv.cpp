@@ -8,6 +8,8 @@
 // skipped. Columns are found by name, since ncu versions add columns. Here: finding the header
 // and putting the record together; the pages are read in ncu_pages.cpp, the values checked in
 // ncu_launch.cpp, the launch and device fields found in ncu_device.cpp.
+#include <algorithm>
+#include <istream>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +20,7 @@
 #include "import/ncu_pages.hpp"
 #include "limiter/error.hpp"
 #include "limiter/import.hpp"
+#include "model/gzip_input.hpp"
 
 namespace limiter {
 namespace {
@@ -57,9 +60,48 @@ std::optional<HeaderLocation> find_header(std::string_view text, const std::stri
   return std::nullopt;
 }
 
+// TABLE (from its header on) without the lines after its last row that are not rows of it:
+// ncu quotes every field, so a row starts with a quote; ncu's own ==PROF== lines are skipped by
+// the pages anyway. WARNINGS gets one line naming the first line left out.
+std::string_view without_trailing_text(std::string_view table, std::size_t header_line, const std::string& origin,
+                                       std::vector<std::string>* warnings) {
+  std::size_t end = table.size();
+  std::size_t left_out = 0;
+  std::string_view first_left_out;
+  std::size_t first_left_out_offset = 0;
+  while (end > 0) {
+    const std::size_t start = table.rfind('\n', end - 1) == std::string_view::npos ? 0 : table.rfind('\n', end - 1) + 1;
+    if (start == 0) break;  // the header itself
+    const std::string_view line = trim(table.substr(start, end - start));
+    if (line.starts_with("\"")) break;
+    if (!line.empty() && !line.starts_with("==")) {
+      ++left_out;
+      first_left_out = line;
+      first_left_out_offset = start;
+    }
+    end = start - 1;
+  }
+  if (left_out == 0) return table;
+  if (warnings) {
+    const std::string_view above = table.substr(0, first_left_out_offset);
+    const std::size_t line_number = header_line + static_cast<std::size_t>(std::count(above.begin(), above.end(), '\n'));
+    const std::string shown =
+        first_left_out.size() > 60 ? std::string(first_left_out.substr(0, 57)) + "..." : std::string(first_left_out);
+    warnings->push_back("'" + origin + "': " + std::to_string(left_out) + (left_out == 1 ? " line" : " lines") +
+                        " after the CSV table left out, from line " + std::to_string(line_number) + ": \"" + shown + "\"");
+  }
+  return table.substr(0, end + 1);
+}
+
 }  // namespace
 
-RunRecord import_ncu_csv(std::istream& in, const std::string& origin) {
+RunRecord import_ncu_csv_file(const std::string& path, std::vector<std::string>* warnings) {
+  detail::GzipInputBuffer buffer(path);
+  std::istream in(&buffer);
+  return import_ncu_csv(in, path, warnings);
+}
+
+RunRecord import_ncu_csv(std::istream& in, const std::string& origin, std::vector<std::string>* warnings) {
   const std::string content = detail::read_all(in, origin);
   const std::string_view text = detail::strip_bom(content);
   const auto location = find_header(text, origin);
@@ -71,7 +113,8 @@ RunRecord import_ncu_csv(std::istream& in, const std::string& origin) {
                      ". Plain kernel,metric,value rows are imported as csv "
                      "(limiter import --from csv)");
   }
-  const auto rows = detail::parse_csv(text.substr(location->offset), origin, location->line);
+  const auto rows = detail::parse_csv(without_trailing_text(text.substr(location->offset), location->line, origin, warnings),
+                                     origin, location->line);
   Header header{{}, location->line};
   for (const auto& title : rows.front().fields) header.titles.emplace_back(trim(title));
 

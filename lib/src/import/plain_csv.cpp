@@ -31,6 +31,7 @@
 #include "import/csv_table.hpp"
 #include "limiter/error.hpp"
 #include "limiter/import.hpp"
+#include "model/gzip_input.hpp"
 
 namespace limiter {
 namespace {
@@ -271,6 +272,12 @@ RunRecord import_plain_csv(std::istream& in, const std::string& origin, const st
     run.launches.push_back(std::move(kernel.launch));
   }
   return run;
+}
+
+RunRecord import_plain_csv_file(const std::string& path, const std::string& arch, int sm_count) {
+  detail::GzipInputBuffer buffer(path);
+  std::istream in(&buffer);
+  return import_plain_csv(in, path, arch, sm_count);
 }
 
 }  // namespace limiter

@@ -88,6 +88,9 @@ void write_rank_json_report(const RankSummary& summary, std::ostream& out, const
 void write_rank_html_report(const RankSummary& summary, std::ostream& out, const ReportOptions& options = {});
 void write_report(const RankSummary& summary, ReportFormat format, std::ostream& out, const ReportOptions& options = {});
 
+// The most characters GitHub takes in a pull-request comment.
+inline constexpr std::size_t kMarkdownCommentLimit = 65'536;
+
 // How comparisons are shown.
 struct ComparisonOptions {
   bool color = false;  // text only
@@ -96,6 +99,9 @@ struct ComparisonOptions {
   // --top N: the N matched kernels whose time changed most (0: all). The totals and the gate
   // count every matched launch.
   std::size_t top = 0;
+  // Markdown: at most this many characters (a pull-request comment's limit), rows left out from
+  // the longest lists with a line that says so; 0: no limit.
+  std::size_t markdown_limit = kMarkdownCommentLimit;
 };
 
 // The comparison of two runs in each format.
