@@ -49,7 +49,9 @@ std::string why_not_one_job(const std::vector<RankRun>& ranks) {
 
 void order_and_label(std::vector<RankRun>& ranks, bool one_job) {
   if (one_job) {
-    std::stable_sort(ranks.begin(), ranks.end(), [](const RankRun& a, const RankRun& b) { return a.rank->rank < b.rank->rank; });
+    // value_or: every rank is set here (one_job), but GCC's -Wmaybe-uninitialized cannot see it.
+    const auto rank_of = [](const RankRun& r) { return r.rank.value_or(RankInfo{}).rank; };
+    std::stable_sort(ranks.begin(), ranks.end(), [&](const RankRun& a, const RankRun& b) { return rank_of(a) < rank_of(b); });
     for (auto& r : ranks) r.label = std::to_string(r.rank->rank);
     return;
   }
