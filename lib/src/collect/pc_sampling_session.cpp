@@ -117,8 +117,13 @@ void PcSamplingSession::on_launch(const LaunchCall& call) {
   std::lock_guard lock(mutex_);
   if (finished_) return;
   if (phase_.quiet_launches > 0) {  // a graph launch (no name) counts as nothing new
-    if (call.symbol_name && kernels_sampled_.insert(call.symbol_name).second) launches_since_new_ = 0;
-    else ++launches_since_new_;
+    // Looked up before it is copied: most launches in the window repeat a kernel already seen.
+    if (call.symbol_name && kernels_sampled_.find(std::string_view(call.symbol_name)) == kernels_sampled_.end()) {
+      kernels_sampled_.emplace(call.symbol_name);
+      launches_since_new_ = 0;
+    } else {
+      ++launches_since_new_;
+    }
   }
   if (sample(call.context).failed) {
     ++launches_unsampled_;

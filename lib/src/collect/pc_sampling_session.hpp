@@ -16,7 +16,9 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <functional>
 #include <set>
+#include <string_view>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -127,7 +129,7 @@ class PcSamplingSession final : public Session {
   std::uint64_t launches_unsampled_ = 0;  // in a region, on a context whose sampling failed
   std::atomic<int> active_depth_{0};
   std::atomic<std::uint64_t> launches_seen_{0};
-  std::set<std::string> kernels_sampled_;              // launched in the window, by CUPTI's name: the quiet rule
+  std::set<std::string, std::less<>> kernels_sampled_;              // launched in the window, by CUPTI's name: the quiet rule
   std::atomic<std::uint64_t> launches_since_new_{0};   // launches in a row with no new kernel
   mutable std::atomic<WindowEnd> over_by_{WindowEnd::open};  // the first reason phase_over() found
   Clock::time_point last_drain_{};
