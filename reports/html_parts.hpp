@@ -83,6 +83,8 @@ void write_bar_chart(std::ostream& out, const std::string& id, const std::vector
 
 // The run's time as one stacked bar, by verdict.
 void write_verdict_bar(std::ostream& out, const std::vector<VerdictTime>& time_by_verdict);
+// True when some launch has a verdict's time to show (a record of a timeline or samples alone has none).
+bool has_verdict_time(const std::vector<VerdictTime>& time_by_verdict);
 
 // A kernel's stall reasons as bars and its hottest lines as a table (html_stalls.cpp); ID
 // prefixes the chart's id.

@@ -363,8 +363,10 @@ void write_html_report(const RunSummary& summary, std::ostream& out, const Repor
     out << "<div class=\"stat\"><b>" << render::count_text(t->launches) << "</b>launches on the timeline, "
         << html_escape(format_duration_ns(t->kernel_ns)) << " of kernel time</div>\n";
   out << "</section>\n";
-  out << "<h2>Time by verdict</h2>\n";
-  write_verdict_bar(out, summary.time_by_verdict);
+  if (has_verdict_time(summary.time_by_verdict)) {  // no section printed empty
+    out << "<h2>Time by verdict</h2>\n";
+    write_verdict_bar(out, summary.time_by_verdict);
+  }
 
   if (!summary.fix_first.empty() && program.empty()) {
     out << "<h2>What to fix first</h2>\n<ol class=\"fix\">\n";

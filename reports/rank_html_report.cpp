@@ -65,6 +65,7 @@ void write_rank_html_report(const RankSummary& summary, std::ostream& out, const
     out << "</ul>\n";
   }
   for (const auto& r : summary.ranks) {
+    if (!html::has_verdict_time(r.summary.time_by_verdict)) continue;  // a rank of a timeline or samples alone
     out << "<h3>" << html_escape(summary.member(r)) << ": time by verdict</h3>\n";
     html::write_verdict_bar(out, r.summary.time_by_verdict);
   }
