@@ -107,9 +107,11 @@ std::vector<Row> rank_table_rows(const RankSummary& summary) {
     const std::string gpu = device.name.empty() ? short_gpu_uuid(device.uuid)
                                                  : device.name + " " + short_gpu_uuid(device.uuid);
     const std::string against = slowest_ns > 0 ? format_percent(r.kernel_ns / slowest_ns - 1.0, 1) : "—";
+    // Ranks of PC samples alone have no kernel time: no "slowest" among zeros.
+    const bool timed = slowest_ns > 0;
     rows.push_back({{r.label}, {r.host.empty() ? "—" : r.host, true}, {gpu, true},
-                    {count_text(r.launches)}, {precise_duration_text(r.kernel_ns)},
-                    {&r == &summary.ranks[summary.slowest_rank] ? "slowest" : against},
+                    {count_text(r.launches)}, {timed ? precise_duration_text(r.kernel_ns) : "—"},
+                    {timed && &r == &summary.ranks[summary.slowest_rank] ? "slowest" : against},
                     {main_verdict_text(r.summary), true}, {r.path, true}});
   }
   return rows;
