@@ -80,7 +80,7 @@ record = json.load(open(sys.argv[1]))
 phases = {p["name"]: p for p in record.get("phases", [])}
 kernels = sum(1 for e in (record.get("timeline") or {}).get("events", []) if e["kind"] == "kernel")
 ok = (len(record["launches"]) > 0 and record.get("stalls", {}).get("samples", 0) > 0 and kernels > 0
-      and list(phases) == ["counters", "samples", "timeline"] and not record.get("missed"))
+      and list(phases) == ["samples", "counters", "timeline"] and not record.get("missed"))
 print(f"default run: {len(record['launches'])} launches with counters, {record.get('stalls', {}).get('samples')} PC samples, "
       f"{kernels} timeline kernels, phases {[(p['name'], p['ended_by']) for p in record.get('phases', [])]}, "
       f"missed {record.get('missed')}: {'ok' if ok else 'FAILED'}")

@@ -3,6 +3,9 @@
 // timeline follows.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <future>
+
 #include "default_run_harness.hpp"
 
 namespace limiter {
@@ -52,8 +55,40 @@ TEST(DefaultPhaseEnds, TheWindowsCubinsAreFreedAtItsEnd) {
   run.phases->at(0).on_module_loaded(module);
   EXPECT_NE(run.phases->at(0).timings().find("1 cubins kept (4 KiB), 0 not"), std::string::npos);
   run.through_samples("k");
+  ASSERT_TRUE(run.phases->wait_handed_over(std::chrono::seconds(10)));
   EXPECT_NE(run.phases->at(0).timings().find("1 cubins kept (4 KiB, freed after the window)"), std::string::npos)
       << run.phases->at(0).timings();
+}
+
+// The window's source lines are read beside the counters phase, not on the app's thread; its
+// record still reaches disk (the hand-over) and the run's record.
+TEST(DefaultPhaseEnds, TheWindowsSourceLinesAreReadOffTheAppsThread) {
+  DefaultRun run;
+  std::vector<std::uint8_t> cubin(7, 0);  // the fake's CRC of it is 7: the sampled PCs' module
+  detail::ModuleLoad module;
+  module.context = kContext;
+  module.cubin = cubin.data();
+  module.cubin_size = cubin.size();
+  run.phases->at(0).on_module_loaded(module);
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<int> lookups{0};
+  run.pc_backend->on_source_line = [&] {
+    ++lookups;
+    released.wait_for(std::chrono::seconds(5));  // on the app's thread, the launch below waits this long
+  };
+  run.through_samples("k", 40);  // the counters phase's first launch has run
+  EXPECT_EQ(run.phases->index(), 1u);
+  EXPECT_FALSE(run.phases->wait_handed_over(std::chrono::milliseconds(0)));  // the lines still being read
+  release.set_value();
+  ASSERT_TRUE(run.phases->wait_handed_over(std::chrono::seconds(10)));
+  EXPECT_GT(lookups.load(), 0);
+  ASSERT_EQ(run.handovers.size(), 1u);
+  ASSERT_TRUE(run.handovers[0].stalls.has_value());
+  EXPECT_EQ(run.handovers[0].stalls->samples, 40u);
+  const RunRecord record = run.phases->finish();
+  ASSERT_TRUE(record.stalls.has_value());
+  EXPECT_EQ(record.stalls->samples, 40u);
 }
 
 // A -k that matches no kernel: the counters phase ends after a long idle run, and the timeline

@@ -73,7 +73,10 @@ struct DefaultRun {
     phases = std::make_unique<Phases>(std::move(list), [this] { return ++clock_ns; });
     phases->on_handover = [this](const RunRecord& handed) { handovers.push_back(handed); };
   }
-  ~DefaultRun() { std::filesystem::remove_all(lock_dir); }
+  ~DefaultRun() {
+    phases.reset();  // its hand-over thread first: it writes handovers
+    std::filesystem::remove_all(lock_dir);
+  }
 
   // One launch as the subscriber hands it on: the phase switch, ENTER, the kernel, EXIT.
   void launch(const char* kernel) {

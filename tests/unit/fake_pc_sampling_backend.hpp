@@ -7,6 +7,7 @@
 #include <cupti.h>
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -90,10 +91,13 @@ class FakePcSamplingBackend final : public detail::PcSamplingBackend {
   }
   std::optional<detail::SourceLine> source_line(const std::vector<std::uint8_t>& cubin, const std::string& function,
                                                 std::uint64_t pc) override {
+    if (on_source_line) on_source_line();
     const auto it = lines.find({crc_of(cubin.data(), cubin.size()), function, pc});
     if (it == lines.end()) return std::nullopt;
     return it->second;
   }
+
+  std::function<void()> on_source_line;  // called at each lookup (on the thread that reads the lines)
 
   static std::uint64_t crc_of(const void* cubin, std::size_t size) {
     return size ? static_cast<const std::uint8_t*>(cubin)[0] * 1000ull + size : 0;

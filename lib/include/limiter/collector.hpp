@@ -82,7 +82,8 @@ class Collector {
 
   // A run of several phases (the default run): each phase's window so far, the current one open
   // (empty in the single-answer modes; gives up rather than wait: a fatal signal's handler may
-  // call it), and the current phase's name ("counters", "samples", "timeline").
+  // call it, after at most 2 s for an ended phase's record to reach disk), and the current
+  // phase's name ("counters", "samples", "timeline").
   std::vector<PhaseWindow> phase_windows() const;
   std::string current_phase() const;
 

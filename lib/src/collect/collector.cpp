@@ -146,6 +146,10 @@ void Collector::write_raw_files() {
 
 std::vector<PhaseWindow> Collector::phase_windows() const {
   if (detail::in_forked_child_by_pid()) return {};
+  // A phase that just ended may still be handing its record over (Phases::advance): what a
+  // fatal signal's record holds of it is on disk once it has.
+  if (!impl_->phases.wait_handed_over(std::chrono::seconds(2)))
+    std::fprintf(stderr, "limiter: the ended phase's record was still being completed; its answers may be missing\n");
   return impl_->phases.windows();
 }
 

@@ -158,6 +158,7 @@ void PcSamplingSession::on_sync(SyncKind kind) {
 }
 
 void PcSamplingSession::on_module_loaded(const ModuleLoad& module) {
+  if (finished_) return;  // unlocked first: complete() may hold the lock off the app's thread
   std::lock_guard lock(mutex_);
   if (finished_) return;
   if (module.cubin && module.cubin_size > 0) {
@@ -312,31 +313,39 @@ void PcSamplingSession::write_cubins(const StallInfo& info) const {
 
 RunRecord PcSamplingSession::finish() noexcept {
   finish_all();
-  // The default run's window is over: once its lines and cubin files are out (or could not be),
-  // its cubins (up to kCubinBytesKept) are not held to the app's end.
-  struct ReleaseCubins {
-    PcSamplingSession& session;
-    ~ReleaseCubins() {
-      if (session.phase_.window.count() == 0) return;
-      std::lock_guard lock(session.mutex_);
-      session.cubins_kept_ = std::max(session.cubins_kept_, session.cubins_.size());
-      session.cubins_.clear();
-    }
-  } release{*this};
   RunRecord run = std::move(before_);
-  if (!began_) return run;  // a later phase the app never reached: no samples, not even an empty set
+  if (!began_) {  // a later phase the app never reached: no samples, not even an empty set
+    release_cubins();
+    return run;
+  }
   if (phase_.window.count() > 0 && !ever_started_) {  // the default run's window sampled nothing: no empty set
     for (auto& missed : missed()) run.missed.push_back(std::move(missed));
     run.launches_seen = run.launches_seen.value_or(0) + launches_seen_;
     if (run.source.empty()) run.source = "cupti";
+    release_cubins();
     return run;
   }
+  // Alone (--stalls) a record of samples; the default run's first phase, of a record with counters.
+  if (run.source.empty()) run.source = phase_.window.count() > 0 ? "cupti" : "cupti-pc-sampling";
+  if (device_) run.device = *device_;
+  run.launches_seen = run.launches_seen.value_or(0) + launches_seen_;
+  for (auto& missed : missed()) run.missed.push_back(std::move(missed));
+  if (phase_.window.count() > 0) {  // the default run's window: complete() adds them, off the app's thread
+    stalls_due_ = true;
+    return run;
+  }
+  add_stalls(run);
+  return run;
+}
+
+void PcSamplingSession::complete(RunRecord& run) noexcept {
+  if (!stalls_due_.exchange(false)) return;
+  add_stalls(run);
+  release_cubins();
+}
+
+void PcSamplingSession::add_stalls(RunRecord& run) noexcept {
   try {
-    // Alone (--stalls) a record of samples; the default run's first phase, of a record with counters.
-    if (run.source.empty()) run.source = phase_.window.count() > 0 ? "cupti" : "cupti-pc-sampling";
-    if (device_) run.device = *device_;
-    run.launches_seen = run.launches_seen.value_or(0) + launches_seen_;
-    for (auto& missed : missed()) run.missed.push_back(std::move(missed));
     const auto t0 = Clock::now();
     const StallInfo info = stalls();
     lines_s_ = seconds_since(t0);
@@ -351,7 +360,15 @@ RunRecord PcSamplingSession::finish() noexcept {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "limiter: the PC samples were lost: %s\n", e.what());
   }
-  return run;
+}
+
+// The default run's window is over: once its lines and cubin files are out (or could not be),
+// its cubins (up to kCubinBytesKept) are not held to the app's end.
+void PcSamplingSession::release_cubins() noexcept {
+  if (phase_.window.count() == 0) return;
+  std::lock_guard lock(mutex_);
+  cubins_kept_ = std::max(cubins_kept_, cubins_.size());
+  cubins_.clear();
 }
 
 std::vector<MissedLaunches> PcSamplingSession::missed() const {

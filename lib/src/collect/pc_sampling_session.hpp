@@ -82,7 +82,10 @@ class PcSamplingSession final : public Session {
   bool quiet() const;  // PcSamplingPhase::quiet_launches reached
   enum class WindowEnd { open, failed, samples, quiet, time };
   WindowEnd window_end() const;  // what ends the window now, if anything
-  RunRecord finish() noexcept override;  // every context finished; the record with its stalls
+  // Every context finished; the record with its stalls, or (the default run's window) without
+  // them: complete() adds them (source lines, cubin files: ~0.2 s), off the app's thread.
+  RunRecord finish() noexcept override;
+  void complete(RunRecord& record) noexcept override;
   std::vector<MissedLaunches> missed() const override;
   std::uint64_t launches_seen() const override { return launches_seen_; }
   std::string timings() const override;
@@ -107,6 +110,8 @@ class PcSamplingSession final : public Session {
   void take(const PcBatch& batch, const StallKeys& keys);
   std::optional<SourceLine> line_of(const std::string& function, std::uint64_t crc, std::uint64_t pc) const;
   void write_cubins(const StallInfo& info) const;  // --save-raw: cubins/<crc>.cubin
+  void add_stalls(RunRecord& run) noexcept;         // the stalls with their lines; the cubins written
+  void release_cubins() noexcept;                   // the default run's window: its cubins freed
 
   CollectorOptions options_;
   PcSamplingPhase phase_;
@@ -133,7 +138,8 @@ class PcSamplingSession final : public Session {
   std::atomic<std::uint64_t> launches_since_new_{0};   // launches in a row with no new kernel
   mutable std::atomic<WindowEnd> over_by_{WindowEnd::open};  // the first reason phase_over() found
   Clock::time_point last_drain_{};
-  bool finished_ = false;
+  std::atomic<bool> finished_{false};
+  std::atomic<bool> stalls_due_{false};  // finish() left them to complete()
   RunRecord before_;
   // --timing
   double setup_s_ = 0, get_data_s_ = 0, lines_s_ = 0;

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "collect/activity_session.hpp"
+#include "collect/forked_child.hpp"
 #include "collect/pc_sampling_session.hpp"
 #include "collect/pm_sampling_session.hpp"
 #include "collect/range_session.hpp"
@@ -61,11 +62,29 @@ void Phases::advance() {
     windows_[ending_index + 1].start_ns = windows_[ending_index].end_ns;
     record.phases = windows_;
   }
-  if (on_handover && !windows_.empty()) {
-    try {
-      on_handover(record);
-    } catch (const std::exception&) {  // the record still goes on in memory
-    }
+  // The ended phase's slow part and its record's way to disk run beside the next phase: a sampling
+  // window's source lines and cubin files cost the app's thread ~0.2 s (H200, a PyTorch loop).
+  join_completer();  // a phase before this one's (none in the lists there are)
+  handed_over_ = false;
+  try {
+    completer_ = std::thread([this, &ending, handed = record]() mutable {
+      ending.complete(handed);
+      if (!handed.stalls) handed.stalls = completed_stalls_;  // an earlier phase's, completed (joined above)
+      completed_stalls_ = handed.stalls;
+      if (on_handover && !windows_.empty()) {
+        try {
+          on_handover(handed);
+        } catch (const std::exception&) {  // the record still goes on in memory
+        }
+      }
+      handed_over_ = true;
+    });
+  } catch (const std::system_error&) {  // no thread: on the app's
+    ending.complete(record);
+    if (!record.stalls) record.stalls = completed_stalls_;
+    completed_stalls_ = record.stalls;
+    if (on_handover && !windows_.empty()) on_handover(record);
+    handed_over_ = true;
   }
   Session& next = *sessions_[ending_index + 1];
   next.begin_after(std::move(record), /*follows=*/true);
@@ -74,7 +93,26 @@ void Phases::advance() {
     if (background_from_[i] == ending_index + 1) background_[i]->on_phase_begun(ending_index + 1);
 }
 
+bool Phases::wait_handed_over(std::chrono::milliseconds wait) {
+  const auto deadline = std::chrono::steady_clock::now() + wait;
+  while (!handed_over_.load()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
+void Phases::join_completer() {
+  if (!completer_.joinable()) return;
+  if (in_forked_child_by_pid()) {  // the parent's thread: never in this process
+    completer_.detach();
+    return;
+  }
+  completer_.join();
+}
+
 RunRecord Phases::finish() {
+  join_completer();
   if (finished_) {  // a second take_run: the run is over, its record was handed out
     RunRecord done;
     done.phases = windows_;
@@ -84,6 +122,7 @@ RunRecord Phases::finish() {
   std::size_t i = index_.load();
   close_window(i, "the app ended");
   RunRecord record = sessions_[i]->finish();
+  sessions_[i]->complete(record);
   for (++i; i < sessions_.size(); ++i) {
     if (i < windows_.size()) {
       std::lock_guard lock(windows_mutex_);
@@ -91,8 +130,10 @@ RunRecord Phases::finish() {
     }
     sessions_[i]->begin_after(std::move(record), /*follows=*/false);
     record = sessions_[i]->finish();
+    sessions_[i]->complete(record);
   }
   for (const auto& session : background_) record = session->finish_beside(std::move(record));
+  if (!record.stalls && completed_stalls_) record.stalls = std::move(completed_stalls_);
   if (!windows_.empty()) {
     std::lock_guard lock(windows_mutex_);
     record.phases = windows_;

@@ -21,6 +21,10 @@
 // record is the run's. A list of named phases (the default run) also records each phase's window
 // (RunRecord::phases), so that every report knows where each answer came from.
 #include <atomic>
+#include <chrono>
+#include <optional>
+#include <system_error>
+#include <thread>
 #include <cstddef>
 #include <functional>
 #include <mutex>
@@ -53,6 +57,9 @@ class Phases {
   Phases() = default;
   explicit Phases(std::vector<std::unique_ptr<Session>> sessions) : sessions_(std::move(sessions)) {}
   explicit Phases(PhaseList list, PhaseClock clock = {});
+  ~Phases() { join_completer(); }
+  Phases(const Phases&) = delete;
+  Phases& operator=(const Phases&) = delete;
 
   Session& current() { return *sessions_[index_.load()]; }
   std::size_t index() const { return index_.load(); }
@@ -74,8 +81,12 @@ class Phases {
   // background sessions that begin with it are told (Session::on_phase_begun). ON_HANDOVER, when
   // set, sees the record handed over with the windows so far (a finished phase's answers go to
   // disk before the next phase runs: a later crash loses none of them).
+  // The ended phase's slow part (Session::complete) and the hand-over run on a thread of their own.
   void advance();
   std::function<void(const RunRecord& handed)> on_handover;
+  // Waits at most WAIT for an ended phase's record to be completed and handed over: false if it
+  // was not (a fatal signal's handler writes what finished phases hold once they have).
+  bool wait_handed_over(std::chrono::milliseconds wait);
   // The run ends: the current phase's record, through every later phase (told it never ran),
   // then through the background sessions; with the phases' windows.
   RunRecord finish();
@@ -87,6 +98,8 @@ class Phases {
  private:
   std::uint64_t now() const { return clock_ ? clock_() : 0; }
   void close_window(std::size_t index, std::string ended_by);
+  void join_completer();  // the hand-over's thread, and the stalls it completed into the record
+
 
   std::vector<std::unique_ptr<Session>> sessions_;
   std::vector<std::unique_ptr<Session>> background_;
@@ -98,6 +111,9 @@ class Phases {
   std::atomic<std::uint64_t> phase_launches_{0};  // the current phase's
   std::atomic<bool> first_launch_seen_{false};
   bool finished_ = false;
+  std::thread completer_;                // advance()'s: Session::complete, then on_handover
+  std::atomic<bool> handed_over_{true};  // no hand-over pending
+  std::optional<StallInfo> completed_stalls_;  // what complete() added, for the run's record
 };
 
 // The mode of OPTIONS (validated): its phases, in order, and its background, on BACKEND, NVTX and

@@ -188,7 +188,8 @@ void RangeSession::begin_after(RunRecord before, bool follows) {
   const auto started = Clock::now();
   std::vector<std::pair<std::string, std::string>> judged;
   std::size_t undecided = 0;
-  if (follows) {
+  const bool after_pm_samples = before.sampling.has_value() || before.source == "cupti-pm-sampling";
+  if (follows && after_pm_samples) {  // PC samples (the default run's window) judge no kernel
     try {
       for (const auto& k : analyze_run(before, {}).kernels) {
         if (k.verdict && !k.too_few_samples) judged.emplace_back(k.name, LaunchSelector::configuration_text(k.grid, k.block));
@@ -202,7 +203,6 @@ void RangeSession::begin_after(RunRecord before, bool follows) {
   std::lock_guard lock(mutex);
   selector.exclude(judged);
   const std::uint64_t sampled_launches = before.launches_seen.value_or(0);
-  const bool after_pm_samples = before.sampling.has_value() || before.source == "cupti-pm-sampling";
   if (!follows) {
     preparer.close();  // the process ends (see flush_before_exit)
     if (!preparer.wait_idle(std::chrono::seconds(2))) LIMITER_TRACE("a device's preparation still runs at exit");

@@ -76,6 +76,9 @@ class Session {
   virtual void on_phase_begun(std::size_t /*index*/) {}
   // The record so far, with what the phases before handed over; stops collecting. Never throws.
   virtual RunRecord finish() noexcept = 0;
+  // The slow part of finish() that needs no CUDA call (a sampling window's source lines): added to
+  // the record it returned, on a thread of the orchestrator's, while the next phase runs. Never throws.
+  virtual void complete(RunRecord& /*record*/) noexcept {}
   // A session that runs beside the phases (activity records; Phases' background): the phases'
   // record, with its part added; stops collecting. Never throws.
   virtual RunRecord finish_beside(RunRecord phases) noexcept { return phases; }
