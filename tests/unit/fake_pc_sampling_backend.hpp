@@ -29,6 +29,7 @@ class FakePcSamplingBackend final : public detail::PcSamplingBackend {
                                                 {9, "smsp__pcsamp_warps_issue_stalled_selected"},
                                                 {12, "smsp__pcsamp_sample_count"}};
   bool unsupported = false;  // Enable fails as on a GPU without PC sampling
+  bool busy = false;         // Start fails as when another process samples the GPU
   std::uint32_t default_period_log2 = 12;
   std::map<CUcontext, std::deque<detail::PcBatch>> queue;
   std::map<CUcontext, detail::PcBatch> at_disable;
@@ -59,6 +60,7 @@ class FakePcSamplingBackend final : public detail::PcSamplingBackend {
     return settings;
   }
   void start(CUcontext context) override {
+    if (busy) throw detail::CuptiError("cuptiPCSamplingStart: busy", CUPTI_ERROR_HARDWARE_BUSY);
     ++starts;
     running.insert(context);
   }

@@ -271,6 +271,22 @@ TEST(PcSampling, AGpuWithoutPcSamplingCountsItsLaunchesAsMissed) {
             std::string::npos);
 }
 
+// Another process samples the GPU: Start fails after Enable, and the context is disabled at
+// once, not left enabled for the app's launches and the Range Profiler after it.
+TEST(PcSampling, AStartThatFailsDisablesTheContextAndCountsItsLaunches) {
+  Harness h;
+  h.backend->busy = true;
+  h.launch();
+  EXPECT_EQ(h.backend->enabled, (std::vector<CUcontext>{kContext}));
+  EXPECT_EQ(h.backend->disabled, (std::vector<CUcontext>{kContext}));
+  h.launch();
+  const RunRecord run = h.session->finish();
+  EXPECT_EQ(h.backend->disabled.size(), 1u);  // not again at the end
+  ASSERT_EQ(run.missed.size(), 1u);
+  EXPECT_EQ(run.missed[0].launches, 2u);
+  EXPECT_NE(run.missed[0].reason.find("cuptiPCSamplingStart: busy"), std::string::npos);
+}
+
 TEST(PcSampling, StallsAloneIsOnePhaseOfPcSampling) {
   CollectorOptions options;
   options.stalls = true;

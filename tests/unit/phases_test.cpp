@@ -84,6 +84,26 @@ TEST(Phases, ARunThatEndsEarlyTellsTheLaterPhasesTheyNeverRan) {
                                                     "exact.finish"}));
 }
 
+// The in-process API takes a single session's record more than once (each time what it holds
+// since); a run of phases ends at its first take and the next gives its windows alone.
+TEST(Phases, ASingleSessionIsTakenAgainARunOfPhasesOnce) {
+  Script script;
+  std::vector<std::unique_ptr<Session>> one;
+  one.push_back(std::make_unique<RecordingSession>("exact", script));
+  Phases single(std::move(one));
+  single.current().on_launch({});
+  EXPECT_EQ(single.finish().launches.size(), 1u);
+  EXPECT_EQ(single.finish().launches.size(), 1u);  // the session was asked again
+  EXPECT_EQ(script.calls, (std::vector<std::string>{"exact.finish", "exact.finish"}));
+  script.calls.clear();
+  Phases phases = two_phases(script);
+  phases.current().on_launch({});
+  EXPECT_EQ(phases.finish().launches.size(), 1u);
+  EXPECT_TRUE(phases.finish().launches.empty());
+  EXPECT_EQ(script.calls, (std::vector<std::string>{"sampling.finish", "exact.begin_after(1 launches, never ran)",
+                                                    "exact.finish"}));
+}
+
 TEST(Phases, TheSubscriberEnablesWhatAnyPhaseNeeds) {
   Script script;
   Phases phases = two_phases(script);

@@ -18,8 +18,8 @@ const char* fix_for(CUptiResult status) {
              "cuda-gdb or a second limiter): run without it";
     case CUPTI_ERROR_HARDWARE_BUSY:
       return "another tool collects this GPU's counters (Nsight Compute, Nsight Systems --gpu-metrics, DCGM "
-             "profiling, another CUPTI profiler): stop it, or profile when it is done; limiter's own processes "
-             "take turns and never meet this";
+             "profiling, another CUPTI profiler, or another limiter process's PC-sampling window): stop it, or "
+             "profile when it is done; limiter's processes take turns on the exact counters only";
     case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
     case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
       return "counters are not available on this virtual GPU unless the hypervisor allows profiling";

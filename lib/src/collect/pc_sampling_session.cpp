@@ -84,6 +84,9 @@ void PcSamplingSession::start(CUcontext context, Context& state) {
       first_error_ = e.what();
       std::fprintf(stderr, "limiter: PC sampling could not start: %s\n", e.what());
     }
+    // Not left enabled: a context enabled for PC sampling and never started (another process
+    // samples this GPU) is no state to launch kernels in, nor to start the Range Profiler beside.
+    take(backend_.disable(context), state.keys);  // what CUPTI still holds of an earlier start
   }
 }
 

@@ -118,7 +118,9 @@ RunRecord Phases::finish() {
     done.phases = windows_;
     return done;
   }
-  finished_ = true;
+  // A run of phases ends once; a single session's take_run gives what it holds so far (the
+  // in-process API's launches since the last take_run, --every-launch).
+  finished_ = sessions_.size() > 1;
   std::size_t i = index_.load();
   close_window(i, "the app ended");
   RunRecord record = sessions_[i]->finish();
