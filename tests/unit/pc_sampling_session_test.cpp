@@ -3,6 +3,9 @@
 // over GetData calls and contexts, the hottest PCs, what was lost, cubins and source lines,
 // the end of a context and of the process, regions, and `--stalls` as a phase list.
 #include <gtest/gtest.h>
+#include <cstdlib>
+#include <unistd.h>
+#include <sys/wait.h>
 #include <stdlib.h>
 
 #include <filesystem>
@@ -28,6 +31,10 @@ constexpr std::uint32_t kLong = 3, kLongNotIssued = 4, kBarrier = 7, kSelected =
 
 struct Harness {
   explicit Harness(CollectorOptions options = active()) {
+    if (options.lock_dir == CollectorOptions{}.lock_dir) {  // the GPU's sampling turn: this test's own
+      char pattern[] = "/tmp/limiter-pc-sampling-test-XXXXXX";
+      options.lock_dir = own_lock_dir = mkdtemp(pattern);
+    }
     auto fake = std::make_unique<test::FakePcSamplingBackend>();
     backend = fake.get();
     session = std::make_unique<PcSamplingSession>(options, std::move(fake));
@@ -50,6 +57,12 @@ struct Harness {
   }
   void queue(CUcontext context, PcBatch batch) { backend->queue[context].push_back(std::move(batch)); }
 
+  ~Harness() {
+    session.reset();
+    if (!own_lock_dir.empty()) std::filesystem::remove_all(own_lock_dir);
+  }
+
+  std::string own_lock_dir;
   test::FakePcSamplingBackend* backend;
   std::unique_ptr<PcSamplingSession> session;
 };
@@ -285,6 +298,36 @@ TEST(PcSampling, AStartThatFailsDisablesTheContextAndCountsItsLaunches) {
   ASSERT_EQ(run.missed.size(), 1u);
   EXPECT_EQ(run.missed[0].launches, 2u);
   EXPECT_NE(run.missed[0].reason.find("cuptiPCSamplingStart: busy"), std::string::npos);
+}
+
+// One process samples a GPU at a time: while this process samples, another limiter process on
+// the GPU never enables PC sampling (a Start refused as busy cost that process its launches'
+// callbacks on an H200) and says why; once this one finished, the GPU is free again.
+TEST(PcSampling, AnotherProcessDoesNotSampleTheGpuThisOneSamples) {
+  char pattern[] = "/tmp/limiter-pc-turn-XXXXXX";
+  CollectorOptions options = Harness::active();
+  options.lock_dir = mkdtemp(pattern);
+  Harness h(options);
+  h.launch();  // samples: holds the GPU's sampling turn
+  ASSERT_EQ(h.backend->starts, 1);
+  const auto child_samples = [&options] {
+    const pid_t child = fork();  // record locks belong to a process
+    if (child == 0) {
+      Harness other(options);
+      other.launch();
+      const RunRecord run = other.session->finish();
+      const bool refused = other.backend->enabled.empty() && run.missed.size() == 1 &&
+                           run.missed[0].reason.find("another limiter process samples this GPU") != std::string::npos;
+      _exit(refused ? 1 : other.backend->starts == 1 ? 0 : 2);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 3;
+  };
+  EXPECT_EQ(child_samples(), 1) << "refused, with the reason, and nothing enabled";
+  h.session->finish();
+  EXPECT_EQ(child_samples(), 0) << "sampled once this process finished";
+  std::filesystem::remove_all(options.lock_dir);
 }
 
 TEST(PcSampling, StallsAloneIsOnePhaseOfPcSampling) {

@@ -153,6 +153,24 @@ TEST(RangeSession, PerKernelBudgetsCountEachKernelAndConfiguration) {
   for (const auto& seen : run.kernels_seen) EXPECT_EQ(seen.launches, 5u);
 }
 
+// XLA's GPU timer: a delay kernel spins until the host, after the timed kernel's launch, releases
+// it. Nothing is ranged from it to the next synchronisation (a range would wait for the GPU, and
+// the GPU for the host); no budget moves on, so the kernel is profiled at a later launch.
+TEST(RangeSession, NothingIsRangedBehindAHostTimedKernelUntilASync) {
+  CollectorOptions options = exact();
+  options.per_kernel_count = 1;
+  Harness h(options);
+  h.launch("stream_executor::gpu::DelayKernel");
+  h.launch("gemm");
+  h.launch("gemm");
+  h.session->on_sync(detail::SyncKind::wait);  // the timer's stop event waited for
+  h.launch("gemm");
+  const RunRecord run = finish(h);
+  EXPECT_EQ(h.names(run.launches), (std::vector<std::string>{"gemm"}));
+  EXPECT_EQ(run.launches_seen, 4u);
+  EXPECT_NE(h.session->timings().find("until the next synchronisation: 3"), std::string::npos) << h.session->timings();
+}
+
 TEST(RangeSession, PerKernelSkipThenCount) {
   CollectorOptions options = exact();
   options.per_kernel_skip = 2;

@@ -15,8 +15,15 @@ namespace {
 constexpr std::uint64_t kIdleLaunches = 4096;
 constexpr auto kIdleTime = std::chrono::seconds(1);
 
-}  // namespace
+// XLA's GPU timer (stream_executor's DelayKernel) spins on a semaphore that the host releases only
+// once the timed kernel's launch has returned. A ranged launch behind it waits for the GPU, so each
+// waited out the delay kernel's timeout (~100 ms): JAX's autotuning took 4x as long (H200,
+// 2026-11-28). From such a kernel to the next synchronisation nothing is ranged.
+bool waits_for_the_host(const std::string& kernel) {
+  return kernel.find("DelayKernel") != std::string::npos && kernel.find("stream_executor") != std::string::npos;
+}
 
+}  // namespace
 
 thread_local bool holds_launch_lock = false;
 extern thread_local bool inside_flush;
@@ -128,6 +135,12 @@ void RangeSession::on_launch(const LaunchCall& call) {
     const bool running = existing != contexts.end() && !existing->second->paused && !existing->second->retired &&
                          !existing->second->fresh;
     for (auto& pending : launches) {
+      if (waits_for_the_host(pending.launch.name)) host_timed_ = true;
+      if (host_timed_) {  // not ranged, no budget moved on: the kernel's later launches are profiled
+        pending.keep = false;
+        ++times.host_timed_launches;
+        continue;
+      }
       // The configuration string only for per-kernel budgets: this runs for every launch.
       std::string configuration;
       if (selector.per_configuration())

@@ -9,6 +9,7 @@
 
 #include "collect/demangle.hpp"
 #include "collect/trace.hpp"
+#include "limiter/error.hpp"
 #include "limiter/stall_sass.hpp"
 
 namespace limiter::detail {
@@ -45,9 +46,13 @@ PcSamplingSession::Context& PcSamplingSession::sample(CUcontext context) {
     return state;
   }
   const auto t0 = Clock::now();
+  bool enabled = false;
   try {
-    if (!device_) device_ = backend_.describe(context);
+    const DeviceDescription device = backend_.describe(context);
+    if (!device_) device_ = device;
+    take_sampling_turn(device.uuid);
     backend_.enable(context);
+    enabled = true;
     const std::vector<PcStallReason> reasons = backend_.stall_reasons(context);
     state.keys = stall_keys(reasons);
     if (tracing())
@@ -65,7 +70,7 @@ PcSamplingSession::Context& PcSamplingSession::sample(CUcontext context) {
       first_error_ = e.what();
       std::fprintf(stderr, "limiter: PC sampling could not start: %s\n", e.what());
     }
-    backend_.disable(context);
+    if (enabled) backend_.disable(context);
   }
   setup_s_ += seconds_since(t0);
   if (!state.failed && active()) start(context, state);
@@ -139,6 +144,7 @@ void PcSamplingSession::on_launch(const LaunchCall& call) {
 }
 
 void PcSamplingSession::on_launch_exit(const LaunchCall& call) {
+  if (finished_) return;  // every launch's EXIT comes here, after the window too
   std::lock_guard lock(mutex_);
   if (finished_) return;
   const auto it = contexts_.find(call.context);
@@ -260,6 +266,7 @@ void PcSamplingSession::finish_all() noexcept {
   std::lock_guard lock(mutex_);
   if (finished_) return;
   for (auto& entry : contexts_) finish_context(entry.first);
+  for (auto& [device, turn] : sampling_turns_) turn->release();
   finished_ = true;
 }
 
@@ -291,27 +298,16 @@ std::optional<SourceLine> PcSamplingSession::line_of(const std::string& function
 }
 
 StallInfo PcSamplingSession::stalls() const {
-  std::lock_guard lock(mutex_);
+  // Once finished nothing changes the samples or the cubins (every entry point returns), and the
+  // lines are read off the app's thread (complete()): not under the lock its launches' EXIT take.
+  std::unique_lock lock(mutex_, std::defer_lock);
+  if (!finished_) lock.lock();
   StallInfo info = aggregator_.info([](const std::string& mangled) { return demangle(mangled.c_str()); },
                                     [this](const std::string& function, std::uint64_t crc, std::uint64_t pc) {
                                       return line_of(function, crc, pc);
                                     });
   info.sample_period_cycles = settings_.period_log2 > 0 ? std::uint64_t(1) << settings_.period_log2 : 0;
   return info;
-}
-
-void PcSamplingSession::write_cubins(const StallInfo& info) const {
-  const std::string& root = options_.cubin_dir.empty() ? options_.raw_dir : options_.cubin_dir;
-  if (root.empty()) return;
-  const std::filesystem::path dir = std::filesystem::path(root) / "cubins";
-  std::filesystem::create_directories(dir);
-  for (const auto& kernel : info.kernels) {
-    const auto cubin = cubins_.find(kernel.cubin_crc);
-    const std::filesystem::path path = dir / cubin_file_name(kernel.cubin_crc);
-    if (cubin == cubins_.end() || std::filesystem::exists(path)) continue;
-    std::ofstream(path, std::ios::binary)
-        .write(reinterpret_cast<const char*>(cubin->second.data()), static_cast<std::streamsize>(cubin->second.size()));
-  }
 }
 
 RunRecord PcSamplingSession::finish() noexcept {
@@ -339,39 +335,6 @@ RunRecord PcSamplingSession::finish() noexcept {
   }
   add_stalls(run);
   return run;
-}
-
-void PcSamplingSession::complete(RunRecord& run) noexcept {
-  if (!stalls_due_.exchange(false)) return;
-  add_stalls(run);
-  release_cubins();
-}
-
-void PcSamplingSession::add_stalls(RunRecord& run) noexcept {
-  try {
-    const auto t0 = Clock::now();
-    const StallInfo info = stalls();
-    lines_s_ = seconds_since(t0);
-    if (tracing()) {
-      std::string split;
-      for (const auto& [index, samples] : aggregator_.samples_by_index())
-        split += " " + std::to_string(index) + ":" + std::to_string(samples);
-      LIMITER_TRACE("PC samples by CUPTI's reason index:%s", split.c_str());
-    }
-    write_cubins(info);
-    run.stalls = info;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "limiter: the PC samples were lost: %s\n", e.what());
-  }
-}
-
-// The default run's window is over: once its lines and cubin files are out (or could not be),
-// its cubins (up to kCubinBytesKept) are not held to the app's end.
-void PcSamplingSession::release_cubins() noexcept {
-  if (phase_.window.count() == 0) return;
-  std::lock_guard lock(mutex_);
-  cubins_kept_ = std::max(cubins_kept_, cubins_.size());
-  cubins_.clear();
 }
 
 std::vector<MissedLaunches> PcSamplingSession::missed() const {

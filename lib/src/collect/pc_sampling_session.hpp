@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "collect/clock.hpp"
+#include "collect/counter_lock.hpp"
 #include "collect/collector_internal.hpp"
 #include "collect/pc_sampling_aggregate.hpp"
 #include "collect/pc_sampling_backend.hpp"
@@ -112,6 +113,7 @@ class PcSamplingSession final : public Session {
   void write_cubins(const StallInfo& info) const;  // --save-raw: cubins/<crc>.cubin
   void add_stalls(RunRecord& run) noexcept;         // the stalls with their lines; the cubins written
   void release_cubins() noexcept;                   // the default run's window: its cubins freed
+  void take_sampling_turn(const std::string& device_uuid);  // or throws: another process samples the GPU
 
   CollectorOptions options_;
   PcSamplingPhase phase_;
@@ -124,6 +126,7 @@ class PcSamplingSession final : public Session {
   PcSamplingBackend& backend_;
   mutable std::mutex mutex_;
   std::map<CUcontext, Context> contexts_;
+  std::map<std::string, std::unique_ptr<CounterLock>> sampling_turns_;  // by device UUID, held until finish
   StallAggregator aggregator_;
   std::map<std::uint64_t, std::vector<std::uint8_t>> cubins_;  // by CRC
   std::size_t cubin_bytes_ = 0, cubins_not_kept_ = 0;

@@ -96,6 +96,7 @@ void RangeSession::end_region() {
 // 261 budget launches took 252 batches and 27 s (H200, 2026-11-28); exit and signals still
 // decode what is pending, a SIGKILL loses at most that age of budget launches.
 void RangeSession::on_sync(SyncKind kind) {
+  host_timed_ = false;  // the timed kernel is done (or its wait is the app's): ranging may go on
   if (holds_launch_lock || inside_flush) return;
   const bool aged = kind == SyncKind::query || !decode_at_every_wait;
   flush_all(aged ? std::chrono::duration_cast<Clock::duration>(kQueryFlushAge) : Clock::duration::zero());

@@ -207,6 +207,7 @@ class RangeSession final : public Session {
   std::ofstream raw_launches;
   RangeTimings times;
   std::atomic<bool> budgets_spent_{false};  // ends_when_budgets_spent: the phase is over
+  std::atomic<bool> host_timed_{false};     // a host-timed kernel launched, no sync since: nothing ranged
   std::string phase_over_reason_ = "budgets spent";
   std::optional<RunRecord> sampled_before_;  // sampling first: the sampled phase's record
   std::string phase_text_;                   // what the hand-over found and cost (--timing)

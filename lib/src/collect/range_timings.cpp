@@ -27,6 +27,9 @@ std::string RangeTimings::to_text() const {
                 enable_s * 1e3, static_cast<unsigned long long>(busy_retries),
                 static_cast<unsigned long long>(filter_pauses), static_cast<unsigned long long>(unranged_launches));
   std::string out = text;
+  if (host_timed_launches > 0)
+    out += "  launches not ranged after a host-timed kernel (XLA's GPU timer), until the next synchronisation: " +
+           std::to_string(host_timed_launches) + "\n";
   if (devices_prepared > 0) {
     std::snprintf(text, sizeof text,
                   "  set-up prepared off the app's thread (%llu devices): %.0f ms (support check and description %.0f ms, "

@@ -39,6 +39,7 @@ struct RangeTimings {
   std::uint64_t turns_yielded = 0;  // turns handed to a waiting process
   std::uint64_t busy_retries = 0;   // Starts refused with CUPTI_ERROR_HARDWARE_BUSY, tried again
   std::uint64_t filter_pauses = 0;  // pauses after long runs of unselected launches
+  std::uint64_t host_timed_launches = 0;  // not ranged: after a host-timed kernel, before a sync
   std::uint64_t unranged_launches = 0;  // unselected, run unranged while a user-range profiler ran
   // User ranges (user replay once a graph was launched): graph kernel nodes run one at a time, and every launch's range
   // once the context has launched a graph.

@@ -5,6 +5,7 @@
 // made before it). A callback never throws into the driver.
 #include <cupti.h>
 
+#include <atomic>
 #include <optional>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "collect/orchestrator.hpp"
 #include "collect/own_calls.hpp"
 #include "collect/sync_points.hpp"
+#include "collect/trace.hpp"
 
 namespace limiter {
 
@@ -114,6 +116,10 @@ void on_driver_call(Collector::Impl& impl, CUpti_CallbackId cbid, const CUpti_Ca
       const LaunchCall call = decode_launch(cbid, data);
       if (enter) {
         impl.switch_phase_if_over();
+        if (detail::tracing()) {  // LIMITER_DEBUG: the process's first launches, with their phase
+          static std::atomic<std::uint64_t> traced{0};
+          if (traced.fetch_add(1) < 64) LIMITER_TRACE("launch ENTER in phase %zu", impl.phases.index());
+        }
         impl.phases.note_launch();
         impl.current().on_launch(call);
         for (std::size_t i = 0; i < impl.phases.background_size(); ++i) impl.phases.background(i).on_launch(call);
