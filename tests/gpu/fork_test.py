@@ -152,6 +152,11 @@ def check(scenario, mode, bare, profiled, record_path, plain_cost):
                 if exec_record > EXEC_LAUNCHES or exec_json.get("launches_seen", 0) < EXEC_LAUNCHES:
                     problems.append(f"{exec_record} of {EXEC_LAUNCHES} launches in the exec'd program's record, "
                                     f"{exec_json.get('launches_seen')} seen")
+            elif phases:  # the window's launches are counted (not timed), the later ones seen or timed
+                window = phases[0].get("launches", 0)
+                if exec_record + window != EXEC_LAUNCHES:
+                    problems.append(f"{exec_record} + {window} in the window of {EXEC_LAUNCHES} launches in the "
+                                    f"exec'd program's record")
             elif exec_record != EXEC_LAUNCHES:
                 problems.append(f"{exec_record} of {EXEC_LAUNCHES} launches in the exec'd program's record")
     if plain_cost is not None:
