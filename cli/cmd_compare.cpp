@@ -77,25 +77,20 @@ std::string slowdown_summary(const RunComparison& comparison) {
 
 // A run record is read as a stream, never whole, and its launches analysed without words (a
 // comparison shows no reasons or advice: a fifth of the time), each kept in the compact form
-// the comparison uses. MANGLED, when given, collects each name's mangled form (a record is then
-// read a second time). The run keeps how its record selected its launches, before -k.
+// the comparison uses; only each kernel's first launch is analysed unless EVERY_LAUNCH (rows per
+// launch). MANGLED, when given, collects each name's mangled form. The run keeps how its record
+// selected its launches, before -k.
 ComparedRun load_compared(const std::string& path, const AnalysisOptions& analysis_options, const std::string& kernel_regex,
-                        std::unordered_map<std::string, std::string>* mangled) {
+                          bool every_launch, std::unordered_map<std::string, std::string>* mangled) {
   AnalysisOptions wordless = analysis_options;
   wordless.explain = false;
   ComparedRun run;
-  const auto note_mangled = [&](const KernelLaunch& launch) {
-    if (mangled && !launch.mangled_name.empty()) mangled->emplace(launch.name, launch.mangled_name);
-  };
   if (is_run_record(path)) {
-    const RunRecord header = read_run_header(path);
-    run = compared_run(analyze_run(header, wordless));
-    for_each_analysed_launch(path, wordless, "", [&](const KernelAnalysis& launch) { run.add(launch); });
-    if (mangled) read_run_stream(path, [](const RunRecord&) {}, [&](KernelLaunch&& launch) { note_mangled(launch); });
-    add_record_fields(run, header);
+    run = read_compared_run(path, wordless, every_launch, mangled);
   } else {
     const RunRecord record = load_run(path);
-    for (const auto& launch : record.launches) note_mangled(launch);
+    for (const auto& launch : record.launches)
+      if (mangled && !launch.mangled_name.empty()) mangled->emplace(launch.name, launch.mangled_name);
     run = compared_run(analyze_run(record, wordless));
     add_record_fields(run, record);
   }
@@ -154,7 +149,8 @@ int run_compare(const Args& args) {
   const NameStyle names = name_style_from_string(selection.names);
   std::unordered_map<std::string, std::string> mangled;
   const auto load = [&](const std::string& path) {
-    return load_compared(path, analysis_options, selection.kernel_regex, names == NameStyle::mangled ? &mangled : nullptr);
+    return load_compared(path, analysis_options, selection.kernel_regex, options.launch_rows,
+                         names == NameStyle::mangled ? &mangled : nullptr);
   };
   const std::vector<std::string> before_paths = expand_record_arguments({before_path});
   const std::vector<std::string> after_paths = expand_record_arguments({after_path});

@@ -163,6 +163,24 @@ struct RunAnalysis {
 
 RunAnalysis analyze_run(const RunRecord& run, const AnalysisOptions& options = {});
 
+// The launches of RUN analysed one at a time, each exactly as analyze_run analyses it: what is
+// decided once for the run (its peaks, its PC samples, whether its PM samples saw the SM side)
+// is decided here once. For a reader that needs only some launches analysed (a grouped
+// comparison reads each group's first). RUN must outlive it.
+class LaunchAnalyzer {
+ public:
+  LaunchAnalyzer(const RunRecord& run, const AnalysisOptions& options);
+  KernelAnalysis analyze(const KernelLaunch& launch) const;
+  const PeakSet& peaks() const { return peaks_; }
+
+ private:
+  const RunRecord& run_;
+  AnalysisOptions options_;
+  std::string sm_side_problem_;  // empty: PM samples, if any, saw the SMs' work
+  PeakSet peaks_;
+  StallIndex stalls_;
+};
+
 // Nsight Compute's SOLBottleneck decision (SpeedOfLight.py) on its two SOL percentages
 // (0..100) and waves per SM; exposed so tests can compare it with ours.
 Verdict ncu_sol_verdict(double sm_throughput_pct, double memory_throughput_pct, double waves_per_sm);

@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -131,9 +132,19 @@ struct ComparedRun {
   // some); empty: launch_selection() of this run.
   std::optional<LaunchSelection> selection;
   void add(const KernelAnalysis& launch);
+  // LAUNCH's name, configuration and time alone, unanalysed (no verdict, utilisations or LMEM
+  // shares): a grouped comparison reads those of each group's first launch only.
+  const ComparedLaunch& add_unanalysed(const KernelLaunch& launch);
 };
 // The analysis's fields and its launches (add() more one at a time: a run read as a stream).
 ComparedRun compared_run(const RunAnalysis& analysis);
+// The run record at PATH as a comparison keeps it (add_record_fields included), read as a stream,
+// its launches parsed on every core. EVERY_LAUNCH analyses each launch (rows per launch);
+// without it only each kernel and configuration's first launch is analysed, the others added
+// unanalysed. MANGLED, when given, collects each kernel's mangled name (its first launch's that
+// has one).
+ComparedRun read_compared_run(const std::string& path, const AnalysisOptions& options, bool every_launch,
+                              std::unordered_map<std::string, std::string>* mangled = nullptr);
 // RUN's fields that the analysis does not carry (command line, program verdict, PC samples),
 // and, when RUN holds no timed launch but a timeline with kernels, one launch per kernel event
 // (its time on the timeline; no counters, so no verdict).

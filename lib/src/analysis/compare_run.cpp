@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "analysis/compare_context.hpp"
+#include "analysis/counter_names.hpp"
 #include "limiter/compare.hpp"
 #include "limiter/program_verdict.hpp"
 
@@ -37,6 +38,21 @@ void ComparedRun::add(const KernelAnalysis& k) {
                         k.utilization.memory()};
   launch.lmem = {k.lmem.l2_share, k.lmem.instruction_share};
   launches.push_back(launch);
+}
+
+const ComparedLaunch& ComparedRun::add_unanalysed(const KernelLaunch& k) {
+  ComparedLaunch launch;
+  launch.sequence = k.sequence;
+  launch.name = names->intern(k.name);
+  launch.grid = k.grid;
+  launch.block = k.block;
+  launch.duration_ns = k.counter(detail::counters::duration_ns);  // as analyze_run reads it
+  if (k.sampled) {
+    launch.aggregated_launches = k.sampled->launches;
+    launch.exact_launches = k.sampled->exact_launches;
+  }
+  launches.push_back(launch);
+  return launches.back();
 }
 
 ComparedRun compared_run(const RunAnalysis& analysis) {

@@ -118,7 +118,10 @@ bool JsonStream::scan_token(Scan& scan) const {
 
 bool JsonStream::refill() {
   if (eof_) return false;
-  if (begin_ >= kChunk) {  // drop what was taken: the caller keeps offsets from begin_
+  // Drop what was taken before the buffer would grow (the caller keeps offsets from begin_), so
+  // that it grows only for a value longer than a chunk: a buffer grown again and again is new
+  // memory to fault in and copy (a tenth of the CPU time of reading a record of 100,000 launches).
+  if (begin_ > 0 && end_ + kChunk + simdjson::SIMDJSON_PADDING > buffer_.size()) {
     std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
     dropped_ += begin_;
     end_ -= begin_;

@@ -113,6 +113,20 @@ std::vector<RankRange> line_up_ranges(const std::vector<RankRun>& ranks) {
   return out;
 }
 
+// A rank's summary as the merged report reads it: its groups' numbers, verdicts and names, its
+// program, ranges and samples; not each group's longest launch (its words, evidence and
+// sub-units: the merged report explains no launch), its "fix first" list or the indexes that
+// built it. So each rank costs the merged report what it shows of that rank, however many ranks.
+void keep_what_the_merge_reads(RunSummary& summary) {
+  for (auto& group : summary.groups) {
+    group.longest = KernelAnalysis{};
+    group.fix_first_rank.reset();
+  }
+  summary.fix_first = {};
+  summary.display_names = {};
+  summary.group_index = {};
+}
+
 }  // namespace
 
 std::optional<double> rank_group_ns(const KernelSummary& group) {
@@ -229,6 +243,7 @@ RankSummary summarize_ranks(const std::vector<std::string>& paths, const Analysi
       try {
         ranks[i].path = paths[i];
         ranks[i].summary = summarize_run_file(paths[i], analysis_options, one_rank);
+        keep_what_the_merge_reads(ranks[i].summary);
         ranks[i].rank = ranks[i].summary.run.rank;
         ranks[i].host = ranks[i].summary.run.host;
       } catch (...) {
