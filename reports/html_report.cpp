@@ -100,7 +100,7 @@ void write_time_chart(std::ostream& out, const RunSummary& summary) {
   }
   double largest = 0.1;
   for (const auto& bar : bars) largest = std::max(largest, bar.value.value_or(0));
-  write_bar_chart(out, "time-share", bars, std::min(1.0, std::ceil(largest / 0.1 - 1e-9) * 0.1), false, {},
+  write_bar_chart(out, "time-share", bars, 0.0, std::min(1.0, std::ceil(largest / 0.1 - 1e-9) * 0.1), {},
                   "share of the run's time per kernel");
 }
 
@@ -135,7 +135,7 @@ void write_lmem_chart(std::ostream& out, const RunSummary& summary) {
     return;
   }
   const auto& thresholds = summary.run.thresholds;
-  write_bar_chart(out, "lmem-shares", bars, 1.0, false,
+  write_bar_chart(out, "lmem-shares", bars, 0.0, 1.0,
                   {{thresholds.lmem_significant, format_percent(thresholds.lmem_significant, 0) + " significant"}},
                   "local memory share of L2 traffic and of instructions per kernel");
   std::string note = "Kernels with local memory, most expensive first";
