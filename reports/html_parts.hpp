@@ -10,6 +10,10 @@
 #include "limiter/analysis.hpp"
 #include "limiter/rollup.hpp"
 
+namespace limiter {
+struct RunSummary;
+}
+
 namespace limiter::html {
 
 const char* verdict_fill(const std::optional<Verdict>& verdict);
@@ -85,8 +89,10 @@ void write_bar_chart(std::ostream& out, const std::string& id, const std::vector
 
 // The run's time as one stacked bar, by verdict.
 void write_verdict_bar(std::ostream& out, const std::vector<VerdictTime>& time_by_verdict);
-// True when some launch has a verdict's time to show (a record of a timeline or samples alone has none).
-bool has_verdict_time(const std::vector<VerdictTime>& time_by_verdict);
+
+// The report's charts of the kernel groups (html_report_charts.cpp): the utilisation map, the
+// time shares and the LMEM shares; nothing for a record without groups (PC samples alone).
+void write_group_charts(std::ostream& out, const RunSummary& summary);
 
 // A kernel's stall reasons as bars and its hottest lines as a table (html_stalls.cpp); ID
 // prefixes the chart's id.
