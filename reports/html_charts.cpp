@@ -317,9 +317,6 @@ void write_bar_chart(std::ostream& out, const std::string& id, const std::vector
 }
 
 // The run's time as one stacked bar, by verdict.
-bool has_verdict_time(const std::vector<VerdictTime>& time_by_verdict) {
-  return std::any_of(time_by_verdict.begin(), time_by_verdict.end(), [](const VerdictTime& t) { return t.launches > 0; });
-}
 
 void write_verdict_bar(std::ostream& out, const std::vector<VerdictTime>& time_by_verdict) {
   const double width = 700, bar_height = 26;
