@@ -182,9 +182,9 @@ void write_map(std::ostream& out, const RunSummary& summary) {
 
 void write_group_charts(std::ostream& out, const RunSummary& summary) {
   if (summary.groups.empty()) return;  // PC samples alone: no kernel to chart
-  // A timeline alone has no counters: no point on the map, no LMEM share; its time shares stay.
-  const bool counters = std::any_of(summary.groups.begin(), summary.groups.end(),
-                                    [](const KernelSummary& g) { return g.memory && g.compute; });
+  // A timeline alone has no launch with counters: no map, no LMEM shares; its time shares stay.
+  // (Launches whose counters give no utilisation keep the map, which says why they are not on it.)
+  const bool counters = summary.launches > 0;
   out << "<h2>Charts</h2>\n<div class=\"charts\">\n";
   if (counters) {
     out << "<figure>\n<figcaption>What limits each kernel</figcaption>\n";

@@ -45,6 +45,19 @@ limiter_cli_test(NAME kinds.ranks_samples MATCH "^  device_kernel<GemmUniversal>
                  ARGS report tests/data/ranks/stalls)
 limiter_cli_test(NAME kinds.ranks_samples_html MATCH "<li>device_kernel&lt;GemmUniversal&gt; \\(2/2 ranks\\): Stall GMMA"
                  ARGS report tests/data/ranks/stalls -f html)
+# The hot lines summed over the ranks: the job's hottest (the HGMMA) is not rank 0's (the wait).
+limiter_cli_test(NAME kinds.ranks_samples_hot_line
+                 MATCH "^    cutlass/gemm/collective/sm90_mma_tma_gmma_ss_warpspecialized\\.hpp:398  HGMMA\\.64x128x16\\.F32\\.BF16 R24, gdesc\\[UR4\\], R24, gsb0  40% \\(Stall GMMA\\)$"
+                 ARGS report tests/data/ranks/stalls)
+limiter_cli_test(NAME kinds.ranks_samples_hot_line_md MATCH "^  - `cutlass/epilogue/collective/default_epilogue\\.hpp:151  LDG"
+                 ARGS report tests/data/ranks/stalls -f md)
+limiter_cli_test(NAME kinds.ranks_samples_hot_line_html
+                 MATCH "^<tr><td class=\"text\"><code>cutlass/gemm/collective/sm90_mma_tma_gmma_ss_warpspecialized\\.hpp:398</code>.*<td>40%</td>"
+                 ARGS report tests/data/ranks/stalls -f html)
+limiter_cli_test(NAME kinds.ranks_samples_hot_line_csv MATCH ",warpgroup_arrive,0\\.84[0-9]*,,,\"cutlass/gemm/collective/sm90_mma_tma_gmma_ss_warpspecialized\\.hpp:398  HGMMA"
+                 ARGS report tests/data/ranks/stalls -f csv)
+limiter_cli_test(NAME kinds.rank0_hot_line MATCH "^      cutlass/gemm/collective/sm90_mma_tma_gmma_ss_warpspecialized\\.hpp:412  WARPGROUP\\.DEPBAR\\.LE gsb0, 0x0  40% "
+                 ARGS report ${_samples})
 # Records of unrelated runs: records, not ranks; no shared GPU.
 limiter_cli_test(NAME kinds.unrelated_records MATCH "^limiter report — 2 records on 1 host, "
                  ARGS report tests/data/trace)

@@ -25,7 +25,7 @@ std::vector<Tick> ticks_of(double axis_min, double axis_max) {
   std::ostringstream out;
   write_bar_chart(out, "ticks", {{"a kernel", axis_max, "#000", "v", "", "bar"}}, axis_min, axis_max, {}, "ticks");
   const std::string svg = out.str();
-  static const std::regex tick(R"(<text class="tick" x="([-0-9.]+)"[^>]*>([^<]*)</text>)");
+  static const std::regex tick(R"re(<text class="tick" x="([-0-9.]+)"[^>]*>([^<]*)</text>)re");
   std::vector<Tick> ticks;
   for (auto it = std::sregex_iterator(svg.begin(), svg.end(), tick); it != std::sregex_iterator(); ++it)
     ticks.push_back({std::stod((*it)[1]), (*it)[2]});

@@ -47,21 +47,16 @@ TEST(Compare, CsvHasOneRowPerKernelAndATotal) {
   EXPECT_EQ(statuses, (std::vector<std::string>{"status", "matched", "only_before", "only_after", "total"}));
 }
 
-TEST(Compare, GoldenText) {
-  expect_golden("h200_probe_compare.txt", rendered(compare_files(kProbe, kProbeSlower, 0.10), ReportFormat::text));
+// The planted slowdown's comparison, gated at 10 %, in FORMAT against the golden FILE.
+void expect_probe_golden(const std::string& file, ReportFormat format) {
+  expect_golden(file, rendered(compare_files(kProbe, kProbeSlower, 0.10), format));
 }
-TEST(Compare, GoldenMarkdown) {
-  expect_golden("h200_probe_compare.md", rendered(compare_files(kProbe, kProbeSlower, 0.10), ReportFormat::md));
-}
-TEST(Compare, GoldenCsv) {
-  expect_golden("h200_probe_compare.csv", rendered(compare_files(kProbe, kProbeSlower, 0.10), ReportFormat::csv));
-}
-TEST(Compare, GoldenJson) {
-  expect_golden("h200_probe_compare.json", rendered(compare_files(kProbe, kProbeSlower, 0.10), ReportFormat::json));
-}
-TEST(Compare, GoldenHtml) {
-  expect_golden("h200_probe_compare.html", rendered(compare_files(kProbe, kProbeSlower, 0.10), ReportFormat::html));
-}
+
+TEST(Compare, GoldenText) { expect_probe_golden("h200_probe_compare.txt", ReportFormat::text); }
+TEST(Compare, GoldenMarkdown) { expect_probe_golden("h200_probe_compare.md", ReportFormat::md); }
+TEST(Compare, GoldenCsv) { expect_probe_golden("h200_probe_compare.csv", ReportFormat::csv); }
+TEST(Compare, GoldenJson) { expect_probe_golden("h200_probe_compare.json", ReportFormat::json); }
+TEST(Compare, GoldenHtml) { expect_probe_golden("h200_probe_compare.html", ReportFormat::html); }
 TEST(Compare, GoldenSpeedUpMarkdown) {
   expect_golden("h200_probe_compare_speedup.md", rendered(compare_files(kProbeSlower, kProbe, 0.10), ReportFormat::md));
 }
