@@ -6,6 +6,9 @@
 #include <cctype>
 #include <filesystem>
 #include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "commands.hpp"
 #include "limiter/error.hpp"
@@ -21,19 +24,36 @@
 namespace limiter::cli {
 namespace {
 
+// What the database holds, as the record does: its launches with counters, its timeline, its PC
+// samples; never "0 launches of 0 kernels" for a record of a timeline or of samples alone.
+std::string exported_text(const RunSummary& summary, const std::optional<RunRecord>& header) {
+  std::vector<std::string> parts;
+  if (summary.launches > 0)
+    parts.push_back(std::to_string(summary.launches) + " launches of " + std::to_string(summary.distinct_kernels) + " kernels");
+  if (header && header->timeline)
+    parts.push_back("a timeline of " + std::to_string(header->timeline->events.size()) + " events");
+  if (header && header->stalls)
+    parts.push_back(std::to_string(header->stalls->samples) + " PC samples of " +
+                    std::to_string(header->stalls->kernels.size()) + " kernels");
+  if (parts.empty()) return "the run's fields (no launch, timeline or PC samples in the record)";
+  std::string text;
+  for (const auto& part : parts) text += (text.empty() ? "" : ", ") + part;
+  return text;
+}
+
 int export_sqlite(const std::string& run_path, const std::string& output, const AnalysisOptions& analysis_options) {
   SummaryOptions summary_options;
   summary_options.keep_launches = false;
   SqliteExport database(output);
   const RunSummary summary = load_summary(run_path, analysis_options, summary_options, database.batch_sink());
+  std::optional<RunRecord> header;
   if (is_run_record(run_path)) {
-    const RunRecord header = read_run_header(run_path);
-    if (header.timeline) database.add_timeline(*header.timeline);
-    if (header.stalls) database.add_stalls(*header.stalls);
+    header = read_run_header(run_path);
+    if (header->timeline) database.add_timeline(*header->timeline);
+    if (header->stalls) database.add_stalls(*header->stalls);
   }
   database.finish(summary);
-  std::cerr << "limiter export: " << summary.launches << " launches of " << summary.distinct_kernels << " kernels -> "
-            << output << "\n";
+  std::cerr << "limiter export: " << exported_text(summary, header) << " -> " << output << "\n";
   return kExitOk;
 }
 

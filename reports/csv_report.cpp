@@ -1,5 +1,5 @@
-// CSV for pandas and spreadsheets: one row per kernel launch (report) or per matched or
-// unmatched kernel (compare). Stable column names, no units in cells (durations in ns,
+// CSV for pandas and spreadsheets: one row per kernel launch (report; and one per kernel of the
+// timeline or the PC samples without counters) or per matched or unmatched kernel (compare). Stable column names, no units in cells (durations in ns,
 // fractions 0..1), an empty cell where a value is unknown, RFC 4180 quoting and CRLF rows.
 #include <algorithm>
 #include <ostream>
@@ -40,21 +40,6 @@ std::string latency_causes_text(const KernelAnalysis& k) {
   return text;
 }
 
-// stall_samples..stall_hot_line: the kernel's PC samples, its two dominant reasons (keys, shares
-// of the stalled samples) and its hottest line; empty cells without samples or dominant reasons.
-std::vector<std::string> stall_cells(const KernelStallAnalysis* stalls) {
-  std::vector<std::string> cells(7, "");
-  if (!stalls) return cells;
-  cells[0] = count_text(stalls->samples);
-  cells[1] = plain_number(stalls->issued_share());
-  for (std::size_t i = 0; i < 2 && i < stalls->dominant.size(); ++i) {
-    cells[2 + 2 * i] = stalls->dominant[i].reason;
-    cells[3 + 2 * i] = plain_number(stalls->dominant[i].stall_share);
-  }
-  if (!stalls->hot_lines.empty()) cells[6] = render::hot_line_text(stalls->hot_lines.front());
-  return cells;
-}
-
 }  // namespace
 
 const std::vector<std::string> kCsvReportColumns = {
@@ -73,7 +58,7 @@ const std::vector<std::string> kCsvReportColumns = {
     "group", "group_launches", "group_total_ns", "group_mean_ns", "group_min_ns", "group_max_ns",
     "group_time_share", "fix_first_rank", "advice_headline", "nvtx", "nvtx_time_share",
     "stall_samples", "stall_issued_share", "stall_reason_1", "stall_share_1", "stall_reason_2", "stall_share_2",
-    "stall_hot_line"};
+    "stall_hot_line"};  // the last, render::kCsvStallColumns
 
 const std::vector<std::string> kCsvTimelineColumns = {
     "group_timeline_launches", "group_timeline_total_ns", "group_timeline_mean_ns", "group_timeline_min_ns",
@@ -110,10 +95,21 @@ std::vector<std::string> no_counters_row(const RunSummary& summary, std::size_t 
   set("group", std::to_string(index + 1));
   set("group_launches", "0");
   if (group.stalls) {
-    auto stall = stall_cells(group.stalls.get());
+    auto stall = render::stall_csv_cells(group.stalls.get());
     for (std::size_t i = 0; i < stall.size(); ++i) row[row.size() - stall.size() + i] = std::move(stall[i]);
   }
   for (auto& cell : timeline_cells(group)) row.push_back(std::move(cell));
+  return row;
+}
+
+// A kernel of the PC samples alone (no launch, not on the timeline: a `--stalls` record's): its
+// names and its stall cells, in a row of WIDTH cells.
+std::vector<std::string> samples_only_row(const StalledKernel& kernel, std::size_t width) {
+  std::vector<std::string> row(width, "");
+  row[1] = kernel.name;
+  row[2] = kernel.display_name;
+  auto cells = render::stall_csv_cells(kernel.stalls.get());
+  std::move(cells.begin(), cells.end(), row.begin() + static_cast<std::ptrdiff_t>(kCsvReportColumns.size() - cells.size()));
   return row;
 }
 
@@ -160,13 +156,15 @@ void write_csv_report(const RunSummary& summary, std::ostream& out, const Report
     const auto share = range_share.find(nvtx_label(k.nvtx));
     row.push_back(k.nvtx.empty() ? "" : nvtx_label(k.nvtx));
     row.push_back(share == range_share.end() ? "" : plain_number(share->second));
-    for (auto& cell : stall_cells(k.stalls.get())) row.push_back(std::move(cell));
+    for (auto& cell : render::stall_csv_cells(k.stalls.get())) row.push_back(std::move(cell));
     if (timeline)
       for (auto& cell : timeline_cells(group)) row.push_back(std::move(cell));
     out << csv_row(row);
   });
   for (std::size_t index = 0; timeline && index < summary.groups.size(); ++index)
     if (!summary.groups[index].no_counters.empty()) out << csv_row(no_counters_row(summary, index));
+  for (const auto& kernel : summary.stalled_kernels)
+    if (!kernel.group) out << csv_row(samples_only_row(kernel, columns.size()));
 }
 
 const std::vector<std::string> kCsvComparisonColumns = {

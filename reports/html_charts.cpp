@@ -211,6 +211,23 @@ class UtilizationMap {
   double axis_max_;
 };
 
+// The smallest round step (1, 2, 2.5 or 5 times a power of ten, in whole percents) whose tick
+// labels stand apart at PX_PER_UNIT: each at least its widest label plus a gap from the next, and
+// at most five a side. A fixed count of steps put "+150%" on "+200%" on a +-200 % axis.
+double tick_step(double axis_min, double axis_max, double px_per_unit) {
+  const double widest = std::max(text_width((axis_min < 0 ? "+" : "") + format_percent(axis_max, 0), 11),
+                                 text_width(format_percent(axis_min, 0), 11));
+  const double side = std::max(axis_max, -axis_min);
+  for (double power = 0.01; power < 1e6; power *= 10) {
+    for (double mantissa : {1.0, 2.0, 2.5, 5.0}) {
+      const double step = mantissa * power;
+      if (mantissa == 2.5 && power < 0.1) continue;  // 2.5 % is no whole percent
+      if (step * px_per_unit >= widest + 8 && side / step <= 5 + 1e-9) return step;
+    }
+  }
+  return side;  // an axis no round step fits: its ends alone
+}
+
 }  // namespace
 
 void write_utilization_map(std::ostream& out, const Thresholds& thresholds, double axis_max,
@@ -233,10 +250,12 @@ std::vector<std::pair<std::string, std::string>> verdict_legend() {
           {verdict_fill(std::nullopt), "no verdict"}};
 }
 
-// Bars from 0 to `axis_max`, or diverging from 0 to +-axis_max when `diverging`.
-void write_bar_chart(std::ostream& out, const std::string& id, const std::vector<Bar>& bars, double axis_max,
-                     bool diverging, const std::vector<std::pair<double, std::string>>& markers,
+// Bars from AXIS_MIN to AXIS_MAX; diverging from 0 when AXIS_MIN is below it (a time change: its
+// negative side never past -100 %).
+void write_bar_chart(std::ostream& out, const std::string& id, const std::vector<Bar>& bars, double axis_min,
+                     double axis_max, const std::vector<std::pair<double, std::string>>& markers,
                      const std::string& aria_label) {
+  const bool diverging = axis_min < 0;
   // The label and value columns as wide as their longest text (labels cut to 340 px at most), so
   // nothing is clipped at the left edge and no room is wasted.
   double label_width = 60, value_width = 40;
@@ -245,28 +264,19 @@ void write_bar_chart(std::ostream& out, const std::string& id, const std::vector
     value_width = std::max(value_width, text_width(bar.value_text) + 10);
   }
   const double bar_width = 270, row = 22, top = 22;
+  const double scale = bar_width / (axis_max - axis_min);  // px per unit, the same on both sides
+  const double zero_x = label_width - axis_min * scale;
   double width = label_width + bar_width + value_width;
   for (const auto& marker : markers)  // a marker's label must fit too
-    width = std::max(width, (diverging ? label_width + bar_width / 2 : label_width) +
-                                marker.first / axis_max * (diverging ? bar_width / 2 : bar_width) + 6 +
-                                text_width(marker.second, 11));
+    width = std::max(width, zero_x + marker.first * scale + 6 + text_width(marker.second, 11));
   width = std::ceil(width);
   const double height = top + row * static_cast<double>(bars.size()) + 26;
-  const double zero_x = diverging ? label_width + bar_width / 2 : label_width;
-  const double scale = diverging ? bar_width / 2 / axis_max : bar_width / axis_max;
   out << "<svg id=\"" << id << "\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
       << "\" viewBox=\"0 0 " << width << " " << height << "\" role=\"img\" aria-label=\"" << html_escape(aria_label)
       << "\">\n";
-  // Ticks at a round step that gives at most five per side.
-  double step = 0.5;
-  for (double candidate : {0.05, 0.1, 0.2, 0.25, 0.5}) {
-    if (axis_max / candidate <= 5 + 1e-9) {
-      step = candidate;
-      break;
-    }
-  }
-  const int ticks_per_side = static_cast<int>(std::floor(axis_max / step + 1e-9));
-  for (int tick = diverging ? -ticks_per_side : 0; tick <= ticks_per_side; ++tick) {
+  const double step = tick_step(axis_min, axis_max, scale);
+  for (int tick = static_cast<int>(std::ceil(axis_min / step - 1e-9)); tick <= static_cast<int>(std::floor(axis_max / step + 1e-9));
+       ++tick) {
     const double value = step * tick;
     const double x = zero_x + value * scale;
     out << "<line x1=\"" << num(x) << "\" y1=\"" << top - 4 << "\" x2=\"" << num(x) << "\" y2=\""
@@ -286,7 +296,7 @@ void write_bar_chart(std::ostream& out, const std::string& id, const std::vector
       out << "<text class=\"tick\" x=\"" << num(zero_x + 4) << "\" y=\"" << num(y + 15) << "\">n/a</text>\n";
       continue;
     }
-    const double clamped = std::clamp(*bar.value, diverging ? -axis_max : 0.0, axis_max);
+    const double clamped = std::clamp(*bar.value, axis_min, axis_max);
     const double x0 = std::min(zero_x, zero_x + clamped * scale);
     const double length = std::max(1.0, std::fabs(clamped * scale));
     out << "<rect class=\"bar " << bar.css_class << "\" x=\"" << num(x0) << "\" y=\"" << num(y + 4) << "\" width=\""
@@ -307,9 +317,6 @@ void write_bar_chart(std::ostream& out, const std::string& id, const std::vector
 }
 
 // The run's time as one stacked bar, by verdict.
-bool has_verdict_time(const std::vector<VerdictTime>& time_by_verdict) {
-  return std::any_of(time_by_verdict.begin(), time_by_verdict.end(), [](const VerdictTime& t) { return t.launches > 0; });
-}
 
 void write_verdict_bar(std::ostream& out, const std::vector<VerdictTime>& time_by_verdict) {
   const double width = 700, bar_height = 26;

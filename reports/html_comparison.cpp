@@ -44,7 +44,12 @@ std::vector<std::string> shown_names(const RunComparison& comparison, const rend
   return all;
 }
 
-void write_change_chart(std::ostream& out, const RunComparison& comparison, const std::vector<std::size_t>& order,
+// A change's bars run from -100 % (no time left) to +200 % at most (3x slower: the chart is
+// for spotting; a larger change's bar stops at the edge and its number says how far).
+constexpr double kLargestChangeDrawn = 2.0;
+
+// Returns whether a bar was cut at the edge.
+bool write_change_chart(std::ostream& out, const RunComparison& comparison, const std::vector<std::size_t>& order,
                         const render::NameLookup& names) {
   const auto all_names = shown_names(comparison, names);
   std::vector<Bar> bars;
@@ -65,8 +70,10 @@ void write_change_chart(std::ostream& out, const RunComparison& comparison, cons
   }
   std::vector<std::pair<double, std::string>> markers;
   if (comparison.max_slowdown) markers.push_back({*comparison.max_slowdown, "+" + format_percent(*comparison.max_slowdown, 0) + " gate"});
-  const double axis = std::min(2.0, std::ceil(std::max(largest, comparison.max_slowdown.value_or(0)) / 0.1 - 1e-9) * 0.1);
-  write_bar_chart(out, "time-change", bars, axis, true, markers, "time change per matched kernel");
+  const double axis = std::min(kLargestChangeDrawn,
+                                std::ceil(std::max(largest, comparison.max_slowdown.value_or(0)) / 0.1 - 1e-9) * 0.1);
+  write_bar_chart(out, "time-change", bars, -std::min(axis, 1.0), axis, markers, "time change per matched kernel");
+  return largest > kLargestChangeDrawn;
 }
 
 void write_movement_map(std::ostream& out, const RunComparison& comparison, const render::NameLookup& names) {
@@ -205,8 +212,10 @@ void write_html_comparison(const RunComparison& comparison, std::ostream& out, c
 
   const auto order = render::comparison_display_order(comparison, options.top);
   out << "<h2>Charts</h2>\n<div class=\"charts\">\n<figure>\n<figcaption>Time change per matched kernel</figcaption>\n";
-  write_change_chart(out, comparison, order, names);
-  out << "<p class=\"note\">Most changed first. Grey: within the launches' spread (noise) or unchanged.</p>\n</figure>\n"
+  const bool cut = write_change_chart(out, comparison, order, names);
+  out << "<p class=\"note\">Most changed first. Grey: within the launches' spread (noise) or unchanged."
+      << (cut ? " Bars past +" + format_percent(kLargestChangeDrawn, 0) + " stop at the edge; the number is the change." : "")
+      << "</p>\n</figure>\n"
       << "<figure>\n<figcaption>Where each kernel moved (before ○ → after ●)</figcaption>\n";
   write_movement_map(out, comparison, names);
   out << "</figure>\n</div>\n";

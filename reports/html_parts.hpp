@@ -10,6 +10,10 @@
 #include "limiter/analysis.hpp"
 #include "limiter/rollup.hpp"
 
+namespace limiter {
+struct RunSummary;
+}
+
 namespace limiter::html {
 
 const char* verdict_fill(const std::optional<Verdict>& verdict);
@@ -76,18 +80,24 @@ struct Bar {
 inline constexpr std::size_t kChartRows = 14;  // bars per chart; the rest is summed as "other"
 inline constexpr std::size_t kMapLabels = 16;  // labelled points on a map: the longest kernels
 
-// Bars from 0 to `axis_max`, or diverging from 0 to +-axis_max when `diverging`.
-void write_bar_chart(std::ostream& out, const std::string& id, const std::vector<Bar>& bars, double axis_max,
-                     bool diverging, const std::vector<std::pair<double, std::string>>& markers,
+// Bars from AXIS_MIN (0, or below 0 for bars diverging from 0) to AXIS_MAX, one scale on both
+// sides; a value past an end is drawn to it (its text says the value). Ticks at a round step
+// whose labels never touch, whatever the range.
+void write_bar_chart(std::ostream& out, const std::string& id, const std::vector<Bar>& bars, double axis_min,
+                     double axis_max, const std::vector<std::pair<double, std::string>>& markers,
                      const std::string& aria_label);
 
 // The run's time as one stacked bar, by verdict.
 void write_verdict_bar(std::ostream& out, const std::vector<VerdictTime>& time_by_verdict);
-// True when some launch has a verdict's time to show (a record of a timeline or samples alone has none).
-bool has_verdict_time(const std::vector<VerdictTime>& time_by_verdict);
+
+// The report's charts of the kernel groups (html_report_charts.cpp): the utilisation map, the
+// time shares and the LMEM shares; nothing for a record without groups (PC samples alone).
+void write_group_charts(std::ostream& out, const RunSummary& summary);
 
 // A kernel's stall reasons as bars and its hottest lines as a table (html_stalls.cpp); ID
 // prefixes the chart's id.
 void write_stalls(std::ostream& out, const KernelStallAnalysis& stalls, const std::string& id);
+// Its hottest lines alone, as a table (nothing without them).
+void write_hot_lines(std::ostream& out, const KernelStallAnalysis& stalls);
 
 }  // namespace limiter::html

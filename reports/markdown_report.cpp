@@ -23,6 +23,7 @@ std::string plural(std::size_t count, const char* one, const char* many) {
 }
 
 void write_time_by_verdict(const RunSummary& summary, std::ostream& out) {
+  if (!render::has_verdict_time(summary.time_by_verdict)) return;  // a timeline or samples alone
   std::vector<VerdictTime> by_time = summary.time_by_verdict;
   std::stable_sort(by_time.begin(), by_time.end(),
                    [](const VerdictTime& a, const VerdictTime& b) { return a.duration_ns > b.duration_ns; });
@@ -34,7 +35,7 @@ void write_time_by_verdict(const RunSummary& summary, std::ostream& out) {
         << plural(entry.launches, "launch", "launches") << ")";
     first = false;
   }
-  out << (first ? "no launches\n\n" : "\n\n");
+  out << "\n\n";
 }
 
 // The program verdict first (records with a timeline): is the GPU the bottleneck at all?

@@ -62,7 +62,13 @@ std::string rank_job_text(const RankSummary& summary) {
 
 std::string slowest_rank_text(const RankSummary& summary) {
   if (summary.ranks.empty()) return "no ranks";
-  if (summary.kernels.empty()) return "no kernel launches in the records";
+  if (summary.kernels.empty()) {  // PC samples alone (ranks of `limiter run --stalls`): what they hold
+    std::uint64_t samples = 0;
+    for (const auto& k : summary.stalled_kernels) samples += k.stalls->samples;
+    if (summary.stalled_kernels.empty()) return "no kernel launches in the records";
+    return "no kernel launches in the records; their PC samples: " + count_text(static_cast<std::size_t>(samples)) +
+           " of " + plural(summary.stalled_kernels.size(), "kernel", "kernels");
+  }
   const RankRun& slowest = summary.ranks[summary.slowest_rank];
   const auto fastest = std::min_element(summary.ranks.begin(), summary.ranks.end(),
                                         [](const RankRun& a, const RankRun& b) { return a.kernel_ns < b.kernel_ns; });
@@ -174,13 +180,14 @@ std::vector<Row> rank_range_rows(const RankSummary& summary) {
   return rows;
 }
 
-std::vector<std::string> rank_stall_lines(const RankSummary& summary, std::size_t top) {
-  std::vector<std::string> lines;
+std::vector<RankStallLine> rank_stall_lines(const RankSummary& summary, std::size_t top) {
+  std::vector<RankStallLine> lines;
   const auto& kernels = summary.stalled_kernels;
   for (std::size_t i = 0; i < kernels.size() && (top == 0 || i < top); ++i) {
     const auto& k = kernels[i];
-    lines.push_back(k.display_name + " (" + std::to_string(k.ranks) + "/" + std::to_string(summary.ranks.size()) +
-                    (summary.one_job ? " ranks" : " records") + "): " + why_it_waits_text(*k.stalls));
+    lines.push_back({k.display_name + " (" + std::to_string(k.ranks) + "/" + std::to_string(summary.ranks.size()) +
+                         (summary.one_job ? " ranks" : " records") + "): " + why_it_waits_text(*k.stalls),
+                     k.stalls.get()});
   }
   return lines;
 }

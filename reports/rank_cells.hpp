@@ -44,8 +44,13 @@ std::vector<Row> rank_range_rows(const RankSummary& summary);
 extern const char* const kRankRangeLegend;
 
 // Why the kernels wait over the ranks (RankSummary::stalled_kernels), the TOP with the most samples
-// (0: all): "name (2/2 ranks): Stall Long Scoreboard 41% ... of stalled samples; ...".
-std::vector<std::string> rank_stall_lines(const RankSummary& summary, std::size_t top);
+// (0: all): "name (2/2 ranks): Stall Long Scoreboard 41% ... of stalled samples; ...", and the
+// hot lines summed over the ranks, which each format shows as it shows one record's.
+struct RankStallLine {
+  std::string text;
+  const KernelStallAnalysis* stalls = nullptr;
+};
+std::vector<RankStallLine> rank_stall_lines(const RankSummary& summary, std::size_t top);
 inline constexpr const char* kRankStallTitle = "why they wait (PC samples by stall reason over the ranks, most samples first)";
 
 // The report's last line where no record has a timeline: how to get the program verdict; else empty.

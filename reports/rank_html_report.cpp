@@ -55,8 +55,10 @@ void write_rank_html_report(const RankSummary& summary, std::ostream& out, const
     bar.tooltip = summary.member(r) + ": " + format_duration_ns(r.kernel_ns) + " of kernel time";
     bars.push_back(std::move(bar));
   }
-  out << (summary.one_job ? "<h2>Kernel time by rank</h2>\n" : "<h2>Kernel time by record</h2>\n");
-  html::write_bar_chart(out, "rank-time", bars, 1.0, false, {}, "kernel time of each rank against the slowest");
+  if (slowest_ns > 0) {  // ranks of PC samples alone have no kernel time to chart
+    out << (summary.one_job ? "<h2>Kernel time by rank</h2>\n" : "<h2>Kernel time by record</h2>\n");
+    html::write_bar_chart(out, "rank-time", bars, 0.0, 1.0, {}, "kernel time of each rank against the slowest");
+  }
   out << (summary.one_job ? "<h2>Ranks</h2>\n" : "<h2>Records</h2>\n");
   write_table(render::rank_table_titles(summary), render::rank_table_rows(summary), "ranks", out);
   if (const auto lines = render::rank_program_lines(summary); !lines.empty()) {  // those with a timeline
@@ -65,7 +67,7 @@ void write_rank_html_report(const RankSummary& summary, std::ostream& out, const
     out << "</ul>\n";
   }
   for (const auto& r : summary.ranks) {
-    if (!html::has_verdict_time(r.summary.time_by_verdict)) continue;  // a rank of a timeline or samples alone
+    if (!render::has_verdict_time(r.summary.time_by_verdict)) continue;  // a rank of a timeline or samples alone
     out << "<h3>" << html_escape(summary.member(r)) << ": time by verdict</h3>\n";
     html::write_verdict_bar(out, r.summary.time_by_verdict);
   }
@@ -82,7 +84,11 @@ void write_rank_html_report(const RankSummary& summary, std::ostream& out, const
   if (const auto lines = render::rank_stall_lines(summary, options.top); !lines.empty()) {
     out << "<h2>Why they wait</h2>\n<p class=\"muted\">" << html_escape(render::kRankStallTitle)
         << "</p>\n<ul class=\"rank-stalls\">\n";
-    for (const auto& line : lines) out << "<li>" << html_escape(line) << "</li>\n";
+    for (const auto& line : lines) {
+      out << "<li>" << html_escape(line.text);
+      html::write_hot_lines(out, *line.stalls);
+      out << "</li>\n";
+    }
     out << "</ul>\n";
   }
   if (!summary.ranges.empty()) {

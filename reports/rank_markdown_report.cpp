@@ -6,6 +6,7 @@
 #include "program_render.hpp"
 #include "rank_cells.hpp"
 #include "render_helpers.hpp"
+#include "stall_render.hpp"
 
 namespace limiter {
 namespace {
@@ -57,7 +58,11 @@ void write_rank_markdown_report(const RankSummary& summary, std::ostream& out, c
   }
   if (const auto lines = render::rank_stall_lines(summary, options.top); !lines.empty()) {
     out << "\n### " << render::markdown_escape(render::kRankStallTitle) << "\n\n";
-    for (const auto& line : lines) out << "- " << render::markdown_escape(line) << "\n";
+    for (const auto& line : lines) {
+      out << "- " << render::markdown_escape(line.text) << "\n";
+      for (std::size_t i = 0; i < line.stalls->hot_lines.size() && i < render::kShownHotLines; ++i)
+        out << "  - " << render::markdown_code(render::hot_line_text(line.stalls->hot_lines[i])) << "\n";
+    }
   }
   if (!summary.ranges.empty()) {
     out << "\n### By NVTX range over all ranks\n\n";

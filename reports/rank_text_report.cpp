@@ -5,6 +5,7 @@
 #include "limiter/reports.hpp"
 #include "program_render.hpp"
 #include "rank_cells.hpp"
+#include "stall_render.hpp"
 #include "text_table.hpp"
 
 namespace limiter {
@@ -51,7 +52,11 @@ void write_rank_text_report(const RankSummary& summary, std::ostream& out, const
   }
   if (const auto lines = render::rank_stall_lines(summary, options.top); !lines.empty()) {
     out << "\n" << render::kRankStallTitle << ":\n";
-    for (const auto& line : lines) out << "  " << line << "\n";
+    for (const auto& line : lines) {
+      out << "  " << line.text << "\n";
+      for (std::size_t i = 0; i < line.stalls->hot_lines.size() && i < render::kShownHotLines; ++i)
+        out << "    " << render::hot_line_text(line.stalls->hot_lines[i]) << "\n";
+    }
   }
   if (!summary.ranges.empty()) {
     out << "\nby NVTX range over all ranks:\n";

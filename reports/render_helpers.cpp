@@ -14,6 +14,10 @@
 
 namespace limiter::render {
 
+bool has_verdict_time(const std::vector<VerdictTime>& time_by_verdict) {
+  return std::any_of(time_by_verdict.begin(), time_by_verdict.end(), [](const VerdictTime& t) { return t.launches > 0; });
+}
+
 std::string device_text(const DeviceDescription& device) {
   std::string text = device.name.empty() ? "unknown GPU" : device.name;
   if (!device.arch.empty()) text += " (" + device.arch + ", " + std::to_string(device.sm_count) + " SMs)";

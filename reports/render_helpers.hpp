@@ -16,6 +16,10 @@
 
 namespace limiter::render {
 
+// True when some launch has a verdict's time to show: a record of a timeline or of PC samples
+// alone has none, and its reports leave "time by verdict" out rather than print it empty.
+bool has_verdict_time(const std::vector<VerdictTime>& time_by_verdict);
+
 // "NVIDIA H200 (sm_90, 132 SMs)".
 std::string device_text(const DeviceDescription& device);
 

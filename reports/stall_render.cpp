@@ -44,6 +44,23 @@ std::string hot_line_text(const HotLine& line) {
   return cells.where + "  " + cells.sass + "  " + cells.share + (cells.reason.empty() ? "" : " (" + cells.reason + ")");
 }
 
+const std::vector<std::string> kCsvStallColumns = {"stall_samples",  "stall_issued_share", "stall_reason_1",
+                                                   "stall_share_1",  "stall_reason_2",     "stall_share_2",
+                                                   "stall_hot_line"};
+
+std::vector<std::string> stall_csv_cells(const KernelStallAnalysis* stalls) {
+  std::vector<std::string> cells(kCsvStallColumns.size(), "");
+  if (!stalls) return cells;
+  cells[0] = std::to_string(stalls->samples);
+  cells[1] = plain_number(stalls->issued_share());
+  for (std::size_t i = 0; i < 2 && i < stalls->dominant.size(); ++i) {
+    cells[2 + 2 * i] = stalls->dominant[i].reason;
+    cells[3 + 2 * i] = plain_number(stalls->dominant[i].stall_share);
+  }
+  if (!stalls->hot_lines.empty()) cells[6] = hot_line_text(stalls->hot_lines.front());
+  return cells;
+}
+
 ordered_json kernel_stalls_json(const KernelStallAnalysis& stalls) {
   const auto share_json = [](const StallShare& r) {
     return ordered_json{{"reason", r.reason}, {"title", r.title}, {"samples", r.samples}, {"share", r.share},

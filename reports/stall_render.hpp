@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -30,6 +31,12 @@ struct HotLineCells {
 HotLineCells hot_line_cells(const HotLine& line);
 // The cells on one line: "probe.cu:41  LDG.E R2, [R2.64]  65% (Stall Long Scoreboard)".
 std::string hot_line_text(const HotLine& line);
+
+// The CSV's stall columns, stall_samples..stall_hot_line, and a kernel's cells in them: its PC
+// samples, its two dominant reasons (keys, shares of the stalled samples) and its hottest line;
+// empty cells without samples (STALLS null) or dominant reasons.
+extern const std::vector<std::string> kCsvStallColumns;
+std::vector<std::string> stall_csv_cells(const KernelStallAnalysis* stalls);
 
 // The report JSON's "stalls" of a kernel or group, and its "stall_sampling".
 nlohmann::ordered_json kernel_stalls_json(const KernelStallAnalysis& stalls);

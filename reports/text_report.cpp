@@ -64,6 +64,7 @@ void write_header(const RunSummary& summary, std::ostream& out) {
   if (run.stall_sampling) out << render::stall_sampling_text(*run.stall_sampling) << "\n";
   for (const auto& note : render::collection_notes(summary)) out << "WARNING: " << note << "\n";
   write_program(summary, out);
+  if (!render::has_verdict_time(summary.time_by_verdict)) return;  // a timeline or samples alone
   out << "time by verdict:";
   bool first = true;
   std::vector<VerdictTime> by_time = summary.time_by_verdict;
@@ -75,7 +76,7 @@ void write_header(const RunSummary& summary, std::ostream& out) {
         << render::count_text(entry.launches) << (entry.launches == 1 ? " launch)" : " launches)");
     first = false;
   }
-  out << (first ? " no launches\n" : "\n");
+  out << "\n";
 }
 
 // The kernels with PC samples, most samples first (TOP of them; 0: all): their dominant stall

@@ -1,4 +1,4 @@
-# The README kept true (issue 30): its example commands and their output, its synopsis of every
+# The README kept true: its example commands and their output, its synopsis of every
 # subcommand against --help, and its counts of the kernel suite against `limiter kernels --list`
 # (tests/cli/readme_test.py says what each checks and which commands it skips, and why).
 find_package(Python3 COMPONENTS Interpreter QUIET)

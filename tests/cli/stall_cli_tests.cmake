@@ -25,7 +25,7 @@ limiter_cli_test(NAME report.stalls_json MATCH "^    \"dropped_samples\": 120,"
                  ARGS report ${_stalls} -f json)
 limiter_cli_test(NAME report.stalls_html MATCH "<table class=\"hot-lines\">"
                  ARGS report ${_stalls} -f html)
-limiter_cli_test(NAME export.stalls_sqlite MATCH "6 launches of 5 kernels -> .*stalls\\.sqlite"
+limiter_cli_test(NAME export.stalls_sqlite MATCH "^limiter export: 6 launches of 5 kernels, 24000 PC samples of 5 kernels -> .*stalls\\.sqlite$"
                  ARGS export ${_stalls} -o ${CMAKE_CURRENT_BINARY_DIR}/stalls.sqlite)
 limiter_cli_test(NAME messages.stalls_malformed EXIT 2
                  MATCH "^limiter: error: 'tests/data/malformed/stalls_negative_line\\.json': stalls\\.kernels\\[0\\]\\.hot_pcs\\[0\\]: \"line\" must be a whole number from 0 to 4294967295, not -3$"
@@ -39,5 +39,6 @@ limiter_cli_test(NAME report.stalls_only
                  ARGS report ${_stalls_only})
 limiter_cli_test(NAME report.stalls_only_advice MATCH "^    - Warps wait on global or local memory \\(Stall Long Scoreboard, 86%"
                  ARGS report ${_stalls_only})
-limiter_cli_test(NAME export.stalls_only_sqlite MATCH "0 launches of 0 kernels -> .*stalls_only\\.sqlite"
+# What the database holds: its samples, not "0 launches of 0 kernels".
+limiter_cli_test(NAME export.stalls_only_sqlite MATCH "^limiter export: 24000 PC samples of 5 kernels -> .*stalls_only\\.sqlite$"
                  ARGS export ${_stalls_only} -o ${CMAKE_CURRENT_BINARY_DIR}/stalls_only.sqlite)

@@ -1,5 +1,5 @@
 // Chart labels of the HTML reports (reports/html_labels.cpp): short, and no two alike for the
-// kernels of the real programs whose labels read alike when cut at the end (issue 30).
+// kernels of the real programs whose labels read alike when cut at the end.
 #include <gtest/gtest.h>
 
 #include <algorithm>

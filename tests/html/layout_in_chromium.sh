@@ -2,8 +2,8 @@
 # layout_in_chromium.sh LIMITER
 # Writes the HTML reports of the committed real-program recordings (10,071 launches of a PyTorch
 # MLP training, torch.compile and JAX programs, a capture range, the H200 probe, comparisons of
-# counters, launch rows, timelines and PC samples, each under 1 MB, and a job's ranks) and opens
-# each in Debian's Chromium at 1,280, 1,600 and 1,920 px through
+# counters, launch rows, timelines and PC samples, of changes up to 3x either way, each under 1 MB,
+# and a job's ranks) and opens each in Debian's Chromium at 1,280, 1,600 and 1,920 px through
 # playwright-core (tests/html/package.json), failing on overlapping or clipped text, sideways
 # scrolling, boxes that spill, charts that name two kernels alike and all-zero charts
 # (check_layout.mjs). Exit 77 (skip) with the reason when Chromium, Node.js or the npm package
@@ -39,6 +39,7 @@ report pytorch_jax_2k tests/data/synthetic/pytorch_jax_2k.json.gz
 report capture_range tests/data/cupti/h100_capture_range_limiter.json.gz
 report probe_h200 tests/data/ncu/h200_probe_raw.csv
 report ranks_h200x2 tests/data/ranks/h200x2_nccl
+report ranks_stalls tests/data/ranks/stalls  # the hot lines summed over the ranks
 status=0
 "$limiter" compare tests/data/ncu/h200_probe_raw.csv tests/data/compare/h200_probe_local_array_slower.csv \
   --fail-if-slower 10 --format html -o "$work/compare_probe.html" || status=$?
@@ -56,6 +57,9 @@ status=0
 # Records of PC samples alone.
 "$limiter" compare tests/data/stalls/synthetic_stalls_only_run.json tests/data/stalls/h100_stalls_probe.json.gz \
   --format html -o "$work/compare_samples.html"
+# A kernel 3x slower (+200 %) and one 3x faster (-67 %): the change chart's ticks stand apart.
+"$limiter" compare tests/data/ncu/h200_probe_raw.csv tests/data/compare/h200_probe_3x_slower_and_faster.csv \
+  --format html -o "$work/compare_3x.html"
 for page in "$work"/compare_*.html; do
   size=$(stat -c %s "$page")
   [ "$size" -lt 1000000 ] || { echo "FAIL: $page is $size bytes, over 1 MB"; exit 1; }

@@ -1,4 +1,4 @@
-// The compact parts of a comparison (issue 30): OptionalNumber, which ComparedLaunch keeps its
+// The compact parts of a comparison: OptionalNumber, which ComparedLaunch keeps its
 // numbers in, and LaunchGroups, which numbers launches by name and configuration by each name
 // view's address first.
 #include <gtest/gtest.h>

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <memory>
 #include <sstream>
 
 #include "limiter/rank_summary.hpp"
@@ -103,6 +104,57 @@ TEST(RankSets, StallRanksShowTheStallReasons) {
   EXPECT_EQ(gemm.stalls->dominant.front().title, "Stall GMMA");
   const std::string text = text_of(summary);
   EXPECT_NE(text.find("  device_kernel<GemmUniversal> (2/2 ranks): Stall GMMA "), std::string::npos) << text;
+}
+
+// The hot PCs summed over the ranks: the job's hottest (the HGMMA, 2,400 + 4,500 samples) is not
+// rank 0's (the wait, 3,200), a PC of one rank alone is kept, and one without SASS or line too.
+TEST(RankSets, StallRanksSumTheHotLines) {
+  const std::string folder = kData + "/ranks/stalls/";
+  const RankSummary summary =
+      summarize_ranks({folder + "h200_gemm_stalls_rank0.json", folder + "h200_gemm_stalls_rank1.json"}, {});
+  ASSERT_EQ(summary.stalled_kernels.size(), 2u);
+  const auto& gemm = *summary.stalled_kernels.front().stalls;
+  ASSERT_EQ(gemm.hot_lines.size(), 4u);
+  EXPECT_EQ(gemm.hot_lines[0].pc_offset, 0x1b80u);
+  EXPECT_EQ(gemm.hot_lines[0].samples, 6900u);
+  EXPECT_EQ(gemm.hot_lines[0].reason, "warpgroup_arrive");
+  EXPECT_DOUBLE_EQ(gemm.hot_lines[0].share, 6900.0 / static_cast<double>(gemm.samples));
+  EXPECT_EQ(gemm.hot_lines[1].pc_offset, 0x1a40u);
+  EXPECT_EQ(gemm.hot_lines[1].samples, 4300u);
+  EXPECT_EQ(gemm.hot_lines[2].where(), "cutlass/epilogue/collective/default_epilogue.hpp:151");
+  EXPECT_EQ(gemm.hot_lines[3].samples, 450u);
+  const auto& copy = *summary.stalled_kernels.back().stalls;
+  ASSERT_EQ(copy.hot_lines.size(), 1u);
+  EXPECT_EQ(copy.hot_lines[0].where(), "+0x90");
+  EXPECT_EQ(copy.hot_lines[0].samples, 3400u);
+  const std::string text = text_of(summary);
+  EXPECT_NE(text.find("\n    cutlass/gemm/collective/sm90_mma_tma_gmma_ss_warpspecialized.hpp:398  HGMMA"), std::string::npos) << text;
+}
+
+// One record's report keeps its five hottest lines; the merged one too, of every line the ranks kept.
+TEST(RankSets, StallRanksKeepTheHotLinesAsOneRecord) {
+  RankRun one, two;
+  for (RankRun* run : {&one, &two}) {
+    KernelStalls kernel{"k", "", 0, 0, {}, {}};
+    for (std::uint64_t pc = 0; pc < 8; ++pc) {
+      // Rank one's hottest PCs are two's coolest: summed, every PC has 9 samples but PC 7 (10).
+      const std::uint64_t samples = run == &one ? pc + 1 : 8 - pc + (pc == 7 ? 1 : 0);
+      kernel.hot_pcs.push_back({pc * 16, samples, {{"barrier", samples}}, "", std::nullopt, std::nullopt});
+      kernel.reasons["barrier"] += samples;
+      kernel.samples += samples;
+    }
+    StallThresholds all_lines;
+    all_lines.hot_lines = 100;
+    run->summary.stalled_kernels.push_back({"k", "k", std::make_shared<const KernelStallAnalysis>(
+                                                         analyze_kernel_stalls(kernel, all_lines)), std::nullopt, {}});
+  }
+  const RankSummary summary = merge_ranks({one, two});
+  ASSERT_EQ(summary.stalled_kernels.size(), 1u);
+  const auto& lines = summary.stalled_kernels.front().stalls->hot_lines;
+  ASSERT_EQ(lines.size(), StallThresholds{}.hot_lines);
+  EXPECT_EQ(lines.front().pc_offset, 7u * 16);
+  EXPECT_EQ(lines.front().samples, 10u);
+  EXPECT_EQ(lines[1].samples, 9u);
 }
 
 // Read side by side or one at a time, the records make the same report.

@@ -84,7 +84,8 @@ struct RankStalledKernel {
   std::string name;          // demangled
   std::string display_name;  // as the kernels above show it
   std::size_t ranks = 0;     // with samples of it
-  std::shared_ptr<const KernelStallAnalysis> stalls;  // no hot lines: those are each rank's
+  // Its hot lines too: a PC's samples summed over the ranks, the most kept as for one record.
+  std::shared_ptr<const KernelStallAnalysis> stalls;
 };
 
 struct RankSummary {
@@ -117,7 +118,9 @@ struct RankSummary {
 RankSummary summarize_ranks(const std::vector<std::string>& paths, const AnalysisOptions& analysis_options,
                             const SummaryOptions& options = {});
 
-// Lines up ranks already summarised (RANKS in any order; sorted here).
-RankSummary merge_ranks(std::vector<RankRun> ranks, const SummaryOptions& options = {});
+// Lines up ranks already summarised (RANKS in any order; sorted here); STALLS says how many hot
+// lines the merged kernels keep.
+RankSummary merge_ranks(std::vector<RankRun> ranks, const SummaryOptions& options = {},
+                        const StallThresholds& stalls = {});
 
 }  // namespace limiter

@@ -42,6 +42,7 @@ struct HotLine {
   std::uint64_t samples = 0;
   double share = 0;                  // of all the kernel's samples
   std::string reason;                // the reason with most of its samples (key); empty when none
+  StallCounts reasons;               // all of its samples by reason: what merging ranks' lines sums
   std::string sass;
   std::optional<std::string> file;
   std::optional<std::uint32_t> line;
@@ -76,6 +77,10 @@ struct StallSampling {
 KernelStallAnalysis analyze_kernel_stalls(const std::vector<const KernelStalls*>& kernels,
                                           const StallThresholds& thresholds = {});
 KernelStallAnalysis analyze_kernel_stalls(const KernelStalls& kernel, const StallThresholds& thresholds = {});
+
+// KERNELS' samples as one kernel's (one kernel in each of a job's ranks): the reasons summed, and
+// the hot PCs of one offset, instruction and line summed into one.
+KernelStalls sum_kernel_stalls(const std::vector<const KernelStalls*>& kernels);
 
 StallSampling stall_sampling_of(const StallInfo& info);
 

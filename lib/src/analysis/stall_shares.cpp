@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <set>
 #include <string_view>
+#include <tuple>
 
 #include "limiter/format.hpp"
 #include "limiter/stall_analysis.hpp"
@@ -39,6 +41,7 @@ std::vector<HotLine> hot_lines_of(const std::vector<const KernelStalls*>& kernel
       line.samples = pc.samples;
       line.share = ratio(pc.samples, samples);
       line.reason = top_reason(pc.reasons);
+      line.reasons = pc.reasons;
       line.sass = pc.sass;
       line.file = pc.file;
       line.line = pc.line;
@@ -91,6 +94,32 @@ KernelStallAnalysis analyze_kernel_stalls(const std::vector<const KernelStalls*>
 
 KernelStallAnalysis analyze_kernel_stalls(const KernelStalls& kernel, const StallThresholds& thresholds) {
   return analyze_kernel_stalls(std::vector<const KernelStalls*>{&kernel}, thresholds);
+}
+
+KernelStalls sum_kernel_stalls(const std::vector<const KernelStalls*>& kernels) {
+  KernelStalls sum;
+  // A PC by offset, instruction and line: two ranks' builds of one name may differ.
+  using PcKey = std::tuple<std::uint64_t, std::string, std::optional<std::string>, std::optional<std::uint32_t>>;
+  std::map<PcKey, std::size_t> kept;  // index into sum.hot_pcs
+  for (const KernelStalls* kernel : kernels) {
+    if (sum.name.empty()) {
+      sum.name = kernel->name;
+      sum.mangled_name = kernel->mangled_name;
+    }
+    sum.samples = saturating_add(sum.samples, kernel->samples);
+    for (const auto& [reason, samples] : kernel->reasons) sum.reasons[reason] = saturating_add(sum.reasons[reason], samples);
+    for (const auto& pc : kernel->hot_pcs) {
+      const auto [slot, added] = kept.emplace(PcKey{pc.pc_offset, pc.sass, pc.file, pc.line}, sum.hot_pcs.size());
+      if (added) {
+        sum.hot_pcs.push_back(pc);
+        continue;
+      }
+      HotPc& same = sum.hot_pcs[slot->second];
+      same.samples = saturating_add(same.samples, pc.samples);
+      for (const auto& [reason, samples] : pc.reasons) same.reasons[reason] = saturating_add(same.reasons[reason], samples);
+    }
+  }
+  return sum;
 }
 
 StallSampling stall_sampling_of(const StallInfo& info) {

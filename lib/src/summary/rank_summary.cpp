@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <limits>
 #include <thread>
 #include <unordered_map>
 
@@ -146,7 +147,7 @@ std::optional<double> RankSummary::share_of_all(const std::optional<double>& dur
   return *duration_ns / total_ns;
 }
 
-RankSummary merge_ranks(std::vector<RankRun> ranks, const SummaryOptions& options) {
+RankSummary merge_ranks(std::vector<RankRun> ranks, const SummaryOptions& options, const StallThresholds& stalls) {
   for (auto& r : ranks) {
     r.kernel_ns = r.collective_ns = 0;
     r.launches = 0;
@@ -207,7 +208,7 @@ RankSummary merge_ranks(std::vector<RankRun> ranks, const SummaryOptions& option
   // Most time first; equal times (untimed sources) in the order the ranks first ran them.
   std::stable_sort(merged.kernels.begin(), merged.kernels.end(),
                    [](const RankKernel& a, const RankKernel& b) { return a.total_ns > b.total_ns; });
-  merged.stalled_kernels = detail::line_up_stalls(ranks);
+  merged.stalled_kernels = detail::line_up_stalls(ranks, stalls);
   name_kernels(merged, options.names);
   merged.ranges = line_up_ranges(ranks);
   for (auto& range : merged.ranges) range.time_share = merged.share_of_all(range.total_ns);
@@ -235,6 +236,10 @@ RankSummary summarize_ranks(const std::vector<std::string>& paths, const Analysi
   SummaryOptions one_rank = options;
   one_rank.keep_launches = false;  // the merged view lists groups; memory stays flat per record
   one_rank.analysers = std::max<std::size_t>(1, cores / std::max<std::size_t>(workers, 1));
+  // Each rank keeps every hot PC its record holds: a PC that is no rank's top five can be the
+  // job's, once summed over the ranks; the merged kernels keep analysis_options' count.
+  AnalysisOptions rank_analysis = analysis_options;
+  rank_analysis.stalls.hot_lines = std::numeric_limits<std::size_t>::max();
   std::vector<RankRun> ranks(paths.size());
   std::vector<std::exception_ptr> errors(paths.size());
   std::atomic<std::size_t> next{0};
@@ -242,7 +247,7 @@ RankSummary summarize_ranks(const std::vector<std::string>& paths, const Analysi
     for (std::size_t i = next++; i < paths.size(); i = next++) {
       try {
         ranks[i].path = paths[i];
-        ranks[i].summary = summarize_run_file(paths[i], analysis_options, one_rank);
+        ranks[i].summary = summarize_run_file(paths[i], rank_analysis, one_rank);
         keep_what_the_merge_reads(ranks[i].summary);
         ranks[i].rank = ranks[i].summary.run.rank;
         ranks[i].host = ranks[i].summary.run.host;
@@ -257,7 +262,7 @@ RankSummary summarize_ranks(const std::vector<std::string>& paths, const Analysi
   for (auto& thread : threads) thread.join();
   for (const auto& error : errors)  // the first record's error in the order given, whatever thread met it
     if (error) std::rethrow_exception(error);
-  return merge_ranks(std::move(ranks), options);
+  return merge_ranks(std::move(ranks), options, analysis_options.stalls);
 }
 
 }  // namespace limiter

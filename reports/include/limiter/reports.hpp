@@ -80,7 +80,7 @@ void write_report(const RunAnalysis& analysis, ReportFormat format, std::ostream
 inline constexpr int kRankReportSchemaVersion = 1;
 void write_rank_text_report(const RankSummary& summary, std::ostream& out, const ReportOptions& options = {});
 void write_rank_markdown_report(const RankSummary& summary, std::ostream& out, const ReportOptions& options = {});
-// One row per kernel and rank; columns in kCsvRankReportColumns.
+// One row per kernel and rank, and one per kernel of the PC samples alone; columns in kCsvRankReportColumns.
 extern const std::vector<std::string> kCsvRankReportColumns;
 void write_rank_csv_report(const RankSummary& summary, std::ostream& out, const ReportOptions& options = {});
 nlohmann::ordered_json rank_report_json(const RankSummary& summary, const ReportOptions& options = {});

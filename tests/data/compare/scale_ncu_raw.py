@@ -9,6 +9,7 @@ instructions) and the launch configuration stay as recorded.
 
 The files in this folder were made with:
   scale_ncu_raw.py ../ncu/h200_probe_raw.csv h200_probe_local_array_slower.csv 5=1.25
+  scale_ncu_raw.py ../ncu/h200_probe_raw.csv h200_probe_3x_slower_and_faster.csv 5=3 4=0.3333
 """
 import csv
 import re
