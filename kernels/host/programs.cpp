@@ -93,7 +93,7 @@ ProgramResult check_program(const ProgramEntry& entry, const RunRecord& record, 
 
 void write_program_results(const std::vector<ProgramResult>& results, std::ostream& out) {
   if (results.empty()) return;
-  out << "\nknown-answer programs: the program verdict of each against the intended one (issue 28)\n";
+  out << "\nknown-answer programs: the program verdict of each against the intended one\n";
   detail::Table table({"program", "intended", "judged", "window", "GPU busy", "idle launch", "idle sync", "copy",
                        "idle host", "kernels", "= intended", "output"});
   auto share = [](const ProgramResult& r, double ns) { return format_percent(r.judged->split.share(ns)); };

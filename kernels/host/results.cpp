@@ -323,7 +323,7 @@ void write_ml_patterns(const std::vector<const Measurement*>& family, const Tabl
 }
 
 void write_warp_stalls(const std::vector<const Measurement*>& family, const TableContext& context, std::ostream& out) {
-  out << "\nwarp stalls: one dominant stall reason each (issue 29; the stall check below needs --stalls)\n";
+  out << "\nwarp stalls: one dominant stall reason each (the stall check below needs --stalls)\n";
   Table table({"kernel", "regs", "blocks/SM", "occupancy", "time", "verdict", "= intended", "correct"});
   for (const auto* m : family) {
     const auto* kernel = analysis_of(context, m->name);

@@ -82,7 +82,7 @@ std::size_t write_stall_checks(const std::vector<Measurement>& measurements, con
         << " an intended dominant stall; " << kNoStallData << "\n";
     return 0;
   }
-  out << "\nwarp stalls: the dominant reason PC sampling found against the intended one (issue 29)\n";
+  out << "\nwarp stalls: the dominant reason PC sampling found against the intended one\n";
   detail::Table table({"kernel", "intended stall", "dominant stall", "of samples", "samples", "= intended"});
   std::size_t differ = 0;
   for (const auto* entry : checked) {
