@@ -67,30 +67,28 @@ void Phases::advance() {
   join_completer();  // a phase before this one's (none in the lists there are)
   handed_over_ = false;
   try {
-    completer_ = std::thread([this, &ending, handed = record]() mutable {
-      ending.complete(handed);
-      if (!handed.stalls) handed.stalls = completed_stalls_;  // an earlier phase's, completed (joined above)
-      completed_stalls_ = handed.stalls;
-      if (on_handover && !windows_.empty()) {
-        try {
-          on_handover(handed);
-        } catch (const std::exception&) {  // the record still goes on in memory
-        }
-      }
-      handed_over_ = true;
-    });
+    completer_ = std::thread([this, &ending, handed = record]() mutable { hand_over(ending, std::move(handed)); });
   } catch (const std::system_error&) {  // no thread: on the app's
-    ending.complete(record);
-    if (!record.stalls) record.stalls = completed_stalls_;
-    completed_stalls_ = record.stalls;
-    if (on_handover && !windows_.empty()) on_handover(record);
-    handed_over_ = true;
+    hand_over(ending, record);
   }
   Session& next = *sessions_[ending_index + 1];
   next.begin_after(std::move(record), /*follows=*/true);
   index_.store(ending_index + 1);
   for (std::size_t i = 0; i < background_.size(); ++i)
     if (background_from_[i] == ending_index + 1) background_[i]->on_phase_begun(ending_index + 1);
+}
+
+void Phases::hand_over(Session& ended, RunRecord handed) noexcept {
+  ended.complete(handed);
+  if (!handed.stalls) handed.stalls = completed_stalls_;  // an earlier phase's, completed (joined before)
+  completed_stalls_ = handed.stalls;
+  if (on_handover && !windows_.empty()) {
+    try {
+      on_handover(handed);
+    } catch (const std::exception&) {  // the record still goes on in memory
+    }
+  }
+  handed_over_ = true;
 }
 
 bool Phases::wait_handed_over(std::chrono::milliseconds wait) {

@@ -99,6 +99,8 @@ class Phases {
   std::uint64_t now() const { return clock_ ? clock_() : 0; }
   void close_window(std::size_t index, std::string ended_by);
   void join_completer();  // the hand-over's thread, and the stalls it completed into the record
+  // The ended phase's slow part (Session::complete), then ON_HANDOVER: on completer_, or the app's thread.
+  void hand_over(Session& ended, RunRecord handed) noexcept;
 
 
   std::vector<std::unique_ptr<Session>> sessions_;
