@@ -26,7 +26,7 @@ void PcSamplingSession::write_cubins(const StallInfo& info) const {
   }
 }
 
-void PcSamplingSession::complete(RunRecord& run) noexcept {
+void PcSamplingSession::complete_record(RunRecord& run) noexcept {
   if (!stalls_due_.exchange(false)) return;
   add_stalls(run);
   release_cubins();

@@ -167,7 +167,7 @@ void PcSamplingSession::on_sync(SyncKind kind) {
 }
 
 void PcSamplingSession::on_module_loaded(const ModuleLoad& module) {
-  if (finished_) return;  // unlocked first: complete() may hold the lock off the app's thread
+  if (finished_) return;  // unlocked first: complete_record() may hold the lock off the app's thread
   std::lock_guard lock(mutex_);
   if (finished_) return;
   if (module.cubin && module.cubin_size > 0) {
@@ -299,7 +299,7 @@ std::optional<SourceLine> PcSamplingSession::line_of(const std::string& function
 
 StallInfo PcSamplingSession::stalls() const {
   // Once finished nothing changes the samples or the cubins (every entry point returns), and the
-  // lines are read off the app's thread (complete()): not under the lock its launches' EXIT take.
+  // lines are read off the app's thread (complete_record()): not under the lock its launches' EXIT take.
   std::unique_lock lock(mutex_, std::defer_lock);
   if (!finished_) lock.lock();
   StallInfo info = aggregator_.info([](const std::string& mangled) { return demangle(mangled.c_str()); },
@@ -329,7 +329,7 @@ RunRecord PcSamplingSession::finish() noexcept {
   if (device_) run.device = *device_;
   run.launches_seen = run.launches_seen.value_or(0) + launches_seen_;
   for (auto& missed : missed()) run.missed.push_back(std::move(missed));
-  if (phase_.window.count() > 0) {  // the default run's window: complete() adds them, off the app's thread
+  if (phase_.window.count() > 0) {  // the default run's window: complete_record() adds them, off the app's thread
     stalls_due_ = true;
     return run;
   }

@@ -84,9 +84,9 @@ class PcSamplingSession final : public Session {
   enum class WindowEnd { open, failed, samples, quiet, time };
   WindowEnd window_end() const;  // what ends the window now, if anything
   // Every context finished; the record with its stalls, or (the default run's window) without
-  // them: complete() adds them (source lines, cubin files: ~0.2 s), off the app's thread.
+  // them: complete_record() adds them (source lines, cubin files: ~0.2 s), off the app's thread.
   RunRecord finish() noexcept override;
-  void complete(RunRecord& record) noexcept override;
+  void complete_record(RunRecord& record) noexcept override;
   std::vector<MissedLaunches> missed() const override;
   std::uint64_t launches_seen() const override { return launches_seen_; }
   std::string timings() const override;

@@ -79,7 +79,7 @@ void Phases::advance() {
 }
 
 void Phases::hand_over(Session& ended, RunRecord handed) noexcept {
-  ended.complete(handed);
+  ended.complete_record(handed);
   if (!handed.stalls) handed.stalls = completed_stalls_;  // an earlier phase's, completed (joined before)
   completed_stalls_ = handed.stalls;
   if (on_handover && !windows_.empty()) {
@@ -122,7 +122,7 @@ RunRecord Phases::finish() {
   std::size_t i = index_.load();
   close_window(i, "the app ended");
   RunRecord record = sessions_[i]->finish();
-  sessions_[i]->complete(record);
+  sessions_[i]->complete_record(record);
   for (++i; i < sessions_.size(); ++i) {
     if (i < windows_.size()) {
       std::lock_guard lock(windows_mutex_);
@@ -130,7 +130,7 @@ RunRecord Phases::finish() {
     }
     sessions_[i]->begin_after(std::move(record), /*follows=*/false);
     record = sessions_[i]->finish();
-    sessions_[i]->complete(record);
+    sessions_[i]->complete_record(record);
   }
   for (const auto& session : background_) record = session->finish_beside(std::move(record));
   if (!record.stalls && completed_stalls_) record.stalls = std::move(completed_stalls_);

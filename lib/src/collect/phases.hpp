@@ -81,7 +81,7 @@ class Phases {
   // background sessions that begin with it are told (Session::on_phase_begun). ON_HANDOVER, when
   // set, sees the record handed over with the windows so far (a finished phase's answers go to
   // disk before the next phase runs: a later crash loses none of them).
-  // The ended phase's slow part (Session::complete) and the hand-over run on a thread of their own.
+  // The ended phase's slow part (Session::complete_record) and the hand-over run on a thread of their own.
   void advance();
   std::function<void(const RunRecord& handed)> on_handover;
   // Waits at most WAIT for an ended phase's record to be completed and handed over: false if it
@@ -99,7 +99,7 @@ class Phases {
   std::uint64_t now() const { return clock_ ? clock_() : 0; }
   void close_window(std::size_t index, std::string ended_by);
   void join_completer();  // the hand-over's thread, and the stalls it completed into the record
-  // The ended phase's slow part (Session::complete), then ON_HANDOVER: on completer_, or the app's thread.
+  // The ended phase's slow part (Session::complete_record), then ON_HANDOVER: on completer_, or the app's thread.
   void hand_over(Session& ended, RunRecord handed) noexcept;
 
 
@@ -113,7 +113,7 @@ class Phases {
   std::atomic<std::uint64_t> phase_launches_{0};  // the current phase's
   std::atomic<bool> first_launch_seen_{false};
   bool finished_ = false;
-  std::thread completer_;                // advance()'s: Session::complete, then on_handover
+  std::thread completer_;                // advance()'s: Session::complete_record, then on_handover
   std::atomic<bool> handed_over_{true};  // no hand-over pending
   std::optional<StallInfo> completed_stalls_;  // what complete() added, for the run's record
 };

@@ -78,7 +78,7 @@ class Session {
   virtual RunRecord finish() noexcept = 0;
   // The slow part of finish() that needs no CUDA call (a sampling window's source lines): added to
   // the record it returned, on a thread of the orchestrator's, while the next phase runs. Never throws.
-  virtual void complete(RunRecord& /*record*/) noexcept {}
+  virtual void complete_record(RunRecord& /*record*/) noexcept {}
   // A session that runs beside the phases (activity records; Phases' background): the phases'
   // record, with its part added; stops collecting. Never throws.
   virtual RunRecord finish_beside(RunRecord phases) noexcept { return phases; }
