@@ -14,6 +14,8 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
+#include <optional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -23,7 +25,6 @@
 #include "limiter/stall_sass.hpp"
 #include "limiter/error.hpp"
 #include "limiter/record_json.hpp"
-#include "limiter/record_stream.hpp"
 #include "limiter/reports.hpp"
 #include "limiter/run_summary.hpp"
 #include "options.hpp"
@@ -133,10 +134,12 @@ std::vector<std::string> collect_outputs(const fs::path& session, pid_t child, c
 // The hot PCs' SASS from the cubins the processes kept (RAW_ROOT/<pid>/cubins), by nvdisasm, here
 // after the app ended rather than inside it; the record rewritten with it.
 // CLOSING: the run's last line names the record (--stalls); the default run closes with its launches' line.
-void add_stall_sass(const std::string& path, const std::string& raw_root, bool closing) {
+// The record as written, for the summary to read from memory (read again it costs ~1 s per 100,000
+// timeline events); nothing where it was not read or holds no samples.
+std::optional<RunRecord> add_stall_sass(const std::string& path, const std::string& raw_root, bool closing) {
   try {
     RunRecord run = read_run_file(path);
-    if (!run.stalls) return;
+    if (!run.stalls) return std::nullopt;
     std::vector<std::string> dirs;
     std::error_code error;
     for (const auto& entry : fs::directory_iterator(raw_root, error)) dirs.push_back((entry.path() / "cubins").string());
@@ -155,8 +158,10 @@ void add_stall_sass(const std::string& path, const std::string& raw_root, bool c
       std::cerr << "limiter: PC samples were lost: the hardware buffer filled " << run.stalls->hardware_buffer_full
                 << " times (CUPTI keeps nothing of a full buffer); fix: a longer --stall-period (2^11 cycles, "
                    "the default on an H100, lost none where 2^8 lost all)\n";
+    return run;
   } catch (const std::exception& e) {
     std::cerr << "limiter: no SASS for the hot PCs of " << path << ": " << e.what() << "\n";
+    return std::nullopt;
   }
 }
 
@@ -257,8 +262,10 @@ int run_run(const Args& args) {
   const AppEnd app_end = wait_for(child);
 
   const auto outputs = collect_outputs(session, child, app_end);
+  std::map<std::string, RunRecord> with_sass;  // records read whole for their SASS: summarised from memory
   if (samples_pcs)
-    for (const auto& path : outputs) add_stall_sass(path, options.cubin_dir, options.stalls);
+    for (const auto& path : outputs)
+      if (auto run = add_stall_sass(path, options.cubin_dir, options.stalls)) with_sass.emplace(path, std::move(*run));
   fs::remove_all(session);
   if (outputs.empty()) {
     std::cerr << "limiter: no kernel was profiled (the app launched none, or profiling was disabled: see the "
@@ -268,7 +275,16 @@ int run_run(const Args& args) {
   for (const auto& path : outputs) {
     SummaryOptions summary_options;
     summary_options.keep_launches_up_to = 10000;  // the automatic view of a small run lists launches
-    const RunSummary summary = summarize_run_file(path, {}, summary_options);
+    const auto summary_started = std::chrono::steady_clock::now();
+    const auto read = with_sass.find(path);
+    const RunSummary summary = read != with_sass.end() ? summarize_record(read->second, {}, summary_options)
+                                                       : summarize_run_file(path, {}, summary_options);
+    if (read != with_sass.end()) with_sass.erase(read);  // its memory back before the next record
+    if (flags.timing) {
+      std::cerr << "limiter: " << path << " read back and summarised after the app in " << std::fixed
+                << std::setprecision(2)
+                << std::chrono::duration<double>(std::chrono::steady_clock::now() - summary_started).count() << " s\n";
+    }
     if (!flags.quiet && (summary.launches > 0 || summary.program)) {  // --trace: the program verdict alone
       ReportOptions report_options;
       report_options.details = false;
@@ -286,9 +302,9 @@ int run_run(const Args& args) {
     } else if (summary.run.source != "cupti-pc-sampling") {  // --stalls: said with its samples
       std::cerr << "limiter: " << summary.launches << " launches profiled -> " << path << "\n";
     }
-    if (const RunRecord header = read_run_header(path); !header.phases.empty()) {
-      std::cerr << "limiter: phases: " << phases_line(header.phases) << "\n";
-      if (const std::string hint = phases_hint(header.phases); !hint.empty()) std::cerr << "limiter: " << hint << "\n";
+    if (const auto& phases = summary.run.phases; !phases.empty()) {
+      std::cerr << "limiter: phases: " << phases_line(phases) << "\n";
+      if (const std::string hint = phases_hint(phases); !hint.empty()) std::cerr << "limiter: " << hint << "\n";
     }
     profiled_total += summary.launches;
     for (const auto& missed : summary.run.missed) {

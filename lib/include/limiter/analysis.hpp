@@ -158,6 +158,7 @@ struct RunAnalysis {
   std::string host;                     // from the record: where the process ran
   std::optional<RankInfo> rank;         // from the record: its rank in a job
   std::optional<StallSampling> stall_sampling;  // from the record: how its PC samples were taken
+  std::vector<PhaseWindow> phases;      // from the record: the default run's phases, where each answer came from
   std::vector<KernelAnalysis> kernels;  // launch order
 };
 

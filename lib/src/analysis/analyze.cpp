@@ -290,6 +290,7 @@ RunAnalysis analyze_run(const RunRecord& run, const AnalysisOptions& options) {
   result.device = run.device;
   result.missed = run.missed;
   result.ended = run.ended;
+  result.phases = run.phases;
   result.cache_control = run.cache_control;
   result.launches_seen = run.launches_seen;
   result.kernels_seen = run.kernels_seen;

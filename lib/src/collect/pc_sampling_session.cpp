@@ -170,6 +170,15 @@ void PcSamplingSession::on_module_loaded(const ModuleLoad& module) {
   if (finished_) return;  // unlocked first: complete_record() may hold the lock off the app's thread
   std::lock_guard lock(mutex_);
   if (finished_) return;
+  const auto t0 = Clock::now();
+  struct Count {  // every return below counts the module's time
+    PcSamplingSession& session;
+    Clock::time_point t0;
+    ~Count() {
+      session.modules_s_ += seconds_since(t0);
+      ++session.modules_;
+    }
+  } count{*this, t0};
   if (module.cubin && module.cubin_size > 0) {
     try {
       const std::uint64_t crc = backend_.cubin_crc(module.cubin, module.cubin_size);
@@ -265,7 +274,10 @@ void PcSamplingSession::finish_context(CUcontext context) noexcept {
 void PcSamplingSession::finish_all() noexcept {
   std::lock_guard lock(mutex_);
   if (finished_) return;
+  const auto t0 = Clock::now();
   for (auto& entry : contexts_) finish_context(entry.first);
+  finish_s_ = seconds_since(t0);
+  LIMITER_TRACE("PC sampling finished: Stop, flush and Disable of %zu contexts in %.1f ms", contexts_.size(), finish_s_ * 1e3);
   for (auto& [device, turn] : sampling_turns_) turn->release();
   finished_ = true;
 }
@@ -355,7 +367,8 @@ std::string PcSamplingSession::timings() const {
   std::lock_guard lock(mutex_);
   std::string text = "PC sampling: set-up " + milliseconds(setup_s_) + " (" + std::to_string(contexts_.size()) +
                      " contexts), " + std::to_string(get_data_calls_) + " GetData calls " + milliseconds(get_data_s_) +
-                     ", source lines " + milliseconds(lines_s_) + "\n";
+                     ", source lines " + milliseconds(lines_s_) + ", " + std::to_string(modules_) + " module loads " +
+                     milliseconds(modules_s_) + ", the end (Stop, flush, Disable) " + milliseconds(finish_s_) + "\n";
   text += "  " + std::to_string(aggregator_.samples()) + " samples in " + std::to_string(aggregator_.kernels()) +
           " kernels, " + std::to_string(aggregator_.dropped_samples()) + " dropped, hardware buffer full " +
           std::to_string(aggregator_.hardware_buffer_full()) + " times, " + std::to_string(aggregator_.non_user_samples()) +

@@ -146,6 +146,8 @@ class PcSamplingSession final : public Session {
   RunRecord before_;
   // --timing
   double setup_s_ = 0, get_data_s_ = 0, lines_s_ = 0;
+  double modules_s_ = 0, finish_s_ = 0;  // module loads (CRC, copy, flush); Stop, flush and Disable at the end
+  std::size_t modules_ = 0;
   std::uint64_t get_data_calls_ = 0;
 };
 

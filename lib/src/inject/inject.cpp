@@ -262,9 +262,15 @@ void write_final_record(const std::string& ended) {
       injection->partial_out << limiter::partial_status_line(status) << "\n";
     }
     injection->partial_out.close();
-    limiter::finish_partial_run(injection->partial, injection->output, ended,
-                                injection->timeline ? &*injection->timeline : nullptr);
+    const auto written_from = std::chrono::steady_clock::now();
+    const std::size_t launches = limiter::finish_partial_run(injection->partial, injection->output, ended,
+                                                             injection->timeline ? &*injection->timeline : nullptr);
     std::filesystem::remove(injection->partial);
+    if (!env("LIMITER_TIMING").empty()) {  // the app's exit waits for it: a timeline's events are most of it
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - written_from).count();
+      std::fprintf(stderr, "limiter: the record written at the app's exit in %.2f s (%zu launches, %zu timeline events)\n",
+                   seconds, launches, injection->timeline ? injection->timeline->events.size() : std::size_t{0});
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "limiter: could not write %s (%s); the launches are in %s\n", injection->output.c_str(),
                  e.what(), injection->partial.c_str());

@@ -125,6 +125,7 @@ void SummaryBuilder::start(const RunAnalysis& run) {
   summary_.run.thresholds = run.thresholds;
   summary_.run.missed = run.missed;
   summary_.run.ended = run.ended;
+  summary_.run.phases = run.phases;
   summary_.run.cache_control = run.cache_control;
   summary_.run.launches_seen = run.launches_seen;
   summary_.run.kernels_seen = run.kernels_seen;
