@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -97,7 +98,11 @@ TEST(PcSamplingSass, ACubinsFunctionsAreFoundByNameWithTheirSymbolIndicesAndCode
   EXPECT_GT(barrier.symbol, 0u);  // index 0 is ELF's null symbol
   EXPECT_EQ(chase.code.size(), 0x780u);  // the symbols' sizes, whole 16-byte instructions
   EXPECT_EQ(barrier.code.size(), 0x800u);
-  EXPECT_NE(chase.code, barrier.code);
+  EXPECT_FALSE(std::ranges::equal(chase.code, barrier.code));
+  // Views into the file read once, not copies: a function's code is where its symbol says.
+  ASSERT_TRUE(cubin.file);
+  EXPECT_GE(chase.code.data(), reinterpret_cast<const std::uint8_t*>(cubin.file->data()));
+  EXPECT_LE(chase.code.data() + chase.code.size(), reinterpret_cast<const std::uint8_t*>(cubin.file->data() + cubin.file->size()));
   EXPECT_TRUE(read_cubin_functions(testing::kData + "/stalls/stall_probe.cu").functions.empty());  // not ELF
   EXPECT_EQ(read_cubin_functions(testing::kData + "/stalls/stall_probe.cu").sm, 0);
   EXPECT_TRUE(read_cubin_functions("/nonexistent.cubin").functions.empty());

@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -22,15 +24,18 @@ using SassListing = std::map<std::string, std::map<std::uint64_t, std::string>>;
 SassListing parse_nvdisasm(const std::string& listing);
 
 // A function of a cubin: its ELF symbol index (what `nvdisasm -fun` takes) and its code bytes
-// (empty where the file does not hold them where its symbol says).
+// (empty where the file does not hold them where its symbol says), a view into its CubinFunctions'
+// file, which it must not outlive.
 struct CubinFunction {
   std::uint32_t symbol = 0;
-  std::vector<std::uint8_t> code;
+  std::span<const std::uint8_t> code;
 };
 // The functions of the cubin at PATH (an ELF file) by mangled name, and the SM it was built for
-// (90 for sm_90; 0 when unknown); no function when it is not an ELF file.
+// (90 for sm_90; 0 when unknown); no function when it is not an ELF file. The file is read once
+// and kept, shared: the functions' code is never copied (a PyTorch program keeps ~70 MB of cubins).
 struct CubinFunctions {
   int sm = 0;
+  std::shared_ptr<const std::string> file;
   std::map<std::string, CubinFunction> functions;
 };
 CubinFunctions read_cubin_functions(const std::string& path);

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <iterator>
+#include <memory>
 
 #include "limiter/stall_sass.hpp"
 
@@ -26,8 +28,9 @@ CubinFunctions read_cubin_functions(const std::string& path) {
   // number nvdisasm's -fun (--cuda-function-index) takes, and points at its code (a
   // .text.<name> section, the symbol's value an offset in it).
   std::ifstream in(path, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   CubinFunctions out;
+  out.file = std::make_shared<const std::string>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  const std::string& bytes = *out.file;
   auto fits = [&](std::uint64_t offset, std::uint64_t size) { return offset <= bytes.size() && size <= bytes.size() - offset; };
   Elf64_Ehdr header;
   if (!fits(0, sizeof header) || bytes.compare(0, SELFMAG, ELFMAG) != 0 || bytes[EI_CLASS] != ELFCLASS64) return out;
@@ -69,7 +72,7 @@ CubinFunctions read_cubin_functions(const std::string& path) {
       function.symbol = static_cast<std::uint32_t>(n);
       if (!readable) continue;
       const auto* first = reinterpret_cast<const std::uint8_t*>(bytes.data() + code.sh_offset + symbol.st_value);
-      function.code.assign(first, first + size);
+      function.code = {first, static_cast<std::size_t>(size)};
     }
   }
   return out;
