@@ -13,7 +13,7 @@
 #include "output_guard.hpp"
 #include "run_input.hpp"
 #ifdef LIMITER_HAVE_CUPTI
-#include "collect/raw_store.hpp"
+#include "limiter/cupti_host.hpp"
 #endif
 
 namespace limiter::cli {
@@ -40,7 +40,7 @@ int run_analyze(const Args& args) {
   RunRecord run;
   if (std::filesystem::is_directory(input)) {
 #ifdef LIMITER_HAVE_CUPTI
-    run = detail::evaluate_raw_dir(input);
+    run = evaluate_raw_dir(input);
 #else
     throw SystemError("this limiter was built without CUPTI, so it cannot evaluate raw counter images");
 #endif

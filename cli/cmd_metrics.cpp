@@ -8,7 +8,7 @@
 #include "limiter/metric_plans.hpp"
 #include "options.hpp"
 #ifdef LIMITER_HAVE_CUPTI
-#include "collect/profiler_host.hpp"
+#include "limiter/cupti_host.hpp"
 #endif
 
 namespace limiter::cli {
@@ -46,10 +46,7 @@ int run_metrics(const Args& args) {
                     "rebuild with CUDA 13 at /usr/local/cuda");
 #else
   auto passes_of = [&](const std::vector<std::string>& metrics) -> std::size_t {
-    if (metrics.empty()) return 0;
-    detail::ProfilerHost host(chip);
-    auto image = host.config_image(metrics);
-    return detail::ProfilerHost::pass_count(image);
+    return metric_pass_count(chip, metrics);
   };
   const auto passes_words = [](std::size_t passes) {
     return std::to_string(passes) + (passes == 1 ? " pass" : " passes");
@@ -62,7 +59,7 @@ int run_metrics(const Args& args) {
     return kExitOk;
   }
   // Each plan as this chip can collect it: the metrics it lacks are left out, and said so.
-  const std::vector<std::string> chip_metrics = detail::ProfilerHost(chip).base_metrics();
+  const std::vector<std::string> chip_metrics = chip_base_metrics(chip);
   const auto left_out = [&](const ChipPlan& on_chip) {
     std::string names;
     for (const auto& metric : on_chip.missing) names += (names.empty() ? "" : ", ") + metric;

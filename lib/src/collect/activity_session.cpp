@@ -2,17 +2,12 @@
 // records become events in activity_records.cpp and the timeline in activity_timeline.cpp.
 #include "collect/activity_session.hpp"
 
-#include <cupti.h>
-
 #include <cstdlib>
 #include <string>
 #include <utility>
 
-#include "collect/api_names.hpp"
 #include "collect/cupti_check.hpp"
 #include "collect/activity_records.hpp"
-#include "collect/device_description.hpp"
-#include "collect/driver_api.hpp"
 #include "collect/forked_child.hpp"
 #include "collect/trace.hpp"
 
@@ -28,41 +23,14 @@ constexpr auto kFlushPeriod = std::chrono::seconds(1);
 constexpr CUpti_ActivityKind kGpuKinds[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
                                             CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION};
 
-ActivitySession* active = nullptr;  // CUPTI's buffer callbacks carry no user pointer
-std::mutex active_mutex;
-
-void CUPTIAPI on_buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
-  *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(8, kBufferBytes));
-  *size = *buffer ? kBufferBytes : 0;
-  *max_records = 0;  // as many as fit
-}
-
-void CUPTIAPI on_buffer_completed(CUcontext context, std::uint32_t stream, std::uint8_t* buffer, std::size_t,
-                                  std::size_t valid) {
-  if (in_forked_child_by_pid()) return;  // the parent's records and files: not a forked child's to write
-  {
-    std::lock_guard lock(active_mutex);
-    if (active) {
-      std::size_t dropped = 0;
-      if (cuptiActivityGetNumDroppedRecords(context, stream, &dropped) == CUPTI_SUCCESS) active->count_dropped(dropped);
-      active->queue_buffer(buffer, valid);  // it owns the buffer now
-      return;
-    }
-  }
-  std::free(buffer);
-}
-
-std::uint64_t now_ns() {
-  std::uint64_t t = 0;
-  return cuptiGetTimestamp(&t) == CUPTI_SUCCESS ? t : 0;
-}
-
 thread_local std::uint64_t launch_call_start_ns = 0;  // this thread's launch call in progress
 
 }  // namespace
 
-ActivitySession::ActivitySession(const CollectorOptions& options, LaunchSink* sink, bool alone, std::size_t from_phase)
+ActivitySession::ActivitySession(const CollectorOptions& options, LaunchSink* sink, bool alone, std::size_t from_phase,
+                                 ActivityBackend& backend)
     : options_(options),
+      backend_(backend),
       sink_(sink),
       alone_(alone),
       waiting_(from_phase > 0),
@@ -78,39 +46,38 @@ void ActivitySession::enable() {
   if (enabled_) return;
   std::lock_guard lock(enable_mutex_);
   if (enabled_ || stopped_) return;
-  {
-    std::lock_guard active_lock(active_mutex);
-    if (active) throw SystemError("one activity session per process (one Collector at a time)");
-    active = this;
-  }
+  if (!backend_.attach(*this, kBufferBytes))
+    throw SystemError("one activity session per process (one Collector at a time)");
   try {
-    LIMITER_CUPTI_CHECK(cuptiActivityRegisterCallbacks(on_buffer_requested, on_buffer_completed));
-    for (CUpti_ActivityKind kind : kGpuKinds) LIMITER_CUPTI_CHECK(cuptiActivityEnable(kind));
+    for (CUpti_ActivityKind kind : kGpuKinds) backend_.enable(kind);
     // Only the driver calls the program verdict reads; every one where CUPTI cannot choose.
-    const auto& names = driver_api_names();
+    const auto& names = backend_.driver_call_names();
     for (std::size_t id = 0; id < names.size() && !all_driver_calls_ && options_.api_records; ++id) {
       if (names[id].empty() || !traced_driver_call(names[id])) continue;
-      if (cuptiActivityEnableDriverApi(static_cast<CUpti_CallbackId>(id), 1) == CUPTI_SUCCESS)
+      if (backend_.enable_driver_call(static_cast<std::uint32_t>(id), true))
         traced_calls_.push_back(static_cast<std::uint32_t>(id));
       else
         all_driver_calls_ = true;
     }
-    if (all_driver_calls_) LIMITER_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER));
-    const auto& runtime = runtime_api_names();
+    if (all_driver_calls_) backend_.enable(CUPTI_ACTIVITY_KIND_DRIVER);
+    const auto& runtime = backend_.runtime_call_names();
     for (std::size_t id = 0; id < runtime.size() && options_.api_records; ++id) {
       if (runtime[id].empty() || !traced_driver_call(runtime[id])) continue;
-      if (cuptiActivityEnableRuntimeApi(static_cast<CUpti_CallbackId>(id), 1) == CUPTI_SUCCESS)
+      if (backend_.enable_runtime_call(static_cast<std::uint32_t>(id), true))
         traced_runtime_calls_.push_back(static_cast<std::uint32_t>(id));
     }
   } catch (...) {
-    std::lock_guard active_lock(active_mutex);
-    active = nullptr;
+    disable_all();  // what was enabled before the refusal would record for nobody
+    all_driver_calls_ = false;  // a later try starts afresh
+    traced_calls_.clear();
+    traced_runtime_calls_.clear();
+    backend_.detach(*this);
     throw;
   }
   // A region's window opens with the region. From the start of a process (limiter run) it is the
   // events' own span: from cuInit on, the window held the app's set-up and teardown (7.8 s around
   // a 0.6 s PyTorch loop on an H100), and its verdict was the set-up's, host-bound.
-  const std::uint64_t opened = now_ns();
+  const std::uint64_t opened = backend_.timestamp();
   if (!options_.always_active) recorder_.widen(opened, 0);
   nvtx_.open(opened);  // ranges kept from here (a range begun before starts here)
   enabled_ = true;
@@ -124,7 +91,7 @@ void ActivitySession::enable() {
       const bool calls_full = calls_batch_full_.exchange(false);
       waiting.unlock();
       if (std::chrono::steady_clock::now() >= next_flush) {
-        cuptiActivityFlushAll(0);  // completed buffers only: cheap, and the app's records reach disk
+        backend_.flush_all(false);  // completed buffers only: cheap, and the app's records reach disk
         next_flush = std::chrono::steady_clock::now() + kFlushPeriod;
         decode_pending();
         add_launch_calls();
@@ -150,13 +117,10 @@ void ActivitySession::stop() noexcept {
   flusher_wake_.notify_all();
   if (flusher_.joinable()) flusher_.join();
   forced_ = true;
-  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  backend_.flush_all(true);
   decode_pending();
-  for (CUpti_ActivityKind kind : kGpuKinds) cuptiActivityDisable(kind);
-  if (all_driver_calls_) cuptiActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
-  for (std::uint32_t id : traced_calls_) cuptiActivityEnableDriverApi(id, 0);
-  for (std::uint32_t id : traced_runtime_calls_) cuptiActivityEnableRuntimeApi(id, 0);
-  if (!options_.always_active) recorder_.widen(0, now_ns());
+  disable_all();
+  if (!options_.always_active) recorder_.widen(0, backend_.timestamp());
   add_launch_calls(true);
   if (launch_calls_dropped_ > 0)
     std::fprintf(stderr, "limiter: %llu launch calls not on the timeline (over the bound of %zu waiting for the writer)\n",
@@ -170,40 +134,41 @@ void ActivitySession::stop() noexcept {
       std::fprintf(stderr, "limiter: the joined timeline was lost (the record keeps the streamed one): %s\n", e.what());
     }
   }
-  std::lock_guard lock(active_mutex);
-  active = nullptr;
+  backend_.detach(*this);
+}
+
+void ActivitySession::disable_all() noexcept {
+  for (CUpti_ActivityKind kind : kGpuKinds) backend_.disable(kind);
+  if (all_driver_calls_) backend_.disable(CUPTI_ACTIVITY_KIND_DRIVER);
+  for (std::uint32_t id : traced_calls_) backend_.enable_driver_call(id, false);
+  for (std::uint32_t id : traced_runtime_calls_) backend_.enable_runtime_call(id, false);
 }
 
 void ActivitySession::on_phase_begun(std::size_t index) {
   if (index < from_phase_ || !waiting_.exchange(false)) return;
   // From here as from the start of a process: the window is the events' own span (always_active),
   // or the region that is open now.
-  if (options_.always_active || active_depth_ > 0) {
-    try {
-      enable();
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "limiter: no activity timeline: %s\n", e.what());
-    }
+  if (options_.always_active || active_depth_ > 0) try_enable();
+}
+
+void ActivitySession::try_enable() noexcept {
+  try {
+    enable();
+  } catch (const std::exception& e) {
+    // Tried again at the next region or launch (what failed may pass then), said only once.
+    if (!refused_.exchange(true)) std::fprintf(stderr, "limiter: no activity timeline: %s\n", e.what());
   }
 }
 
 void ActivitySession::on_collector_started() {
   if (!options_.always_active || waiting_) return;
-  try {
-    enable();
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "limiter: no activity timeline: %s\n", e.what());
-  }
+  try_enable();
 }
 
 void ActivitySession::begin_region() {
   ++active_depth_;
   if (waiting_) return;
-  try {
-    enable();
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "limiter: no activity timeline: %s\n", e.what());
-  }
+  try_enable();
 }
 
 void ActivitySession::end_region() {
@@ -215,15 +180,11 @@ void ActivitySession::on_launch(const LaunchCall& call) {
   if (waiting_ || (!options_.always_active && active_depth_ == 0)) return;
   ++launches_seen_;
   if (!enabled_) {
-    try {
-      enable();
-    } catch (const std::exception& e) {
-      if (!described_.exchange(true)) std::fprintf(stderr, "limiter: no activity timeline: %s\n", e.what());
-      return;
-    }
+    try_enable();
+    if (!enabled_) return;
   }
   if (alone_ && !described_.exchange(true)) describe(call.context);
-  launch_call_start_ns = now_ns();
+  launch_call_start_ns = backend_.timestamp();
 }
 
 void ActivitySession::on_launch_exit(const LaunchCall& call) {
@@ -233,7 +194,7 @@ void ActivitySession::on_launch_exit(const LaunchCall& call) {
   TimelineEvent event;
   event.kind = ActivityKind::api_call;
   event.start_ns = start;
-  event.end_ns = std::max(now_ns(), start);
+  event.end_ns = std::max(backend_.timestamp(), start);
   // The driver's call (inside the runtime's cudaLaunchKernel where the app used the runtime: the
   // program verdict counts a call inside another once).
   event.name = call.is_graph() ? "cuGraphLaunch" : "cuLaunchKernel";
@@ -273,14 +234,8 @@ void ActivitySession::add_launch_calls(bool at_end) {
 
 void ActivitySession::describe(CUcontext context) {
   try {
-    const DriverApi& cu = driver_api();
-    CUdevice device = 0;
-    if (context) cu.ctx_push_current(context);
-    const CUresult got = cu.ctx_get_device(&device);
-    if (context) cu.ctx_pop_current(&context);
-    if (got != CUDA_SUCCESS) return;
-    device_ = describe_device(device);
-    if (sink_ && sink_->on_device) sink_->on_device(*device_);
+    device_ = backend_.describe(context);
+    if (device_ && sink_ && sink_->on_device) sink_->on_device(*device_);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "limiter: could not describe the GPU: %s\n", e.what());
   }
@@ -319,7 +274,7 @@ void ActivitySession::add_nvtx_ranges(bool at_end) {
 
 void ActivitySession::flush() {
   if (!enabled_ || stopped_) return;
-  cuptiActivityFlushAll(0);
+  backend_.flush_all(false);
   decode_pending();  // a context's kernel names are CUPTI's while it exists
   add_launch_calls();
   add_nvtx_ranges(false);
@@ -331,7 +286,10 @@ bool ActivitySession::flush_before_exit(std::chrono::milliseconds) noexcept {
   return true;
 }
 
-void ActivitySession::queue_buffer(std::uint8_t* buffer, std::size_t valid) {
+void ActivitySession::buffer_completed(CUcontext context, std::uint32_t stream, std::uint8_t* buffer,
+                                       std::size_t valid) {
+  if (in_forked_child_by_pid()) return;  // the parent's buffer, left as it is
+  recorder_.count_dropped(backend_.dropped_records(context, stream));
   {
     std::lock_guard lock(flusher_mutex_);
     pending_.push_back({buffer, valid, !forced_});
@@ -359,7 +317,8 @@ void ActivitySession::decode_pending() {
 void ActivitySession::decode(std::uint8_t* buffer, std::size_t valid) {
   std::vector<TimelineEvent> events;
   CUpti_Activity* record = nullptr;
-  while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
+  const ApiNamer api_name = [this](bool runtime, std::uint32_t cbid) { return backend_.api_name(runtime, cbid); };
+  while (backend_.next_record(buffer, valid, record)) {
     ++records_;
     if (auto event = timeline_event_of(*record, api_name, &kernel_names_))
       events.push_back(std::move(*event));

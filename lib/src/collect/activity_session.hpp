@@ -10,8 +10,10 @@
 // its timeline); dropped records are counted. With options.nvtx the app's NVTX ranges join the
 // timeline too (nvtx_timeline.hpp), kept on the app's thread and handed on with the buffers.
 //
-// CUPTI's activity buffer callbacks are process-wide: one user at a time. ActivityTimestamps
-// (PM sampling's kernel timestamps) is the other one, so the two never share a phase list.
+// Every CUPTI and driver call goes through an ActivityBackend (activity_backend.hpp): CUPTI's in
+// a run, a fake in unit tests. CUPTI's activity buffer callbacks are process-wide: one user at a
+// time. ActivityTimestamps (PM sampling's kernel timestamps) is the other one, so the two never
+// share a phase list.
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -20,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "collect/activity_backend.hpp"
 #include "collect/activity_records.hpp"
 #include "collect/activity_timeline.hpp"
 #include "collect/pending_calls.hpp"
@@ -30,13 +33,15 @@
 
 namespace limiter::detail {
 
-class ActivitySession final : public Session {
+class ActivitySession final : public Session, public ActivityBufferClient {
  public:
   // ALONE (--trace): no other session describes the device, so this one does at the first
   // launch (to the record and the sink's on_device). SINK may be null.
   // FROM_PHASE > 0 (the default run): nothing is recorded until that phase begins
   // (on_phase_begun); regions and NVTX ranges are followed meanwhile.
-  ActivitySession(const CollectorOptions& options, LaunchSink* sink, bool alone, std::size_t from_phase = 0);
+  // BACKEND: CUPTI's, or a fake in tests; it outlives the session.
+  ActivitySession(const CollectorOptions& options, LaunchSink* sink, bool alone, std::size_t from_phase = 0,
+                  ActivityBackend& backend = cupti_activity_backend());
   ~ActivitySession() override;
   ActivitySession(const ActivitySession&) = delete;
   ActivitySession& operator=(const ActivitySession&) = delete;
@@ -73,14 +78,16 @@ class ActivitySession final : public Session {
   void note_launch(std::uint32_t correlation_id, std::uint64_t sequence) {
     recorder_.note_launch(correlation_id, sequence);
   }
-  // CUPTI's buffer callbacks (static wrappers in activity_session.cpp): a completed buffer is
-  // queued and decoded on the flusher's thread (or by flush()), never inside CUPTI's callback.
-  void queue_buffer(std::uint8_t* buffer, std::size_t valid);
-  void count_dropped(std::uint64_t records) { recorder_.count_dropped(records); }
+  // A completed buffer (CUPTI's thread): its dropped records counted, the buffer queued and
+  // decoded on the flusher's thread (or by flush()), never inside CUPTI's callback. Nothing in a
+  // forked child: the parent's records and files are not its to write.
+  void buffer_completed(CUcontext context, std::uint32_t stream, std::uint8_t* buffer, std::size_t valid) override;
 
  private:
-  void enable();          // once: callbacks registered, kinds enabled, the flusher started
+  void enable();          // once: buffers taken, kinds enabled, the flusher started
+  void try_enable() noexcept;  // enable(); a failure said once, and not tried again
   void stop() noexcept;   // once: flushed (forced), kinds disabled, the window closed
+  void disable_all() noexcept;  // every kind and call enabled, disabled
   void describe(CUcontext context);  // alone: the first launch's device
   void decode_pending();  // the queued buffers, in the order they completed; then freed
   void decode(std::uint8_t* buffer, std::size_t valid);
@@ -89,6 +96,7 @@ class ActivitySession final : public Session {
   void add_launch_calls(bool at_end = false);  // the launch calls kept since the last time, to the recorder
 
   CollectorOptions options_;
+  ActivityBackend& backend_;
   LaunchSink* sink_;
   bool alone_;
   std::atomic<bool> waiting_;  // for its phase (from_phase > 0): no record, no CUPTI call yet
@@ -102,7 +110,7 @@ class ActivitySession final : public Session {
   std::atomic<std::uint64_t> launch_calls_dropped_{0};  // over PendingCalls' bound
   std::atomic<std::uint64_t> launch_calls_lost_at_end_{0};  // not taken: a signal stopped add()
   std::mutex enable_mutex_;
-  std::atomic<bool> enabled_{false}, stopped_{false}, forced_{false}, described_{false};
+  std::atomic<bool> enabled_{false}, stopped_{false}, forced_{false}, described_{false}, refused_{false};
   std::atomic<int> active_depth_{0};
   std::atomic<std::uint64_t> launches_seen_{0}, records_{0};
   bool all_driver_calls_ = false;  // CUPTI refused per-call API records: all driver calls traced

@@ -1,10 +1,7 @@
 // Kernel start/end from CUPTI's concurrent-kernel activity records (activity_timestamps.hpp).
 #include "collect/activity_timestamps.hpp"
 
-#include <cupti.h>
-
 #include <cstdlib>
-#include <mutex>
 #include <string>
 
 #include "collect/cupti_check.hpp"
@@ -18,68 +15,35 @@ namespace {
 // samples waiting for them stay few (memory stays flat). ~1,000 kernel records each.
 constexpr std::size_t kBufferBytes = 256u << 10;
 
-ActivityTimestamps* active = nullptr;  // CUPTI's callbacks carry no user pointer
-std::mutex active_mutex;
-
-void CUPTIAPI on_buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
-  ActivityTimestamps::request_buffer(buffer, size, max_records);
-}
-
-void CUPTIAPI on_buffer_completed(CUcontext context, std::uint32_t stream, std::uint8_t* buffer, std::size_t,
-                                  std::size_t valid) {
-  bool release = true;
-  {
-    std::lock_guard lock(active_mutex);
-    if (active) {
-      active->complete_buffer(buffer, valid);
-      std::size_t dropped = 0;
-      if (cuptiActivityGetNumDroppedRecords(context, stream, &dropped) == CUPTI_SUCCESS) active->count_dropped(dropped);
-      release = !active->keeps_buffers();
-    }
-  }
-  if (release) std::free(buffer);  // else a few buffers of the final flush stay: see flush()
-}
-
-
 }  // namespace
 
-ActivityTimestamps::ActivityTimestamps(KernelSink sink) : sink_(std::move(sink)) {
-  {
-    std::lock_guard lock(active_mutex);
-    if (active) throw SystemError("one kernel-timestamp collector per process (one Collector in sampling mode at a time)");
-    active = this;
-  }
+ActivityTimestamps::ActivityTimestamps(ActivityBackend& backend, KernelSink sink)
+    : backend_(backend), sink_(std::move(sink)) {
+  if (!backend_.attach(*this, kBufferBytes))
+    throw SystemError("one kernel-timestamp collector per process (one Collector in sampling mode at a time)");
   try {
-    LIMITER_CUPTI_CHECK(cuptiActivityRegisterCallbacks(on_buffer_requested, on_buffer_completed));
-    LIMITER_CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+    backend_.enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
   } catch (...) {
-    std::lock_guard lock(active_mutex);
-    active = nullptr;
+    backend_.detach(*this);
     throw;
   }
 }
 
 ActivityTimestamps::~ActivityTimestamps() {
-  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-  cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-  std::lock_guard lock(active_mutex);
-  active = nullptr;
+  backend_.flush_all(true);
+  backend_.disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  backend_.detach(*this);
 }
 
 void ActivityTimestamps::flush(bool forced) {
   if (forced) forced_ = true;
-  cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+  backend_.flush_all(forced);
 }
 
-void ActivityTimestamps::request_buffer(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
-  *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(8, kBufferBytes));
-  *size = *buffer ? kBufferBytes : 0;
-  *max_records = 0;  // as many as fit
-}
-
-void ActivityTimestamps::complete_buffer(std::uint8_t* buffer, std::size_t valid) {
+void ActivityTimestamps::buffer_completed(CUcontext context, std::uint32_t stream, std::uint8_t* buffer,
+                                          std::size_t valid) {
   CUpti_Activity* record = nullptr;
-  while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
+  while (backend_.next_record(buffer, valid, record)) {
     if (record->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && record->kind != CUPTI_ACTIVITY_KIND_KERNEL) continue;
     const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
     if (k->end <= k->start) continue;  // no timestamps (a kernel that never ran)
@@ -104,6 +68,8 @@ void ActivityTimestamps::complete_buffer(std::uint8_t* buffer, std::size_t valid
     ++kernels_;
     if (sink_) sink_(std::move(span));
   }
+  dropped_ += backend_.dropped_records(context, stream);
+  if (!keeps_buffers()) std::free(buffer);  // else a few buffers of the final flush stay: see flush()
 }
 
 }  // namespace limiter::detail

@@ -7,16 +7,17 @@
 #include <atomic>
 #include <cstdint>
 
+#include "collect/activity_backend.hpp"
 #include "collect/pm_sampling_backend.hpp"
 #include "limiter/sampling.hpp"
 
 namespace limiter::detail {
 
-class ActivityTimestamps final : public KernelTimestamps {
+class ActivityTimestamps final : public KernelTimestamps, public ActivityBufferClient {
  public:
-  // Registers the buffer callbacks and enables concurrent-kernel records; SINK is called from
-  // CUPTI's buffer-completion thread or flush(). Throws SystemError.
-  explicit ActivityTimestamps(KernelSink sink);
+  // Takes BACKEND's buffers and enables concurrent-kernel records; SINK is called from CUPTI's
+  // buffer-completion thread or flush(). Throws SystemError.
+  ActivityTimestamps(ActivityBackend& backend, KernelSink sink);
   ~ActivityTimestamps() override;  // disables the records (after a final flush)
   ActivityTimestamps(const ActivityTimestamps&) = delete;
   ActivityTimestamps& operator=(const ActivityTimestamps&) = delete;
@@ -30,12 +31,11 @@ class ActivityTimestamps final : public KernelTimestamps {
   std::uint64_t kernels() const override { return kernels_; }
   std::uint64_t dropped() const override { return dropped_; }  // buffers too small or late
 
-  // CUPTI's buffer callbacks (C linkage wrappers call these).
-  static void request_buffer(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records);
-  void complete_buffer(std::uint8_t* buffer, std::size_t valid);
-  void count_dropped(std::uint64_t records) { dropped_ += records; }
+  // A completed buffer: its kernels to the sink, then freed (unless kept: see flush()).
+  void buffer_completed(CUcontext context, std::uint32_t stream, std::uint8_t* buffer, std::size_t valid) override;
 
  private:
+  ActivityBackend& backend_;
   KernelSink sink_;
   std::atomic<std::uint64_t> kernels_{0}, dropped_{0};
   std::atomic<bool> forced_{false};

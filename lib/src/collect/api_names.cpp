@@ -28,9 +28,4 @@ const std::vector<std::string>& runtime_api_names() {
   return names;
 }
 
-std::string api_name(bool runtime, std::uint32_t cbid) {
-  const auto& names = runtime ? runtime_api_names() : driver_api_names();
-  return cbid < names.size() ? names[cbid] : std::string();
-}
-
 }  // namespace limiter::detail

@@ -12,7 +12,5 @@ const std::vector<std::string>& driver_api_names();
 // PyTorch, JAX and most apps call the runtime: its cudaLaunchKernel has an API record, the driver
 // call inside it none (an H100 PyTorch run gave 4 driver records for 84 launches).
 const std::vector<std::string>& runtime_api_names();
-// CBID's name in the runtime's table (RUNTIME) or the driver's; empty where unknown.
-std::string api_name(bool runtime, std::uint32_t cbid);
 
 }  // namespace limiter::detail

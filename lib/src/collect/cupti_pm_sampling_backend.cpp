@@ -190,7 +190,7 @@ class CuptiPmSamplingBackend final : public PmSamplingBackend {
   }
 
   std::unique_ptr<KernelTimestamps> kernel_timestamps(KernelTimestamps::KernelSink sink) override {
-    return std::make_unique<ActivityTimestamps>(std::move(sink));
+    return std::make_unique<ActivityTimestamps>(cupti_activity_backend(), std::move(sink));
   }
 };
 
