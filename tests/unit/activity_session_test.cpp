@@ -8,6 +8,7 @@
 #include <future>
 
 #include "collect/activity_session.hpp"
+#include "collect/activity_timestamps.hpp"
 #include "collect/forked_child.hpp"
 #include "fake_activity_backend.hpp"
 
@@ -231,6 +232,31 @@ TEST(ActivitySession, AForkedChildLeavesTheParentsBuffersAlone) {
   cupti.record(test::kernel_record("_Z1kv", 10, 20, 1));  // the parent still does
   session.flush();
   EXPECT_TRUE(session.timings().starts_with("1 activity records")) << session.timings();
+}
+
+TEST(ActivityTimestamps, KernelsReachTheSamplerAndTheBuffersHaveOneUserAtATime) {
+  FakeActivityBackend cupti;
+  std::vector<KernelSpan> spans;
+  {
+    detail::ActivityTimestamps timestamps(cupti, [&](KernelSpan&& span) { spans.push_back(std::move(span)); });
+    EXPECT_THROW(detail::ActivityTimestamps(cupti, {}), SystemError);  // CUPTI's callbacks are process-wide
+    detail::ActivitySession session(tracing(), nullptr, true, 0, cupti);
+    testing::internal::CaptureStderr();
+    session.on_collector_started();
+    EXPECT_NE(testing::internal::GetCapturedStderr().find("one activity session per process"), std::string::npos);
+    cupti.record(test::kernel_record("_Z4axpyfPfS_", 100, 250, 7));
+    cupti.record(test::copy_record(300, 340, 4096));  // not enabled: no record
+    cupti.drop(0, 2);
+    timestamps.flush(false);
+    EXPECT_EQ(timestamps.kernels(), 1u);
+    EXPECT_EQ(timestamps.dropped(), 2u);
+    EXPECT_EQ(cupti.enabled, (std::set<CUpti_ActivityKind>{CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL}));
+  }
+  ASSERT_EQ(spans.size(), 1u);
+  EXPECT_EQ(spans[0].launch.name, "axpy(float, float*, float*)");
+  EXPECT_EQ(spans[0].end_ns - spans[0].start_ns, 150u);
+  EXPECT_TRUE(cupti.enabled.empty());  // disabled at the end
+  EXPECT_EQ(cupti.client, nullptr);
 }
 
 }  // namespace
