@@ -172,6 +172,7 @@ TEST(ActivitySession, AnEnableThatFailsIsOneLineAndTheRecordHasNoTimeline) {
   const std::string said = testing::internal::GetCapturedStderr();
   EXPECT_EQ(said, "limiter: no activity timeline: cuptiActivityEnable: CUPTI_ERROR_NOT_SUPPORTED\n");
   EXPECT_EQ(cupti.client, nullptr);  // the buffers are not kept by a session that has none
+  EXPECT_TRUE(cupti.enabled.empty());  // nor the kinds enabled before the refusal
   const RunRecord run = session.finish_beside({});
   EXPECT_FALSE(run.timeline);  // what is missing: the record has no timeline, not an empty one
 }
