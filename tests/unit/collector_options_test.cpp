@@ -8,17 +8,12 @@
 #include "limiter/collector_options.hpp"
 #include "limiter/error.hpp"
 
+#include "collector_options_testing.hpp"
+
 namespace limiter {
 namespace {
 
-std::string refusal(const CollectorOptions& options) {
-  try {
-    validate_collector_options(options);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::refusal;
 
 TEST(CollectorOptions, TheDefaultsAreValid) { EXPECT_EQ(refusal(CollectorOptions{}), ""); }
 

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "limiter/error.hpp"
-#include "run_flag_examples.hpp"
+#include "collector_options_testing.hpp"
 #include "run_flag_options.hpp"
 
 namespace limiter::cli {

@@ -9,7 +9,7 @@
 #include "limiter/collector_options.hpp"
 #include "limiter/error.hpp"
 #include "limiter/run_flags.hpp"
-#include "run_flag_examples.hpp"
+#include "collector_options_testing.hpp"
 
 namespace limiter {
 namespace {
@@ -29,14 +29,7 @@ EnvironmentLookup lookup_in(const Environment& environment) {
   };
 }
 
-std::string refusal(const CollectorOptions& options) {
-  try {
-    validate_collector_options(options);
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::refusal;
 
 const std::string& example(const RunFlag& flag) {
   static const std::string none;
@@ -47,7 +40,7 @@ const std::string& example(const RunFlag& flag) {
 TEST(RunFlags, EveryRowHasAnExampleAndAVariableOfItsName) {
   std::set<std::string> variables;
   for (const RunFlag& flag : run_flags()) {
-    EXPECT_FALSE(example(flag).empty()) << flag.name << " has no example in run_flag_examples.hpp";
+    EXPECT_FALSE(example(flag).empty()) << flag.name << " has no example in collector_options_testing.hpp";
     EXPECT_NE(example(flag), flag.default_text) << flag.name;
     EXPECT_TRUE(variables.insert(environment_name(flag)).second) << "twice: " << environment_name(flag);
     if (!flag.alias.empty()) {

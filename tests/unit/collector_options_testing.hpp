@@ -1,11 +1,27 @@
 #pragma once
-// A value other than its default for every row of limiter run's table of flags, as its text
-// (the form the row's codec writes back). The table's tests use it for each row; a row added
-// without an example fails them (run_flags_test.cpp).
+// What the tests of limiter run's options share: an example value for every row of the table of
+// flags, and validate_collector_options's refusal as text.
 #include <map>
 #include <string>
 
+#include "limiter/collector_options.hpp"
+#include "limiter/error.hpp"
+
 namespace limiter::test {
+
+// The message validate_collector_options refuses OPTIONS with, "" when it accepts them.
+inline std::string refusal(const CollectorOptions& options) {
+  try {
+    validate_collector_options(options);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// A value other than its default for every row, as its text (the form the row's codec writes
+// back). The table's tests use it for each row; a row added without one fails them
+// (run_flags_test.cpp).
 
 inline const std::map<std::string, std::string>& run_flag_examples() {
   static const std::map<std::string, std::string> examples = {
