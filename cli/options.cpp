@@ -35,7 +35,7 @@ void refuse_missing_positional(const po::options_description& options, const po:
 
 bool parse_options(const Args& args, const std::string& usage, const po::options_description& visible,
                    const po::positional_options_description& positional, po::variables_map& vm,
-                   const po::options_description* hidden) {
+                   const po::options_description* hidden, const std::string& help_epilogue) {
   po::options_description help_option;
   help_option.add_options()("help,h", "show this help");
   po::options_description shown;  // what --help prints, aligned as one table
@@ -46,7 +46,7 @@ bool parse_options(const Args& args, const std::string& usage, const po::options
   try {
     po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
     if (vm.count("help")) {
-      std::cout << "usage: " << usage << "\n\n" << shown;
+      std::cout << "usage: " << usage << "\n\n" << shown << help_epilogue;
       return false;
     }
     refuse_missing_positional(all, positional, vm, usage);

@@ -1,6 +1,7 @@
 #pragma once
-// limiter run's flags: what the collector is to do becomes one CollectorOptions value (checked
-// once, by validate_collector_options); the rest is limiter run's own (its output, summary, exit).
+// limiter run's flags: what the collector is to do becomes one CollectorOptions value, from the
+// table of flags (limiter/run_flags.hpp), checked once by validate_collector_options; the rest is
+// limiter run's own (its output, summary, exit).
 #include <string>
 
 #include "commands.hpp"
@@ -16,8 +17,10 @@ struct RunFlags {
 };
 
 // Parses limiter run's own arguments (those before "--"). False after --help. Throws InputError
-// on a bad flag or a combination validate_collector_options refuses; the environment's knobs
-// (LIMITER_DEBUG, LIMITER_RANGES_PER_IMAGE, ...) are read first, flags override them.
+// on a bad flag or value, or a combination validate_collector_options refuses. A flag not given
+// takes its variable's value from limiter run's own environment (LIMITER_PER_KERNEL_COUNT for
+// --per-kernel-count), then its default; the knobs without a flag (LIMITER_DEBUG, ...) come from
+// the environment alone (run_flag_options.hpp).
 bool parse_run_flags(const Args& ours, RunFlags& flags);
 
 }  // namespace limiter::cli

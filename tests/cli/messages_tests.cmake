@@ -65,13 +65,13 @@ limiter_cli_test(NAME messages.metrics_plan_and_metrics EXIT 2
                  MATCH "^limiter: error: --plan and --metrics cannot go together: --metrics replaces the plan$"
                  ARGS metrics --plan sol --metrics gpu__time_duration.sum)
 limiter_cli_test(NAME messages.run_plan_and_metrics EXIT 2
-                 MATCH "^limiter: error: --plan and --metrics cannot go together: --metrics replaces the plan$"
+                 MATCH "^limiter: error: --plan cannot be combined with --metrics: --metrics replaces the plan$"
                  ARGS run --plan sol --metrics gpu__time_duration.sum -- true)
 limiter_cli_test(NAME messages.run_two_modes EXIT 2
                  MATCH "^limiter: error: --trace and --stalls each choose one mode; choose one, or none for the default run"
                  ARGS run --trace --stalls -- true)
 limiter_cli_test(NAME messages.run_stall_window_with_a_mode EXIT 2
-                 MATCH "^limiter: error: --stall-window bounds the default run's PC-sampling phase; it cannot go with --every-launch$"
+                 MATCH "^limiter: error: --every-launch cannot be combined with --stall-window: --stall-window bounds the default run's PC-sampling phase$"
                  ARGS run --every-launch --stall-window 200 -- true)
 
 # An output's extension picks the format when --format is not given; an explicit --format wins,

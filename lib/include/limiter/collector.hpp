@@ -51,7 +51,12 @@ class Collector {
  public:
   // Subscribes to CUPTI. Throws SystemError naming the fix when there is no GPU or driver,
   // the device is unsupported, counters need admin rights, or another profiler holds CUPTI.
+  // OPTIONS are checked first (validate_collector_options).
   explicit Collector(const CollectorOptions& options);
+  // OPTIONS that validate_collector_options accepted already: limiter run's, read back in the
+  // injected process, which does not check them again.
+  struct AlreadyValidated {};
+  Collector(const CollectorOptions& options, AlreadyValidated);
   ~Collector();
   Collector(const Collector&) = delete;
   Collector& operator=(const Collector&) = delete;

@@ -1,8 +1,9 @@
 #pragma once
-// What the collector does, as one value: `limiter run` fills it from its flags, checks it
-// (validate_collector_options) and hands it to the injected library through the environment
-// (collector_options_environment / collector_options_from_environment); the in-process API
-// takes it as it is. Nothing else in the collector reads the environment.
+// What the collector does, as one value: `limiter run` fills it from its flags (one table of
+// them: run_flags.hpp), checks it (validate_collector_options) and hands it to the injected
+// library through the environment (collector_options_environment /
+// collector_options_from_environment); the in-process API takes it as it is. Nothing else in the
+// collector reads the environment.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -74,6 +75,10 @@ struct CollectorOptions {
                                        // (PcSamplingSession; stalls.hpp)
   bool every_launch = false;           // exact counters alone, of every launch the filters select (the
                                        // default before the phase list; `limiter kernels`, the known answers)
+  bool timeline = false;               // --timeline: the activity timeline beside --every-launch's counters.
+                                       // Off by default: kernel records instrument the kernels (CUPTI guide
+                                       // 2.17.1.1), and on an H100 the counters then read one more L2 write
+                                       // sector per kernel and up to +60 % instructions issued (2026-11-26)
   std::uint64_t stall_window_ms = 1000;  // the default run's first phase: PC sampling's window, from its first launch
   std::uint64_t stall_window_samples = 5000000;  // ... or until this many samples, whichever comes first
   std::string cubin_dir;               // PC sampling keeps the sampled kernels' cubins here (<dir>/cubins), for
@@ -88,17 +93,14 @@ struct CollectorOptions {
   std::string lock_dir = "/tmp";       // where the per-GPU counter locks live (every profiled process of
                                        // a machine must share it: LIMITER_LOCK_DIR)
 
-  // Knobs for measurements and for reports from new platforms (environment names in brackets).
+  // Knobs for measurements and for reports from new platforms: variables alone, no flag
+  // (environment names in brackets).
   bool debug = false;                  // trace the collector's steps on stderr [LIMITER_DEBUG]
   bool auto_range_for_filters = false; // keep auto range under selection filters, the earlier
                                        // behaviour, for benchmarks [LIMITER_FILTER_RANGES=auto]
   std::string range_sync = "none";     // synchronise before each user range's pop: none, graph (graph
                                        // nodes), all [LIMITER_RANGE_SYNC]
   std::size_t pm_buffer_mib = 512;     // the PM sampler's hardware buffer [LIMITER_PM_BUFFER_MIB]
-  bool timeline = false;               // the activity timeline beside the exact counters. Off: kernel records
-                                       // instrument the kernels (CUPTI guide 2.17.1.1), and on an H100 the
-                                       // counters then read one more L2 write sector per kernel and up to
-                                       // +60 % instructions issued (2026-11-26) [LIMITER_TIMELINE=1]
   bool keep_pm_images = false;         // with raw_dir: keep the PM images too, not only the decoded
                                        // samples [LIMITER_PM_RAW_IMAGES=1]
 };
@@ -107,16 +109,21 @@ struct CollectorOptions {
 // phase list.
 inline bool runs_default_phases(const CollectorOptions& o) { return !o.every_launch && !o.trace && !o.stalls && !o.sampling; }
 
-// Throws InputError when options contradict each other or a value is out of range; the message
-// names the flags of `limiter run` (the in-process fields are documented beside them above).
+// Throws InputError when a value is out of range or options contradict each other (the modes
+// that allow each option, in run_flags.hpp's table); the message names the flags of `limiter run`
+// on both sides (the in-process fields are documented beside them above). `limiter run` calls it
+// before the app starts, the Collector constructor for the in-process API.
 void validate_collector_options(const CollectorOptions& options);
 
 // The environment that carries OPTIONS into an injected process: NAME=value entries, one for
-// every field but keep_launches (the injected process's own choice).
+// every row of the table of flags (all fields but keep_launches and prepare_ahead, each injected
+// process's own choice).
 std::vector<std::string> collector_options_environment(const CollectorOptions& options);
 
-// The options an injected process was given. LOOKUP returns a variable's value or nullptr
-// (std::getenv when empty). Throws InputError on a malformed value.
+// The options an injected process was given, each variable as its row reads it (an older name
+// where the variable is not set). LOOKUP returns a variable's value or nullptr (std::getenv when
+// empty). Throws InputError, one line, on a malformed value; how the values go together is not
+// checked again (validate_collector_options did, in limiter run).
 using EnvironmentLookup = std::function<const char*(const char*)>;
 CollectorOptions collector_options_from_environment(const EnvironmentLookup& lookup = {});
 

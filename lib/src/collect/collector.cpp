@@ -20,7 +20,6 @@ namespace {
 // Checked once, here for the in-process API (limiter run checks before the app starts).
 const CollectorOptions& validated(const CollectorOptions& options) {
   validate_collector_options(options);
-  detail::set_tracing(options.debug);
   return options;
 }
 
@@ -64,7 +63,10 @@ RunRecord Collector::Impl::finish_phases() {
   return run;
 }
 
-Collector::Collector(const CollectorOptions& options) : options_(validated(options)) {
+Collector::Collector(const CollectorOptions& options) : Collector(validated(options), AlreadyValidated{}) {}
+
+Collector::Collector(const CollectorOptions& options, AlreadyValidated) : options_(options) {
+  detail::set_tracing(options_.debug);
   detail::watch_for_fork();
   detail::driver_api();  // no driver: fail here, with the fix
   impl_ = std::make_unique<Impl>(options_);

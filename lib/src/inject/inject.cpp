@@ -332,7 +332,8 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   static std::atomic<bool> initialized{false};
   if (initialized.exchange(true)) return 1;
   try {
-    // What limiter run asked for (collector_options.hpp); the launches stream to the partial file.
+    // What limiter run asked for, validated there before the app started (collector_options.hpp);
+    // the launches stream to the partial file.
     limiter::CollectorOptions options = limiter::collector_options_from_environment();
     options.keep_launches = false;
     if (options.nvtx) check_nvtx_injection();
@@ -387,7 +388,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     const bool job_rank = rank.has_value() && !limiter::detail::started_by_its_rank(
                                                    *rank, limiter::detail::environment_of_process(getppid()));
     options.prepare_ahead = injection->app_process || job_rank;
-    injection->collector = new limiter::Collector(options);
+    injection->collector = new limiter::Collector(options, limiter::Collector::AlreadyValidated{});
     auto& sink = injection->collector->impl_sink();
     sink.on_device = open_partial;
     injection->progress = new limiter::detail::LaunchProgress(STDERR_FILENO, env("LIMITER_PROGRESS") == "1");
