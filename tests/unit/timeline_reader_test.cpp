@@ -57,13 +57,13 @@ TEST(TimelineReader, CommittedRecordsReadAsTheDomReaderReadsThem) {
     ASSERT_TRUE(fast.has_value()) << path;
     EXPECT_EQ(*fast, *dom.timeline) << path;
   }
-  EXPECT_GE(with_timeline, 10u);  // the trace, default-run and nothing-lost records
+  EXPECT_GE(with_timeline, 8u);  // the trace, default-run and nothing-lost records
 }
 
 TEST(TimelineReader, HeaderWithoutEventsKeepsEveryOtherField) {
-  for (const auto& [path, header] : testing::committed_run_records([](const std::string& path) {
-         return read_run_header(path);
-       })) {
+  for (const auto& entry : testing::committed_run_records(static_cast<RunRecord (*)(const std::string&)>(read_run_header))) {
+    const std::string& path = entry.first;
+    RunRecord header = entry.second;
     RunRecord without = read_run_header(path, TimelineEvents::skipped);
     ASSERT_EQ(without.timeline.has_value(), header.timeline.has_value()) << path;
     if (header.timeline) {
@@ -77,14 +77,10 @@ TEST(TimelineReader, HeaderWithoutEventsKeepsEveryOtherField) {
   }
 }
 
+// A run of no launch: the timeline is all there is to read.
 RunRecord small_run() {
   RunRecord run;
-  run.tool_version = "test";
-  run.source = "cupti";
-  run.created_at = "2026-11-28T00:00:00Z";
   run.device.name = "NVIDIA H100";
-  run.device.arch = "sm_90";
-  run.device.sm_count = 132;
   return run;
 }
 
@@ -226,7 +222,7 @@ TEST(TimelineWriter, EventsAreWrittenAsTheirJsonObjectsWouldBe) {
   ASSERT_GE(events.size(), 1000u);
   TimelineEvent every = every_field_set();
   events.push_back(every);
-  for (const std::string name : {std::string("tab\there"), std::string("nul\0in", 6), std::string("bad \xFF utf-8"),
+  for (const std::string& name : {std::string("tab\there"), std::string("nul\0in", 6), std::string("bad \xFF utf-8"),
                                  std::string("\x7F"), std::string("")}) {
     every.name = name;
     events.push_back(every);

@@ -39,7 +39,8 @@ enum class TimelineEvents { read, skipped };
 
 // The record's fields but its launches, those after the launches too: the launches are cut out
 // of the text, never parsed.
-RunRecord read_run_header(const std::string& path, TimelineEvents events = TimelineEvents::read);
+RunRecord read_run_header(const std::string& path, TimelineEvents events);
+RunRecord read_run_header(const std::string& path);  // the timeline's events read
 
 // The whole record through the stream reader, its fields in any order (for small records and tests).
 RunRecord read_run_streamed(const std::string& path);

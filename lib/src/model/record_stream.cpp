@@ -304,6 +304,8 @@ RunRecord read_run_header(const std::string& path, TimelineEvents events) {
   return header;
 }
 
+RunRecord read_run_header(const std::string& path) { return read_run_header(path, TimelineEvents::read); }
+
 RunRecord read_run_streamed(const std::string& path) {
   RunRecord run;
   std::vector<KernelLaunch> launches;
