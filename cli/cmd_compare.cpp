@@ -46,7 +46,7 @@ std::map<int, std::string> records_by_rank(const std::vector<std::string>& paths
   std::map<int, std::string> by_rank;
   for (const auto& path : paths) {
     if (!is_run_record(path)) throw InputError("'" + path + "' is not a run record: several inputs must be run records");
-    const RunRecord header = read_run_header(path);
+    const RunRecord header = read_run_header(path, TimelineEvents::skipped);
     // A launcher's own process (torchrun's agent) leaves a record without a rank or a launch.
     if (!header.rank && header.launches_seen == std::uint64_t{0}) continue;
     if (!header.rank)

@@ -71,7 +71,7 @@ std::string record_of_rank(const std::vector<std::string>& paths, int rank) {
   std::string ranks;
   for (const auto& path : paths) {
     if (!is_run_record(path)) continue;
-    const RunRecord header = read_run_header(path);
+    const RunRecord header = read_run_header(path, TimelineEvents::skipped);
     if (!header.rank) continue;
     if (header.rank->rank == rank) return path;
     ranks += (ranks.empty() ? "" : ", ") + std::to_string(header.rank->rank);

@@ -123,7 +123,7 @@ TEST(StallsRecord, EveryReasonReportedHasATitle) {
   for (const auto reason : cupti_stall_reasons()) reasons.insert(std::string(reason));
   EXPECT_TRUE(reasons.count("warpgroup_arrive"));  // Hopper's wgmma waits
   std::size_t records = 0;
-  for (const auto& [path, header] : testing::committed_run_records(read_run_header)) {
+  for (const auto& [path, header] : testing::committed_run_records([](const std::string& p) { return read_run_header(p); })) {
     const auto& stalls = header.stalls;
     // The synthetic fixtures hold a made-up reason on purpose (stalls/README.md): it must print raw.
     if (!stalls || (!header.command_line.empty() && header.command_line.front() == "synthetic")) continue;

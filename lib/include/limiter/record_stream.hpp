@@ -32,9 +32,15 @@ void read_run_stream(std::istream& in, const std::string& origin, const RunHeade
                      const LaunchSink& on_launch, std::vector<KernelLaunch>* spare = nullptr,
                      const RunHeaderSink& on_completed = {});
 
+// Whether a header's reader builds the timeline's events (600,000 of them in a long run) or
+// leaves them unread: skipped, the timeline holds its window (start, end, dropped counts) as
+// written and no events, for callers that need the run's other fields (its rank, its phases).
+enum class TimelineEvents { read, skipped };
+
 // The record's fields but its launches, those after the launches too: the launches are cut out
 // of the text, never parsed.
-RunRecord read_run_header(const std::string& path);
+RunRecord read_run_header(const std::string& path, TimelineEvents events);
+RunRecord read_run_header(const std::string& path);  // the timeline's events read
 
 // The whole record through the stream reader, its fields in any order (for small records and tests).
 RunRecord read_run_streamed(const std::string& path);

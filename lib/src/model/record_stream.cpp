@@ -1,11 +1,13 @@
 // The run record read a launch at a time, whatever its layout — a launch per line as `limiter
 // run` writes it, indented, or all on one line: the text is cut into the record's fields and its
-// launches (json_stream.hpp), each launch parsed with simdjson (launch_parser.hpp) and each other
-// field with nlohmann-json, the fields checked by run_from_json, so that every reader accepts and
-// rejects the same files with the same words.
+// launches (json_stream.hpp), each launch parsed with simdjson (launch_parser.hpp), the timeline
+// too where it is plain (timeline_reader.hpp), each other field with nlohmann-json, the fields
+// checked by run_from_json, so that every reader accepts and rejects the same files with the same
+// words.
 #include "limiter/record_stream.hpp"
 
 #include <fstream>
+#include <optional>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -16,6 +18,7 @@
 #include "model/json_stream.hpp"
 #include "model/launch_parser.hpp"
 #include "model/record_texts.hpp"
+#include "model/timeline_reader.hpp"
 
 namespace limiter {
 namespace {
@@ -31,8 +34,13 @@ bool starts_value(int c) {
 class RunReader {
  public:
   RunReader(std::streambuf& in, std::string origin, const RunHeaderSink& on_header,
-            const detail::LaunchTextSink& on_text, const RunHeaderSink& on_completed)
-      : origin_(std::move(origin)), on_header_(on_header), on_text_(on_text), on_completed_(on_completed), text_(in) {}
+            const detail::LaunchTextSink& on_text, const RunHeaderSink& on_completed, TimelineEvents events)
+      : origin_(std::move(origin)),
+        on_header_(on_header),
+        on_text_(on_text),
+        on_completed_(on_completed),
+        events_(events),
+        text_(in) {}
 
   void read() {
     const int first = text_.peek();
@@ -75,9 +83,34 @@ class RunReader {
     } else {
       const std::string_view value = text_.value();
       if (value.empty()) corrupt("\"" + key + "\" is cut short");
-      header_[key] = parsed(value, "\"" + key + "\"");
+      if (key == "timeline") timeline(value);
+      else header_[key] = parsed(value, "\"" + key + "\"");
     }
     return key;
+  }
+
+  // The timeline straight into a Timeline where it is plain (timeline_reader.hpp), its window alone
+  // where the events are not wanted; else (a fault, an odd value) into header_ for run_from_json,
+  // which names what is wrong as every reader does.
+  void timeline(std::string_view text) {
+    header_.erase("timeline");  // given twice: the last, as a JSON object keeps it
+    fast_timeline_.reset();
+    if (header_sent_ && read_trailing_first_) return;  // read already, before the launches were
+    if (text.front() == '{') {
+      if (events_ == TimelineEvents::read && (fast_timeline_ = detail::read_timeline_fast(text))) return;
+      if (events_ == TimelineEvents::skipped) {
+        if (const auto window = detail::timeline_window_text(text)) {
+          json parsed_window = json::parse(*window, nullptr, /*allow_exceptions=*/false);
+          if (!parsed_window.is_discarded()) {
+            header_["timeline"] = std::move(parsed_window);
+            return;
+          }
+        }
+      }
+    }
+    json parsed_timeline = parsed(text, "\"timeline\"");
+    if (events_ == TimelineEvents::skipped && parsed_timeline.is_object()) parsed_timeline.erase("events");
+    header_["timeline"] = std::move(parsed_timeline);
   }
 
   // The launches array: each launch parsed and handed on once the run's fields are complete.
@@ -154,6 +187,8 @@ class RunReader {
     // Without a launches array run_from_json names what is missing, as the DOM reader does.
     if (saw_launches_) checked["launches"] = json::array();
     sent_ = run_from_json(checked, origin_);
+    if (fast_timeline_) sent_.timeline = std::move(*fast_timeline_);
+    fast_timeline_.reset();
     // Kept for fields that may follow the launches, but the large ones already read into sent_.
     checked.erase("timeline");
     checked.erase("stalls");
@@ -168,7 +203,8 @@ class RunReader {
   void send_completed_header() {
     for (auto field = header_.begin(); field != header_.end(); ++field) sent_fields_[field.key()] = std::move(*field);
     RunRecord completed = run_from_json(sent_fields_, origin_);
-    if (!header_.contains("timeline")) completed.timeline = std::move(sent_.timeline);
+    if (fast_timeline_) completed.timeline = std::move(*fast_timeline_);
+    else if (!header_.contains("timeline")) completed.timeline = std::move(sent_.timeline);
     if (!header_.contains("stalls")) completed.stalls = std::move(sent_.stalls);
     header_ = json::object();
     on_completed_(completed);
@@ -198,8 +234,10 @@ class RunReader {
   const RunHeaderSink& on_header_;
   const detail::LaunchTextSink& on_text_;
   const RunHeaderSink& on_completed_;
+  const TimelineEvents events_;
   JsonStream text_;
   json header_ = json::object();  // the run's fields but its launches, not yet sent
+  std::optional<Timeline> fast_timeline_;  // the timeline, not yet sent, where it was read straight
   RunRecord sent_;                // the header sent before the launches
   json sent_fields_;              // its fields but the timeline and the stalls
   bool saw_launches_ = false, header_sent_ = false;
@@ -213,20 +251,20 @@ class RunReader {
 namespace detail {
 
 void read_run_texts(std::streambuf& in, const std::string& origin, const RunHeaderSink& on_header,
-                    const LaunchTextSink& on_text, const RunHeaderSink& on_completed) {
-  RunReader(in, origin, on_header, on_text, on_completed).read();
+                    const LaunchTextSink& on_text, const RunHeaderSink& on_completed, TimelineEvents events) {
+  RunReader(in, origin, on_header, on_text, on_completed, events).read();
 }
 
 void read_run_texts(const std::string& path, const RunHeaderSink& on_header, const LaunchTextSink& on_text,
-                    const RunHeaderSink& on_completed) {
+                    const RunHeaderSink& on_completed, TimelineEvents events) {
   if (is_gzip_file(path)) {  // run.json.gz: decompressed as it is read
     GzipInputBuffer buffer(path);
-    read_run_texts(buffer, "'" + path + "'", on_header, on_text, on_completed);
+    read_run_texts(buffer, "'" + path + "'", on_header, on_text, on_completed, events);
     return;
   }
   std::filebuf in;
   if (!in.open(path, std::ios::in | std::ios::binary)) throw InputError("cannot open run file '" + path + "': check the path");
-  read_run_texts(in, "'" + path + "'", on_header, on_text, on_completed);
+  read_run_texts(in, "'" + path + "'", on_header, on_text, on_completed, events);
 }
 
 }  // namespace detail
@@ -258,13 +296,15 @@ void read_run_stream(const std::string& path, const RunHeaderSink& on_header, co
       on_completed);
 }
 
-RunRecord read_run_header(const std::string& path) {
+RunRecord read_run_header(const std::string& path, TimelineEvents events) {
   // To the end, the launches cut out but never parsed: a field after them completes the header.
   RunRecord header;
   const RunHeaderSink take = [&](const RunRecord& run) { header = run; };
-  detail::read_run_texts(path, take, [](std::string_view, std::size_t, std::size_t) {}, take);
+  detail::read_run_texts(path, take, [](std::string_view, std::size_t, std::size_t) {}, take, events);
   return header;
 }
+
+RunRecord read_run_header(const std::string& path) { return read_run_header(path, TimelineEvents::read); }
 
 RunRecord read_run_streamed(const std::string& path) {
   RunRecord run;

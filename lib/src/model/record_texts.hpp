@@ -21,9 +21,10 @@ using LaunchTextSink = std::function<void(std::string_view text, std::size_t ind
 // launch in file order, then ON_COMPLETED (when given) with all the run's fields where some came
 // after the launches. Throws InputError naming ORIGIN where the text is not a run record.
 void read_run_texts(std::streambuf& in, const std::string& origin, const RunHeaderSink& on_header,
-                    const LaunchTextSink& on_text, const RunHeaderSink& on_completed = {});
+                    const LaunchTextSink& on_text, const RunHeaderSink& on_completed = {},
+                    TimelineEvents events = TimelineEvents::read);
 // The record at PATH (.json, or .json.gz decompressed as it is read).
 void read_run_texts(const std::string& path, const RunHeaderSink& on_header, const LaunchTextSink& on_text,
-                    const RunHeaderSink& on_completed = {});
+                    const RunHeaderSink& on_completed = {}, TimelineEvents events = TimelineEvents::read);
 
 }  // namespace limiter::detail
