@@ -13,7 +13,7 @@
 //                                               budgets are spent, TimelinePhase to the end], the
 //                                               ActivitySession beside in the last phase
 // Beside the phases, in the background: the ActivitySession (the timeline). With --every-launch and
-// LIMITER_TIMELINE=1 from the start; in the default run in its last phase: kernel records
+// --timeline (LIMITER_TIMELINE=1) from the start; in the default run in its last phase: kernel records
 // instrument the kernels, which changes their counters and leaves PC samples without their kernel. Not beside PmSamplingSession: its kernel timestamps use the
 // Activity API too, whose buffer callbacks are one per process (activity_session.hpp).
 // A phase ends when its session says so (Session::phase_over, checked at each launch's ENTER);
