@@ -14,7 +14,7 @@ the CLI's analysis, no second verdict implementation here), or such a JSON repor
 else $LIMITER_CLI, else build-device/bin/limiter or build/cli/limiter in this checkout, else PATH.
 
 For each (S, C), per group (kernel name, grid, block; launches in launch order), the launches the
-budget profiles are exactly those LaunchSelector::select (lib/src/collect/launch_selector.cpp)
+budget profiles are exactly those LaunchSelector::select (lib/src/collect/range/launch_selector.cpp)
 takes: the i-th launch of the group (from 0) is profiled when S <= i < S + C. A group launched S
 times or fewer gets no profiled launch at all (the collector does not fall back to its last
 launches), so it has no budgeted verdict and all its time disagrees; its share is shown apart.
@@ -27,7 +27,7 @@ launches), so it has no budgeted verdict and all its time disagrees; its share i
   does better (a group whose launches' verdicts differ caps it).
 --phase-end N (default 64, 0: off) adds the default run's own stop: its counters phase ends for
 good after N launch calls in a row that select nothing once the profiler runs (kPauseAfterUnselected,
-lib/src/collect/launch_tracking.cpp), so groups first launched after that are never profiled. The
+lib/src/collect/range/launch_tracking.cpp), so groups first launched after that are never profiled. The
 nodes of one graph launch are one call where the record says so (graph_id, graph_node: a record
 input, not a report); otherwise each launch is a call.
 A record that is not every launch (kernels_seen: a budget; launches_seen above its launches) is

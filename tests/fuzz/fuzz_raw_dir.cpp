@@ -13,7 +13,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "collect/raw_store.hpp"
+#include "collect/cupti/raw_store.hpp"
 #include "fuzz_support.hpp"
 
 namespace {

@@ -1,5 +1,5 @@
 // GPU tests of PC sampling (label `gpu`): CUPTI's PC Sampling API through the real seam
-// (collect/pc_sampling_backend.hpp) on a pointer chase, the in-process API with --stalls, and
+// (collect/pc_sampling/pc_sampling_backend.hpp) on a pointer chase, the in-process API with --stalls, and
 // whether the Range Profiler can run beside PC sampling in one process (docs/design.md §7). A
 // process of its own (one CUPTI subscriber); they skip with a reason without a GPU.
 #include <cuda.h>
@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "collect/cupti_check.hpp"
-#include "collect/driver_api.hpp"
-#include "collect/pc_sampling_aggregate.hpp"
-#include "collect/pc_sampling_backend.hpp"
-#include "collect/range_backend.hpp"
+#include "collect/cupti/cupti_check.hpp"
+#include "collect/cupti/driver_api.hpp"
+#include "collect/pc_sampling/pc_sampling_aggregate.hpp"
+#include "collect/pc_sampling/pc_sampling_backend.hpp"
+#include "collect/range/range_backend.hpp"
 #include "limiter/collector.hpp"
 
 namespace {

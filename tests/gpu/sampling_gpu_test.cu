@@ -11,7 +11,7 @@
 #include <functional>
 #include <string>
 
-#include "collect/raw_store.hpp"
+#include "collect/cupti/raw_store.hpp"
 #include "limiter/analysis.hpp"
 #include "limiter/collector.hpp"
 #include "limiter/record_json.hpp"

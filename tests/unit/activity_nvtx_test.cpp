@@ -1,7 +1,7 @@
 // The app's NVTX ranges on the activity timeline without a GPU: CUPTI's NVTX callbacks made by
 // hand become plain events (NvtxTracker::on_call), the ranges nest per thread into paths, start/
 // end ranges cross threads, the bounds count what they drop, ranges open at the end close at the
-// window's end (collect/nvtx_timeline.hpp), the trace mode asks for them, and a record holding
+// window's end (collect/nvtx/nvtx_timeline.hpp), the trace mode asks for them, and a record holding
 // them reads back with the program verdict per range (`limiter report`).
 #include <gtest/gtest.h>
 
@@ -11,9 +11,9 @@
 #include <sstream>
 #include <unistd.h>
 
-#include "collect/activity_session.hpp"
-#include "collect/nvtx_timeline.hpp"
-#include "collect/nvtx_tracker.hpp"
+#include "collect/activity/activity_session.hpp"
+#include "collect/nvtx/nvtx_timeline.hpp"
+#include "collect/nvtx/nvtx_tracker.hpp"
 #include "collect/phases.hpp"
 #include "limiter/record_json.hpp"
 #include "limiter/reports.hpp"

@@ -7,8 +7,8 @@
 #include <atomic>
 #include <future>
 
-#include "collect/activity_session.hpp"
-#include "collect/activity_timestamps.hpp"
+#include "collect/activity/activity_session.hpp"
+#include "collect/pm_sampling/activity_timestamps.hpp"
 #include "collect/forked_child.hpp"
 #include "fake_activity_backend.hpp"
 

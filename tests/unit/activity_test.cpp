@@ -1,6 +1,6 @@
 // The activity session without a GPU: CUPTI records made by hand become timeline events
-// (collect/activity_records.hpp), the recorder streams and joins them to the record's launches
-// by correlation id and counts dropped records (collect/activity_timeline.hpp), and the modes
+// (collect/activity/activity_records.hpp), the recorder streams and joins them to the record's launches
+// by correlation id and counts dropped records (collect/activity/activity_timeline.hpp), and the modes
 // put the session where it belongs (collect/phases.hpp).
 #include <gtest/gtest.h>
 
@@ -8,10 +8,10 @@
 #include <map>
 #include <thread>
 
-#include "collect/activity_records.hpp"
-#include "collect/activity_timeline.hpp"
-#include "collect/nvtx_tracker.hpp"
-#include "collect/pending_calls.hpp"
+#include "collect/activity/activity_records.hpp"
+#include "collect/activity/activity_timeline.hpp"
+#include "collect/nvtx/nvtx_tracker.hpp"
+#include "collect/activity/pending_calls.hpp"
 #include "collect/phases.hpp"
 
 namespace limiter {

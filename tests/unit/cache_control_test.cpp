@@ -7,8 +7,8 @@
 #include <filesystem>
 
 #include "collect/collector_internal.hpp"
-#include "collect/nvtx_tracker.hpp"
-#include "collect/range_session.hpp"
+#include "collect/nvtx/nvtx_tracker.hpp"
+#include "collect/range/range_session.hpp"
 #include "fake_range_backend.hpp"
 
 namespace limiter {

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "collect/raw_store.hpp"
+#include "collect/cupti/raw_store.hpp"
 #include "limiter/analysis.hpp"
 #include "limiter/error.hpp"
 #include "limiter/record_json.hpp"

@@ -8,8 +8,8 @@
 #include <thread>
 
 #include "collect/collector_internal.hpp"
-#include "collect/nvtx_tracker.hpp"
-#include "collect/pc_sampling_session.hpp"
+#include "collect/nvtx/nvtx_tracker.hpp"
+#include "collect/pc_sampling/pc_sampling_session.hpp"
 #include "collect/phases.hpp"
 #include "fake_pc_sampling_backend.hpp"
 #include "fake_range_backend.hpp"

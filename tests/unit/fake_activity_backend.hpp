@@ -1,5 +1,5 @@
 #pragma once
-// An ActivityBackend without a GPU (collect/activity_backend.hpp), for the activity session's unit
+// An ActivityBackend without a GPU (collect/cupti/activity_backend.hpp), for the activity session's unit
 // tests. It plays CUPTI's Activity API as the session uses it: records (CUPTI's own structs, from
 // cupti_activity.h) are written only for the kinds and calls enabled, wait in the current buffer
 // until a flush (or complete()) hands it to the attached client, and a stream can be made to drop
@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "collect/activity_backend.hpp"
-#include "collect/cupti_check.hpp"
+#include "collect/cupti/activity_backend.hpp"
+#include "collect/cupti/cupti_check.hpp"
 
 namespace limiter::test {
 

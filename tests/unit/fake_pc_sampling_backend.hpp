@@ -1,5 +1,5 @@
 #pragma once
-// A PcSamplingBackend without a GPU (collect/pc_sampling_backend.hpp), for the PcSamplingSession's
+// A PcSamplingBackend without a GPU (collect/pc_sampling/pc_sampling_backend.hpp), for the PcSamplingSession's
 // unit tests. It plays CUPTI's PC Sampling API as the session uses it: a test queues the batches
 // each context's GetData returns (queue) and what Disable leaves in the configuration buffer
 // (at_disable); GetData says how many PCs it still holds, as CUPTI does. A cubin's CRC is its
@@ -14,8 +14,8 @@
 #include <tuple>
 #include <vector>
 
-#include "collect/cupti_check.hpp"
-#include "collect/pc_sampling_backend.hpp"
+#include "collect/cupti/cupti_check.hpp"
+#include "collect/pc_sampling/pc_sampling_backend.hpp"
 
 namespace limiter::test {
 

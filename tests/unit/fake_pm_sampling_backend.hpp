@@ -1,5 +1,5 @@
 #pragma once
-// A PmSamplingBackend without a GPU (collect/pm_sampling_backend.hpp), for the PM sampler's and
+// A PmSamplingBackend without a GPU (collect/pm_sampling/pm_sampling_backend.hpp), for the PM sampler's and
 // the PM-sampling session's unit tests. It plays the GPU and CUPTI as the sampler uses them:
 // samples the hardware took (take_sample) wait in its buffer until a decode moves them into the
 // counter-data image being filled, as many as the image holds (one decode then says the image
@@ -11,8 +11,8 @@
 #include <map>
 #include <mutex>
 
-#include "collect/cupti_check.hpp"
-#include "collect/pm_sampling_backend.hpp"
+#include "collect/cupti/cupti_check.hpp"
+#include "collect/pm_sampling/pm_sampling_backend.hpp"
 #include "limiter/error.hpp"
 
 namespace limiter::test {

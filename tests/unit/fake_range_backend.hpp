@@ -1,5 +1,5 @@
 #pragma once
-// A RangeBackend without a GPU (collect/range_backend.hpp), for the RangeSession's unit tests.
+// A RangeBackend without a GPU (collect/range/range_backend.hpp), for the RangeSession's unit tests.
 // It plays the driver and the Range Profiler as the session uses them: a kernel that runs
 // (run_kernel) while a profiler is started in auto range becomes a range; in user range a
 // push/pop pair does. Ranges become readable at decode(). Each range's counters say which range
@@ -20,8 +20,8 @@
 #include <thread>
 #include <vector>
 
-#include "collect/cupti_check.hpp"
-#include "collect/range_backend.hpp"
+#include "collect/cupti/cupti_check.hpp"
+#include "collect/range/range_backend.hpp"
 #include "limiter/error.hpp"
 
 namespace limiter::test {

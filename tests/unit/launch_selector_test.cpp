@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "collect/launch_selector.hpp"
+#include "collect/range/launch_selector.hpp"
 #include "limiter/error.hpp"
 
 namespace limiter::detail {

@@ -15,9 +15,9 @@
 #include <thread>
 #include <vector>
 
-#include "collect/nvtx_dispatch.hpp"
-#include "collect/nvtx_timeline.hpp"
-#include "collect/nvtx_tracker.hpp"
+#include "collect/nvtx/nvtx_dispatch.hpp"
+#include "collect/nvtx/nvtx_timeline.hpp"
+#include "collect/nvtx/nvtx_tracker.hpp"
 #include "collect/own_calls.hpp"
 #include "inject/nvtx_injection.hpp"
 

@@ -6,7 +6,7 @@
 #include <set>
 #include <sstream>
 
-#include "collect/launch_selector.hpp"
+#include "collect/range/launch_selector.hpp"
 #include "limiter/error.hpp"
 #include "limiter/nvtx_ranges.hpp"
 #include "limiter/record_json.hpp"

@@ -11,9 +11,9 @@
 #include <filesystem>
 #include <thread>
 
-#include "collect/nvtx_tracker.hpp"
+#include "collect/nvtx/nvtx_tracker.hpp"
 #include "limiter/stall_sass.hpp"
-#include "collect/pc_sampling_session.hpp"
+#include "collect/pc_sampling/pc_sampling_session.hpp"
 #include "collect/phases.hpp"
 #include "fake_pc_sampling_backend.hpp"
 

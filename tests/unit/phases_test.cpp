@@ -2,7 +2,7 @@
 // hand-over of a record from one phase to the next, and a run that ends before a phase began.
 #include <gtest/gtest.h>
 
-#include "collect/nvtx_tracker.hpp"
+#include "collect/nvtx/nvtx_tracker.hpp"
 #include "collect/phases.hpp"
 
 namespace limiter {

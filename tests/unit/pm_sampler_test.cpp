@@ -6,7 +6,7 @@
 
 #include <mutex>
 
-#include "collect/pm_sampling.hpp"
+#include "collect/pm_sampling/pm_sampling.hpp"
 #include "fake_pm_sampling_backend.hpp"
 #include "limiter/error.hpp"
 #include "wait_until.hpp"

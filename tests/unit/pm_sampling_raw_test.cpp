@@ -11,9 +11,9 @@
 #include <map>
 #include <tuple>
 
-#include "collect/pm_raw_store.hpp"
-#include "collect/profiler_host.hpp"
-#include "collect/raw_store.hpp"
+#include "collect/cupti/pm_raw_store.hpp"
+#include "collect/cupti/profiler_host.hpp"
+#include "collect/cupti/raw_store.hpp"
 #include "model/gzip_input.hpp"
 #include "limiter/analysis.hpp"
 #include "limiter/record_json.hpp"

@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "collect/collector_internal.hpp"
-#include "collect/pm_sampling_session.hpp"
+#include "collect/pm_sampling/pm_sampling_session.hpp"
 #include "fake_pm_sampling_backend.hpp"
 #include "wait_until.hpp"
 

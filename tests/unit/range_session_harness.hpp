@@ -8,8 +8,8 @@
 #include <functional>
 
 #include "collect/collector_internal.hpp"
-#include "collect/nvtx_tracker.hpp"
-#include "collect/range_session.hpp"
+#include "collect/nvtx/nvtx_tracker.hpp"
+#include "collect/range/range_session.hpp"
 #include "fake_range_backend.hpp"
 
 namespace limiter::test {

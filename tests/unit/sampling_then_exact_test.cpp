@@ -7,10 +7,10 @@
 
 #include <filesystem>
 
-#include "collect/nvtx_tracker.hpp"
+#include "collect/nvtx/nvtx_tracker.hpp"
 #include "collect/phases.hpp"
-#include "collect/pm_sampling_session.hpp"
-#include "collect/range_session.hpp"
+#include "collect/pm_sampling/pm_sampling_session.hpp"
+#include "collect/range/range_session.hpp"
 #include "fake_pm_sampling_backend.hpp"
 #include "fake_range_backend.hpp"
 #include "wait_until.hpp"

@@ -2,7 +2,7 @@
 // PM-sampling mode, host side: GPU-wide counter samples (CUPTI PM Sampling, fixed interval, no
 // replay) attributed to kernels by time (Activity API start/end, the same GPU clock), and
 // aggregated per kernel and launch configuration across its launches. No CUDA or CUPTI here:
-// the collector (lib/src/collect/pm_sampling.cpp) and the offline re-analysis of a recording
+// the collector (lib/src/collect/pm_sampling/pm_sampling.cpp) and the offline re-analysis of a recording
 // (`limiter analyze DIR`, tests) feed the same attributor.
 //
 // Attribution: a sample's activity counters (instructions, bytes, sectors, busy percentages x

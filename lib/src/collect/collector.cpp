@@ -7,7 +7,7 @@
 
 #include <cstdio>
 
-#include "collect/driver_api.hpp"
+#include "collect/cupti/driver_api.hpp"
 #include "collect/forked_child.hpp"
 #include "collect/orchestrator.hpp"
 #include "collect/trace.hpp"

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "collect/collector_internal.hpp"
-#include "collect/nvtx_tracker.hpp"
+#include "collect/nvtx/nvtx_tracker.hpp"
 #include "collect/phases.hpp"
-#include "collect/range_backend.hpp"
+#include "collect/range/range_backend.hpp"
 #include "collect/session.hpp"
 #include "limiter/collector.hpp"
 

@@ -3,11 +3,11 @@
 
 #include <algorithm>
 
-#include "collect/activity_session.hpp"
+#include "collect/activity/activity_session.hpp"
 #include "collect/forked_child.hpp"
-#include "collect/pc_sampling_session.hpp"
-#include "collect/pm_sampling_session.hpp"
-#include "collect/range_session.hpp"
+#include "collect/pc_sampling/pc_sampling_session.hpp"
+#include "collect/pm_sampling/pm_sampling_session.hpp"
+#include "collect/range/range_session.hpp"
 #include "collect/timeline_phase.hpp"
 #include "limiter/metric_plans.hpp"
 

@@ -32,8 +32,8 @@
 #include <memory>
 #include <vector>
 
-#include "collect/pc_sampling_backend.hpp"
-#include "collect/range_backend.hpp"
+#include "collect/pc_sampling/pc_sampling_backend.hpp"
+#include "collect/range/range_backend.hpp"
 #include "collect/session.hpp"
 #include "limiter/collector_options.hpp"
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "collect/launch_call.hpp"
-#include "collect/nvtx_event.hpp"
+#include "collect/nvtx/nvtx_event.hpp"
 #include "limiter/record.hpp"
 
 namespace limiter::detail {

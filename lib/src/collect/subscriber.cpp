@@ -9,10 +9,10 @@
 #include <optional>
 #include <vector>
 
-#include "collect/cupti_check.hpp"
+#include "collect/cupti/cupti_check.hpp"
 #include "collect/forked_child.hpp"
 #include "collect/launch_callbacks.hpp"
-#include "collect/nvtx_dispatch.hpp"
+#include "collect/nvtx/nvtx_dispatch.hpp"
 #include "collect/orchestrator.hpp"
 #include "collect/own_calls.hpp"
 #include "collect/sync_points.hpp"

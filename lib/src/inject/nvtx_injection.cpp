@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "collect/nvtx_dispatch.hpp"
+#include "collect/nvtx/nvtx_dispatch.hpp"
 
 namespace {
 

@@ -5,7 +5,7 @@
 // NVTX's function tables. Each answers as NVTX documents (a push returns its 0-based level in
 // this thread's stack of that domain, a pop the level it ends or -1 when that stack is empty, a
 // start a process-unique non-zero id, a domain or registered string a non-null handle kept for
-// the process's life) and hands the call to the collector (collect/nvtx_dispatch.hpp).
+// the process's life) and hands the call to the collector (collect/nvtx/nvtx_dispatch.hpp).
 //
 // Why not CUPTI's NVTX callbacks (NVTX_INJECTION64_PATH=libcupti): CUPTI's NVTX dispatch cost
 // ~9 us a range (JAX on an H100, 2026-11-26: 19,000 ranges, a loop of 0.045 s took 0.23 s with

@@ -1,0 +1,284 @@
+// The exact session's face to the orchestrator (session.hpp): regions, sync points, context
+// teardown, flushes, the hand-over from a sampling phase and the record it gives back.
+#include <cinttypes>
+#include <thread>
+
+#include "collect/range/range_session.hpp"
+#include "limiter/analysis.hpp"
+#include "limiter/sampling.hpp"
+
+namespace limiter::detail {
+
+extern thread_local bool holds_launch_lock;
+extern thread_local bool inside_flush;
+
+namespace {
+
+// A successful query decodes the batch only once its first launch is as old as a batch may get
+// (kMaxBatchAge): PyTorch's NCCL watchdog polls events all the time, and at 100 ms a
+// data-parallel step's profiled launches were cut into batches, a Start (~100 ms) each.
+constexpr auto kQueryFlushAge = kMaxBatchAge;
+constexpr std::chrono::milliseconds kReadWait{1000};
+
+// The session's lock for callers that may run in an exit or signal handler: waits at most
+// WAIT for another thread's launch to finish, never for this thread's own (a signal that
+// interrupted our launch callback); unlocked when it does not come.
+std::unique_lock<std::mutex> lock_within(std::mutex& mutex, std::chrono::milliseconds wait) {
+  std::unique_lock lock(mutex, std::defer_lock);
+  if (holds_launch_lock) return lock;
+  const auto deadline = Clock::now() + wait;
+  while (!lock.try_lock() && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return lock;
+}
+
+}  // namespace
+
+RangeSession::RangeSession(const CollectorOptions& opts, std::vector<std::string> plan_metrics, RangeBackend& range_backend,
+                           NvtxTracker& tracker, LaunchSink* launch_sink, bool ends_when_spent)
+    : options(opts),
+      metrics(std::move(plan_metrics)),
+      backend(range_backend),
+      nvtx(tracker),
+      sink(launch_sink),
+      ends_when_budgets_spent(ends_when_spent),
+      selector(opts),
+      lock_timeout(static_cast<std::int64_t>(opts.lock_timeout_s * 1000.0)),
+      raw_dir(opts.raw_dir) {
+  if (!raw_dir.empty()) open_raw_dir(raw_dir, raw_launches);
+  preparer.on_prepared = [this](CUdevice, CUcontext context) { start_ahead(context); };
+}
+
+RangeSession::~RangeSession() {
+  stopping = true;
+  preparer.close_and_join();  // a start ahead may start the turn keeper (start_turn_keeper)
+  if (turn_keeper.joinable()) turn_keeper.join();
+}
+
+SessionCallbacks RangeSession::callbacks() const {
+  SessionCallbacks wanted;
+  wanted.launch_exit = true;
+  wanted.sync_points = true;
+  wanted.graphs = true;
+  wanted.contexts = true;  // their devices prepared ahead (context_setup.cpp)
+  // The app's graphs are kept alive only where graph launches are profiled node by node.
+  wanted.graph_destroy = options.replay != "kernel" && options.graph_profiling == "node";
+  return wanted;
+}
+
+void RangeSession::begin_region() {
+  if (holds_launch_lock) return;  // a cudaProfilerStart inside our own launch work
+  std::lock_guard lock(mutex);
+  ++active_depth;
+  // A context made before the collector subscribed (the in-process API) is seen first here.
+  if (contexts.empty()) prepare_ahead(backend.current_context());
+}
+
+void RangeSession::end_region() {
+  if (holds_launch_lock) return;
+  std::lock_guard lock(mutex);
+  if (active_depth > 0) --active_depth;
+  try {
+    // A region's launches are in the record when it ends; with no region left open, the
+    // profilers pause so that the app's other launches run at full speed.
+    for (auto& [context, profiler] : contexts) {
+      if (active()) flush_batch(*profiler);
+      else pause(*profiler);
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "limiter: profiling error at the end of a region: %s\n", e.what());
+  }
+}
+
+// The app waited anyway: decode the batch, so a kill after this point loses none of it. Our
+// own cuCtxSynchronize (in flush_batch) comes back here: ignored, or the lock deadlocks. In the
+// default run's counters phase (decode_at_every_wait false) a wait decodes only a batch as old as
+// a query's: each decode costs the next launch a Start (45-85 ms), and a JAX step syncs once, so
+// 261 budget launches took 252 batches and 27 s (H200, 2026-11-28); exit and signals still
+// decode what is pending, a SIGKILL loses at most that age of budget launches.
+void RangeSession::on_sync(SyncKind kind) {
+  host_timed_ = false;  // the timed kernel is done (or its wait is the app's): ranging may go on
+  if (holds_launch_lock || inside_flush) return;
+  const bool aged = kind == SyncKind::query || !decode_at_every_wait;
+  flush_all(aged ? std::chrono::duration_cast<Clock::duration>(kQueryFlushAge) : Clock::duration::zero());
+}
+
+void RangeSession::on_context_destroy(CUcontext context) {
+  preparer.wait_for_context(context, std::chrono::seconds(5));  // a preparer made it current
+  {
+    std::lock_guard destroyed(destroyed_mutex);
+    destroyed_contexts.insert(context);
+  }
+  std::lock_guard lock(mutex);
+  auto it = contexts.find(context);
+  if (it != contexts.end()) retire(*it->second);
+  if (options.cache_control == "all") backend.release_l2_flush(context);
+}
+
+void RangeSession::on_graph_event(const GraphEvent& event) {
+  switch (event.kind) {
+    case GraphEvent::Kind::graph_destroy_call: on_graph_destroy(event); return;
+    case GraphEvent::Kind::exec_destroyed: on_graph_exec_destroyed(); return;
+    case GraphEvent::Kind::graph_destroying: on_graph_destroy_starting(event.graph); return;
+    case GraphEvent::Kind::exec_created: {
+      std::lock_guard lock(mutex);
+      record_graph(event.graph, event.exec, event.graph_exec_id);
+      return;
+    }
+    case GraphEvent::Kind::exec_destroying: {
+      std::lock_guard lock(mutex);
+      release_kept_graph_of(event.exec);
+      forget_graph_exec(event.exec);
+      return;
+    }
+  }
+}
+
+void RangeSession::flush() {
+  if (budgets_spent_) return;
+  flush_all();
+}
+
+bool RangeSession::flush_before_exit(std::chrono::milliseconds wait) noexcept {
+  stopping = true;  // the turn keeper hands nothing over from now on
+  const auto lock = lock_within(mutex, wait);
+  if (!lock.owns_lock()) {
+    // A signal that interrupted this thread inside our own launch callback: the lock is ours
+    // and the session's state half-changed, so nothing more can be decoded.
+    std::fprintf(stderr, "limiter: the process ended inside a launch: its last batch (at most %zu launches) is lost\n",
+                 options.ranges_per_image ? options.ranges_per_image : kDefaultRangesPerImage);
+    return false;
+  }
+  bool decoded = true;
+  for (auto& [context, profiler] : contexts) {
+    try {
+      flush_batch(*profiler, /*restart=*/false);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "limiter: the last launches could not be decoded: %s\n", e.what());
+      decoded = false;
+    }
+    // Whatever is still pending (a failed decode) will not be.
+    miss(MissReason::process_ended, profiler->pending.size());
+    profiler->pending.clear();
+  }
+  report_status(true);
+  // No preparer inside CUPTI while the process's libraries are torn down (one that never launched).
+  if (!preparer.wait_idle(wait)) LIMITER_TRACE("a device's preparation still runs at exit");
+  return decoded;
+}
+
+void RangeSession::write_raw_files() {
+  std::lock_guard lock(mutex);
+  for (auto& [context, profiler] : contexts) keep_raw_image(*profiler);
+}
+
+void RangeSession::retire_all() noexcept {
+  for (auto& [context, profiler] : contexts) {
+    try {
+      retire(*profiler);
+    } catch (const std::exception& e) {  // its launches are counted as missed, with the error
+      std::fprintf(stderr, "limiter: the exact phase did not end cleanly: %s\n", e.what());
+    }
+  }
+}
+
+// Sampling first, then exact: the kernels the samples judged are done with; the next launches
+// of the others (and of any kernel new from now on) are profiled exactly. The other order
+// leaves the samples blind to the SMs: after any range-profiler session in the process the PM
+// samples count no SM-side work (H100, CUPTI 13.0, bench/results/2026-11-25-hybrid-sm-side-and-rounds.md).
+void RangeSession::begin_after(RunRecord before, bool follows) {
+  const auto started = Clock::now();
+  std::vector<std::pair<std::string, std::string>> judged;
+  std::size_t undecided = 0;
+  const bool after_pm_samples = before.sampling.has_value() || before.source == "cupti-pm-sampling";
+  if (follows && after_pm_samples) {  // PC samples (the default run's window) judge no kernel
+    try {
+      for (const auto& k : analyze_run(before, {}).kernels) {
+        if (k.verdict && !k.too_few_samples) judged.emplace_back(k.name, LaunchSelector::configuration_text(k.grid, k.block));
+        else ++undecided;
+      }
+    } catch (const std::exception& e) {  // every kernel is then profiled exactly
+      std::fprintf(stderr, "limiter: the sampled phase could not be analysed (%s): every kernel is profiled exactly\n", e.what());
+      judged.clear();
+    }
+  }
+  std::lock_guard lock(mutex);
+  selector.exclude(judged);
+  const std::uint64_t sampled_launches = before.launches_seen.value_or(0);
+  if (!follows) {
+    preparer.close();  // the process ends (see flush_before_exit)
+    if (!preparer.wait_idle(std::chrono::seconds(2))) LIMITER_TRACE("a device's preparation still runs at exit");
+    if (after_pm_samples)  // the default run's PC-sampling window: its phase windows say it
+      before.missed.push_back({"the exact phase never began: the app ended after " + std::to_string(sampled_launches) +
+                                   " launches, within the sampling phase of " +
+                                   std::to_string(options.sampling_phase_launches) + " (the record holds the samples only)",
+                               0, "a smaller --sampling-phase"});
+  } else if (!after_pm_samples) {  // the default run: PC samples judge no kernel
+    phase_text_ = "PC-sampling window over after " + std::to_string(sampled_launches) +
+                  " launches: each kernel's next launches exactly\n";
+  } else {
+    char text[320];
+    std::snprintf(text, sizeof text,
+                  "sampling phase over after %" PRIu64 " launches: %zu kernels judged by their samples; the next %" PRIu64
+                  " launches of the other %zu (and of any new kernel) exactly; switch %.0f ms\n",
+                  sampled_launches, judged.size(), options.per_kernel_count, undecided, seconds_since(started) * 1e3);
+    phase_text_ = text;
+    LIMITER_TRACE("%s", text);
+  }
+  sampled_before_ = std::move(before);
+  finished_ = !follows;
+}
+
+RunRecord RangeSession::finish() noexcept {
+  preparer.close();
+  std::lock_guard lock(mutex);
+  finishing = true;
+  if (sampled_before_) {  // sampling first: the exact launches join their kernels' aggregates
+    retire_all();
+    RunRecord run = std::move(*sampled_before_);
+    sampled_before_.reset();
+    if (finished_) return run;  // the exact phase never began
+    if (run.sampling) run.sampling->exact_after_sampling = true;
+    run.cache_control = options.cache_control;
+    run.kernels_seen = add_sampled_launches(selector.kernels_seen(), run.launches);
+    run.launches = join_exact_launches(std::move(run.launches), completed);
+    completed.clear();
+    run.launches_seen = run.launches_seen.value_or(0) + launches_seen_;
+    run.missed.insert(run.missed.end(), missed_.begin(), missed_.end());
+    return run;
+  }
+  RunRecord run;
+  run.source = "cupti";
+  run.device = last_device;
+  run.cache_control = options.cache_control;
+  run.missed = missed_;
+  run.launches_seen = launches_seen_;
+  run.kernels_seen = selector.kernels_seen();
+  run.launches = std::move(completed);
+  completed.clear();
+  return run;
+}
+
+// In a forked child the lock may be held by a parent thread that is not here: these give up.
+std::vector<MissedLaunches> RangeSession::missed() const {
+  const auto lock = lock_within(mutex, kReadWait);  // may be called from a signal handler
+  return lock.owns_lock() ? missed_ : std::vector<MissedLaunches>{};
+}
+
+std::uint64_t RangeSession::launches_seen() const {
+  const auto lock = lock_within(mutex, kReadWait);
+  return lock.owns_lock() ? launches_seen_ : 0;
+}
+
+std::vector<KernelSeen> RangeSession::kernels_seen() const {
+  const auto lock = lock_within(mutex, kReadWait);
+  return lock.owns_lock() ? selector.kernels_seen() : std::vector<KernelSeen>{};
+}
+
+RangeTimings RangeSession::range_timings() const {
+  std::lock_guard lock(mutex);
+  return times;
+}
+
+std::string RangeSession::timings() const { return phase_text_ + range_timings().to_text(); }
+
+}  // namespace limiter::detail

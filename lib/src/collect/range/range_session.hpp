@@ -1,0 +1,220 @@
+#pragma once
+// The exact session (docs/design.md §4): the Range Profiler gives each selected launch a range, and
+// the Profiler Host API evaluates it. Its parts: launches and their metadata
+// (launch_tracking.cpp), a context's set-up (context_setup.cpp), batches, pauses and decoding
+// (range_batches.cpp), turns on the GPU's counters between processes (counter_turns.cpp), user
+// ranges (user_ranges.cpp), graphs node by node (graph_replay.cpp, kept_graphs.cpp), what could
+// not be profiled (missed_launches.cpp), its record and timings (range_record.cpp). Every
+// CUPTI and driver call goes through its RangeBackend (range_backend.hpp).
+#include <atomic>
+#include <functional>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "collect/collector_internal.hpp"
+#include "collect/counter_lock.hpp"
+#include "collect/range/device_preparer.hpp"
+#include "collect/range/launch_selector.hpp"
+#include "collect/nvtx/nvtx_tracker.hpp"
+#include "collect/range/range_timings.hpp"
+#include "collect/range/range_types.hpp"
+#include "collect/session.hpp"
+#include "collect/trace.hpp"
+#include "limiter/collector_options.hpp"
+
+namespace limiter::detail {
+
+class RangeSession final : public Session {
+ public:
+  // METRICS: the plan's. NVTX: the app's ranges (shared with the orchestrator). SINK: where
+  // completed launches go at once (the injection's partial file); may be null.
+  // ENDS_WHEN_BUDGETS_SPENT: a phase that ends where a budget run would pause (budgets, then
+  // sampling): phase_over() turns true instead.
+  RangeSession(const CollectorOptions& options, std::vector<std::string> metrics, RangeBackend& backend,
+               NvtxTracker& nvtx, LaunchSink* sink, bool ends_when_budgets_spent = false);
+  ~RangeSession() override;
+
+  const char* name() const override { return "exact"; }
+  SessionCallbacks callbacks() const override;
+  void begin_region() override;
+  void end_region() override;
+  void on_launch(const LaunchCall& call) override;
+  void on_launch_exit(const LaunchCall& call) override;
+  void on_sync(SyncKind kind) override;
+  void on_graph_event(const GraphEvent& event) override;
+  void on_context_created(CUcontext context) override;  // its device prepared ahead (context_setup.cpp)
+  void on_context_destroy(CUcontext context) override;
+  void flush() override;
+  bool flush_before_exit(std::chrono::milliseconds wait) noexcept override;
+  void write_raw_files() override;
+  void begin_after(RunRecord before, bool follows) override;
+  bool phase_over() const override { return budgets_spent_; }
+  std::string phase_over_reason() const override { return phase_over_reason_; }
+  RunRecord finish() noexcept override;
+  std::vector<MissedLaunches> missed() const override;
+  std::uint64_t launches_seen() const override;
+  std::vector<KernelSeen> kernels_seen() const override;
+  std::string timings() const override;
+  RangeTimings range_timings() const;  // the parts of timings(), for tests and benchmarks
+  // Called once a context is set up, with its device and chip: the next phase prepares ahead.
+  std::function<void(int device, const std::string& chip)> on_context_ready;
+  // Each launch of the record as it completes, with the correlation id of the app's call that
+  // issued it (the activity session joins kernels to launches by it). Under the session's lock.
+  std::function<void(std::uint32_t correlation_id, std::uint64_t sequence)> on_launch_completed;
+  // A wait (not a query) decodes the batch at once; the default run's counters phase waits for
+  // the batch to age instead (on_sync).
+  bool decode_at_every_wait = true;
+
+ private:
+  bool active() const { return options.always_active || active_depth > 0; }
+  // User replay for this context: one pass, and not --replay kernel.
+  bool wants_user_replay(const ContextProfiler& profiler) const {
+    return profiler.passes == 1 && options.replay != "kernel";
+  }
+
+  // launch_tracking.cpp
+  // The name and resources of a launch's function (cached; refreshed when the handle now names
+  // another kernel, as after a module unload). A copy: the cache may change under other threads.
+  KernelInfo kernel_info_of(CUfunction function, CUcontext context, const char* mangled_name);
+  std::vector<PendingLaunch> launches_of(const LaunchCall& call, GraphExec*& graph);
+  // Under the lock: the selected launches go to the context's profiler.
+  void profile_launches(const LaunchCall& call, GraphExec* graph, std::vector<PendingLaunch>& launches,
+                        std::size_t selected, const Clock::time_point& entered);
+
+  // context_setup.cpp
+  void prepare_ahead(CUcontext context) noexcept;  // its device, off the app's thread
+  // On the preparer's thread, its device prepared: the context set up and its profiler enabled,
+  // started once and stopped, so that the first launch pays a later Start (~45 ms) instead of
+  // the first (300-800 ms, H100). Only where nothing waits: the session's lock and the
+  // counters' turn free at once, the context alive and profiled.
+  void start_ahead(CUcontext context) noexcept;
+  ContextProfiler* context_profiler(CUcontext context, std::size_t launches);
+  void set_up(ContextProfiler& profiler);
+  bool check_counter_availability(ContextProfiler& profiler);
+
+  // graph_replay.cpp
+  void record_graph(CUgraph graph, CUgraphExec exec, std::uint32_t graph_exec_id);
+  void forget_graph_exec(CUgraphExec exec);
+  void forget_source_graph(CUgraph graph);
+  // User replay: the selected graph launch's kernels profiled (node by node, or as one range).
+  void profile_graph_launch(ContextProfiler& profiler, GraphExec& graph, CUstream stream, bool per_thread_stream,
+                            std::vector<PendingLaunch>& launches);
+  // The first profiled graph launch of a context: its profiler re-created in user-range mode.
+  void enter_user_range_mode(ContextProfiler& profiler);
+
+  // kept_graphs.cpp: the app destroys a graph (cuGraphDestroy ENTER and EXIT) whose node handles
+  // a node-by-node exec still needs; an exec's destruction ends (cuGraphExecDestroy EXIT).
+  void on_graph_destroy(const GraphEvent& call);
+  void on_graph_destroy_starting(CUgraph graph);  // resource callback: which graph the driver destroys
+  void release_kept_graph_of(CUgraphExec exec);   // an exec is destroyed (lock held)
+  void on_graph_exec_destroyed();
+
+  // user_ranges.cpp
+  // User-range mode: a selected eager launch in its own range, closed at EXIT.
+  void open_launch_range(ContextProfiler& profiler, CUstream stream, bool per_thread_stream, PendingLaunch&& launch);
+  void push_range(ContextProfiler& profiler);  // named by the next launch's place in the batch
+  // --cache-control all: L2 emptied before the launch whose range is pushed next (l2_flush.hpp).
+  void flush_caches(ContextProfiler& profiler, CUstream stream, bool per_thread_stream);
+  void pop_range(ContextProfiler& profiler, CUstream stream, bool per_thread_stream, bool synchronize);
+  // The batch's empty range, unless it has one: pushed and popped with nothing between.
+  void measure_range_work(ContextProfiler& profiler);
+  // Decoded: an empty range's engine-active time kept as the context's range work.
+  void keep_range_work(ContextProfiler& profiler, const KernelLaunch& empty);
+  // At EXIT: a graph's nodes enabled again, an open range closed (a failed launch's dropped).
+  void finish_launch(bool failed);
+
+  // range_batches.cpp
+  bool start_profiler(ContextProfiler& profiler, std::size_t launches);
+  bool resume(ContextProfiler& profiler, std::size_t launches);
+  void enable_profiler(ContextProfiler& profiler);
+  void configure_and_start(ContextProfiler& profiler);
+  // User replay: the batch stopped and decoded; Start waits for the next ranged launch
+  // (start_batch). RESTART false: the profiler is disabled next (it stays as it is).
+  void flush_batch(ContextProfiler& profiler, bool restart = true);
+  void start_batch(ContextProfiler& profiler);  // a stopped profiler started for a launch's range
+  void stop_and_decode(ContextProfiler& profiler);  // user replay: the batch's pass submitted, decoded
+  void disable_profiler(ContextProfiler& profiler);
+  // The batch's pending launches dropped, the selected ones counted as missed with ERROR.
+  void lose_batch(ContextProfiler& profiler, const std::string& error);
+  void reinitialize_image(ContextProfiler& profiler);
+  void decode(ContextProfiler& profiler);
+  void complete(ContextProfiler& profiler, PendingLaunch&& pending, std::size_t range);
+  void keep_raw_image(ContextProfiler& profiler);
+  void retire(ContextProfiler& profiler);  // finished for good: decoded, disabled, turn ended
+  void pause(ContextProfiler& profiler);
+  void stop_for_now(ContextProfiler& profiler);  // pause and finish: disabled, turn ended
+  // Decodes every context's batch whose first launch is at least MIN_AGE old (sync points).
+  void flush_all(Clock::duration min_age = Clock::duration::zero());
+  void retire_all() noexcept;
+
+  // counter_turns.cpp
+  void yield_if_others_wait(ContextProfiler& profiler);
+  bool take_turn(ContextProfiler& profiler, std::size_t launches);
+  void start_turn_keeper(const CounterLock& lock);  // once the process holds a turn
+  void end_turn(ContextProfiler& profiler);
+  CounterLock& counter_lock(const ContextProfiler& profiler);
+  CounterLock& counter_lock(const std::string& device_uuid);
+  void keep_turns_fair();
+
+  // missed_launches.cpp
+  void miss(MissReason reason, std::uint64_t launches, const std::string& detail = "");
+  void report_status(bool force);  // to the sink: the tally and launches seen, when they changed
+
+  CollectorOptions options;
+  std::vector<std::string> metrics;
+  RangeBackend& backend;
+  NvtxTracker& nvtx;
+  LaunchSink* sink;  // may be null
+  bool ends_when_budgets_spent;
+  LaunchSelector selector;
+  mutable std::mutex mutex;  // held from a launch's ENTER callback to its EXIT, on the same thread
+  std::map<CUcontext, std::unique_ptr<ContextProfiler>> contexts;
+  std::map<CUcontext, FailedContext> failed_contexts;
+  // Not to be started ahead (start_ahead) once gone; its own lock, taken in resource callbacks.
+  std::mutex destroyed_mutex;
+  std::set<CUcontext> destroyed_contexts;
+  bool finishing = false;  // finish() began: nothing is started ahead from then on
+  // By function handle and context; its own lock, since launch callbacks read it before taking
+  // the session's.
+  std::mutex kernel_info_mutex;
+  std::map<std::pair<void*, CUcontext>, KernelInfo> kernel_info;
+  std::map<CUgraphExec, GraphExec> graph_execs;
+  // The app's graphs it destroyed while an exec made from them is profiled node by node: kept
+  // alive (kept_graphs.cpp), and destroyed by us once no exec of theirs is left.
+  std::set<CUgraph> kept_graphs;
+  std::vector<CUgraph> kept_graphs_to_release;  // their last exec is being destroyed: released at its EXIT
+  LaunchInFlight in_flight;  // set from a launch's ENTER to its EXIT (lock held)
+  std::map<std::string, std::unique_ptr<CounterLock>> counter_locks;  // by device UUID
+  std::chrono::milliseconds lock_timeout{60'000};  // CollectorOptions::lock_timeout_s
+  bool lock_starved = false;  // a turn did not come in lock_timeout: later launches only try
+  std::thread turn_keeper;     // keep_turns_fair, from the first turn on
+  std::atomic<bool> stopping{false};
+  std::vector<KernelLaunch> completed;
+  std::vector<MissedLaunches> missed_;
+  Clock::time_point status_reported{};
+  bool missed_changed = false;
+  std::uint64_t launches_seen_ = 0, launches_seen_reported = 0;  // every launch in a profiled region
+  std::uint64_t unselected_in_a_row = 0;  // while a profiler runs: pauses it after kPauseAfterUnselected
+  Clock::time_point unselected_since{};  // when that run began
+  DeviceDescription last_device;
+  std::uint64_t next_sequence = 0;
+  int active_depth = 0;
+  std::string raw_dir;
+  std::ofstream raw_launches;
+  RangeTimings times;
+  std::atomic<bool> budgets_spent_{false};  // ends_when_budgets_spent: the phase is over
+  std::atomic<bool> host_timed_{false};     // a host-timed kernel launched, no sync since: nothing ranged
+  std::string phase_over_reason_ = "budgets spent";
+  std::optional<RunRecord> sampled_before_;  // sampling first: the sampled phase's record
+  std::string phase_text_;                   // what the hand-over found and cost (--timing)
+  bool finished_ = false;
+  // Each device's set-up, prepared off the app's thread until its first context's set_up takes
+  // it (device_preparer.hpp). Last: its threads end before the rest of the session goes.
+  DevicePreparer preparer{backend, metrics};
+};
+
+}  // namespace limiter::detail
