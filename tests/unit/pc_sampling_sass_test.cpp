@@ -103,6 +103,8 @@ TEST(PcSamplingSass, ACubinsFunctionsAreFoundByNameWithTheirSymbolIndicesAndCode
   ASSERT_TRUE(cubin.file);
   EXPECT_GE(chase.code.data(), reinterpret_cast<const std::uint8_t*>(cubin.file->data()));
   EXPECT_LE(chase.code.data() + chase.code.size(), reinterpret_cast<const std::uint8_t*>(cubin.file->data() + cubin.file->size()));
+  EXPECT_EQ(cubin.variant, "");
+  EXPECT_EQ(cubin.nvdisasm_arch(), "SM90");
   EXPECT_TRUE(read_cubin_functions(testing::kData + "/stalls/stall_probe.cu").functions.empty());  // not ELF
   EXPECT_EQ(read_cubin_functions(testing::kData + "/stalls/stall_probe.cu").sm, 0);
   EXPECT_TRUE(read_cubin_functions("/nonexistent.cubin").functions.empty());
@@ -137,6 +139,25 @@ std::string hex(std::uint64_t value) {
   char text[24];
   std::snprintf(text, sizeof text, "%04llx", static_cast<unsigned long long>(value));
   return text;
+}
+
+// sm_90 and sm_90a cubins carry the same ELF flags; the toolkit note names the variant, which
+// nvdisasm -b needs for arch-specific instructions (wgmma).
+TEST(PcSamplingSass, AnArchSpecificCubinIsReadAsItsVariant) {
+  const CubinFunctions cubin = read_cubin_functions(testing::kData + "/stalls/stall_probe.sm_90a.cubin");
+  EXPECT_EQ(cubin.sm, 90);
+  EXPECT_EQ(cubin.variant, "a");
+  EXPECT_EQ(cubin.nvdisasm_arch(), "SM90a");
+  EXPECT_EQ(cubin.functions.size(), read_cubin_functions(testing::kData + "/stalls/stall_probe.sm_90.cubin").functions.size());
+  char pattern[] = "/tmp/limiter-sass-XXXXXX";
+  const std::string dir = mkdtemp(pattern);
+  std::filesystem::copy_file(testing::kData + "/stalls/stall_probe.sm_90a.cubin", std::filesystem::path(dir) / cubin_file_name(7));
+  const std::string tool = fake_nvdisasm(dir, "fake-nvdisasm", "", testing::kData + "/stalls/stall_probe.nvdisasm.txt");
+  StallInfo info;
+  info.kernels.push_back(hot_kernel(7, "_Z7barrierPfi", 0x90));
+  fill_sass(info, {dir}, tool, std::chrono::seconds(30));
+  EXPECT_EQ(read(dir + "/args").find("-c -b SM90a --base-address 0x100000000 "), 0u) << read(dir + "/args");
+  std::filesystem::remove_all(dir);
 }
 
 TEST(PcSamplingSass, TheHotInstructionsGoToOneNvdisasmAsARawBinaryAndBranchesPointIntoTheirFunction) {

@@ -35,6 +35,12 @@ struct CubinFunction {
 // and kept, shared: the functions' code is never copied (a PyTorch program keeps ~70 MB of cubins).
 struct CubinFunctions {
   int sm = 0;
+  // The architecture's variant ptxas compiled for: "a" (sm_90a, sm_100a: arch-specific
+  // instructions such as wgmma), "f", or "" — from the .note.nv.tkinfo note's "-arch sm_90a",
+  // since the ELF flags of sm_90 and sm_90a are the same (CUDA 13.0).
+  std::string variant;
+  // nvdisasm's name for it (-b): "SM90", "SM90a"; empty when the SM is not known.
+  std::string nvdisasm_arch() const { return sm > 0 ? "SM" + std::to_string(sm) + variant : ""; }
   std::shared_ptr<const std::string> file;
   std::map<std::string, CubinFunction> functions;
 };
@@ -45,7 +51,7 @@ std::string find_nvdisasm();
 
 // Fills the hot PCs' sass of INFO from the cubins found in DIRS (each a folder of
 // cubin_file_name files), disassembled by NVDISASM. The hot instructions alone go to one nvdisasm
-// as a raw instruction binary per SM (`-b SM90 --base-address 0x100000000`: 16 bytes each, in CRC,
+// as a raw instruction binary per architecture (`-b SM90a --base-address 0x100000000`: 16 bytes each, in CRC,
 // function and offset order), since nvdisasm's time grows with what it reads (a PyTorch program's
 // 32 hot functions whole: 1.2 s, H200, 2026-11-27); a relative branch's target is then written as
 // the function's own offset. A cubin whose code cannot be read so, or an nvdisasm that refuses -b,

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <string_view>
 
 #include "limiter/stall_sass.hpp"
 
@@ -19,6 +20,16 @@ namespace {
 int cubin_sm(unsigned char abi_version, std::uint32_t flags) {
   const int sm = static_cast<int>(abi_version >= 8 ? (flags >> 8) & 0xff : flags & 0xff);
   return sm >= 30 && sm < 200 ? sm : 0;
+}
+
+// The variant letter after "-arch sm_NN" in ptxas's command line, which the toolkit note keeps
+// ("... -arch sm_90a -m 64 "): "a", "f" or "". Only a letter that belongs to SM.
+std::string arch_variant(std::string_view note, int sm) {
+  const std::string flag = "-arch sm_" + std::to_string(sm);
+  const auto at = note.find(flag);
+  if (at == std::string_view::npos || at + flag.size() >= note.size()) return "";
+  const char letter = note[at + flag.size()];
+  return letter == 'a' || letter == 'f' ? std::string(1, letter) : "";
 }
 
 }  // namespace
@@ -43,6 +54,19 @@ CubinFunctions read_cubin_functions(const std::string& path) {
     std::memcpy(&s, bytes.data() + header.e_shoff + i * sizeof s, sizeof s);
     return s;
   };
+  const Elf64_Shdr* section_names = nullptr;
+  Elf64_Shdr names_header;
+  if (header.e_shstrndx < header.e_shnum) {
+    names_header = section(header.e_shstrndx);
+    if (fits(names_header.sh_offset, names_header.sh_size)) section_names = &names_header;
+  }
+  for (std::size_t i = 0; i < header.e_shnum && section_names && out.sm > 0; ++i) {
+    const Elf64_Shdr note = section(i);
+    if (note.sh_type != SHT_NOTE || note.sh_name >= section_names->sh_size || !fits(note.sh_offset, note.sh_size)) continue;
+    const char* name = bytes.data() + section_names->sh_offset + note.sh_name;
+    if (std::string_view(name, strnlen(name, section_names->sh_size - note.sh_name)) != ".note.nv.tkinfo") continue;
+    out.variant = arch_variant(std::string_view(bytes).substr(note.sh_offset, note.sh_size), out.sm);
+  }
   for (std::size_t i = 0; i < header.e_shnum; ++i) {
     const Elf64_Shdr symbols = section(i);
     if (symbols.sh_type != SHT_SYMTAB || symbols.sh_entsize != sizeof(Elf64_Sym) || symbols.sh_link >= header.e_shnum ||

@@ -243,7 +243,7 @@ std::string fill_sass(StallInfo& info, const std::vector<std::string>& dirs, con
   std::set<std::uint64_t> missing, failed;
   std::map<std::uint64_t, std::string> paths;
   std::map<std::uint64_t, CubinFunctions> cubins;
-  std::map<int, std::pair<std::string, std::vector<Piece>>> raw;  // by SM: the code, its pieces
+  std::map<std::string, std::pair<std::string, std::vector<Piece>>> raw;  // by nvdisasm arch: the code, its pieces
   for (const auto& [crc, functions] : wanted) {
     for (const auto& dir : dirs) {
       const auto candidate = std::filesystem::path(dir) / cubin_file_name(crc);
@@ -265,7 +265,7 @@ std::string fill_sass(StallInfo& info, const std::vector<std::string>& dirs, con
         readable = readable && pc % 16 == 0 && pc <= it->second.code.size() - 16;
     }
     if (!readable) continue;
-    auto& [code, pieces] = raw[cubin.sm];
+    auto& [code, pieces] = raw[cubin.nvdisasm_arch()];
     for (const auto& function : functions) {
       const auto& bytes = cubin.functions.at(function).code;
       for (const std::uint64_t pc : hot_pcs[{crc, function}]) {
@@ -277,16 +277,16 @@ std::string fill_sass(StallInfo& info, const std::vector<std::string>& dirs, con
   const auto deadline = std::chrono::steady_clock::now() + budget;
   std::vector<Job> jobs;
   const TemporaryFolder folder(raw.empty() ? "" : "limiter-sass");
-  for (auto& [sm, binary] : raw) {
+  for (auto& [arch, binary] : raw) {
     if (folder.path.empty() || binary.second.empty()) continue;
     Job job;
-    job.path = folder.path + "/sm" + std::to_string(sm) + ".bin";
+    job.path = folder.path + "/" + arch + ".bin";
     std::ofstream file(job.path, std::ios::binary);
     file.write(binary.first.data(), static_cast<std::streamsize>(binary.first.size()));
     if (!file.flush()) continue;  // a full disk: these cubins go to -fun
     char base[32];
     std::snprintf(base, sizeof base, " --base-address 0x%" PRIx64, kRawBase);
-    job.options = " -b SM" + std::to_string(sm) + base;
+    job.options = " -b " + arch + base;
     job.pieces = std::move(binary.second);
     for (const auto& piece : job.pieces)
       if (job.crcs.empty() || job.crcs.back() != piece.crc) job.crcs.push_back(piece.crc);
