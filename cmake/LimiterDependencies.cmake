@@ -1,7 +1,7 @@
 # Dependencies come from Debian packages (Boost, nlohmann-json, GoogleTest) and the CUDA
 # toolkit. Boost and GoogleTest are linked statically, and libstdc++ too, so the binaries
 # built here also run on the GPU machine, which has no package registry.
-set(_limiter_apt "run scripts/install-deps.sh (apt-get install libboost-program-options-dev nlohmann-json3-dev libsimdjson-dev libgtest-dev zlib1g-dev libsqlite3-dev)")
+set(_limiter_apt "run scripts/install-deps.sh (apt-get install libboost-program-options-dev nlohmann-json3-dev libsimdjson-dev zlib1g-dev libsqlite3-dev; for the tests scripts/install-deps.sh --tests adds libgtest-dev)")
 
 set(Boost_USE_STATIC_LIBS ON)
 find_package(Boost 1.74 QUIET COMPONENTS program_options)

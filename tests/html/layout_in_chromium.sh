@@ -15,13 +15,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 cd "$here/../.."
 
 skip() {
-  if [ "${CI:-}" = true ]; then echo "FAIL: $1 (CI must run the browser test: scripts/install-deps.sh installs it)"; exit 1; fi
+  if [ "${CI:-}" = true ]; then echo "FAIL: $1 (CI must run the browser test: scripts/install-deps.sh --tests installs it)"; exit 1; fi
   echo "SKIP: $1"
   exit 77
 }
 chromium=${LIMITER_CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
-[ -n "$chromium" ] && [ -x "$chromium" ] || skip "no Chromium found (Debian package chromium; scripts/install-deps.sh installs it)"
-command -v node >/dev/null || skip "no Node.js found (scripts/install-deps.sh installs it)"
+[ -n "$chromium" ] && [ -x "$chromium" ] || skip "no Chromium found (Debian package chromium; scripts/install-deps.sh --tests installs it)"
+command -v node >/dev/null || skip "no Node.js found (scripts/install-deps.sh --tests installs it)"
 if [ ! -f "$here/node_modules/playwright-core/package.json" ]; then
   command -v npm >/dev/null || skip "no npm to install tests/html/package.json"
   (cd "$here" && npm ci --no-audit --no-fund --loglevel=error) || skip "npm ci in tests/html failed (no registry?)"

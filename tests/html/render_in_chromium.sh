@@ -14,7 +14,7 @@ for candidate in chromium chromium-browser google-chrome; do
   if command -v "$candidate" >/dev/null; then browser=$candidate; break; fi
 done
 if [ -z "$browser" ]; then
-  echo "SKIP: no Chromium found (scripts/install-deps.sh installs Debian's chromium)"
+  echo "SKIP: no Chromium found (scripts/install-deps.sh --tests installs Debian's chromium)"
   exit 77
 fi
 
