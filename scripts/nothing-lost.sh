@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU checks of "nothing lost" (issue 10), on the GPU machine after scripts/stage-device.sh:
+# GPU checks of "nothing lost", on the GPU machine after scripts/stage-device.sh:
 #   scripts/nothing-lost.sh build-device $OUT
 # The launch-by-launch GPU tests (kills, crashes, signals, 2 and 4 processes), the same on real
 # PyTorch programs (bench/workloads/kill_points.py), another tool holding the counters (ncu),

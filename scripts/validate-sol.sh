@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 9's measurements on one GPU, side by side with Nsight Compute's Speed of Light:
+# The Speed-of-Light measurements on one GPU, side by side with Nsight Compute's Speed of Light:
 # the kernel suite (ML patterns included) and a real PyTorch program (bench/workloads/ml_ops.py)
 # under limiter's default plan, the `sol` plan and ncu (production clocks), plus calibration.
 # Run on the GPU machine from a staged build (scripts/stage-device.sh):

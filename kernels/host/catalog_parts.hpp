@@ -23,7 +23,7 @@ inline void add_entry(std::vector<CatalogEntry>& entries, std::string name, Fami
   entries.push_back(std::move(entry));
 }
 
-// The warp_stalls family (issue 29): kernels built for one dominant stall reason each.
+// The warp_stalls family: kernels built for one dominant stall reason each.
 void add_warp_stalls(std::vector<CatalogEntry>& entries);
 // Every entry's intended stall reasons (CatalogEntry::intended_stalls), from one table.
 void set_intended_stalls(std::vector<CatalogEntry>& entries);

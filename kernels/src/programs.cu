@@ -1,4 +1,4 @@
-// The five known-answer programs of the program verdict (issue 28; catalog and claims in
+// The five known-answer programs of the program verdict (catalog and claims in
 // kernels/host/programs.cpp). Each is set up first (context, module, buffers, inputs), then
 // runs inside one region of a collector that records the activity timeline alone
 // (CollectorOptions::trace), then checks its own output. One program per process: the suite's

@@ -1,4 +1,4 @@
-// Kernels built for one dominant warp stall reason each (issue 29), the known answers of PC
+// Kernels built for one dominant warp stall reason each, the known answers of PC
 // sampling beside the suite's others (catalog_stalls.cpp): a barrier after every few
 // instructions with the work on one warp of the block, and one dependent FMA chain per thread
 // at one warp per scheduler.

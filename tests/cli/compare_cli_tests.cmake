@@ -65,7 +65,7 @@ limiter_cli_test(NAME compare.top EXIT 4 MATCH "^1 +2% +68% -> 54% .*local_array
                  ARGS compare ${_probe} ${_slower} --fail-if-slower 10 --top 1)
 limiter_cli_test(NAME compare.names_demangled MATCH "local_array_2k\\(const int \\*, int \\*, int\\)$"
                  ARGS compare ${_probe} ${_slower} --names demangled)
-# Records that selected their launches differently (issue 30): the whole MLP loop against the same
+# Records that selected their launches differently: the whole MLP loop against the same
 # loop with --per-kernel-count 3 (a record from before kernels_seen) and with budgets then PM
 # sampling. A warning says how each selected, and the times are means per launch, weighted alike.
 set(_mlp_full tests/data/cupti/h100_mlp_training_limiter.json.gz)

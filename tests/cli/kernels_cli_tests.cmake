@@ -24,7 +24,7 @@ set_tests_properties(cli.kernels.no_gpu_shows_recording cli.kernels.recording_ve
 limiter_cli_test(NAME calibrate.help MATCH "--sizes arg \\(=full\\)" ARGS calibrate --help)
 limiter_cli_test(NAME calibrate.no_gpu EXIT 3 MATCH "limiter calibrate" ARGS calibrate)
 set_tests_properties(cli.calibrate.no_gpu PROPERTIES ENVIRONMENT "CUDA_VISIBLE_DEVICES=")
-# Issue 28 and 29: the known-answer programs and the intended stalls, listed without a GPU.
+# The known-answer programs and the intended stalls, listed without a GPU.
 limiter_cli_test(NAME kernels.list_programs MATCH "sync_bound +sync-bound" ARGS kernels --list --programs)
 limiter_cli_test(NAME kernels.programs_unknown EXIT 2 MATCH "unknown program 'reduction'"
                  ARGS kernels --programs --only reduction)

@@ -1,4 +1,4 @@
-# Messages that name what the user typed (issue 30): a missing argument by the usage's name, a
+# Messages that name what the user typed: a missing argument by the usage's name, a
 # record's field by its name in the file, a file that is neither a run record nor a CSV as such,
 # conflicting options refused, an output's extension picking its format. Whole lines are matched
 # (^...$) where no library text may follow.

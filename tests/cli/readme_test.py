@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The README kept true by a test (issue 30): its examples, its synopsis and its counts.
+"""The README kept true by a test: its examples, its synopsis and its counts.
 
     readme_test.py --limiter BUILD/cli/limiter [--repo ROOT] [--readme FILE] [examples|synopsis|counts ...]
 

@@ -1,4 +1,4 @@
-# Why kernels wait (issue 29), on the synthetic stall record (tests/data/stalls/README.md): the
+# Why kernels wait, on the synthetic stall record (tests/data/stalls/README.md): the
 # sampling condition and its dropped samples, each kernel's dominant stall reasons and hot lines in
 # every format, the stalls and hot_pcs tables of the export, a malformed "stalls" named.
 set(_stalls tests/data/stalls/synthetic_stalls_run.json)

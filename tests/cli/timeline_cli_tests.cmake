@@ -1,4 +1,4 @@
-# The program verdict and the timeline export (issue 28), on the committed gloo ranks with
+# The program verdict and the timeline export, on the committed gloo ranks with
 # synthetic timelines (tests/data/timeline/make_timeline_records.py): rank 0 launch-bound, rank 1
 # sync-bound.
 set(_timeline tests/data/timeline)

@@ -1,4 +1,4 @@
-// Per-kernel budgets on the GPU (issue 13): through `limiter run` and through the in-process API,
+// Per-kernel budgets on the GPU: through `limiter run` and through the in-process API,
 // the first K launches of each kernel and launch configuration after S skipped are profiled, and
 // every other launch is seen and counted but not ranged.
 //   CollectorBudgetGpu.* needs a process of its own (one CUPTI subscriber per process):

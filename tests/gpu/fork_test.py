@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""GPU test: programs that fork, under limiter run (issue 26). Each scenario of fork_app.py runs
+"""GPU test: programs that fork, under limiter run. Each scenario of fork_app.py runs
 bare, then under each mode; the profiled run must end like the bare one (exit code, output), cost no
 more than the mode usually costs, and its record must hold the parent's launches, launch by launch.
 

@@ -112,7 +112,7 @@ TEST_F(KernelSuiteOnGpu, WarpStallKernelsAreCorrectAndLatencyBound) {
   EXPECT_EQ(m["barrier_heavy"].block.count(), 1024u);
 }
 
-// The five known-answer programs (issue 28), each in a child process of the limiter CLI under
+// The five known-answer programs, each in a child process of the limiter CLI under
 // the activity timeline: every program's verdict is the intended one and its output right.
 TEST_F(KernelSuiteOnGpu, KnownAnswerProgramsGetTheirIntendedVerdicts) {
   ProgramOptions options;

@@ -1,4 +1,4 @@
-// The known-answer programs (issue 28) without a GPU: their catalog, and the check on synthetic
+// The known-answer programs without a GPU: their catalog, and the check on synthetic
 // timelines shaped like each program's (launch, GPU, sync, copy, host): judge_program gives the
 // intended verdict on the program's own span, and the check fails where it should.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The known-answer stall check (issue 29) on hand-made PC sampling values: the dominant reason
+// The known-answer stall check on hand-made PC sampling values: the dominant reason
 // leaves out "selected", an intended alternative counts, a run without sampling says how to get
 // it, and experiments that share a kernel function stay apart in the suite's stalls.
 #include <gtest/gtest.h>

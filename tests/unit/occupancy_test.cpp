@@ -1,4 +1,4 @@
-// Theoretical occupancy and waves: the worked examples of reference/docs/design.md §7 and seed 003,
+// Theoretical occupancy and waves: worked examples of the occupancy calculation (lib/src/occupancy/),
 // the edges (launches that do not fit, bad input, ties, carve-outs), and — where the toolkit is
 // installed — agreement with cuda_occupancy.h over every block size and register count.
 #include <gtest/gtest.h>

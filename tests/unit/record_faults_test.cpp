@@ -83,7 +83,7 @@ TEST(RecordFaults, AFieldOfTheWrongTypeIsNamedWithWhatWasFound) {
   EXPECT_EQ(dom_message(record),
             "'run.json': field \"command_line\" must be an array of strings, not a string (\"./app --big\")");
   record = good_record();
-  record["schema_version"] = "1";  // read before the other fields: an internal error until issue 30
+  record["schema_version"] = "1";  // read before the other fields: once an internal error
   EXPECT_EQ(dom_message(record), "'run.json': field \"schema_version\" must be a number, not a string (\"1\")");
   record = good_record();
   record["kind"] = 7;

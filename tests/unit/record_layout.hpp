@@ -41,7 +41,7 @@ inline RunRecord read_streamed(const std::string& text) {
   return run;
 }
 
-// TEXT in the line layout (as_written_lines), through the same reader: until issue 30 a reader of
+// TEXT in the line layout (as_written_lines), through the same reader: once a reader of
 // its own, which left other layouts to a SAX reader; always set now.
 inline std::optional<RunRecord> read_by_lines(const std::string& text) { return read_streamed(text); }
 

@@ -1,4 +1,4 @@
-// Issue 9's recordings, re-analysed offline: limiter's verdicts on a real PyTorch program
+// The Speed-of-Light recordings (tests/data/sol), re-analysed offline: limiter's verdicts on a real PyTorch program
 // (bench/workloads/ml_ops.py: cuBLAS/cuDNN GEMMs and convolutions, attention, norms, indexing,
 // atomics, sort, scan, elementwise) and on the suite's ML-pattern kernels, against Nsight
 // Compute's Speed-of-Light verdicts recorded on the same GPU (tests/data/sol/PROVENANCE.md).

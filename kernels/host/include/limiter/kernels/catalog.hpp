@@ -18,8 +18,8 @@ enum class Family {
   occupancy,     // seed 000: grain size VT, block size NT and __launch_bounds__
   tail_effect,   // seed 003: a grid of 2.5 waves, and one more block per SM
   matmul,        // seed 002: thread granularity, naive to register-blocked
-  ml_patterns,   // issue 9: tensor-core MMA, bank conflicts, atomics, random gather
-  warp_stalls,   // issue 29: a barrier-heavy kernel and one dependent FMA chain, each with one dominant stall
+  ml_patterns,   // tensor-core MMA, bank conflicts, atomics, random gather
+  warp_stalls,   // a barrier-heavy kernel and one dependent FMA chain, each with one dominant stall
   calibration,   // docs/design.md §7: achieved peaks (HBM, L2, FMA issue, dependent-load latency)
   multi_gpu,     // seed 001, second half: peer-to-peer halo exchange
 };

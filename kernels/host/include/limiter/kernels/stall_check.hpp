@@ -1,5 +1,5 @@
 #pragma once
-// The known-answer check of the suite's stall kernels (issue 29): the dominant stall reason PC
+// The known-answer check of the suite's stall kernels: the dominant stall reason PC
 // sampling found in a kernel (`limiter kernels --stalls`, RunRecord::stalls) against the one
 // the catalog intends (CatalogEntry::intended_stalls). Host-only, tested on hand-made values.
 //
