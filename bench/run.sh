@@ -1,34 +1,53 @@
 #!/usr/bin/env bash
-# The one bench driver: a workload bare and under each mode, in rounds, each mode against its own
-# round's bare run (the bare loop's own spread shows that way), optionally Nsight Compute on as
-# many launches as each mode profiled exactly; then every record's JSON report and the summary
-# (bench/summarise.py). Workloads: bench/workloads.tsv; modes: bench/modes.tsv.
+# The one bench driver, one entry point for a GPU-machine call. By default a workload bare and
+# under each mode, in rounds, each mode against its own round's bare run (the bare loop's own
+# spread shows that way), optionally Nsight Compute on as many launches as each mode profiled
+# exactly; then every record's JSON report and the summary (bench/summarise.py). Workloads:
+# bench/workloads.tsv; modes: bench/modes.tsv; suites (named driver calls): bench/suites.tsv.
 #
 #   bench/run.sh WORKLOAD MODE... [--rounds N] [--ncu] [--out DIR] [--stage DIR] [--timeout S]
 #                [--no-timing] [--dry-run]
-#   bench/run.sh --list
+#   bench/run.sh SUITE [options]       bench/run.sh WORKFLOW [ARGS...] [options]   bench/run.sh --list
 #
 # MODE is a name from bench/modes.tsv or NAME='FLAGS' (e.g. budget5='--per-kernel-count 5').
+# WORKFLOW: a file of bench/workflows/ (hyphenated names, so none is a workload's), sourced here:
+# it shares the options, bench/wall.sh's bounded and logged steps and the results layout.
 # --stage: staged binaries (scripts/stage-device.sh; default build-device) or a build tree;
 # LIMITER_CLI and LIMITER_BENCH_APP win, as in scripts/device-test.sh. --out: default $OUT/WORKLOAD
-# (or a new temporary folder). --timeout: seconds per step (STEP_TIMEOUT, default 240).
+# (a workflow: $OUT/its folder; else a new temporary folder). --timeout: seconds per step
+# (STEP_TIMEOUT, default 240; a workflow may have its own default).
 # --no-timing: without limiter run --timing (the collector's own account, on by default).
 # --dry-run prints every step's command instead of running it. Each step leaves LABEL.log,
 # LABEL.time (bench/wall.sh) and LABEL.json; runs.tsv and meta.tsv say what ran.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bench=$root/bench
-usage() { sed -n '7,9p' "$0" | sed 's/^# \{0,2\}//' >&2; exit 2; }
+usage() { sed -n '8,10p' "$0" | sed 's/^# \{0,2\}//' >&2; exit 2; }
 
 # shellcheck source=bench/tables.sh
 source "$bench/tables.sh"  # table_row, split_words, find_binaries
+# shellcheck source=bench/wall.sh
+source "$bench/wall.sh"  # wall, print_step, live
 if [ "${1:-}" = --list ]; then
   echo "workloads (bench/workloads.tsv):"; grep -v '^#' "$bench/workloads.tsv" | cut -f1,3 | sed 's/^/  /'
   echo "modes (bench/modes.tsv):"; grep -v '^#' "$bench/modes.tsv" | sed 's/^/  /'
+  echo "suites (bench/suites.tsv):"; grep -v '^#' "$bench/suites.tsv" | sed 's/^/  /'
+  echo "workflows (bench/workflows/):"
+  for file in "$bench"/workflows/*.sh; do echo "  $(basename "$file" .sh)	$(sed -n 's/^# Usage: //p' "$file")"; done
   exit 0
 fi
 
-workload='' modes=() rounds=1 ncu=0 out='' stage='' dry=0 timing=--timing
+# A suite: its row's words (leading VAR=value: the environment) stand for the first argument.
+suite_row=$(table_row "$bench/suites.tsv" "${1:-}")
+if [ -n "$suite_row" ]; then
+  split_words "$suite_row"
+  [ ${#env_words[@]} = 0 ] || export "${env_words[@]}"
+  set -- "${rest_words[@]}" "${@:2}"
+fi
+workflow=''
+if [[ "${1:-}" == *-* ]] && [ -f "$bench/workflows/$1.sh" ]; then workflow=$1; shift; fi
+
+workload='' modes=() args=() rounds=1 ncu=0 out='' stage='' dry=0 timing=--timing
 while [ $# -gt 0 ]; do
   case $1 in
     --rounds) rounds=${2:?--rounds N}; shift ;;
@@ -40,10 +59,40 @@ while [ $# -gt 0 ]; do
     --no-timing) timing= ;;
     -h|--help) usage ;;
     -*) echo "bench/run.sh: unknown option $1" >&2; usage ;;
-    *) if [ -z "$workload" ]; then workload=$1; else modes+=("$1"); fi ;;
+    *) args+=("$1"); if [ -z "$workload" ]; then workload=$1; else modes+=("$1"); fi ;;
   esac
   shift
 done
+# The helpers of the workflows (bench/workflows/), beside bench/wall.sh's.
+# A workflow's results folder: --out, else $OUT/FOLDER (the folder its results always had; no
+# FOLDER: $OUT itself), else a new temporary one; sets out (absolute), made unless --dry-run.
+# shellcheck disable=SC2317  # called by the sourced workflow
+results_folder() {  # [folder]
+  if [ -z "$out" ]; then
+    if [ "$dry" = 1 ]; then out=${OUT:-<a new temporary folder>}${1:+/$1}  # one word, as a real path
+    elif [ -n "${OUT:-}" ]; then out=$OUT${1:+/$1}
+    else out=$(mktemp -d "${TMPDIR:-/tmp}/bench-$workflow.XXXXXX"); fi
+  fi
+  [ "$dry" = 1 ] || mkdir -p "$out" || exit 2
+  out=$(cd "$out" 2> /dev/null && pwd || echo "$out")
+}
+# shellcheck disable=SC2317
+export_env() {  # VAR=value...: the environment of every later step, printed under --dry-run
+  # shellcheck disable=SC2163  # the words are VAR=value
+  export "$@"
+  [ "$dry" = 0 ] || { printf 'environment:'; printf ' %q' "$@"; echo; }
+}
+# shellcheck disable=SC2317
+need_limiter() {  # refuses to run without limiter (a dry run needs none)
+  [ "$dry" = 1 ] || [ -x "$limiter" ] || { echo "bench/run.sh $workflow: no limiter at $limiter (--stage, LIMITER_CLI)" >&2; exit 2; }
+}
+if [ -n "$workflow" ]; then
+  find_binaries "$stage" "$root"  # stage, bin, limiter, bench_app
+  # shellcheck source=/dev/null  # one of bench/workflows/*.sh
+  source "$bench/workflows/$workflow.sh"
+  "workflow_${workflow//-/_}" "${args[@]}"
+  exit $?
+fi
 [ -n "$workload" ] || usage
 [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "bench/run.sh: --rounds takes a positive number" >&2; exit 2; }
 workload_row=$(table_row "$bench/workloads.tsv" "$workload")
@@ -64,7 +113,6 @@ out=$(cd "$out" 2> /dev/null && pwd || echo "$out")
 # shellcheck disable=SC2034  # scratch: read by the tables' commands (eval)
 scratch=$out/scratch
 [ "$dry" = 1 ] || mkdir -p "$scratch"
-source "$bench/wall.sh"
 
 # The default plan's metrics matching REGEX, comma-separated (modes.tsv and ncu use it).
 plan_metrics() {

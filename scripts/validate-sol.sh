@@ -70,7 +70,10 @@ if want mlp; then
 fi
 if want overhead; then
   step "per-launch overhead: default plan vs the previous plan vs bare"
-  bounded 300 "$root/bench/run-plan-overhead.sh" "$stage" "$work/overhead" 2000 > /dev/null 2>&1
-  rm -f "$work/overhead/"*.json; cat "$work/overhead/plan_overhead.txt"; pack
+  mkdir -p "$work/overhead"
+  bounded 300 env LAUNCHES=2000 "$root/bench/run.sh" plan_overhead --stage "$stage" --out "$work/overhead" \
+    > "$work/overhead/plan_overhead.log" 2>&1
+  rm -f "$work/overhead/"*.json
+  cat "$work/overhead/summary.md" 2> /dev/null || tail -20 "$work/overhead/plan_overhead.log"; pack
 fi
 ls -la "$work" | head -30

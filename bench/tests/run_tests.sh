@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# The bench driver's tests, no GPU needed (ctest: bench.summary, bench.dry_run, bench.fake_run):
+# The bench driver's tests, no GPU needed (ctest: bench.summary, bench.dry_run, bench.fake_run, bench.workflows, ...):
 #   bench/tests/run_tests.sh summary   bench/summarise.py on the committed fixture folder
 #                                      against expected_summary.md
 #   bench/tests/run_tests.sh dry-run   bench/run.sh --dry-run's commands against expected_dry_run.txt
 #                                      (the checkout's path as ROOT), and its refusals
 #   bench/tests/run_tests.sh fake-run  bench/run.sh for real on stand-ins of limiter, the launch-overhead
 #                                      app and ncu (fake_stage/): every step ran, the summary has them
+#   bench/tests/run_tests.sh workflows  bench/run.sh --dry-run of every workflow (bench/workflows/) and
+#                                      suite (bench/suites.tsv), against expected_workflows_dry_run.txt
 #   bench/tests/run_tests.sh timeline-jax  bench/timeline_vs_torch.py's JAX side (timeline_jax_test.py) on
 #                                      a hand-written jax.profiler trace, no JAX needed (bench.timeline_jax)
 #   bench/tests/run_tests.sh stalls-vs-ncu  bench/stalls_vs_ncu.py on stalls_fixture/ (a record and a
 #                                      report written by hand, ncu's raw CSV mangled and demangled) and
-#                                      bench/run-stalls-vs-ncu.sh --dry-run, against expected_stalls_vs_ncu.md
+#                                      bench/run.sh stalls-vs-ncu --dry-run, against expected_stalls_vs_ncu.md
 #   bench/tests/run_tests.sh agreement  bench/budget_agreement.py and bench/default_agreement.py on
 #                                      hand-written reports and a stand-in limiter (agreement_test.py)
 # UPDATE=1 rewrites the expected file instead (review the diff before committing it).
@@ -58,6 +60,25 @@ case ${1:-} in
     grep -q "ncu_sampling_1: skipped" "$work/log" || { echo "ncu not skipped for --sampling alone"; status=1; }
     [ $status = 0 ] || { cat "$work/log"; exit 1; }
     echo "bench fake-run: as expected"; exit 0 ;;
+  workflows)
+    expected=$here/expected_workflows_dry_run.txt
+    # Every workflow of bench/workflows/ and the suite, as `bench/run.sh --list` names them, under
+    # --dry-run in a clean environment (no GPU, no binaries), then the refusals of extra words.
+    clean=(env -i PATH="$PATH" OUT=/nonexistent/out bash "$root/bench/run.sh")
+    {
+      for file in "$root"/bench/workflows/*.sh; do
+        name=$(basename "$file" .sh) args=()
+        [ "$name" = stalls-vs-ncu ] && args=(mlp)
+        echo "## bench/run.sh $name ${args[*]} --dry-run"
+        "${clean[@]}" "$name" "${args[@]}" --stage /nonexistent/stage --dry-run 2>&1 || echo "exit $?"
+      done
+      echo "## bench/run.sh plan_overhead --dry-run"
+      "${clean[@]}" plan_overhead --stage /nonexistent/stage --dry-run 2>&1 || echo "exit $?"
+      "${clean[@]}" graphs-check extra --dry-run 2>&1; echo "exit $? for: graphs-check extra"
+      "${clean[@]}" ranks-check gloo 10 extra --dry-run 2>&1; echo "exit $? for: ranks-check gloo 10 extra"
+      "${clean[@]}" --list | grep -c -E '^  (graphs-check|hybrid-sm-side|ranks-check|sampling-device|sampling-recordings|stalls-device|stalls-vs-ncu|timeline-vs-jax)	Usage: |^  plan_overhead	' |
+        sed 's/^/workflows and suites listed: /'
+    } 2>&1 | sed "s#$root#ROOT#g" > "$actual" ;;
   timeline-jax)
     python3 "$here/timeline_jax_test.py" && echo "bench timeline-jax: as expected"; exit $? ;;
   agreement)
@@ -77,10 +98,10 @@ case ${1:-} in
       compare limiter_report.json ncu_demangled.csv || exit 1
       echo; echo "## --with-selected --min-share 10 --min-samples 500"
       compare limiter_record.json ncu_mangled.csv --with-selected --min-share 10 --min-samples 500 || exit 1
-      echo; echo "## bench/run-stalls-vs-ncu.sh --dry-run"
-      env -i PATH="$PATH" NCU_COUNT=100 bash "$root/bench/run-stalls-vs-ncu.sh" mlp /nonexistent/out --stage /nonexistent/stage \
-        --dry-run 2>&1 | sed "s#$root#ROOT#g"
-      env -i PATH="$PATH" bash "$root/bench/run-stalls-vs-ncu.sh" no_such_workload --dry-run 2>&1
+      echo; echo "## bench/run.sh stalls-vs-ncu --dry-run"
+      env -i PATH="$PATH" NCU_COUNT=100 bash "$root/bench/run.sh" stalls-vs-ncu mlp --out /nonexistent/out \
+        --stage /nonexistent/stage --dry-run 2>&1 | sed "s#$root#ROOT#g"
+      env -i PATH="$PATH" bash "$root/bench/run.sh" stalls-vs-ncu no_such_workload --dry-run 2>&1
       echo "exit $? for: no_such_workload"
       # Real data (H100, 2026-11-26): our --stalls record of a PyTorch loop and ncu's application
       # replay of the same launches; the result the note reports stays what this prints.
@@ -95,7 +116,7 @@ case ${1:-} in
         python3 "$root/bench/stalls_vs_ncu.py" "$raw/$real/limiter.json.gz" "$raw/$real/ncu.csv.gz" 2>&1 | sed "s#$root#ROOT#g"
       done
     } > "$actual" 2>&1 ;;
-  *) echo "usage: $0 summary|dry-run|fake-run|timeline-jax|stalls-vs-ncu|agreement" >&2; exit 2 ;;
+  *) echo "usage: $0 summary|dry-run|fake-run|workflows|timeline-jax|stalls-vs-ncu|agreement" >&2; exit 2 ;;
 esac
 if [ "${UPDATE:-0}" = 1 ]; then cp "$actual" "$expected"; echo "wrote $expected"; exit 0; fi
 diff -u "$expected" "$actual" && echo "bench $1: as expected"
