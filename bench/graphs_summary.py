@@ -1,4 +1,4 @@
-"""Summary of bench/run-graphs.sh: cost per graph kernel node and per eager launch before and
+"""Summary of `bench/run.sh graphs-check`: cost per graph kernel node and per eager launch before and
 after the capture, outputs against the bare run, and counters: graph nodes, and eager launches
 in user ranges (after the context's first graph launch), against the same kernels launched
 eagerly in auto range (before it). Usage: graphs_summary.py OUT_DIR"""

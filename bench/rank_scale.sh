@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Stands alone, not a bench/run.sh workflow: a host-side benchmark of this machine (no GPU, no
+# stage) whose product is OUTDIR/results.md, on simulated ranks it keeps for the next run.
 # The ranks-scale benchmark: `limiter report` of a job's ranks merged, RANKS records of LAUNCHES
 # launches each (bench/rank_scale.py: a real recording as every rank), elapsed time, CPU time
 # and peak memory from /usr/bin/time -v, into OUTDIR/results.md. Targets on 16 cores: 256 ranks

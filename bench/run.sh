@@ -33,7 +33,7 @@ if [ "${1:-}" = --list ]; then
   echo "modes (bench/modes.tsv):"; grep -v '^#' "$bench/modes.tsv" | sed 's/^/  /'
   echo "suites (bench/suites.tsv):"; grep -v '^#' "$bench/suites.tsv" | sed 's/^/  /'
   echo "workflows (bench/workflows/):"
-  for file in "$bench"/workflows/*.sh; do echo "  $(basename "$file" .sh)	$(sed -n 's/^# Usage: //p' "$file")"; done
+  for file in "$bench"/workflows/*.sh; do sed -n 's/^# Usage: bench\/run.sh /  /p' "$file"; done
   exit 0
 fi
 

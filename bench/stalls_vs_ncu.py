@@ -2,7 +2,7 @@
 """limiter's stall reasons (`limiter run --stalls`, CUPTI's PC Sampling API) against Nsight
 Compute's on the same program (issue 29: the dominant stall reason agrees on >= 90 % of the kernel
 time of the kernels >= 1 % of it; per-reason shares within 5 points where both tools have >= 1,000
-samples). Python 3, standard library only; no GPU (bench/run-stalls-vs-ncu.sh makes the inputs).
+samples). Python 3, standard library only; no GPU (bench/run.sh stalls-vs-ncu makes the inputs).
 
   bench/stalls_vs_ncu.py LIMITER.json[.gz] NCU.csv [--min-share PCT] [--min-samples N]
                          [--with-selected] [--markdown OUT.md] [--json OUT.json]

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Sourced by bench/run.sh and bench/run-stalls-vs-ncu.sh: the rows of bench/workloads.tsv and
+# Sourced by bench/run.sh (and so by its workflows): the rows of bench/workloads.tsv and
 # bench/modes.tsv, their words, and the staged binaries the rows name.
 
 # Lines of a table (tab-separated, # comments): "NAME<tab>...". Prints the fields after NAME.

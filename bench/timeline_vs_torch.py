@@ -95,7 +95,7 @@ def profile(script, out, args):
 # A whole CUDA graph's record ("cuda_graph_exec_id", no "kernel_details") is no kernel either;
 # XLA runs its command buffers (CUDA graphs) op by op while its profiler is on anyway
 # (xla/backends/gpu/runtime/command_buffer_thunk.cc: ProfilerLock::HasActiveSession()), which is
-# why bench/run-timeline-vs-jax.sh turns them off in both runs.
+# why bench/run.sh timeline-vs-jax turns them off in both runs.
 NOT_KERNEL_DETAILS = ("memcpy_details", "memset_details", "memalloc_details", "memfree_details",
                       "memory_residency_details", "cuda_graph_exec_id")
 

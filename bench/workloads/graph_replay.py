@@ -2,7 +2,7 @@
 captured with torch.cuda.graph and replayed 1 + 50 times (the first replay timed alone), with
 the same 10 kernels run eagerly 50 times before the capture and 50 times after it. Prints each
 phase's time (synchronised) and a digest of every phase's output, so a profiled run can be
-checked against a bare one (bench/run-graphs.sh compares them). PHASE_ITERATIONS changes the 50. KEEP_GRAPH=1 keeps the
+checked against a bare one (bench/run.sh graphs-check compares them). PHASE_ITERATIONS changes the 50. KEEP_GRAPH=1 keeps the
 captured graph alive (torch.cuda.CUDAGraph(keep_graph=True)); by default PyTorch destroys it
 right after instantiation."""
 import hashlib
