@@ -7,7 +7,7 @@
 #
 #   bench/run.sh WORKLOAD MODE... [--rounds N] [--ncu] [--out DIR] [--stage DIR] [--timeout S]
 #                [--no-timing] [--dry-run]
-#   bench/run.sh SUITE [options]       bench/run.sh WORKFLOW [ARGS...] [options]   bench/run.sh --list
+#   bench/run.sh SUITE [options]    bench/run.sh WORKFLOW [ARGS...] [options]    bench/run.sh --list
 #
 # MODE is a name from bench/modes.tsv or NAME='FLAGS' (e.g. budget5='--per-kernel-count 5').
 # WORKFLOW: a file of bench/workflows/ (hyphenated names, so none is a workload's), sourced here:
@@ -81,6 +81,10 @@ export_env() {  # VAR=value...: the environment of every later step, printed und
   # shellcheck disable=SC2163  # the words are VAR=value
   export "$@"
   [ "$dry" = 0 ] || { printf 'environment:'; printf ' %q' "$@"; echo; }
+}
+# shellcheck disable=SC2317
+workflow_usage() {  # the workflow's usage line, and out
+  sed -n 's/^# Usage: //p' "$bench/workflows/$workflow.sh" >&2; exit 2
 }
 # shellcheck disable=SC2317
 need_limiter() {  # refuses to run without limiter (a dry run needs none)

@@ -10,7 +10,7 @@
 # LAUNCHES=N: another size (default 1000000; each record is ~1.95 GB at 1,000,000). A workflow,
 # not modes: one host-side command measured in four forms.
 workflow_compare_1m() {
-  [ $# = 0 ] || { sed -n 's/^# Usage: //p' "$bench/workflows/compare-1m.sh" >&2; return 2; }
+  [ $# = 0 ] || workflow_usage
   local launches=${LAUNCHES:-1000000} before after
   need_limiter
   results_folder compare-1m

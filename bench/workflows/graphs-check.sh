@@ -14,7 +14,7 @@
 # launches. A workflow, not modes: the summary reads pairs of runs, not one mode's rounds (the
 # timing alone: bench/run.sh graphs exact graph_whole budget). Results: default $OUT/graphs.
 workflow_graphs_check() {
-  [ $# = 0 ] || { sed -n 's/^# Usage: //p' "$bench/workflows/graphs-check.sh" >&2; return 2; }
+  [ $# = 0 ] || workflow_usage
   need_limiter
   results_folder graphs
   local graph=$bench/workloads/graph_replay.py compiled=$bench/workloads/compile_reduce_overhead.py

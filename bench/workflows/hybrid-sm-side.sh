@@ -9,7 +9,7 @@
 # measures is in the raw recordings (kept on the machine, ~2 MB a run), not in wall times.
 # Results: default $OUT/hybrid-sm-side.
 workflow_hybrid_sm_side() {  # [steps]
-  [ $# -le 1 ] || { sed -n 's/^# Usage: //p' "$bench/workflows/hybrid-sm-side.sh" >&2; return 2; }
+  [ $# -le 1 ] || workflow_usage
   local steps=${1:-205} raw label workload=$bench/workloads/mlp_training.py
   need_limiter
   results_folder hybrid-sm-side

@@ -11,7 +11,7 @@
 # A workflow, not modes: a feature check of rank records over torchrun, not a mode comparison
 # (the timing alone: bench/run.sh ranks exact). Results: default $OUT/ranks.
 workflow_ranks_check() {  # [backend] [steps]
-  [ $# -le 2 ] || { sed -n 's/^# Usage: //p' "$bench/workflows/ranks-check.sh" >&2; return 2; }
+  [ $# -le 2 ] || workflow_usage
   local backend=${1:-auto} steps=${2:-10} ranks=${NPROC:-2} gpus format
   local workload=$bench/workloads/ranks_allreduce.py
   need_limiter

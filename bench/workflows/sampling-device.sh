@@ -9,7 +9,7 @@
 # device session of tests, recordings and benches. Results (default $OUT itself): run.log and
 # sampling-results.tgz (the folder /tmp/sampling-results: every step's output).
 workflow_sampling_device() {
-  [ $# = 0 ] || { sed -n 's/^# Usage: //p' "$bench/workflows/sampling-device.sh" >&2; return 2; }
+  [ $# = 0 ] || workflow_usage
   need_limiter
   results_folder ''
   local final=$out work=/tmp/sampling-results workload=$bench/workloads/mlp_training.py nvperf

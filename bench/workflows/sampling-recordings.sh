@@ -6,7 +6,7 @@
 # kernels.jsonl) packed as LABEL.raw.tgz for re-attribution offline (`limiter analyze DIR`). A
 # workflow, not modes: its product is the packed recordings. Results: default $OUT/sampling-recordings.
 workflow_sampling_recordings() {  # [steps] [long steps]
-  [ $# -le 2 ] || { sed -n 's/^# Usage: //p' "$bench/workflows/sampling-recordings.sh" >&2; return 2; }
+  [ $# -le 2 ] || workflow_usage
   local steps=${1:-205} long_steps=${2:-1640} work interval n label dir workload=$bench/workloads/mlp_training.py
   need_limiter
   results_folder sampling-recordings

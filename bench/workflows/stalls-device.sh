@@ -9,7 +9,7 @@
 # probe and keeps each step's output under its own name. Results (default $OUT itself): every
 # step's .txt / .json / .csv, walls.txt (wall ms and exit status of the timed steps), raw/.
 workflow_stalls_device() {
-  [ $# = 0 ] || { sed -n 's/^# Usage: //p' "$bench/workflows/stalls-device.sh" >&2; return 2; }
+  [ $# = 0 ] || workflow_usage
   need_limiter
   results_folder ''
   local probe=$out/stall_probe source=$root/tests/data/stalls/stall_probe.cu rounds=${ROUNDS:-20} limit=${STEP_TIMEOUT:-60}

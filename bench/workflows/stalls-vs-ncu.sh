@@ -13,7 +13,7 @@
 # and stalls_vs_ncu.md / .json (the comparison).
 workflow_stalls_vs_ncu() {  # workload
   local workload=${1:-} workload_row csv count=() ncu_args=() compare
-  [ $# = 1 ] || { sed -n 's/^# Usage: //p' "$bench/workflows/stalls-vs-ncu.sh" >&2; return 2; }
+  [ $# = 1 ] || workflow_usage
   workload_row=$(table_row "$bench/workloads.tsv" "$workload")
   [ -n "$workload_row" ] ||
     { echo "bench/run.sh stalls-vs-ncu: no workload '$workload' in bench/workloads.tsv (bench/run.sh --list)" >&2; return 2; }

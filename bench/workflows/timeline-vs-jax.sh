@@ -16,7 +16,7 @@
 # empty) keeps XLA's defaults in both. A workflow, not modes: the other side is JAX's profiler.
 # Results: default $OUT/timeline-vs-jax (meta.txt, the two logs and records, timeline_vs_jax.md).
 workflow_timeline_vs_jax() {
-  [ $# = 0 ] || { sed -n 's/^# Usage: //p' "$bench/workflows/timeline-vs-jax.sh" >&2; return 2; }
+  [ $# = 0 ] || workflow_usage
   local workload=$bench/workloads/jax_training.py tool=$bench/timeline_vs_torch.py
   need_limiter
   live && ! python3 -c "import jax" 2> /dev/null && { echo "bench/run.sh timeline-vs-jax: python3 cannot import jax" >&2; return 2; }
