@@ -19,26 +19,29 @@ workflow_sampling_device() {
     LIMITER_SAMPLING_APP="$bin/limiter_sampling_app" LIMITER_NVTX_APP="$bin/limiter_nvtx_app" \
     LIMITER_BENCH_APP="$bench_app"
   samples() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['sampling']['samples'])" "$1" 2>/dev/null || echo 0; }
-  bounded() {  # label, seconds, command...: output in $work/label.txt, its exit status printed
+  bounded() {  # label, seconds, command...: output in $work/label.txt, its exit status in status
     local label=$1 limit=$2; shift 2
     if ! live; then print_step "$label" "$limit" "$@"; return 0; fi
     timeout "$limit" "$@" > "$work/$label.txt" 2>&1
-    echo "exit $?"
+    status=$?
   }
+  local status=0
   tests_passed() { live && grep -E "^\[ +(OK|FAILED) +\]|PASSED|FAILED TEST" "$work/$1.txt"; }
   {
     live && { date -u; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; }
     echo "== GPU tests: sampling mode (LIMITER_DEBUG=1)"
     bounded gpu_tests_sampling 120 env LIMITER_DEBUG=1 "$bin/limiter_sampling_gpu_tests"
+    live && echo "exit $status"
     tests_passed gpu_tests_sampling
     echo "== GPU tests: limiter run (exact mode, NVTX)"
     bounded gpu_tests_limiter_run 120 "$bin/limiter_gpu_tests" --gtest_filter='LimiterRunGpu.*'
+    live && echo "exit $status"
     tests_passed gpu_tests_limiter_run
     echo "== recording: limiter run --sampling --save-raw on limiter_sampling_app"
     bounded recording 60 "$limiter" run -q --timing --sampling --sampling-interval 200 --save-raw "$work/recording" \
       -o "$work/recording.json" -- "$bin/limiter_sampling_app"
     if live; then
-      cat "$work/recording.txt"
+      echo "exit $status"; cat "$work/recording.txt"
       gzip -9 "$work"/recording/*/pm_image_*.bin 2>/dev/null; ls -la "$work"/recording/*/
       "$limiter" report "$work/recording.json" > "$work/recording.report.txt" 2>&1; head -30 "$work/recording.report.txt"
       "$limiter" analyze "$work"/recording/*/ --record "$work/recording.offline.json" > /dev/null 2>&1
@@ -49,13 +52,13 @@ workflow_sampling_device() {
     fi
     echo "== PyTorch, 20 steps, debug trace"
     bounded quick 90 env STEPS=20 LIMITER_DEBUG=1 "$limiter" run -q --timing --sampling -o "$work/quick.json" -- python3 "$workload"
-    live && { echo "samples $(samples "$work/quick.json")"; grep -v "^mlp_training" "$work/quick.txt" | head -40; }
+    live && { echo "exit $status, samples $(samples "$work/quick.json")"; grep -v "^mlp_training" "$work/quick.txt" | head -40; }
     if live && [ "$(samples "$work/quick.json")" = 0 ]; then
       nvperf=$(ls /usr/local/cuda/lib64/libnvperf_host.so /usr/local/cuda/targets/x86_64-linux/lib/libnvperf_host.so 2>/dev/null | head -1)
       echo "== no samples: again with the toolkit's $nvperf preloaded (as the probe had it)"
       bounded quick_preload 90 env STEPS=20 LIMITER_DEBUG=1 LD_PRELOAD="$nvperf" "$limiter" run -q --timing --sampling \
         -o "$work/quick_preload.json" -- python3 "$workload"
-      echo "samples $(samples "$work/quick_preload.json")"; grep -v "^mlp_training" "$work/quick_preload.txt" | head -40
+      echo "exit $status, samples $(samples "$work/quick_preload.json")"; grep -v "^mlp_training" "$work/quick_preload.txt" | head -40
       [ "$(samples "$work/quick_preload.json")" != 0 ] && export LD_PRELOAD=$nvperf && echo "bench runs with LD_PRELOAD=$nvperf"
     fi
     echo "== bench/run.sh: the sampling mode at 100 and 50 us against the exact mode, then a long loop sampled"
