@@ -2,6 +2,7 @@
 // recovered from a partial file whose events arrive in chunks, errors named by the event.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -159,6 +160,38 @@ TEST(TimelineRecord, PartialFileChunksAnyOrderAndATornLastLine) {
   EXPECT_EQ(finish_partial_run(partial, output, "killed"), 30u);
   expected.ended = "killed";
   EXPECT_EQ(read_run_streamed(output), expected);
+  fs::remove(partial);
+  fs::remove(output);
+}
+
+// The collector's timeline comes normalised: written as it is (no copy, no sort at the app's
+// exit), its chunks on disk left unread; one out of order is sorted first, as before.
+TEST(TimelineRecord, ANormalisedTimelineIsWrittenAsGivenAndAnUnsortedOneSorted) {
+  const RunRecord run = run_with_timeline(30);
+  ASSERT_TRUE(is_normalized(*run.timeline));
+  const std::string partial = temp_path("given.json.partial"), output = temp_path("given.json");
+  {
+    std::ofstream out(partial);
+    RunRecord header = run;
+    header.launches.clear();
+    out << partial_run_header(header) << "\n";
+    out << partial_timeline_line({run.timeline->events.back()}) << "\n";
+    for (const auto& launch : run.launches) out << json_text(launch_json(launch)) << "\n";
+  }
+  EXPECT_EQ(finish_partial_run(partial, output, "exit", &*run.timeline), 30u);
+  RunRecord expected = run;
+  expected.ended = "exit";
+  EXPECT_EQ(read_run_streamed(output), expected);
+  Timeline reversed = *run.timeline;
+  std::reverse(reversed.events.begin(), reversed.events.end());
+  EXPECT_FALSE(is_normalized(reversed));
+  EXPECT_EQ(finish_partial_run(partial, output, "exit", &reversed), 30u);
+  EXPECT_EQ(read_run_streamed(output), expected);
+  normalize_timeline(reversed);
+  EXPECT_TRUE(is_normalized(reversed));
+  Timeline narrow = *run.timeline;
+  narrow.end_ns = narrow.events.front().start_ns;  // a window that does not cover its events
+  EXPECT_FALSE(is_normalized(narrow));
   fs::remove(partial);
   fs::remove(output);
 }

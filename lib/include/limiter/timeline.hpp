@@ -62,6 +62,8 @@ struct Timeline {
 // Sorts EVENTS by start (then end, kind) and widens the window to hold them all: what a reader
 // or a collector does before handing a timeline on.
 void normalize_timeline(Timeline& timeline);
+// What normalize_timeline would leave as it is (sorted, the window covering the events).
+bool is_normalized(const Timeline& timeline);
 
 // TIMELINE's events that overlap [START_NS, END_NS), clipped to it, in a timeline whose window is
 // exactly that (an instant event is kept when it lies inside): one phase of a run of several.

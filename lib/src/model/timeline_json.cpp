@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstdint>
 #include <ostream>
+#include <tuple>
 #include <utility>
 
 #include "limiter/error.hpp"
@@ -44,16 +45,33 @@ std::optional<ActivityKind> activity_kind_from_string(std::string_view text) {
   return std::nullopt;
 }
 
-void normalize_timeline(Timeline& timeline) {
-  std::stable_sort(timeline.events.begin(), timeline.events.end(), [](const TimelineEvent& a, const TimelineEvent& b) {
-    return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.end_ns < b.end_ns;
-  });
-  if (timeline.events.empty()) return;
+namespace {
+
+bool by_start(const TimelineEvent& a, const TimelineEvent& b) {
+  return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.end_ns < b.end_ns;
+}
+
+// The window widened to cover EVENTS (sorted), as normalize_timeline sets it.
+std::pair<std::uint64_t, std::uint64_t> covering_window(const Timeline& timeline) {
+  if (timeline.events.empty()) return {timeline.start_ns, timeline.end_ns};
   std::uint64_t first = timeline.events.front().start_ns, last = 0;
   for (const auto& e : timeline.events) last = std::max(last, std::max(e.start_ns, e.end_ns));
   const bool unset = timeline.start_ns == 0 && timeline.end_ns == 0;
-  timeline.start_ns = unset ? first : std::min(timeline.start_ns, first);
-  timeline.end_ns = std::max(timeline.end_ns, last);
+  return {unset ? first : std::min(timeline.start_ns, first), std::max(timeline.end_ns, last)};
+}
+
+}  // namespace
+
+void normalize_timeline(Timeline& timeline) {
+  // Most timelines come sorted (the collector's are): checking is cheaper than sorting 1M events.
+  if (!std::is_sorted(timeline.events.begin(), timeline.events.end(), by_start))
+    std::stable_sort(timeline.events.begin(), timeline.events.end(), by_start);
+  std::tie(timeline.start_ns, timeline.end_ns) = covering_window(timeline);
+}
+
+bool is_normalized(const Timeline& timeline) {
+  return std::is_sorted(timeline.events.begin(), timeline.events.end(), by_start) &&
+         covering_window(timeline) == std::pair{timeline.start_ns, timeline.end_ns};
 }
 
 ordered_json timeline_event_json(const TimelineEvent& e) {
