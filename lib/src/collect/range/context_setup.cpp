@@ -86,7 +86,8 @@ void RangeSession::start_ahead(CUcontext context) noexcept {
     if (destroyed_contexts.count(context)) return;
   }
   std::unique_lock lock(mutex, std::try_to_lock);
-  if (!lock.owns_lock() || stopping.load() || finishing || budgets_spent_.load() || !active() || !contexts.empty() ||
+  if (!lock.owns_lock() || !phase_begun_.load() || turns_.stopping() || finishing || budgets_.spent() || !active() ||
+      !contexts.empty() ||
       failed_contexts.count(context))
     return;
   {
@@ -97,12 +98,10 @@ void RangeSession::start_ahead(CUcontext context) noexcept {
   const RangeTimings before = times;
   bool pushed = false, started_ahead = false;
   try {
-    auto& turn = counter_lock(backend.device_uuid(backend.device_of(context)));
-    if (!turn.held() && !turn.acquire(std::chrono::milliseconds(0))) {
+    if (!turns_.try_take(backend.device_uuid(backend.device_of(context)))) {
       LIMITER_TRACE("context %p: not started ahead: another process has the counters", static_cast<void*>(context));
       return;
     }
-    start_turn_keeper(turn);  // a turn held while the app waits elsewhere is handed over
     backend.push_context(context);
     pushed = true;
     ContextProfiler* p = context_profiler(context, 0);

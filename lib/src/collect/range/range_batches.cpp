@@ -11,6 +11,7 @@
 
 #include "collect/cupti/cupti_check.hpp"
 #include "collect/range/range_session.hpp"
+#include "collect/range/user_range_work.hpp"
 #include "limiter/user_range_time.hpp"
 
 namespace limiter::detail {
@@ -33,7 +34,7 @@ bool RangeSession::start_profiler(ContextProfiler& p, std::size_t launches) {
   // without pausing the profiler (a resume costs ~270 ms in PyTorch on an H100).
   // CollectorOptions::auto_range_for_filters keeps auto range under filters (the earlier behaviour).
   // --cache-control all: our flush kernel runs before each profiled launch, outside its range.
-  p.user_range = p.user_replay && (p.graphs_launched || (selector.filters() && !options.auto_range_for_filters) ||
+  p.user_range = p.user_replay && (p.graphs_launched || (budgets_.selector().filters() && !options.auto_range_for_filters) ||
                                    options.cache_control == "all");
   try {
     enable_profiler(p);
@@ -293,7 +294,7 @@ void RangeSession::complete(ContextProfiler& p, PendingLaunch&& pending, std::si
   const auto values = p.host->evaluate(p.image, range, metrics);
   for (std::size_t i = 0; i < metrics.size(); ++i)
     if (!std::isnan(values[i])) launch.counters[metrics[i]] = values[i];
-  if (pending.measures_range_work) return keep_range_work(p, launch);
+  if (pending.measures_range_work) return UserRanges::keep_range_work(p.range_work_ns, launch);
   launch.sequence = next_sequence++;
   if (on_launch_completed && pending.correlation_id) on_launch_completed(pending.correlation_id, launch.sequence);
   if (p.user_range) {  // the kernel's time, not the host's between push and pop, nor the profiler's

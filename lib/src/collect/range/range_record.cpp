@@ -1,11 +1,8 @@
 // The exact session's face to the orchestrator (session.hpp): regions, sync points, context
-// teardown, flushes, the hand-over from a sampling phase and the record it gives back.
-#include <cinttypes>
+// teardown, flushes, its phase's beginning and the record it gives back.
 #include <thread>
 
 #include "collect/range/range_session.hpp"
-#include "limiter/analysis.hpp"
-#include "limiter/sampling.hpp"
 
 namespace limiter::detail {
 
@@ -40,18 +37,19 @@ RangeSession::RangeSession(const CollectorOptions& opts, std::vector<std::string
       backend(range_backend),
       nvtx(tracker),
       sink(launch_sink),
-      ends_when_budgets_spent(ends_when_spent),
-      selector(opts),
-      lock_timeout(static_cast<std::int64_t>(opts.lock_timeout_s * 1000.0)),
+      budgets_(opts, ends_when_spent),
+      graphs_(range_backend, opts.graph_profiling),
+      turns_(opts.lock_dir, std::chrono::milliseconds(static_cast<std::int64_t>(opts.lock_timeout_s * 1000.0)),
+             [this] { keep_turns_fair(); }),
       raw_dir(opts.raw_dir) {
   if (!raw_dir.empty()) open_raw_dir(raw_dir, raw_launches);
   preparer.on_prepared = [this](CUdevice, CUcontext context) { start_ahead(context); };
 }
 
 RangeSession::~RangeSession() {
-  stopping = true;
-  preparer.close_and_join();  // a start ahead may start the turn keeper (start_turn_keeper)
-  if (turn_keeper.joinable()) turn_keeper.join();
+  turns_.stop_handing_over();
+  preparer.close_and_join();  // a start ahead may start the turn keeper (CounterTurns::try_take)
+  turns_.stop();
 }
 
 SessionCallbacks RangeSession::callbacks() const {
@@ -96,7 +94,7 @@ void RangeSession::end_region() {
 // 261 budget launches took 252 batches and 27 s (H200, 2026-11-28); exit and signals still
 // decode what is pending, a SIGKILL loses at most that age of budget launches.
 void RangeSession::on_sync(SyncKind kind) {
-  host_timed_ = false;  // the timed kernel is done (or its wait is the app's): ranging may go on
+  budgets_.on_sync();  // a host-timed kernel is done (or its wait is the app's): ranging may go on
   if (holds_launch_lock || inside_flush) return;
   const bool aged = kind == SyncKind::query || !decode_at_every_wait;
   flush_all(aged ? std::chrono::duration_cast<Clock::duration>(kQueryFlushAge) : Clock::duration::zero());
@@ -121,25 +119,24 @@ void RangeSession::on_graph_event(const GraphEvent& event) {
     case GraphEvent::Kind::graph_destroying: on_graph_destroy_starting(event.graph); return;
     case GraphEvent::Kind::exec_created: {
       std::lock_guard lock(mutex);
-      record_graph(event.graph, event.exec, event.graph_exec_id);
+      graphs_.record(event.graph, event.exec, event.graph_exec_id);
       return;
     }
     case GraphEvent::Kind::exec_destroying: {
       std::lock_guard lock(mutex);
-      release_kept_graph_of(event.exec);
-      forget_graph_exec(event.exec);
+      graphs_.exec_destroying(event.exec);
       return;
     }
   }
 }
 
 void RangeSession::flush() {
-  if (budgets_spent_) return;
+  if (budgets_.spent()) return;
   flush_all();
 }
 
 bool RangeSession::flush_before_exit(std::chrono::milliseconds wait) noexcept {
-  stopping = true;  // the turn keeper hands nothing over from now on
+  turns_.stop_handing_over();
   const auto lock = lock_within(mutex, wait);
   if (!lock.owns_lock()) {
     // A signal that interrupted this thread inside our own launch callback: the lock is ours
@@ -181,78 +178,34 @@ void RangeSession::retire_all() noexcept {
   }
 }
 
-// Sampling first, then exact: the kernels the samples judged are done with; the next launches
-// of the others (and of any kernel new from now on) are profiled exactly. The other order
-// leaves the samples blind to the SMs: after any range-profiler session in the process the PM
-// samples count no SM-side work (H100, CUPTI 13.0, bench/results/2026-11-25-hybrid-sm-side-and-rounds.md).
-void RangeSession::begin_after(RunRecord before, bool follows) {
-  const auto started = Clock::now();
-  std::vector<std::pair<std::string, std::string>> judged;
-  std::size_t undecided = 0;
-  const bool after_pm_samples = before.sampling.has_value() || before.source == "cupti-pm-sampling";
-  if (follows && after_pm_samples) {  // PC samples (the default run's window) judge no kernel
-    try {
-      for (const auto& k : analyze_run(before, {}).kernels) {
-        if (k.verdict && !k.too_few_samples) judged.emplace_back(k.name, LaunchSelector::configuration_text(k.grid, k.block));
-        else ++undecided;
-      }
-    } catch (const std::exception& e) {  // every kernel is then profiled exactly
-      std::fprintf(stderr, "limiter: the sampled phase could not be analysed (%s): every kernel is profiled exactly\n", e.what());
-      judged.clear();
-    }
-  }
+void RangeSession::exclude_from_selection(std::vector<std::pair<std::string, std::string>> kernels) {
   std::lock_guard lock(mutex);
-  selector.exclude(judged);
-  const std::uint64_t sampled_launches = before.launches_seen.value_or(0);
-  if (!follows) {
-    preparer.close();  // the process ends (see flush_before_exit)
-    if (!preparer.wait_idle(std::chrono::seconds(2))) LIMITER_TRACE("a device's preparation still runs at exit");
-    if (after_pm_samples)  // the default run's PC-sampling window: its phase windows say it
-      before.missed.push_back({"the exact phase never began: the app ended after " + std::to_string(sampled_launches) +
-                                   " launches, within the sampling phase of " +
-                                   std::to_string(options.sampling_phase_launches) + " (the record holds the samples only)",
-                               0, "a smaller --sampling-phase"});
-  } else if (!after_pm_samples) {  // the default run: PC samples judge no kernel
-    phase_text_ = "PC-sampling window over after " + std::to_string(sampled_launches) +
-                  " launches: each kernel's next launches exactly\n";
-  } else {
-    char text[320];
-    std::snprintf(text, sizeof text,
-                  "sampling phase over after %" PRIu64 " launches: %zu kernels judged by their samples; the next %" PRIu64
-                  " launches of the other %zu (and of any new kernel) exactly; switch %.0f ms\n",
-                  sampled_launches, judged.size(), options.per_kernel_count, undecided, seconds_since(started) * 1e3);
-    phase_text_ = text;
-    LIMITER_TRACE("%s", text);
+  budgets_.exclude(std::move(kernels));
+}
+
+void RangeSession::begin_after(RunRecord /*before*/, bool follows) {
+  {
+    std::lock_guard lock(mutex);
+    began_after_ = true;
   }
-  sampled_before_ = std::move(before);
-  finished_ = !follows;
+  phase_begun_ = follows;
+  if (follows) return;
+  preparer.close();  // the process ends (see flush_before_exit)
+  if (!preparer.wait_idle(std::chrono::seconds(2))) LIMITER_TRACE("a device's preparation still runs at exit");
 }
 
 RunRecord RangeSession::finish() noexcept {
   preparer.close();
   std::lock_guard lock(mutex);
   finishing = true;
-  if (sampled_before_) {  // sampling first: the exact launches join their kernels' aggregates
-    retire_all();
-    RunRecord run = std::move(*sampled_before_);
-    sampled_before_.reset();
-    if (finished_) return run;  // the exact phase never began
-    if (run.sampling) run.sampling->exact_after_sampling = true;
-    run.cache_control = options.cache_control;
-    run.kernels_seen = add_sampled_launches(selector.kernels_seen(), run.launches);
-    run.launches = join_exact_launches(std::move(run.launches), completed);
-    completed.clear();
-    run.launches_seen = run.launches_seen.value_or(0) + launches_seen_;
-    run.missed.insert(run.missed.end(), missed_.begin(), missed_.end());
-    return run;
-  }
+  if (began_after_) retire_all();  // a later phase ends for good with the run
   RunRecord run;
   run.source = "cupti";
   run.device = last_device;
   run.cache_control = options.cache_control;
   run.missed = missed_;
   run.launches_seen = launches_seen_;
-  run.kernels_seen = selector.kernels_seen();
+  run.kernels_seen = budgets_.selector().kernels_seen();
   run.launches = std::move(completed);
   completed.clear();
   return run;
@@ -271,7 +224,7 @@ std::uint64_t RangeSession::launches_seen() const {
 
 std::vector<KernelSeen> RangeSession::kernels_seen() const {
   const auto lock = lock_within(mutex, kReadWait);
-  return lock.owns_lock() ? selector.kernels_seen() : std::vector<KernelSeen>{};
+  return lock.owns_lock() ? budgets_.selector().kernels_seen() : std::vector<KernelSeen>{};
 }
 
 RangeTimings RangeSession::range_timings() const {
@@ -279,6 +232,6 @@ RangeTimings RangeSession::range_timings() const {
   return times;
 }
 
-std::string RangeSession::timings() const { return phase_text_ + range_timings().to_text(); }
+std::string RangeSession::timings() const { return range_timings().to_text(); }
 
 }  // namespace limiter::detail
