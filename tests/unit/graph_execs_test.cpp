@@ -15,12 +15,20 @@ const std::vector<Spec> kTwoKernels = {{CU_GRAPH_NODE_TYPE_KERNEL, "alpha"},
                                        {CU_GRAPH_NODE_TYPE_MEMSET, ""},
                                        {CU_GRAPH_NODE_TYPE_KERNEL, "beta"}};
 
-TEST(GraphExecs, AnExecsNodesAreRecordedInOrderWithTheirKernels) {
+// The app's graph of two kernels and a memset, and what it instantiates, recorded.
+struct GraphExecsTest : ::testing::Test {
+  CUgraphExec recorded(std::uint32_t id) {
+    const CUgraphExec exec = backend.instantiate(graph, kContext);
+    graphs.record(graph, exec, id);
+    return exec;
+  }
   test::FakeRangeBackend backend;
-  detail::GraphExecs graphs(backend, "node");
-  const CUgraph graph = backend.add_graph(kTwoKernels);
-  const CUgraphExec exec = backend.instantiate(graph, kContext);
-  graphs.record(graph, exec, 7);
+  detail::GraphExecs graphs{backend, "node"};
+  CUgraph graph = backend.add_graph(kTwoKernels);
+};
+
+TEST_F(GraphExecsTest, AnExecsNodesAreRecordedInOrderWithTheirKernels) {
+  const CUgraphExec exec = recorded(7);
   const detail::GraphExec* recorded = graphs.find(exec);
   ASSERT_NE(recorded, nullptr);
   EXPECT_EQ(graphs.exec_of(*recorded), exec);
@@ -35,17 +43,14 @@ TEST(GraphExecs, AnExecsNodesAreRecordedInOrderWithTheirKernels) {
   EXPECT_TRUE(graphs.needed(graph));
 }
 
-TEST(GraphExecs, AGraphThatCannotRunNodeByNodeIsOneRangeAndSaysWhy) {
-  test::FakeRangeBackend backend;
+TEST_F(GraphExecsTest, AGraphThatCannotRunNodeByNodeIsOneRangeAndSaysWhy) {
   detail::GraphExecs whole(backend, "graph");
-  const CUgraph graph = backend.add_graph(kTwoKernels);
   const CUgraphExec exec = backend.instantiate(graph, kContext);
   whole.record(graph, exec, 1);
   EXPECT_FALSE(whole.find(exec)->per_node);
   EXPECT_EQ(whole.find(exec)->whole_reason, "--graph-profiling graph");
   EXPECT_FALSE(whole.needed(graph));
 
-  detail::GraphExecs graphs(backend, "node");
   const CUgraph with_host = backend.add_graph({{CU_GRAPH_NODE_TYPE_KERNEL, "alpha"}, {CU_GRAPH_NODE_TYPE_HOST, ""}});
   const CUgraphExec host_exec = backend.instantiate(with_host, kContext);
   graphs.record(with_host, host_exec, 2);
@@ -56,13 +61,8 @@ TEST(GraphExecs, AGraphThatCannotRunNodeByNodeIsOneRangeAndSaysWhy) {
   EXPECT_EQ(graphs.find(refused)->whole_reason, "the driver refused its node handles");
 }
 
-TEST(GraphExecs, AKeptGraphIsReleasedWithItsLastExec) {
-  test::FakeRangeBackend backend;
-  detail::GraphExecs graphs(backend, "node");
-  const CUgraph graph = backend.add_graph(kTwoKernels);
-  const CUgraphExec first = backend.instantiate(graph, kContext), second = backend.instantiate(graph, kContext);
-  graphs.record(graph, first, 1);
-  graphs.record(graph, second, 2);
+TEST_F(GraphExecsTest, AKeptGraphIsReleasedWithItsLastExec) {
+  const CUgraphExec first = recorded(1), second = recorded(2);
   graphs.keep(graph);  // the app destroys it while its execs need it
   graphs.exec_destroying(first);
   EXPECT_EQ(graphs.find(first), nullptr);
@@ -74,12 +74,8 @@ TEST(GraphExecs, AKeptGraphIsReleasedWithItsLastExec) {
   EXPECT_TRUE(graphs.take_released().empty());  // handed out once
 }
 
-TEST(GraphExecs, AGraphTheDriverDestroysTakesItsExecsToOneRange) {
-  test::FakeRangeBackend backend;
-  detail::GraphExecs graphs(backend, "node");
-  const CUgraph graph = backend.add_graph(kTwoKernels);
-  const CUgraphExec exec = backend.instantiate(graph, kContext);
-  graphs.record(graph, exec, 1);
+TEST_F(GraphExecsTest, AGraphTheDriverDestroysTakesItsExecsToOneRange) {
+  const CUgraphExec exec = recorded(1);
   graphs.source_destroyed(graph);
   EXPECT_FALSE(graphs.find(exec)->per_node);
   EXPECT_EQ(graphs.find(exec)->source, nullptr);
@@ -87,12 +83,8 @@ TEST(GraphExecs, AGraphTheDriverDestroysTakesItsExecsToOneRange) {
   EXPECT_FALSE(graphs.needed(graph));
 }
 
-TEST(GraphExecs, EveryNodeThatRunsAloneIsEnabledAgain) {
-  test::FakeRangeBackend backend;
-  detail::GraphExecs graphs(backend, "node");
-  const CUgraph graph = backend.add_graph(kTwoKernels);
-  const CUgraphExec exec = backend.instantiate(graph, kContext);
-  graphs.record(graph, exec, 1);
+TEST_F(GraphExecsTest, EveryNodeThatRunsAloneIsEnabledAgain) {
+  const CUgraphExec exec = recorded(1);
   for (const auto& node : graphs.find(exec)->nodes) backend.set_node_enabled(exec, node.handle, false);
   backend.run_graph(exec);
   EXPECT_TRUE(backend.kernels_ran.empty());

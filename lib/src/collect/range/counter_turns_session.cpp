@@ -32,7 +32,7 @@ void RangeSession::yield_if_others_wait(ContextProfiler& p) {
   LIMITER_TRACE("another process waits for the counters: yielding");
   ++times.turns_yielded;
   const auto started = Clock::now();
-  pause(p);
+  batches_.pause(p);
   times.yield_s += seconds_since(started);
 }
 

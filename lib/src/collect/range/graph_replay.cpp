@@ -34,13 +34,13 @@ void detail::RangeSession::enter_user_range_mode(ContextProfiler& p) {
   p.graphs_launched = true;  // so does a profiler started again after a pause
   ++times.range_mode_switches;
   try {
-    disable_profiler(p);  // decodes the batch first
+    batches_.disable(p);  // decodes the batch first
   } catch (...) {
     p.paused = true;  // the next selected launch starts a new one
     end_turn(p);
     throw;
   }
-  start_profiler(p, 0);  // the process keeps its turn on the counters
+  batches_.start_profiler(p, 0);  // the process keeps its turn on the counters
 }
 
 void detail::RangeSession::profile_graph_launch(ContextProfiler& p, detail::GraphExec& graph, CUstream stream,
@@ -81,11 +81,11 @@ void detail::RangeSession::profile_graph_launch(ContextProfiler& p, detail::Grap
           next = i;
           if (!detail::runnable_alone(node.type)) continue;
           const bool ranged = node.kernel && launches[kernel].keep;
-          if (ranged && p.pending.size() >= p.ranges_per_image) flush_batch(p);  // the image holds a batch
+          if (ranged && p.pending.size() >= p.ranges_per_image) batches_.flush(p);  // the image holds a batch
           if (set_enabled(node.handle, 1) != CUDA_SUCCESS)
             throw SystemError("cuGraphNodeSetEnabled refused node " + std::to_string(node.index));
           if (ranged) {
-            start_batch(p);
+            batches_.start(p);
             if (p.pending.empty()) p.oldest_pending = Clock::now();
             ranges_.flush_caches(p.context, stream, per_thread_stream);
             push_range(p);
@@ -141,8 +141,8 @@ void detail::RangeSession::profile_graph_launch(ContextProfiler& p, detail::Grap
   whole.launch.device = launches.front().launch.device;
   whole.launch.nvtx = launches.front().launch.nvtx;
   measure_range_work(p);
-  if (p.pending.size() >= p.ranges_per_image) flush_batch(p);
-  start_batch(p);
+  if (p.pending.size() >= p.ranges_per_image) batches_.flush(p);
+  batches_.start(p);
   if (p.pending.empty()) p.oldest_pending = Clock::now();
   ranges_.flush_caches(p.context, stream, per_thread_stream);
   push_range(p);

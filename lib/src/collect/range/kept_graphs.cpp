@@ -8,7 +8,7 @@
 // structure (H100, driver 580: bench/graph_keep_probe, 2026-11-24). The app's graph is destroyed
 // by us once the last exec made from it is destroyed. A driver that ignored the swap destroys the
 // app's graph as asked: the resource callback sees it go, its execs fall back to one range per
-// launch (forget_source_graph), and our empty graph is destroyed at EXIT.
+// launch (GraphExecs::source_destroyed), and our empty graph is destroyed at EXIT.
 #include <algorithm>
 
 #include "collect/range/range_session.hpp"

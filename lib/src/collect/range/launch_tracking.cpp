@@ -129,7 +129,7 @@ void RangeSession::on_launch(const LaunchCall& call) {
         budgets_.spend(running);
         return;  // EXIT releases the lock
       }
-      pause(*existing->second);
+      batches_.pause(*existing->second);
       return;  // EXIT releases the lock
     }
     if (!running && selected == 0) return;  // EXIT releases the lock
@@ -152,7 +152,7 @@ void RangeSession::profile_launches(const LaunchCall& call, GraphExec* graph, st
   const std::uint64_t context_id = backend.context_id(call.context);
   times.metadata_s += seconds_since(entered) - set_up;
   yield_if_others_wait(*profiler);  // after a fair turn, another process's
-  if (profiler->paused && !resume(*profiler, selected)) return;  // a new region, or a new turn
+  if (profiler->paused && !batches_.resume(*profiler, selected)) return;  // a new region, or a new turn
   if (selected == 0 && profiler->user_range) ++times.unranged_launches;
   else ++times.launches;
   for (auto& pending : launches) {
@@ -174,7 +174,7 @@ void RangeSession::profile_launches(const LaunchCall& call, GraphExec* graph, st
   if (profiler->user_replay && !profiler->pending.empty()) {
     // A full batch, or one whose first launch completed long ago: decoded before this launch.
     const bool full = profiler->pending.size() + launches.size() > profiler->ranges_per_image;
-    if (full || Clock::now() - profiler->oldest_pending >= kMaxBatchAge) flush_batch(*profiler);
+    if (full || Clock::now() - profiler->oldest_pending >= kMaxBatchAge) batches_.flush(*profiler);
   }
   if (profiler->user_range) {
     // User-range mode (from the context's first graph launch on): a selected
@@ -186,7 +186,7 @@ void RangeSession::profile_launches(const LaunchCall& call, GraphExec* graph, st
   // Auto range ranges every launch of a started profiler; a stopped one starts only for a
   // selected launch, and an unselected one runs unranged.
   if (!profiler->stopped || selected > 0) {
-    start_batch(*profiler);
+    batches_.start(*profiler);
     if (profiler->pending.empty()) profiler->oldest_pending = Clock::now();
     for (auto& pending : launches) profiler->pending.push_back(std::move(pending));
   }
@@ -206,9 +206,9 @@ void RangeSession::on_launch_exit(const LaunchCall& call) {
     finish_launch(call.failed);  // a graph's nodes enabled again, a user range closed
     auto it = contexts.find(call.context);
     if (it != contexts.end() && !it->second->retired && !it->second->paused) {
-      if (!it->second->user_replay) decode(*it->second);
+      if (!it->second->user_replay) batches_.decode(*it->second);
       // Once --count launches are profiled, stop the profiler: the rest of the app runs at speed.
-      if (budgets_.selector().exhausted() && (it->second->user_replay || it->second->pending.empty())) retire(*it->second);
+      if (budgets_.selector().exhausted() && (it->second->user_replay || it->second->pending.empty())) batches_.retire(*it->second);
     }
     report_status(false);
   } catch (const std::exception& e) {

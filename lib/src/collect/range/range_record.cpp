@@ -3,6 +3,7 @@
 #include <thread>
 
 #include "collect/range/range_session.hpp"
+#include "limiter/user_range_time.hpp"
 
 namespace limiter::detail {
 
@@ -79,8 +80,8 @@ void RangeSession::end_region() {
     // A region's launches are in the record when it ends; with no region left open, the
     // profilers pause so that the app's other launches run at full speed.
     for (auto& [context, profiler] : contexts) {
-      if (active()) flush_batch(*profiler);
-      else pause(*profiler);
+      if (active()) batches_.flush(*profiler);
+      else batches_.pause(*profiler);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "limiter: profiling error at the end of a region: %s\n", e.what());
@@ -88,7 +89,7 @@ void RangeSession::end_region() {
 }
 
 // The app waited anyway: decode the batch, so a kill after this point loses none of it. Our
-// own cuCtxSynchronize (in flush_batch) comes back here: ignored, or the lock deadlocks. In the
+// own cuCtxSynchronize (in RangeBatches::flush) comes back here: ignored, or the lock deadlocks. In the
 // default run's counters phase (decode_at_every_wait false) a wait decodes only a batch as old as
 // a query's: each decode costs the next launch a Start (45-85 ms), and a JAX step syncs once, so
 // 261 budget launches took 252 batches and 27 s (H200, 2026-11-28); exit and signals still
@@ -108,7 +109,7 @@ void RangeSession::on_context_destroy(CUcontext context) {
   }
   std::lock_guard lock(mutex);
   auto it = contexts.find(context);
-  if (it != contexts.end()) retire(*it->second);
+  if (it != contexts.end()) batches_.retire(*it->second);
   if (options.cache_control == "all") backend.release_l2_flush(context);
 }
 
@@ -148,7 +149,7 @@ bool RangeSession::flush_before_exit(std::chrono::milliseconds wait) noexcept {
   bool decoded = true;
   for (auto& [context, profiler] : contexts) {
     try {
-      flush_batch(*profiler, /*restart=*/false);
+      batches_.flush(*profiler, /*restart=*/false);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "limiter: the last launches could not be decoded: %s\n", e.what());
       decoded = false;
@@ -165,13 +166,36 @@ bool RangeSession::flush_before_exit(std::chrono::milliseconds wait) noexcept {
 
 void RangeSession::write_raw_files() {
   std::lock_guard lock(mutex);
-  for (auto& [context, profiler] : contexts) keep_raw_image(*profiler);
+  for (auto& [context, profiler] : contexts) batches_.keep_raw_image(*profiler);
+}
+
+void RangeSession::flush_all(Clock::duration min_age) {
+  std::lock_guard lock(mutex);
+  const auto now = Clock::now();
+  for (auto& [context, profiler] : contexts) {
+    if (min_age > Clock::duration::zero() && now - profiler->oldest_pending < min_age) continue;
+    batches_.flush(*profiler);
+    yield_if_others_wait(*profiler);  // the app waited for the GPU: a good moment to hand over
+  }
+}
+
+void RangeSession::launch_decoded(ContextProfiler& p, KernelLaunch&& launch, std::uint32_t correlation_id,
+                                  std::size_t range) {
+  launch.sequence = next_sequence++;
+  if (on_launch_completed && correlation_id) on_launch_completed(correlation_id, launch.sequence);
+  if (p.user_range) {  // the kernel's time, not the host's between push and pop, nor the profiler's
+    if (p.range_work_ns) launch.counters[kRangeWorkCounter] = *p.range_work_ns;
+    time_user_range(launch);
+  }
+  if (!raw_dir.empty()) append_raw_launch(raw_launches, launch, p.images_written, range);
+  if (sink && sink->on_launch) sink->on_launch(launch);
+  if (options.keep_launches) completed.push_back(std::move(launch));
 }
 
 void RangeSession::retire_all() noexcept {
   for (auto& [context, profiler] : contexts) {
     try {
-      retire(*profiler);
+      batches_.retire(*profiler);
     } catch (const std::exception& e) {  // its launches are counted as missed, with the error
       std::fprintf(stderr, "limiter: the exact phase did not end cleanly: %s\n", e.what());
     }

@@ -8,9 +8,9 @@
 //   counter turns           CounterTurns   (counter_turns.hpp): the per-device turns, the turn keeper
 //   graphs                  GraphExecs     (graph_execs.hpp): execs recorded, the app's graphs kept
 //   user ranges             UserRanges     (user_range_work.hpp): push/pop, the empty range, L2 flush
+//   batches                 RangeBatches   (range_batches.hpp): start/resume, flush/decode, pause, retire
 // and the session's own files: launches and their metadata (launch_tracking.cpp), a context's
-// set-up (context_setup.cpp), batches, pauses and decoding (range_batches.cpp), user ranges
-// (user_ranges.cpp), graph launches node by node (graph_replay.cpp), the app's cuGraphDestroy
+// set-up (context_setup.cpp), user ranges around launches (user_ranges.cpp), graph launches node by node (graph_replay.cpp), the app's cuGraphDestroy
 // (kept_graphs.cpp), what could not be profiled (missed_launches.cpp), its record and timings
 // (range_record.cpp). Every CUPTI and driver call goes through its RangeBackend (range_backend.hpp).
 #include <atomic>
@@ -28,6 +28,7 @@
 #include "collect/range/device_preparer.hpp"
 #include "collect/range/graph_execs.hpp"
 #include "collect/range/launch_budgets.hpp"
+#include "collect/range/range_batches.hpp"
 #include "collect/range/user_range_work.hpp"
 #include "collect/nvtx/nvtx_tracker.hpp"
 #include "collect/range/range_timings.hpp"
@@ -38,7 +39,7 @@
 
 namespace limiter::detail {
 
-class RangeSession final : public Session {
+class RangeSession final : public Session, private BatchEvents {
  public:
   // METRICS: the plan's. NVTX: the app's ranges (shared with the orchestrator). SINK: where
   // completed launches go at once (the injection's partial file); may be null.
@@ -94,10 +95,6 @@ class RangeSession final : public Session {
 
  private:
   bool active() const { return options.always_active || active_depth > 0; }
-  // User replay for this context: one pass, and not --replay kernel.
-  bool wants_user_replay(const ContextProfiler& profiler) const {
-    return profiler.passes == 1 && options.replay != "kernel";
-  }
 
   // launch_tracking.cpp
   // The name and resources of a launch's function (cached; refreshed when the handle now names
@@ -117,7 +114,7 @@ class RangeSession final : public Session {
   void start_ahead(CUcontext context) noexcept;
   ContextProfiler* context_profiler(CUcontext context, std::size_t launches);
   void set_up(ContextProfiler& profiler);
-  bool check_counter_availability(ContextProfiler& profiler);
+  bool rebuild_config(ContextProfiler& profiler) override;  // with the device's counter availability
 
   // graph_replay.cpp
   // User replay: the selected graph launch's kernels profiled (node by node, or as one range).
@@ -141,38 +138,22 @@ class RangeSession final : public Session {
   // At EXIT: a graph's nodes enabled again, an open range closed (a failed launch's dropped).
   void finish_launch(bool failed);
 
-  // range_batches.cpp
-  bool start_profiler(ContextProfiler& profiler, std::size_t launches);
-  bool resume(ContextProfiler& profiler, std::size_t launches);
-  void enable_profiler(ContextProfiler& profiler);
-  void configure_and_start(ContextProfiler& profiler);
-  // User replay: the batch stopped and decoded; Start waits for the next ranged launch
-  // (start_batch). RESTART false: the profiler is disabled next (it stays as it is).
-  void flush_batch(ContextProfiler& profiler, bool restart = true);
-  void start_batch(ContextProfiler& profiler);  // a stopped profiler started for a launch's range
-  void stop_and_decode(ContextProfiler& profiler);  // user replay: the batch's pass submitted, decoded
-  void disable_profiler(ContextProfiler& profiler);
-  // The batch's pending launches dropped, the selected ones counted as missed with ERROR.
-  void lose_batch(ContextProfiler& profiler, const std::string& error);
-  void reinitialize_image(ContextProfiler& profiler);
-  void decode(ContextProfiler& profiler);
-  void complete(ContextProfiler& profiler, PendingLaunch&& pending, std::size_t range);
-  void keep_raw_image(ContextProfiler& profiler);
-  void retire(ContextProfiler& profiler);  // finished for good: decoded, disabled, turn ended
-  void pause(ContextProfiler& profiler);
-  void stop_for_now(ContextProfiler& profiler);  // pause and finish: disabled, turn ended
+  // range_record.cpp: what the session's RangeBatches tell it
+  void launch_decoded(ContextProfiler& profiler, KernelLaunch&& launch, std::uint32_t correlation_id,
+                      std::size_t range) override;
+  void batch_decoded() override { report_status(false); }
   // Decodes every context's batch whose first launch is at least MIN_AGE old (sync points).
   void flush_all(Clock::duration min_age = Clock::duration::zero());
   void retire_all() noexcept;
 
-  // counter_turns.cpp: the session's side of its CounterTurns
+  // counter_turns_session.cpp: the session's side of its CounterTurns
   void yield_if_others_wait(ContextProfiler& profiler);
-  bool take_turn(ContextProfiler& profiler, std::size_t launches);  // false: LAUNCHES missed
-  void end_turn(ContextProfiler& profiler);  // once no context of the process runs on the device
+  bool take_turn(ContextProfiler& profiler, std::size_t launches) override;  // false: LAUNCHES missed
+  void end_turn(ContextProfiler& profiler) override;  // once no context of the process runs on the device
   void keep_turns_fair();                    // the turn keeper's tick
 
   // missed_launches.cpp
-  void miss(MissReason reason, std::uint64_t launches, const std::string& detail = "");
+  void miss(MissReason reason, std::uint64_t launches, const std::string& detail = "") override;
   void report_status(bool force);  // to the sink: the tally and launches seen, when they changed
 
   CollectorOptions options;
@@ -207,6 +188,9 @@ class RangeSession final : public Session {
   std::ofstream raw_launches;
   RangeTimings times;
   UserRanges ranges_{backend, times, options.cache_control == "all", range_sync_of(options.range_sync)};
+  RangeBatches batches_{backend, metrics, times, *this, options.replay,
+                        (budgets_.selector().filters() && !options.auto_range_for_filters) || options.cache_control == "all",
+                        options.raw_dir};
   std::atomic<bool> phase_begun_{true};  // follows_a_phase: false until begin_after
   bool began_after_ = false;  // begin_after was called: finish ends the session for good (retire_all)
   // Each device's set-up, prepared off the app's thread until its first context's set_up takes

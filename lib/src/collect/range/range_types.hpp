@@ -141,7 +141,7 @@ struct ContextProfiler {
   std::optional<double> range_work_ns;
   bool paused = false;   // disabled between profiled regions or turns: launches run at full speed
   // User replay: the last batch stopped and decoded, the profiler enabled but not started; the
-  // next launch it ranges starts it (start_batch). A flush pays no Start for launches that may
+  // next launch it ranges starts it (RangeBatches::start). A flush pays no Start for launches that may
   // never come: a budget run's steps after its kernels are profiled.
   bool stopped = false;
   // Started ahead (RangeSession::start_ahead) and no launch ranged yet: to the launches it is

@@ -89,7 +89,7 @@ void UserRanges::keep_range_work(std::optional<double>& range_work_ns, const Ker
 
 // The session's side: a range pushed on the context's started profiler, for the batch's next launch.
 void RangeSession::push_range(ContextProfiler& p) {
-  start_batch(p);  // the callers start it first (see measure_range_work): this only makes sure
+  batches_.start(p);  // the callers start it first (see measure_range_work): this only makes sure
   ranges_.push(p.profiler, p.pending.size());
 }
 
@@ -117,8 +117,8 @@ void RangeSession::open_launch_range(ContextProfiler& p, CUstream stream, bool p
 // So only the empty range's work, which does not overlap the kernel, is taken out of any range.
 void RangeSession::measure_range_work(ContextProfiler& p) {
   if (UserRanges::measured(p.pending)) return;
-  if (p.pending.size() + 2 > p.ranges_per_image) flush_batch(p);  // room for it and the launch's range
-  start_batch(p);  // before the batch's age starts: a Start may take hundreds of ms
+  if (p.pending.size() + 2 > p.ranges_per_image) batches_.flush(p);  // room for it and the launch's range
+  batches_.start(p);  // before the batch's age starts: a Start may take hundreds of ms
   if (p.pending.empty()) p.oldest_pending = Clock::now();
   p.pending.push_back(ranges_.empty_range(p.profiler, p.pending.size()));
 }
