@@ -9,10 +9,11 @@
 //   graphs                  GraphExecs     (graph_execs.hpp): execs recorded, the app's graphs kept
 //   user ranges             UserRanges     (user_range_work.hpp): push/pop, the empty range, L2 flush
 //   batches                 RangeBatches   (range_batches.hpp): start/resume, flush/decode, pause, retire
-// and the session's own files: launches and their metadata (launch_tracking.cpp), a context's
-// set-up (context_setup.cpp), user ranges around launches (user_ranges.cpp), graph launches node by node (graph_replay.cpp), the app's cuGraphDestroy
-// (kept_graphs.cpp), what could not be profiled (missed_launches.cpp), its record and timings
-// (range_record.cpp). Every CUPTI and driver call goes through its RangeBackend (range_backend.hpp).
+// and the session's own files, which order the calls between the parts: launches and their
+// metadata (launch_tracking.cpp), a context's set-up (context_setup.cpp), user ranges around
+// launches (user_ranges.cpp), graph launches node by node (graph_replay.cpp), the app's
+// cuGraphDestroy (kept_graphs.cpp), what could not be profiled (missed_launches.cpp), its record
+// and timings (range_record.cpp). Every CUPTI and driver call goes through its RangeBackend (range_backend.hpp).
 #include <atomic>
 #include <functional>
 #include <fstream>
