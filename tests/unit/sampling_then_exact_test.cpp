@@ -1,12 +1,13 @@
 // --sampling --exact-undecided K as the orchestrator runs it (phases.hpp), on fakes of both
 // CUPTI seams: the PM-sampling phase ends after N launches, its record goes to the exact phase,
 // and the kernels its samples left undecided are profiled exactly, K launches each, and join
-// their aggregates.
+// their aggregates (handover.hpp); the exact phase's device is prepared while the sampler runs.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
 #include <filesystem>
 
+#include "collect/handover.hpp"
 #include "collect/nvtx/nvtx_tracker.hpp"
 #include "collect/phases.hpp"
 #include "collect/pm_sampling/pm_sampling_session.hpp"
@@ -36,11 +37,11 @@ struct SamplingThenExact {
     exact.sampling = false;
     exact.keep_launches = true;
     exact.per_kernel_count = options.exact_undecided_count;
-    std::vector<std::unique_ptr<detail::Session>> list;
-    list.push_back(std::make_unique<detail::PmSamplingSession>(options, nullptr, detail::SamplingRole::before_exact, pm));
-    list.push_back(std::make_unique<detail::RangeSession>(
-        exact, std::vector<std::string>{"gpu__time_duration.sum", "fake__range_index"}, range, nvtx, nullptr));
-    phases = std::make_unique<detail::Phases>(std::move(list));
+    auto sampler = std::make_unique<detail::PmSamplingSession>(options, nullptr, detail::SamplingRole::before_exact, pm);
+    auto exact_session = std::make_unique<detail::RangeSession>(
+        exact, std::vector<std::string>{"gpu__time_duration.sum", "fake__range_index"}, range, nvtx, nullptr);
+    exact_phase = exact_session.get();
+    phases = std::make_unique<detail::Phases>(detail::sampling_then_exact(std::move(sampler), std::move(exact_session), exact));
   }
   ~SamplingThenExact() { std::filesystem::remove_all(lock_dir); }
 
@@ -62,6 +63,7 @@ struct SamplingThenExact {
   test::FakePmSamplingBackend pm;
   test::FakeRangeBackend range;
   detail::NvtxTracker nvtx;
+  detail::RangeSession* exact_phase = nullptr;
   std::unique_ptr<detail::Phases> phases;
 };
 
@@ -89,6 +91,27 @@ TEST(SamplingThenExact, TheUndecidedKernelsOfTheSamplingPhaseAreProfiledExactlyN
   EXPECT_EQ(record.launches[0].sampled->exact_launches, 2u);
   ASSERT_EQ(record.kernels_seen.size(), 1u);
   EXPECT_EQ(record.kernels_seen[0].launches, 5u);  // the 4 exact-phase launches and the sampled one
+}
+
+TEST(SamplingThenExact, TheExactPhasesDeviceIsPreparedWhileTheSamplerRuns) {
+  SamplingThenExact run;
+  run.launch("alpha");  // sampling starts in the context: the exact phase's device is prepared
+  ASSERT_TRUE(test::wait_until([&] { return run.range.config_images.load() == 1; }));
+  EXPECT_EQ(run.range.support_checks.load(), 1);
+  EXPECT_EQ(run.range.descriptions.load(), 1);
+  EXPECT_EQ(run.phases->index(), 0u);  // before the hand-over
+  EXPECT_EQ(run.range.enables.load(), 0);  // prepared only: no profiler beside the sampler
+  EXPECT_EQ(run.range.starts.load(), 0);
+  for (int i = 0; i < 3; ++i) run.launch("alpha");
+  ASSERT_EQ(run.phases->index(), 1u);
+  EXPECT_EQ(run.range.enables.load(), 1);  // the exact phase's first launch started its profiler
+  // Its set-up took what was prepared: nothing prepared again on the app's thread.
+  EXPECT_EQ(run.range.support_checks.load(), 1);
+  EXPECT_EQ(run.range.config_images.load(), 1);
+  EXPECT_EQ(run.exact_phase->range_timings().devices_prepared, 1u);
+  EXPECT_EQ(run.exact_phase->range_timings().set_up_config_s, 0.0);
+  run.phases->current().flush();
+  EXPECT_EQ(run.phases->finish().launches_seen, 4u);
 }
 
 }  // namespace

@@ -167,7 +167,7 @@ CollectorTimings Collector::timings() const {
   if (detail::in_forked_child_by_pid()) return times;
   const auto windows = impl_->phases.windows();
   for (std::size_t i = 0; i <= impl_->phases.index() && i < impl_->phases.size(); ++i) {
-    std::string text = impl_->phases.at(i).timings();
+    std::string text = impl_->phases.timings(i);
     if (i < windows.size()) {  // a run of several phases: each one's share of the app's time
       char window[160];
       std::snprintf(window, sizeof window, "%.3f s, %llu launches, ended: %s\n  ", static_cast<double>(windows[i].duration_ns()) / 1e9,

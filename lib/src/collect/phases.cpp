@@ -5,6 +5,7 @@
 
 #include "collect/activity/activity_session.hpp"
 #include "collect/forked_child.hpp"
+#include "collect/handover.hpp"
 #include "collect/pc_sampling/pc_sampling_session.hpp"
 #include "collect/pm_sampling/pm_sampling_session.hpp"
 #include "collect/range/range_session.hpp"
@@ -17,6 +18,7 @@ Phases::Phases(PhaseList list, PhaseClock clock)
     : sessions_(std::move(list.phases)),
       background_(std::move(list.background)),
       background_from_(std::move(list.background_from)),
+      handovers_(std::move(list.handovers)),
       clock_(std::move(clock)) {
   background_from_.resize(background_.size(), 0);
   for (auto& name : list.names) windows_.push_back({std::move(name), 0, 0, 0, ""});
@@ -56,7 +58,7 @@ void Phases::advance() {
   const std::size_t ending_index = index_.load();
   Session& ending = current();
   close_window(ending_index, ending.phase_over_reason());
-  RunRecord record = ending.finish();
+  RunRecord record = finish_phase(ending_index);
   if (!windows_.empty()) {
     std::lock_guard lock(windows_mutex_);
     windows_[ending_index + 1].start_ns = windows_[ending_index].end_ns;
@@ -71,11 +73,28 @@ void Phases::advance() {
   } catch (const std::system_error&) {  // no thread: on the app's
     hand_over(ending, record);
   }
-  Session& next = *sessions_[ending_index + 1];
-  next.begin_after(std::move(record), /*follows=*/true);
+  begin_phase(ending_index + 1, std::move(record), /*follows=*/true);
   index_.store(ending_index + 1);
   for (std::size_t i = 0; i < background_.size(); ++i)
     if (background_from_[i] == ending_index + 1) background_[i]->on_phase_begun(ending_index + 1);
+}
+
+PhaseHandover* Phases::handover(std::size_t i) const { return i < handovers_.size() ? handovers_[i].get() : nullptr; }
+
+void Phases::begin_phase(std::size_t i, RunRecord before, bool follows) {
+  if (PhaseHandover* rule = handover(i)) rule->begin(std::move(before), follows);
+  else sessions_[i]->begin_after(std::move(before), follows);
+}
+
+RunRecord Phases::finish_phase(std::size_t i) {
+  RunRecord record = sessions_[i]->finish();
+  PhaseHandover* rule = handover(i);
+  return rule ? rule->join(std::move(record)) : record;
+}
+
+std::string Phases::timings(std::size_t i) const {
+  const PhaseHandover* rule = handover(i);
+  return (rule ? rule->timings() : std::string()) + sessions_[i]->timings();
 }
 
 void Phases::hand_over(Session& ended, RunRecord handed) noexcept {
@@ -121,15 +140,15 @@ RunRecord Phases::finish() {
   finished_ = sessions_.size() > 1;
   std::size_t i = index_.load();
   close_window(i, "the app ended");
-  RunRecord record = sessions_[i]->finish();
+  RunRecord record = finish_phase(i);
   sessions_[i]->complete_record(record);
   for (++i; i < sessions_.size(); ++i) {
     if (i < windows_.size()) {
       std::lock_guard lock(windows_mutex_);
       windows_[i].ended_by = "never began";
     }
-    sessions_[i]->begin_after(std::move(record), /*follows=*/false);
-    record = sessions_[i]->finish();
+    begin_phase(i, std::move(record), /*follows=*/false);
+    record = finish_phase(i);
     sessions_[i]->complete_record(record);
   }
   for (const auto& session : background_) record = session->finish_beside(std::move(record));
@@ -202,6 +221,8 @@ PhaseList default_phases(const CollectorOptions& options, const std::vector<std:
   exact.prepare_ahead = false;  // its set-up's CUPTI calls would run beside PC sampling
   auto counters = std::make_unique<RangeSession>(exact, metrics, backend, nvtx, sink, /*ends_when_budgets_spent=*/true);
   counters->decode_at_every_wait = false;  // a Start per sync otherwise (range_record.cpp, on_sync)
+  list.handovers.resize(3);
+  list.handovers[1] = std::make_unique<ExactHandover>(*counters, exact);
   list.phases.push_back(std::move(counters));
   list.phases.push_back(std::make_unique<TimelinePhase>());
   // The timeline in the last phase only: kernel records instrument the kernels, which changes their
@@ -250,10 +271,9 @@ PhaseList sessions_for(const CollectorOptions& options, RangeBackend& backend, N
     exact.keep_launches = true;  // until they join the sampler's aggregates
     exact.per_kernel_count = options.exact_undecided_count;
     exact.raw_dir.clear();  // --save-raw keeps the samples; the record holds the exact counters
-    sessions.push_back(std::make_unique<PmSamplingSession>(options, sink, SamplingRole::before_exact,
-                                                          cupti_pm_sampling_backend()));
-    sessions.push_back(std::make_unique<RangeSession>(exact, metrics, backend, nvtx, sink));
-    return list;
+    return sampling_then_exact(
+        std::make_unique<PmSamplingSession>(options, sink, SamplingRole::before_exact, cupti_pm_sampling_backend()),
+        std::make_unique<RangeSession>(exact, metrics, backend, nvtx, sink), exact);
   }
   if (!budgets) {  // no range profiler at all: the sampler and kernel timestamps
     sessions.push_back(std::make_unique<PmSamplingSession>(options, sink, SamplingRole::alone,

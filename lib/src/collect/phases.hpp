@@ -17,8 +17,9 @@
 // instrument the kernels, which changes their counters and leaves PC samples without their kernel. Not beside PmSamplingSession: its kernel timestamps use the
 // Activity API too, whose buffer callbacks are one per process (activity_session.hpp).
 // A phase ends when its session says so (Session::phase_over, checked at each launch's ENTER);
-// its record is handed to the next phase's session (Session::begin_after), and the last phase's
-// record is the run's. A list of named phases (the default run) also records each phase's window
+// its record is handed to the next phase's session (Session::begin_after, or the phase's
+// PhaseHandover where the session knows nothing of the phase before), and the last phase's record
+// is the run's. A list of named phases (the default run) also records each phase's window
 // (RunRecord::phases), so that every report knows where each answer came from.
 #include <atomic>
 #include <chrono>
@@ -42,11 +43,26 @@ namespace limiter::detail {
 class NvtxTracker;
 struct LaunchSink;
 
+// How a phase takes over the record of the phase before where its session knows nothing of that
+// phase (an exact phase: handover.hpp). Phases hands the record to begin() instead of the
+// session's begin_after, and passes what the session's finish() returns through join().
+class PhaseHandover {
+ public:
+  virtual ~PhaseHandover() = default;
+  // The phase before ended (FOLLOWS) or the app ended first; tells the session what it needs.
+  virtual void begin(RunRecord before, bool follows) = 0;
+  // The session's own record joined into the one handed over.
+  virtual RunRecord join(RunRecord phase) = 0;
+  // What the hand-over found and cost, before the session's own lines (--timing).
+  virtual std::string timings() const { return {}; }
+};
+
 // A mode: its phases in order, and the sessions that run beside them until the end.
 struct PhaseList {
   std::vector<std::unique_ptr<Session>> phases, background;
   std::vector<std::size_t> background_from;  // the phase each background session begins with (none: 0)
   std::vector<std::string> names;            // the phases' names in the record (none: no windows recorded)
+  std::vector<std::unique_ptr<PhaseHandover>> handovers;  // by phase; none: the session takes the record
 };
 
 // A CUPTI timestamp (the timeline's clock), or a fake one in tests.
@@ -94,6 +110,8 @@ class Phases {
   // rather than wait for another thread.
   std::vector<PhaseWindow> windows() const;
   SessionCallbacks callbacks() const;  // the union of the sessions'
+  // Phase I's lines for --timing: its hand-over's, then its session's.
+  std::string timings(std::size_t i) const;
 
  private:
   std::uint64_t now() const { return clock_ ? clock_() : 0; }
@@ -101,11 +119,17 @@ class Phases {
   void join_completer();  // the hand-over's thread, and the stalls it completed into the record
   // The ended phase's slow part (Session::complete_record), then ON_HANDOVER: on completer_, or the app's thread.
   void hand_over(Session& ended, RunRecord handed) noexcept;
+  // Phase I begins with the record before (through its PhaseHandover where it has one), and ends
+  // with its record (joined by it).
+  void begin_phase(std::size_t i, RunRecord before, bool follows);
+  PhaseHandover* handover(std::size_t i) const;  // phase I's, or none
+  RunRecord finish_phase(std::size_t i);
 
 
   std::vector<std::unique_ptr<Session>> sessions_;
   std::vector<std::unique_ptr<Session>> background_;
   std::vector<std::size_t> background_from_;
+  std::vector<std::unique_ptr<PhaseHandover>> handovers_;  // one per phase (or none)
   std::atomic<std::size_t> index_{0};
   PhaseClock clock_;
   mutable std::timed_mutex windows_mutex_;

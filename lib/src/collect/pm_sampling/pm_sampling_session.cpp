@@ -107,6 +107,7 @@ void PmSamplingSession::on_launch(const LaunchCall& call) {
   if (started_ || start_failed_ || finished_ || active_depth_ == 0 || !began_) return;
   std::lock_guard lock(start_mutex_);
   if (started_ || start_failed_ || finished_) return;
+  if (on_context_sampled) on_context_sampled(call.context);
   if (role_ != SamplingRole::alone) {
     // Mid-run, the sampler's set-up (SetConfig allocates the hardware buffer: ~400 ms for 512 MiB
     // on an H100) would stall the app's launch: it runs on a thread of its own, and the kernels

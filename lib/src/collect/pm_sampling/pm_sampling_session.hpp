@@ -7,6 +7,7 @@
 #include <cuda.h>
 
 #include <atomic>
+#include <functional>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -75,6 +76,9 @@ class PmSamplingSession final : public Session {
   // prepared on a thread of its own while the exact phase runs; from the exact phase's first
   // context on DEVICE_INDEX. Once only.
   void prepare_ahead(int device_index, const std::string& chip);
+  // Called on the app's thread once, as sampling starts in a context: the next phase prepares
+  // its device ahead (handover.hpp's sampling_then_exact). Set before the first launch.
+  std::function<void(CUcontext)> on_context_sampled;
 
  private:
   PmSamplerOptions sampler_options() const;

@@ -86,7 +86,8 @@ void RangeSession::start_ahead(CUcontext context) noexcept {
     if (destroyed_contexts.count(context)) return;
   }
   std::unique_lock lock(mutex, std::try_to_lock);
-  if (!lock.owns_lock() || stopping.load() || finishing || budgets_spent_.load() || !active() || !contexts.empty() ||
+  if (!lock.owns_lock() || !phase_begun_.load() || turns_.stopping() || finishing || budgets_.spent() || !active() ||
+      !contexts.empty() ||
       failed_contexts.count(context))
     return;
   {
@@ -97,16 +98,14 @@ void RangeSession::start_ahead(CUcontext context) noexcept {
   const RangeTimings before = times;
   bool pushed = false, started_ahead = false;
   try {
-    auto& turn = counter_lock(backend.device_uuid(backend.device_of(context)));
-    if (!turn.held() && !turn.acquire(std::chrono::milliseconds(0))) {
+    if (!turns_.try_take(backend.device_uuid(backend.device_of(context)))) {
       LIMITER_TRACE("context %p: not started ahead: another process has the counters", static_cast<void*>(context));
       return;
     }
-    start_turn_keeper(turn);  // a turn held while the app waits elsewhere is handed over
     backend.push_context(context);
     pushed = true;
     ContextProfiler* p = context_profiler(context, 0);
-    if (p && p->paused && !p->retired && wants_user_replay(*p) && resume(*p, 0)) {
+    if (p && p->paused && !p->retired && batches_.wants_user_replay(*p) && batches_.resume(*p, 0)) {
       try {
         backend.stop(p->profiler);
         p->stopped = true;
@@ -115,7 +114,7 @@ void RangeSession::start_ahead(CUcontext context) noexcept {
       } catch (const std::exception& e) {  // the first launch starts a new one
         LIMITER_TRACE("context %p: Stop after the start ahead: %s", static_cast<void*>(context), e.what());
         p->stopped = true;
-        pause(*p);
+        batches_.pause(*p);
       }
     } else if (p && p->paused) {
       end_turn(*p);  // kernel replay, or no turn: the first launch starts it
@@ -145,14 +144,14 @@ void RangeSession::set_up(ContextProfiler& p) {
   p.device = backend.device_of(p.context);
   p.device_uuid = backend.device_uuid(p.device);
   // The counters' turn before any profiler call that touches them: while another process
-  // profiles, the availability query (check_counter_availability), SetConfig and Start can meet
+  // profiles, the availability query (rebuild_config), SetConfig and Start can meet
   // CUPTI_ERROR_HARDWARE_BUSY. Kept for the launch that follows. What was prepared ahead
   // (initialise, support check, description, config image) reads no counter: it needs no turn.
   const bool turn = take_turn(p, 0);
   (void)turn;
   // No counter-availability image: it costs ~120 ms (H100, 2026-11-26), and a whole GPU has
   // every counter of the plans. A device that lacks one (MIG, vGPU) fails at SetConfig or Start
-  // instead, and check_counter_availability() builds the config again with the image.
+  // instead, and rebuild_config() builds the config again with the image.
   double waited = 0;
   std::optional<PreparedDevice> prepared = preparer.take(p.device, waited);
   if (prepared && (prepared->device_error || prepared->config_error)) {
@@ -188,7 +187,7 @@ void RangeSession::set_up(ContextProfiler& p) {
 
   p.ranges_per_image = options.ranges_per_image ? options.ranges_per_image : kDefaultRangesPerImage;
   // Started by the launch (resume): that is where a turn that does not come is counted.
-  p.user_replay = wants_user_replay(p);
+  p.user_replay = batches_.wants_user_replay(p);
   if (options.cache_control == "all" && !p.user_replay) {
     // Under kernel replay every launch is an auto range, ours too, and CUPTI replays the passes
     // after restoring memory: there is no moment of ours before each pass to empty L2 in.
@@ -207,7 +206,7 @@ void RangeSession::set_up(ContextProfiler& p) {
 // The config built again with the device's counter availability, after a SetConfig or Start
 // that failed without it: the host API then refuses a counter the device cannot give, by name.
 // False when there is nothing new to try (already checked, or no image to be had).
-bool RangeSession::check_counter_availability(ContextProfiler& p) {
+bool RangeSession::rebuild_config(ContextProfiler& p) {
   if (p.availability_checked) return false;
   p.availability_checked = true;
   const auto started = Clock::now();
@@ -218,7 +217,7 @@ bool RangeSession::check_counter_availability(ContextProfiler& p) {
   p.host = backend.counter_host(p.description.chip, p.availability);
   p.config = p.host->config_image(metrics);
   p.passes = p.host->pass_count(p.config);
-  p.user_replay = wants_user_replay(p);
+  p.user_replay = batches_.wants_user_replay(p);
   return true;
 }
 

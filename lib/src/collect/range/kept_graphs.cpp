@@ -8,7 +8,7 @@
 // structure (H100, driver 580: bench/graph_keep_probe, 2026-11-24). The app's graph is destroyed
 // by us once the last exec made from it is destroyed. A driver that ignored the swap destroys the
 // app's graph as asked: the resource callback sees it go, its execs fall back to one range per
-// launch (forget_source_graph), and our empty graph is destroyed at EXIT.
+// launch (GraphExecs::source_destroyed), and our empty graph is destroyed at EXIT.
 #include <algorithm>
 
 #include "collect/range/range_session.hpp"
@@ -44,10 +44,7 @@ void detail::RangeSession::on_graph_destroy(const GraphEvent& call) {
     const CUgraph graph = *target;
     {
       std::lock_guard lock(mutex);
-      const bool needed = std::any_of(graph_execs.begin(), graph_execs.end(), [&](const auto& entry) {
-        return entry.second.source == graph && entry.second.per_node;
-      });
-      if (!needed) return;
+      if (!graphs_.needed(graph)) return;
     }
     CUgraph empty = nullptr;
     {
@@ -57,7 +54,7 @@ void detail::RangeSession::on_graph_destroy(const GraphEvent& call) {
     }
     {
       std::lock_guard lock(mutex);
-      kept_graphs.insert(graph);
+      graphs_.keep(graph);
     }
     *target = empty;
     detail::kept_in_this_call = graph;
@@ -84,22 +81,7 @@ void detail::RangeSession::on_graph_destroy_starting(CUgraph graph) {
     return;
   }
   std::lock_guard lock(mutex);
-  kept_graphs.erase(graph);
-  forget_source_graph(graph);
-}
-
-// An exec is being destroyed (resource callback, lock held): a kept graph no exec needs any more
-// is released once the destroy call returns, outside the driver's own destruction.
-void detail::RangeSession::release_kept_graph_of(CUgraphExec exec) {
-  auto it = graph_execs.find(exec);
-  if (it == graph_execs.end() || !kept_graphs.count(it->second.source)) return;
-  const CUgraph source = it->second.source;
-  const bool still_used = std::any_of(graph_execs.begin(), graph_execs.end(), [&](const auto& entry) {
-    return entry.first != exec && entry.second.source == source;
-  });
-  if (still_used) return;
-  kept_graphs.erase(source);
-  kept_graphs_to_release.push_back(source);
+  graphs_.source_destroyed(graph);
 }
 
 void detail::RangeSession::on_graph_exec_destroyed() {
@@ -107,7 +89,7 @@ void detail::RangeSession::on_graph_exec_destroyed() {
   std::vector<CUgraph> release;
   {
     std::lock_guard lock(mutex);
-    release.swap(kept_graphs_to_release);
+    release = graphs_.take_released();
   }
   detail::KeeperCall ours;
   for (CUgraph graph : release) {

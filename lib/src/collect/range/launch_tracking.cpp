@@ -8,23 +8,6 @@
 #include "collect/range/range_session.hpp"
 
 namespace limiter::detail {
-namespace {
-
-// A counters phase with no profiler running and nothing left to select ends after this many
-// launches in a row, lasting this long (see on_launch).
-constexpr std::uint64_t kIdleLaunches = 4096;
-constexpr auto kIdleTime = std::chrono::seconds(1);
-
-// XLA's GPU timer (stream_executor's DelayKernel) spins on a semaphore that the host releases only
-// once the timed kernel's launch has returned. A ranged launch behind it waits for the GPU, so each
-// waited out the delay kernel's timeout (~100 ms): JAX's autotuning took 4x as long (H200,
-// 2026-11-28). From such a kernel to the next synchronisation nothing is ranged.
-bool waits_for_the_host(const std::string& kernel) {
-  return kernel.find("DelayKernel") != std::string::npos && kernel.find("stream_executor") != std::string::npos;
-}
-
-}  // namespace
-
 thread_local bool holds_launch_lock = false;
 extern thread_local bool inside_flush;
 extern thread_local bool inside_graph_replay;
@@ -74,9 +57,8 @@ KernelInfo RangeSession::kernel_info_of(CUfunction function, CUcontext context, 
 std::vector<PendingLaunch> RangeSession::launches_of(const LaunchCall& call, GraphExec*& graph) {
   std::vector<PendingLaunch> launches;
   if (call.is_graph()) {
-    auto it = graph_execs.find(call.graph);
-    if (it != graph_execs.end()) {
-      graph = &it->second;
+    if (GraphExec* found = graphs_.find(call.graph)) {
+      graph = found;
       for (const auto& node : graph->nodes)
         if (node.kernel) launches.push_back({*node.kernel, false, false, call.correlation_id});
     }
@@ -102,13 +84,13 @@ void RangeSession::on_launch(const LaunchCall& call) {
   if (inside_graph_replay) return;
   LIMITER_TRACE("launch enter %s", call.symbol_name ? call.symbol_name : (call.is_graph() ? "graph" : "?"));
   // Outside a profiled region the context's profiler is paused (disabled): nothing to follow.
-  if (!active() || budgets_spent_) return;
+  if (!active() || budgets_.spent()) return;
   try {
     const auto entered = Clock::now();
     GraphExec* graph = nullptr;
     std::vector<PendingLaunch> launches;
     {
-      // graph_execs changes under the lock (resource callbacks); kernel metadata is read outside it.
+      // The graph execs change under the lock (resource callbacks); kernel metadata is read outside it.
       if (call.is_graph()) {
         std::lock_guard lock(mutex);
         launches = launches_of(call, graph);
@@ -129,65 +111,25 @@ void RangeSession::on_launch(const LaunchCall& call) {
     mutex.lock();
     holds_launch_lock = true;
     launch_call_start = Clock::now();  // replaced below once our work is done
-    std::size_t selected = 0;
-    bool advanced = false;  // a budget's skip or count moved on
     const auto existing = contexts.find(call.context);
     const bool running = existing != contexts.end() && !existing->second->paused && !existing->second->retired &&
                          !existing->second->fresh;
-    for (auto& pending : launches) {
-      if (waits_for_the_host(pending.launch.name)) host_timed_ = true;
-      if (host_timed_) {  // not ranged, no budget moved on: the kernel's later launches are profiled
-        pending.keep = false;
-        ++times.host_timed_launches;
-        continue;
-      }
-      // The configuration string only for per-kernel budgets: this runs for every launch.
-      std::string configuration;
-      if (selector.per_configuration())
-        configuration = LaunchSelector::configuration_text(pending.launch.grid, pending.launch.block);
-      pending.keep = selector.select(pending.launch.name, configuration, running, ranges ? &*ranges : nullptr);
-      selected += pending.keep ? 1 : 0;
-      advanced = advanced || selector.advanced_a_budget();
-    }
+    const bool user_range = running && existing->second->user_range;
+    const auto decision = budgets_.decide(launches, ranges ? &*ranges : nullptr, {running, user_range});
+    times.host_timed_launches += decision.host_timed;
     launches_seen_ += launches.size();
-    // No profiler running in the context and nothing selected (skipped by -s, not matching -k):
-    // the launch runs unranged, at full speed. In user-range mode an unselected launch is not
-    // ranged either, though CUPTI still adds ~9 us to it (H100, PyTorch); in auto-range mode
-    // (kernel replay) every launch is a range once a profiler runs. A long run of unselected
-    // launches pauses the profiler: always in auto range; in user range only under per-kernel
-    // budgets, where the kernels seen are done with (elsewhere a resume, ~270 ms, would follow),
-    // and only once the run has lasted kMinUnselectedRun: a short program whose new kernels keep
-    // coming would pay a resume (Enable, SetConfig, Start: ~100 ms and more) for each.
-    // A counters phase (ends_when_budgets_spent) is also over, with no profiler running, after
-    // kIdleLaunches over kIdleTime that moved no budget on (LaunchSelector::advanced_a_budget): a
-    // -k that matches nothing would otherwise keep the timeline from ever starting. Not sooner:
-    // with -k, the launches before the first matching one are no sign that none will come. Never
-    // under NVTX filters, whose ranges may come at any time.
-    const bool may_pause =
-        running ? selector.filters() && (!existing->second->user_range || selector.only_new_kernels_selectable())
-                : ends_when_budgets_spent && !selector.filters_nvtx() && !advanced;
-    if (selected > 0 || (!running && advanced)) {
-      unselected_in_a_row = 0;
-    } else if (may_pause && ++unselected_in_a_row == 1) {
-      unselected_since = Clock::now();
-    }
-    const bool run_long_enough =
-        may_pause && (!running ? unselected_in_a_row >= kIdleLaunches && Clock::now() - unselected_since >= kIdleTime
-                               : ends_when_budgets_spent || !existing->second->user_range ||
-                                     Clock::now() - unselected_since >= kMinUnselectedRun);
-    if (selected == 0 && may_pause && unselected_in_a_row >= kPauseAfterUnselected && run_long_enough) {
-      LIMITER_TRACE("%llu unselected launches in a row: pausing", static_cast<unsigned long long>(unselected_in_a_row));
+    const std::size_t selected = decision.selected;
+    if (decision.next == LaunchBudgets::Next::pause || decision.next == LaunchBudgets::Next::end_phase) {
+      LIMITER_TRACE("%llu unselected launches in a row: pausing", static_cast<unsigned long long>(kPauseAfterUnselected));
       ++times.filter_pauses;
-      unselected_in_a_row = 0;
-      if (ends_when_budgets_spent) {
-        // Budgets, then sampling: the exact phase is over; the next phase from the next launch on.
+      if (decision.next == LaunchBudgets::Next::end_phase) {
+        // The session ends where a budget run would pause: the next phase from the next launch on.
         LIMITER_TRACE("per-kernel budgets spent: exact phase over, %zu launches", completed.size());
         retire_all();
-        if (!running) phase_over_reason_ = "nothing left to select";
-        budgets_spent_ = true;
+        budgets_.spend(running);
         return;  // EXIT releases the lock
       }
-      pause(*existing->second);
+      batches_.pause(*existing->second);
       return;  // EXIT releases the lock
     }
     if (!running && selected == 0) return;  // EXIT releases the lock
@@ -210,7 +152,7 @@ void RangeSession::profile_launches(const LaunchCall& call, GraphExec* graph, st
   const std::uint64_t context_id = backend.context_id(call.context);
   times.metadata_s += seconds_since(entered) - set_up;
   yield_if_others_wait(*profiler);  // after a fair turn, another process's
-  if (profiler->paused && !resume(*profiler, selected)) return;  // a new region, or a new turn
+  if (profiler->paused && !batches_.resume(*profiler, selected)) return;  // a new region, or a new turn
   if (selected == 0 && profiler->user_range) ++times.unranged_launches;
   else ++times.launches;
   for (auto& pending : launches) {
@@ -232,7 +174,7 @@ void RangeSession::profile_launches(const LaunchCall& call, GraphExec* graph, st
   if (profiler->user_replay && !profiler->pending.empty()) {
     // A full batch, or one whose first launch completed long ago: decoded before this launch.
     const bool full = profiler->pending.size() + launches.size() > profiler->ranges_per_image;
-    if (full || Clock::now() - profiler->oldest_pending >= kMaxBatchAge) flush_batch(*profiler);
+    if (full || Clock::now() - profiler->oldest_pending >= kMaxBatchAge) batches_.flush(*profiler);
   }
   if (profiler->user_range) {
     // User-range mode (from the context's first graph launch on): a selected
@@ -244,7 +186,7 @@ void RangeSession::profile_launches(const LaunchCall& call, GraphExec* graph, st
   // Auto range ranges every launch of a started profiler; a stopped one starts only for a
   // selected launch, and an unselected one runs unranged.
   if (!profiler->stopped || selected > 0) {
-    start_batch(*profiler);
+    batches_.start(*profiler);
     if (profiler->pending.empty()) profiler->oldest_pending = Clock::now();
     for (auto& pending : launches) profiler->pending.push_back(std::move(pending));
   }
@@ -264,9 +206,9 @@ void RangeSession::on_launch_exit(const LaunchCall& call) {
     finish_launch(call.failed);  // a graph's nodes enabled again, a user range closed
     auto it = contexts.find(call.context);
     if (it != contexts.end() && !it->second->retired && !it->second->paused) {
-      if (!it->second->user_replay) decode(*it->second);
+      if (!it->second->user_replay) batches_.decode(*it->second);
       // Once --count launches are profiled, stop the profiler: the rest of the app runs at speed.
-      if (selector.exhausted() && (it->second->user_replay || it->second->pending.empty())) retire(*it->second);
+      if (budgets_.selector().exhausted() && (it->second->user_replay || it->second->pending.empty())) batches_.retire(*it->second);
     }
     report_status(false);
   } catch (const std::exception& e) {

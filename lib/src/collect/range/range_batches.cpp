@@ -1,7 +1,7 @@
 // The range-profiler session of one context (CUPTI's documentation): a Range Profiler in auto range
 // mode, started once and decoded after every launch (kernel replay) or every batch (user
 // replay) — never Start/Stop per launch: that drops kernels on other streams and corrupted
-// application memory on an H200. Also the turns on the GPU's counters between processes.
+// application memory on an H200 (range_batches.hpp).
 #include <cupti.h>
 
 #include <cmath>
@@ -9,13 +9,17 @@
 #include <string_view>
 #include <thread>
 
+#include "collect/collector_internal.hpp"
+
 #include "collect/cupti/cupti_check.hpp"
-#include "collect/range/range_session.hpp"
+#include "collect/range/range_batches.hpp"
+#include "collect/range/user_range_work.hpp"
+#include "collect/trace.hpp"
 #include "limiter/user_range_time.hpp"
 
 namespace limiter::detail {
 
-thread_local bool inside_flush = false;  // set while flush_batch synchronises a context
+thread_local bool inside_flush = false;  // set while a flush synchronises a context
 
 // The replay mode follows the pass count. One pass needs no save/restore: user replay runs
 // each kernel once and decodes batches at Stop (1.3-1.6 ms per launch on an H200, against ~52 ms
@@ -24,22 +28,21 @@ thread_local bool inside_flush = false;  // set while flush_batch synchronises a
 // user replay (CUPTI gives graph kernels no auto range under it): their kernels are ranged node
 // by node (graph_replay.cpp), as every launch after them (user_ranges.cpp).
 // False when the process's turn on the counters did not come: the context stays paused.
-bool RangeSession::start_profiler(ContextProfiler& p, std::size_t launches) {
+bool RangeBatches::start_profiler(ContextProfiler& p, std::size_t launches) {
   p.paused = true;
-  if (!take_turn(p, launches)) return false;
+  if (!events_.take_turn(p, launches)) return false;
   p.user_replay = wants_user_replay(p);
   // User-range mode (user_ranges.cpp) after a graph launch, and whenever selection filters
   // launches: then only the selected ones are ranged, and the unselected run at full speed
   // without pausing the profiler (a resume costs ~270 ms in PyTorch on an H100).
   // CollectorOptions::auto_range_for_filters keeps auto range under filters (the earlier behaviour).
   // --cache-control all: our flush kernel runs before each profiled launch, outside its range.
-  p.user_range = p.user_replay && (p.graphs_launched || (selector.filters() && !options.auto_range_for_filters) ||
-                                   options.cache_control == "all");
+  p.user_range = p.user_replay && (p.graphs_launched || ranges_selected_only_);
   try {
     enable_profiler(p);
     configure_and_start(p);
   } catch (...) {
-    end_turn(p);
+    events_.end_turn(p);
     throw;
   }
   p.paused = false;
@@ -48,9 +51,9 @@ bool RangeSession::start_profiler(ContextProfiler& p, std::size_t launches) {
 
 // A paused context's profiler, started again for a launch; false when it cannot be (the
 // LAUNCHES are counted as missed): no turn on the counters, or another tool holds them.
-bool RangeSession::resume(ContextProfiler& p, std::size_t launches) {
+bool RangeBatches::resume(ContextProfiler& p, std::size_t launches) {
   if (Clock::now() < p.busy_until) {
-    miss(MissReason::counters_busy, launches);
+    events_.miss(MissReason::counters_busy, launches);
     return false;
   }
   // The hardware may still be busy for a moment after the previous holder disabled its
@@ -61,35 +64,35 @@ bool RangeSession::resume(ContextProfiler& p, std::size_t launches) {
       return start_profiler(p, launches);
     } catch (const CuptiError& e) {
       if (p.profiler) {  // enabled but not started: give the object back before trying again
-        backend.disable(p.profiler);
+        backend_.disable(p.profiler);
         p.profiler = nullptr;
       }
       if (e.status != CUPTI_ERROR_HARDWARE_BUSY) {
         LIMITER_TRACE("start failed: %s", e.what());
-        if (!check_counter_availability(p)) throw;
+        if (!events_.rebuild_config(p)) throw;
         continue;  // once more, with the device's counter availability
       }
       LIMITER_TRACE("counters busy (attempt %d): %s", attempt + 1, e.what());
-      ++times.busy_retries;
+      ++times_.busy_retries;
       if (attempt == kBusyAttempts - 1) break;
       std::this_thread::sleep_for(backoff);
       backoff *= 2;
     }
   }
   p.busy_until = Clock::now() + kBusyRetry;
-  miss(MissReason::counters_busy, launches);
+  events_.miss(MissReason::counters_busy, launches);
   return false;
 }
 
-void RangeSession::enable_profiler(ContextProfiler& p) {
+void RangeBatches::enable_profiler(ContextProfiler& p) {
   const auto started = Clock::now();
-  p.profiler = backend.enable(p.context);
-  p.image.assign(backend.counter_data_size(p.profiler, metrics, p.ranges_per_image), 0);
+  p.profiler = backend_.enable(p.context);
+  p.image.assign(backend_.counter_data_size(p.profiler, metrics_, p.ranges_per_image), 0);
   reinitialize_image(p);
-  times.enable_s += seconds_since(started);
+  times_.enable_s += seconds_since(started);
 }
 
-void RangeSession::configure_and_start(ContextProfiler& p) {
+void RangeBatches::configure_and_start(ContextProfiler& p) {
   const auto started = Clock::now();
   RangeConfig config;
   config.config = &p.config;
@@ -97,13 +100,13 @@ void RangeSession::configure_and_start(ContextProfiler& p) {
   config.user_range = p.user_range;
   config.user_replay = p.user_replay;
   config.ranges_per_pass = p.ranges_per_image;
-  backend.set_config(p.profiler, config);
+  backend_.set_config(p.profiler, config);
   const double set_config_s = seconds_since(started);
-  times.set_config_s += set_config_s;
+  times_.set_config_s += set_config_s;
   const auto starting = Clock::now();
-  backend.start(p.profiler);
+  backend_.start(p.profiler);
   const double start_s = seconds_since(starting);
-  times.start_s += start_s;
+  times_.start_s += start_s;
   LIMITER_TRACE("config %zu bytes, %zu passes, image %zu bytes, %s replay, %s range: SetConfig %.1f ms, Start %.1f ms",
                 p.config.size(), p.passes, p.image.size(), p.user_replay ? "user" : "kernel",
                 p.user_range ? "user" : "auto", set_config_s * 1e3, start_s * 1e3);
@@ -111,12 +114,12 @@ void RangeSession::configure_and_start(ContextProfiler& p) {
 
 // User replay: the ranges of a batch become readable once its pass is submitted by Stop.
 // Stop leaves the profiler stopped (stop_and_decode), started again only for the next launch it
-// ranges (start_batch): a Start costs ~45 ms, 75-110 ms in a torchrun rank (H100/H200,
+// ranges (start): a Start costs ~45 ms, 75-110 ms in a torchrun rank (H100/H200,
 // 2026-11-26), and after a budget run's kernels are profiled no launch may need it again.
 // A batch that cannot be stopped or started again pauses the context (its launches counted as
 // missed, with the error): its next selected launch starts a new profiler object, where the
 // old one would fail at every launch (--per-kernel-count 3 lost 487 launches so on an H200).
-void RangeSession::flush_batch(ContextProfiler& p, bool restart) {
+void RangeBatches::flush(ContextProfiler& p, bool restart) {
   if (p.retired || p.paused || !p.user_replay || p.stopped || (p.pending.empty() && restart)) return;
   if (!restart) return stop_and_decode(p);
   try {
@@ -130,7 +133,7 @@ void RangeSession::flush_batch(ContextProfiler& p, bool restart) {
   }
 }
 
-void RangeSession::start_batch(ContextProfiler& p) {
+void RangeBatches::start(ContextProfiler& p) {
   p.fresh = false;
   if (!p.stopped) return;
   try {
@@ -146,26 +149,26 @@ void RangeSession::start_batch(ContextProfiler& p) {
 }
 
 // Waits for the context first, so no kernel of the batch is still running at Stop.
-void RangeSession::stop_and_decode(ContextProfiler& p) {
+void RangeBatches::stop_and_decode(ContextProfiler& p) {
   LIMITER_TRACE("flush batch of %zu", p.pending.size());
   if (!p.pending.empty()) {
     const auto started = Clock::now();
     // The profiler's own context, whichever context the calling thread has current.
     inside_flush = true;
     try {
-      backend.synchronize_context(p.context);
+      backend_.synchronize_context(p.context);
     } catch (...) {
       inside_flush = false;
       throw;
     }
     inside_flush = false;
-    times.synchronize_s += seconds_since(started);
+    times_.synchronize_s += seconds_since(started);
   }
   const auto started = Clock::now();
-  backend.stop(p.profiler);
+  backend_.stop(p.profiler);
   p.stopped = true;  // also where the decode below fails: disabled without another Stop
-  times.stop_s += seconds_since(started);
-  ++times.batches;
+  times_.stop_s += seconds_since(started);
+  ++times_.batches;
   try {
     decode(p);
   } catch (const std::exception& e) {  // never matched to a later batch's ranges
@@ -177,7 +180,7 @@ void RangeSession::stop_and_decode(ContextProfiler& p) {
     ++p.images_written;
     reinitialize_image(p);
   }
-  report_status(false);
+  events_.batch_decoded();
 }
 
 
@@ -186,15 +189,15 @@ void RangeSession::stop_and_decode(ContextProfiler& p) {
 // A failed Stop loses the batch (its launches are counted as missed, with the error), and the
 // object is disabled all the same: the context starts again with a new one at its next
 // selected launch instead of failing at every launch.
-void RangeSession::disable_profiler(ContextProfiler& p) {
+void RangeBatches::disable(ContextProfiler& p) {
   std::exception_ptr failure;
   try {
     if (p.user_replay) {
-      flush_batch(p, /*restart=*/false);
+      flush(p, /*restart=*/false);
     } else {
       bool stopped = true;
       try {
-        backend.stop(p.profiler);
+        backend_.stop(p.profiler);
       } catch (const CuptiError& e) {  // nothing more to decode; the object is disabled below
         LIMITER_TRACE("Stop: %s", e.what());
         stopped = false;
@@ -207,40 +210,40 @@ void RangeSession::disable_profiler(ContextProfiler& p) {
     lose_batch(p, e.what());
     failure = std::current_exception();
   }
-  backend.disable(p.profiler);
+  backend_.disable(p.profiler);
   p.profiler = nullptr;
   p.stopped = false;
   p.fresh = false;
   if (failure) std::rethrow_exception(failure);
 }
 
-void RangeSession::lose_batch(ContextProfiler& p, const std::string& error) {
+void RangeBatches::lose_batch(ContextProfiler& p, const std::string& error) {
   std::uint64_t kept = 0;
   for (const auto& pending : p.pending) kept += pending.keep ? 1 : 0;
   p.pending.clear();
-  if (kept) miss(MissReason::error, kept, error);
+  if (kept) events_.miss(MissReason::error, kept, error);
 }
 
-void RangeSession::reinitialize_image(ContextProfiler& p) {
+void RangeBatches::reinitialize_image(ContextProfiler& p) {
   const auto started = Clock::now();
-  backend.initialize_image(p.profiler, p.image);
+  backend_.initialize_image(p.profiler, p.image);
   p.ranges_consumed = 0;
-  times.image_init_s += seconds_since(started);
+  times_.image_init_s += seconds_since(started);
 }
 
-void RangeSession::keep_raw_image(ContextProfiler& p) {
-  if (raw_dir.empty() || p.ranges_consumed == 0) return;
-  write_raw_image(raw_dir, p.images_written, p.image);
+void RangeBatches::keep_raw_image(ContextProfiler& p) {
+  if (raw_dir_.empty() || p.ranges_consumed == 0) return;
+  write_raw_image(raw_dir_, p.images_written, p.image);
 }
 
-void RangeSession::decode(ContextProfiler& p) {
+void RangeBatches::decode(ContextProfiler& p) {
   LIMITER_TRACE("decode, %zu pending", p.pending.size());
   auto started = Clock::now();
-  const std::size_t dropped = backend.decode(p.profiler);
-  times.decode_s += seconds_since(started);
+  const std::size_t dropped = backend_.decode(p.profiler);
+  times_.decode_s += seconds_since(started);
   started = Clock::now();
   if (dropped > 0) {
-    miss(MissReason::dropped, dropped);
+    events_.miss(MissReason::dropped, dropped);
     std::fprintf(stderr, "limiter: warning: CUPTI dropped %zu ranges (counter-data image full)\n", dropped);
   }
   const std::size_t total = p.host->range_count(p.image);
@@ -270,7 +273,7 @@ void RangeSession::decode(ContextProfiler& p) {
     }
   }
   p.ranges_consumed = total;
-  times.evaluate_s += seconds_since(started);
+  times_.evaluate_s += seconds_since(started);
   // A launch CUPTI did not range (a failed launch, a graph kernel) leaves pending
   // entries behind: they have no counters, so they are not launches of the record, but the
   // record says how many there were.
@@ -278,7 +281,7 @@ void RangeSession::decode(ContextProfiler& p) {
   std::uint64_t unranged = 0;
   for (const auto& pending : p.pending) unranged += pending.keep ? 1 : 0;
   unranged -= std::min<std::uint64_t>(unranged, dropped);
-  if (unranged) miss(MissReason::not_ranged, unranged);
+  if (unranged) events_.miss(MissReason::not_ranged, unranged);
   p.pending.clear();
   if (!p.user_replay && p.ranges_consumed >= p.ranges_per_image) {
     keep_raw_image(p);
@@ -287,25 +290,17 @@ void RangeSession::decode(ContextProfiler& p) {
   }
 }
 
-void RangeSession::complete(ContextProfiler& p, PendingLaunch&& pending, std::size_t range) {
+void RangeBatches::complete(ContextProfiler& p, PendingLaunch&& pending, std::size_t range) {
   if (!pending.keep && !pending.measures_range_work) return;
   KernelLaunch launch = std::move(pending.launch);
-  const auto values = p.host->evaluate(p.image, range, metrics);
-  for (std::size_t i = 0; i < metrics.size(); ++i)
-    if (!std::isnan(values[i])) launch.counters[metrics[i]] = values[i];
-  if (pending.measures_range_work) return keep_range_work(p, launch);
-  launch.sequence = next_sequence++;
-  if (on_launch_completed && pending.correlation_id) on_launch_completed(pending.correlation_id, launch.sequence);
-  if (p.user_range) {  // the kernel's time, not the host's between push and pop, nor the profiler's
-    if (p.range_work_ns) launch.counters[kRangeWorkCounter] = *p.range_work_ns;
-    time_user_range(launch);
-  }
-  if (!raw_dir.empty()) append_raw_launch(raw_launches, launch, p.images_written, range);
-  if (sink && sink->on_launch) sink->on_launch(launch);
-  if (options.keep_launches) completed.push_back(std::move(launch));
+  const auto values = p.host->evaluate(p.image, range, metrics_);
+  for (std::size_t i = 0; i < metrics_.size(); ++i)
+    if (!std::isnan(values[i])) launch.counters[metrics_[i]] = values[i];
+  if (pending.measures_range_work) return UserRanges::keep_range_work(p.range_work_ns, launch);
+  events_.launch_decoded(p, std::move(launch), pending.correlation_id, range);
 }
 
-void RangeSession::retire(ContextProfiler& p) {
+void RangeBatches::retire(ContextProfiler& p) {
   if (p.retired) return;
   const bool running = !p.paused;
   try {
@@ -317,34 +312,24 @@ void RangeSession::retire(ContextProfiler& p) {
   p.retired = true;
 }
 
-void RangeSession::pause(ContextProfiler& p) {
+void RangeBatches::pause(ContextProfiler& p) {
   if (p.retired || p.paused) return;
   LIMITER_TRACE("pause context %p", static_cast<void*>(p.context));
   stop_for_now(p);
 }
 
 // Decodes and disables a running profiler, and ends the turn: the context is paused, also when
-// its last batch failed (disable_profiler disabled the object all the same).
-void RangeSession::stop_for_now(ContextProfiler& p) {
+// its last batch failed (disable disabled the object all the same).
+void RangeBatches::stop_for_now(ContextProfiler& p) {
   try {
-    disable_profiler(p);
+    disable(p);
   } catch (...) {
     p.paused = true;
-    end_turn(p);
+    events_.end_turn(p);
     throw;
   }
   p.paused = true;
-  end_turn(p);
-}
-
-void RangeSession::flush_all(Clock::duration min_age) {
-  std::lock_guard lock(mutex);
-  const auto now = Clock::now();
-  for (auto& [context, profiler] : contexts) {
-    if (min_age > Clock::duration::zero() && now - profiler->oldest_pending < min_age) continue;
-    flush_batch(*profiler);
-    yield_if_others_wait(*profiler);  // the app waited for the GPU: a good moment to hand over
-  }
+  events_.end_turn(p);
 }
 
 }  // namespace limiter::detail

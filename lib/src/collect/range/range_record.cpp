@@ -1,11 +1,9 @@
 // The exact session's face to the orchestrator (session.hpp): regions, sync points, context
-// teardown, flushes, the hand-over from a sampling phase and the record it gives back.
-#include <cinttypes>
+// teardown, flushes, its phase's beginning and the record it gives back.
 #include <thread>
 
 #include "collect/range/range_session.hpp"
-#include "limiter/analysis.hpp"
-#include "limiter/sampling.hpp"
+#include "limiter/user_range_time.hpp"
 
 namespace limiter::detail {
 
@@ -40,18 +38,19 @@ RangeSession::RangeSession(const CollectorOptions& opts, std::vector<std::string
       backend(range_backend),
       nvtx(tracker),
       sink(launch_sink),
-      ends_when_budgets_spent(ends_when_spent),
-      selector(opts),
-      lock_timeout(static_cast<std::int64_t>(opts.lock_timeout_s * 1000.0)),
+      budgets_(opts, ends_when_spent),
+      graphs_(range_backend, opts.graph_profiling),
+      turns_(opts.lock_dir, std::chrono::milliseconds(static_cast<std::int64_t>(opts.lock_timeout_s * 1000.0)),
+             [this] { keep_turns_fair(); }),
       raw_dir(opts.raw_dir) {
   if (!raw_dir.empty()) open_raw_dir(raw_dir, raw_launches);
   preparer.on_prepared = [this](CUdevice, CUcontext context) { start_ahead(context); };
 }
 
 RangeSession::~RangeSession() {
-  stopping = true;
-  preparer.close_and_join();  // a start ahead may start the turn keeper (start_turn_keeper)
-  if (turn_keeper.joinable()) turn_keeper.join();
+  turns_.stop_handing_over();
+  preparer.close_and_join();  // a start ahead may start the turn keeper (CounterTurns::try_take)
+  turns_.stop();
 }
 
 SessionCallbacks RangeSession::callbacks() const {
@@ -81,8 +80,8 @@ void RangeSession::end_region() {
     // A region's launches are in the record when it ends; with no region left open, the
     // profilers pause so that the app's other launches run at full speed.
     for (auto& [context, profiler] : contexts) {
-      if (active()) flush_batch(*profiler);
-      else pause(*profiler);
+      if (active()) batches_.flush(*profiler);
+      else batches_.pause(*profiler);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "limiter: profiling error at the end of a region: %s\n", e.what());
@@ -90,13 +89,13 @@ void RangeSession::end_region() {
 }
 
 // The app waited anyway: decode the batch, so a kill after this point loses none of it. Our
-// own cuCtxSynchronize (in flush_batch) comes back here: ignored, or the lock deadlocks. In the
+// own cuCtxSynchronize (in RangeBatches::flush) comes back here: ignored, or the lock deadlocks. In the
 // default run's counters phase (decode_at_every_wait false) a wait decodes only a batch as old as
 // a query's: each decode costs the next launch a Start (45-85 ms), and a JAX step syncs once, so
 // 261 budget launches took 252 batches and 27 s (H200, 2026-11-28); exit and signals still
 // decode what is pending, a SIGKILL loses at most that age of budget launches.
 void RangeSession::on_sync(SyncKind kind) {
-  host_timed_ = false;  // the timed kernel is done (or its wait is the app's): ranging may go on
+  budgets_.on_sync();  // a host-timed kernel is done (or its wait is the app's): ranging may go on
   if (holds_launch_lock || inside_flush) return;
   const bool aged = kind == SyncKind::query || !decode_at_every_wait;
   flush_all(aged ? std::chrono::duration_cast<Clock::duration>(kQueryFlushAge) : Clock::duration::zero());
@@ -110,7 +109,7 @@ void RangeSession::on_context_destroy(CUcontext context) {
   }
   std::lock_guard lock(mutex);
   auto it = contexts.find(context);
-  if (it != contexts.end()) retire(*it->second);
+  if (it != contexts.end()) batches_.retire(*it->second);
   if (options.cache_control == "all") backend.release_l2_flush(context);
 }
 
@@ -121,25 +120,24 @@ void RangeSession::on_graph_event(const GraphEvent& event) {
     case GraphEvent::Kind::graph_destroying: on_graph_destroy_starting(event.graph); return;
     case GraphEvent::Kind::exec_created: {
       std::lock_guard lock(mutex);
-      record_graph(event.graph, event.exec, event.graph_exec_id);
+      graphs_.record(event.graph, event.exec, event.graph_exec_id);
       return;
     }
     case GraphEvent::Kind::exec_destroying: {
       std::lock_guard lock(mutex);
-      release_kept_graph_of(event.exec);
-      forget_graph_exec(event.exec);
+      graphs_.exec_destroying(event.exec);
       return;
     }
   }
 }
 
 void RangeSession::flush() {
-  if (budgets_spent_) return;
+  if (budgets_.spent()) return;
   flush_all();
 }
 
 bool RangeSession::flush_before_exit(std::chrono::milliseconds wait) noexcept {
-  stopping = true;  // the turn keeper hands nothing over from now on
+  turns_.stop_handing_over();
   const auto lock = lock_within(mutex, wait);
   if (!lock.owns_lock()) {
     // A signal that interrupted this thread inside our own launch callback: the lock is ours
@@ -151,7 +149,7 @@ bool RangeSession::flush_before_exit(std::chrono::milliseconds wait) noexcept {
   bool decoded = true;
   for (auto& [context, profiler] : contexts) {
     try {
-      flush_batch(*profiler, /*restart=*/false);
+      batches_.flush(*profiler, /*restart=*/false);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "limiter: the last launches could not be decoded: %s\n", e.what());
       decoded = false;
@@ -168,91 +166,70 @@ bool RangeSession::flush_before_exit(std::chrono::milliseconds wait) noexcept {
 
 void RangeSession::write_raw_files() {
   std::lock_guard lock(mutex);
-  for (auto& [context, profiler] : contexts) keep_raw_image(*profiler);
+  for (auto& [context, profiler] : contexts) batches_.keep_raw_image(*profiler);
+}
+
+void RangeSession::flush_all(Clock::duration min_age) {
+  std::lock_guard lock(mutex);
+  const auto now = Clock::now();
+  for (auto& [context, profiler] : contexts) {
+    if (min_age > Clock::duration::zero() && now - profiler->oldest_pending < min_age) continue;
+    batches_.flush(*profiler);
+    yield_if_others_wait(*profiler);  // the app waited for the GPU: a good moment to hand over
+  }
+}
+
+void RangeSession::launch_decoded(ContextProfiler& p, KernelLaunch&& launch, std::uint32_t correlation_id,
+                                  std::size_t range) {
+  launch.sequence = next_sequence++;
+  if (on_launch_completed && correlation_id) on_launch_completed(correlation_id, launch.sequence);
+  if (p.user_range) {  // the kernel's time, not the host's between push and pop, nor the profiler's
+    if (p.range_work_ns) launch.counters[kRangeWorkCounter] = *p.range_work_ns;
+    time_user_range(launch);
+  }
+  if (!raw_dir.empty()) append_raw_launch(raw_launches, launch, p.images_written, range);
+  if (sink && sink->on_launch) sink->on_launch(launch);
+  if (options.keep_launches) completed.push_back(std::move(launch));
 }
 
 void RangeSession::retire_all() noexcept {
   for (auto& [context, profiler] : contexts) {
     try {
-      retire(*profiler);
+      batches_.retire(*profiler);
     } catch (const std::exception& e) {  // its launches are counted as missed, with the error
       std::fprintf(stderr, "limiter: the exact phase did not end cleanly: %s\n", e.what());
     }
   }
 }
 
-// Sampling first, then exact: the kernels the samples judged are done with; the next launches
-// of the others (and of any kernel new from now on) are profiled exactly. The other order
-// leaves the samples blind to the SMs: after any range-profiler session in the process the PM
-// samples count no SM-side work (H100, CUPTI 13.0, bench/results/2026-11-25-hybrid-sm-side-and-rounds.md).
-void RangeSession::begin_after(RunRecord before, bool follows) {
-  const auto started = Clock::now();
-  std::vector<std::pair<std::string, std::string>> judged;
-  std::size_t undecided = 0;
-  const bool after_pm_samples = before.sampling.has_value() || before.source == "cupti-pm-sampling";
-  if (follows && after_pm_samples) {  // PC samples (the default run's window) judge no kernel
-    try {
-      for (const auto& k : analyze_run(before, {}).kernels) {
-        if (k.verdict && !k.too_few_samples) judged.emplace_back(k.name, LaunchSelector::configuration_text(k.grid, k.block));
-        else ++undecided;
-      }
-    } catch (const std::exception& e) {  // every kernel is then profiled exactly
-      std::fprintf(stderr, "limiter: the sampled phase could not be analysed (%s): every kernel is profiled exactly\n", e.what());
-      judged.clear();
-    }
-  }
+void RangeSession::exclude_from_selection(std::vector<std::pair<std::string, std::string>> kernels) {
   std::lock_guard lock(mutex);
-  selector.exclude(judged);
-  const std::uint64_t sampled_launches = before.launches_seen.value_or(0);
-  if (!follows) {
-    preparer.close();  // the process ends (see flush_before_exit)
-    if (!preparer.wait_idle(std::chrono::seconds(2))) LIMITER_TRACE("a device's preparation still runs at exit");
-    if (after_pm_samples)  // the default run's PC-sampling window: its phase windows say it
-      before.missed.push_back({"the exact phase never began: the app ended after " + std::to_string(sampled_launches) +
-                                   " launches, within the sampling phase of " +
-                                   std::to_string(options.sampling_phase_launches) + " (the record holds the samples only)",
-                               0, "a smaller --sampling-phase"});
-  } else if (!after_pm_samples) {  // the default run: PC samples judge no kernel
-    phase_text_ = "PC-sampling window over after " + std::to_string(sampled_launches) +
-                  " launches: each kernel's next launches exactly\n";
-  } else {
-    char text[320];
-    std::snprintf(text, sizeof text,
-                  "sampling phase over after %" PRIu64 " launches: %zu kernels judged by their samples; the next %" PRIu64
-                  " launches of the other %zu (and of any new kernel) exactly; switch %.0f ms\n",
-                  sampled_launches, judged.size(), options.per_kernel_count, undecided, seconds_since(started) * 1e3);
-    phase_text_ = text;
-    LIMITER_TRACE("%s", text);
+  budgets_.exclude(std::move(kernels));
+}
+
+void RangeSession::begin_after(RunRecord /*before*/, bool follows) {
+  {
+    std::lock_guard lock(mutex);
+    began_after_ = true;
   }
-  sampled_before_ = std::move(before);
-  finished_ = !follows;
+  phase_begun_ = follows;
+  if (follows) return;
+  preparer.close();  // the process ends (see flush_before_exit)
+  if (!preparer.wait_idle(std::chrono::seconds(2))) LIMITER_TRACE("a device's preparation still runs at exit");
 }
 
 RunRecord RangeSession::finish() noexcept {
   preparer.close();
   std::lock_guard lock(mutex);
   finishing = true;
-  if (sampled_before_) {  // sampling first: the exact launches join their kernels' aggregates
-    retire_all();
-    RunRecord run = std::move(*sampled_before_);
-    sampled_before_.reset();
-    if (finished_) return run;  // the exact phase never began
-    if (run.sampling) run.sampling->exact_after_sampling = true;
-    run.cache_control = options.cache_control;
-    run.kernels_seen = add_sampled_launches(selector.kernels_seen(), run.launches);
-    run.launches = join_exact_launches(std::move(run.launches), completed);
-    completed.clear();
-    run.launches_seen = run.launches_seen.value_or(0) + launches_seen_;
-    run.missed.insert(run.missed.end(), missed_.begin(), missed_.end());
-    return run;
-  }
+  if (began_after_) retire_all();  // a later phase ends for good with the run
   RunRecord run;
   run.source = "cupti";
   run.device = last_device;
   run.cache_control = options.cache_control;
   run.missed = missed_;
   run.launches_seen = launches_seen_;
-  run.kernels_seen = selector.kernels_seen();
+  run.kernels_seen = budgets_.selector().kernels_seen();
   run.launches = std::move(completed);
   completed.clear();
   return run;
@@ -271,7 +248,7 @@ std::uint64_t RangeSession::launches_seen() const {
 
 std::vector<KernelSeen> RangeSession::kernels_seen() const {
   const auto lock = lock_within(mutex, kReadWait);
-  return lock.owns_lock() ? selector.kernels_seen() : std::vector<KernelSeen>{};
+  return lock.owns_lock() ? budgets_.selector().kernels_seen() : std::vector<KernelSeen>{};
 }
 
 RangeTimings RangeSession::range_timings() const {
@@ -279,6 +256,6 @@ RangeTimings RangeSession::range_timings() const {
   return times;
 }
 
-std::string RangeSession::timings() const { return phase_text_ + range_timings().to_text(); }
+std::string RangeSession::timings() const { return range_timings().to_text(); }
 
 }  // namespace limiter::detail

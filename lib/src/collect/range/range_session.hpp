@@ -1,11 +1,19 @@
 #pragma once
 // The exact session (docs/design.md §4): the Range Profiler gives each selected launch a range, and
-// the Profiler Host API evaluates it. Its parts: launches and their metadata
-// (launch_tracking.cpp), a context's set-up (context_setup.cpp), batches, pauses and decoding
-// (range_batches.cpp), turns on the GPU's counters between processes (counter_turns.cpp), user
-// ranges (user_ranges.cpp), graphs node by node (graph_replay.cpp, kept_graphs.cpp), what could
-// not be profiled (missed_launches.cpp), its record and timings (range_record.cpp). Every
-// CUPTI and driver call goes through its RangeBackend (range_backend.hpp).
+// the Profiler Host API evaluates it. It knows nothing of other phases: the orchestrator's phase
+// rule (collect/handover.hpp) tells it which kernels to leave out and joins its plain record into
+// the one handed over. It is composed of parts with narrow interfaces, each owning its state and
+// tested alone on the fake backend or with plain values:
+//   budgets and selection   LaunchBudgets  (launch_budgets.hpp): which kernels, when to pause, when spent
+//   counter turns           CounterTurns   (counter_turns.hpp): the per-device turns, the turn keeper
+//   graphs                  GraphExecs     (graph_execs.hpp): execs recorded, the app's graphs kept
+//   user ranges             UserRanges     (user_range_work.hpp): push/pop, the empty range, L2 flush
+//   batches                 RangeBatches   (range_batches.hpp): start/resume, flush/decode, pause, retire
+// and the session's own files, which order the calls between the parts: launches and their
+// metadata (launch_tracking.cpp), a context's set-up (context_setup.cpp), user ranges around
+// launches (user_ranges.cpp), graph launches node by node (graph_replay.cpp), the app's
+// cuGraphDestroy (kept_graphs.cpp), what could not be profiled (missed_launches.cpp), its record
+// and timings (range_record.cpp). Every CUPTI and driver call goes through its RangeBackend (range_backend.hpp).
 #include <atomic>
 #include <functional>
 #include <fstream>
@@ -17,8 +25,12 @@
 
 #include "collect/collector_internal.hpp"
 #include "collect/counter_lock.hpp"
+#include "collect/range/counter_turns.hpp"
 #include "collect/range/device_preparer.hpp"
-#include "collect/range/launch_selector.hpp"
+#include "collect/range/graph_execs.hpp"
+#include "collect/range/launch_budgets.hpp"
+#include "collect/range/range_batches.hpp"
+#include "collect/range/user_range_work.hpp"
 #include "collect/nvtx/nvtx_tracker.hpp"
 #include "collect/range/range_timings.hpp"
 #include "collect/range/range_types.hpp"
@@ -28,12 +40,12 @@
 
 namespace limiter::detail {
 
-class RangeSession final : public Session {
+class RangeSession final : public Session, private BatchEvents {
  public:
   // METRICS: the plan's. NVTX: the app's ranges (shared with the orchestrator). SINK: where
   // completed launches go at once (the injection's partial file); may be null.
-  // ENDS_WHEN_BUDGETS_SPENT: a phase that ends where a budget run would pause (budgets, then
-  // sampling): phase_over() turns true instead.
+  // ENDS_WHEN_BUDGETS_SPENT: the session ends where a budget run would pause: phase_over() turns
+  // true instead.
   RangeSession(const CollectorOptions& options, std::vector<std::string> metrics, RangeBackend& backend,
                NvtxTracker& nvtx, LaunchSink* sink, bool ends_when_budgets_spent = false);
   ~RangeSession() override;
@@ -51,10 +63,23 @@ class RangeSession final : public Session {
   void flush() override;
   bool flush_before_exit(std::chrono::milliseconds wait) noexcept override;
   void write_raw_files() override;
+  // The record before is the orchestrator's to analyse and join (handover.hpp). FOLLOWS: the
+  // session's phase begins (a profiler may start ahead from now on; finish retires its profilers);
+  // else the process ends and no preparation is left running.
   void begin_after(RunRecord before, bool follows) override;
-  bool phase_over() const override { return budgets_spent_; }
-  std::string phase_over_reason() const override { return phase_over_reason_; }
+  bool phase_over() const override { return budgets_.spent(); }
+  std::string phase_over_reason() const override { return budgets_.spent_reason(); }
+  // Its own record: its launches, missed launches, launches seen and kernels seen.
   RunRecord finish() noexcept override;
+  // Launches of these kernels and configurations (name, LaunchSelector::configuration_text) are
+  // only counted from now on, never selected.
+  void exclude_from_selection(std::vector<std::pair<std::string, std::string>> kernels);
+  // A later phase: its devices may be prepared ahead (prepare_ahead_of_phase), but no profiler
+  // starts before its phase begins (begin_after). Before the first launch.
+  void follows_a_phase() { phase_begun_ = false; }
+  // The phase before runs in CONTEXT: its device prepared now, off the app's thread, so that the
+  // set-up is not paid at the hand-over.
+  void prepare_ahead_of_phase(CUcontext context) noexcept { prepare_ahead(context); }
   std::vector<MissedLaunches> missed() const override;
   std::uint64_t launches_seen() const override;
   std::vector<KernelSeen> kernels_seen() const override;
@@ -71,10 +96,6 @@ class RangeSession final : public Session {
 
  private:
   bool active() const { return options.always_active || active_depth > 0; }
-  // User replay for this context: one pass, and not --replay kernel.
-  bool wants_user_replay(const ContextProfiler& profiler) const {
-    return profiler.passes == 1 && options.replay != "kernel";
-  }
 
   // launch_tracking.cpp
   // The name and resources of a launch's function (cached; refreshed when the handle now names
@@ -94,12 +115,9 @@ class RangeSession final : public Session {
   void start_ahead(CUcontext context) noexcept;
   ContextProfiler* context_profiler(CUcontext context, std::size_t launches);
   void set_up(ContextProfiler& profiler);
-  bool check_counter_availability(ContextProfiler& profiler);
+  bool rebuild_config(ContextProfiler& profiler) override;  // with the device's counter availability
 
   // graph_replay.cpp
-  void record_graph(CUgraph graph, CUgraphExec exec, std::uint32_t graph_exec_id);
-  void forget_graph_exec(CUgraphExec exec);
-  void forget_source_graph(CUgraph graph);
   // User replay: the selected graph launch's kernels profiled (node by node, or as one range).
   void profile_graph_launch(ContextProfiler& profiler, GraphExec& graph, CUstream stream, bool per_thread_stream,
                             std::vector<PendingLaunch>& launches);
@@ -110,58 +128,33 @@ class RangeSession final : public Session {
   // a node-by-node exec still needs; an exec's destruction ends (cuGraphExecDestroy EXIT).
   void on_graph_destroy(const GraphEvent& call);
   void on_graph_destroy_starting(CUgraph graph);  // resource callback: which graph the driver destroys
-  void release_kept_graph_of(CUgraphExec exec);   // an exec is destroyed (lock held)
   void on_graph_exec_destroyed();
 
-  // user_ranges.cpp
+  // user_ranges.cpp: the session's side of its UserRanges
   // User-range mode: a selected eager launch in its own range, closed at EXIT.
   void open_launch_range(ContextProfiler& profiler, CUstream stream, bool per_thread_stream, PendingLaunch&& launch);
   void push_range(ContextProfiler& profiler);  // named by the next launch's place in the batch
-  // --cache-control all: L2 emptied before the launch whose range is pushed next (l2_flush.hpp).
-  void flush_caches(ContextProfiler& profiler, CUstream stream, bool per_thread_stream);
-  void pop_range(ContextProfiler& profiler, CUstream stream, bool per_thread_stream, bool synchronize);
   // The batch's empty range, unless it has one: pushed and popped with nothing between.
   void measure_range_work(ContextProfiler& profiler);
-  // Decoded: an empty range's engine-active time kept as the context's range work.
-  void keep_range_work(ContextProfiler& profiler, const KernelLaunch& empty);
   // At EXIT: a graph's nodes enabled again, an open range closed (a failed launch's dropped).
   void finish_launch(bool failed);
 
-  // range_batches.cpp
-  bool start_profiler(ContextProfiler& profiler, std::size_t launches);
-  bool resume(ContextProfiler& profiler, std::size_t launches);
-  void enable_profiler(ContextProfiler& profiler);
-  void configure_and_start(ContextProfiler& profiler);
-  // User replay: the batch stopped and decoded; Start waits for the next ranged launch
-  // (start_batch). RESTART false: the profiler is disabled next (it stays as it is).
-  void flush_batch(ContextProfiler& profiler, bool restart = true);
-  void start_batch(ContextProfiler& profiler);  // a stopped profiler started for a launch's range
-  void stop_and_decode(ContextProfiler& profiler);  // user replay: the batch's pass submitted, decoded
-  void disable_profiler(ContextProfiler& profiler);
-  // The batch's pending launches dropped, the selected ones counted as missed with ERROR.
-  void lose_batch(ContextProfiler& profiler, const std::string& error);
-  void reinitialize_image(ContextProfiler& profiler);
-  void decode(ContextProfiler& profiler);
-  void complete(ContextProfiler& profiler, PendingLaunch&& pending, std::size_t range);
-  void keep_raw_image(ContextProfiler& profiler);
-  void retire(ContextProfiler& profiler);  // finished for good: decoded, disabled, turn ended
-  void pause(ContextProfiler& profiler);
-  void stop_for_now(ContextProfiler& profiler);  // pause and finish: disabled, turn ended
+  // range_record.cpp: what the session's RangeBatches tell it
+  void launch_decoded(ContextProfiler& profiler, KernelLaunch&& launch, std::uint32_t correlation_id,
+                      std::size_t range) override;
+  void batch_decoded() override { report_status(false); }
   // Decodes every context's batch whose first launch is at least MIN_AGE old (sync points).
   void flush_all(Clock::duration min_age = Clock::duration::zero());
   void retire_all() noexcept;
 
-  // counter_turns.cpp
+  // counter_turns_session.cpp: the session's side of its CounterTurns
   void yield_if_others_wait(ContextProfiler& profiler);
-  bool take_turn(ContextProfiler& profiler, std::size_t launches);
-  void start_turn_keeper(const CounterLock& lock);  // once the process holds a turn
-  void end_turn(ContextProfiler& profiler);
-  CounterLock& counter_lock(const ContextProfiler& profiler);
-  CounterLock& counter_lock(const std::string& device_uuid);
-  void keep_turns_fair();
+  bool take_turn(ContextProfiler& profiler, std::size_t launches) override;  // false: LAUNCHES missed
+  void end_turn(ContextProfiler& profiler) override;  // once no context of the process runs on the device
+  void keep_turns_fair();                    // the turn keeper's tick
 
   // missed_launches.cpp
-  void miss(MissReason reason, std::uint64_t launches, const std::string& detail = "");
+  void miss(MissReason reason, std::uint64_t launches, const std::string& detail = "") override;
   void report_status(bool force);  // to the sink: the tally and launches seen, when they changed
 
   CollectorOptions options;
@@ -169,8 +162,7 @@ class RangeSession final : public Session {
   RangeBackend& backend;
   NvtxTracker& nvtx;
   LaunchSink* sink;  // may be null
-  bool ends_when_budgets_spent;
-  LaunchSelector selector;
+  LaunchBudgets budgets_;
   mutable std::mutex mutex;  // held from a launch's ENTER callback to its EXIT, on the same thread
   std::map<CUcontext, std::unique_ptr<ContextProfiler>> contexts;
   std::map<CUcontext, FailedContext> failed_contexts;
@@ -182,36 +174,26 @@ class RangeSession final : public Session {
   // the session's.
   std::mutex kernel_info_mutex;
   std::map<std::pair<void*, CUcontext>, KernelInfo> kernel_info;
-  std::map<CUgraphExec, GraphExec> graph_execs;
-  // The app's graphs it destroyed while an exec made from them is profiled node by node: kept
-  // alive (kept_graphs.cpp), and destroyed by us once no exec of theirs is left.
-  std::set<CUgraph> kept_graphs;
-  std::vector<CUgraph> kept_graphs_to_release;  // their last exec is being destroyed: released at its EXIT
+  GraphExecs graphs_;  // under the session's lock
   LaunchInFlight in_flight;  // set from a launch's ENTER to its EXIT (lock held)
-  std::map<std::string, std::unique_ptr<CounterLock>> counter_locks;  // by device UUID
-  std::chrono::milliseconds lock_timeout{60'000};  // CollectorOptions::lock_timeout_s
-  bool lock_starved = false;  // a turn did not come in lock_timeout: later launches only try
-  std::thread turn_keeper;     // keep_turns_fair, from the first turn on
-  std::atomic<bool> stopping{false};
+  CounterTurns turns_;  // its keeper's tick takes the session's lock: joined in ~RangeSession
   std::vector<KernelLaunch> completed;
   std::vector<MissedLaunches> missed_;
   Clock::time_point status_reported{};
   bool missed_changed = false;
   std::uint64_t launches_seen_ = 0, launches_seen_reported = 0;  // every launch in a profiled region
-  std::uint64_t unselected_in_a_row = 0;  // while a profiler runs: pauses it after kPauseAfterUnselected
-  Clock::time_point unselected_since{};  // when that run began
   DeviceDescription last_device;
   std::uint64_t next_sequence = 0;
   int active_depth = 0;
   std::string raw_dir;
   std::ofstream raw_launches;
   RangeTimings times;
-  std::atomic<bool> budgets_spent_{false};  // ends_when_budgets_spent: the phase is over
-  std::atomic<bool> host_timed_{false};     // a host-timed kernel launched, no sync since: nothing ranged
-  std::string phase_over_reason_ = "budgets spent";
-  std::optional<RunRecord> sampled_before_;  // sampling first: the sampled phase's record
-  std::string phase_text_;                   // what the hand-over found and cost (--timing)
-  bool finished_ = false;
+  UserRanges ranges_{backend, times, options.cache_control == "all", range_sync_of(options.range_sync)};
+  RangeBatches batches_{backend, metrics, times, *this, options.replay,
+                        (budgets_.selector().filters() && !options.auto_range_for_filters) || options.cache_control == "all",
+                        options.raw_dir};
+  std::atomic<bool> phase_begun_{true};  // follows_a_phase: false until begin_after
+  bool began_after_ = false;  // begin_after was called: finish ends the session for good (retire_all)
   // Each device's set-up, prepared off the app's thread until its first context's set_up takes
   // it (device_preparer.hpp). Last: its threads end before the rest of the session goes.
   DevicePreparer preparer{backend, metrics};

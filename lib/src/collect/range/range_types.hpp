@@ -37,10 +37,6 @@ constexpr std::size_t kDefaultRangesPerImage = 128;
 // launching without synchronising: what a SIGKILL can take away is bounded.
 constexpr auto kMaxBatchAge = std::chrono::seconds(1);
 
-// The shortest turn on the GPU's counters before a process yields to a waiting one: each turn
-// costs a Stop, a Disable, an Enable and a Start (limiter run --timing shows how much).
-constexpr auto kMinTurn = std::chrono::milliseconds(1000);
-
 // In user-range mode, a run of unselected launches pauses the profiler only once it lasted this
 // long (and kPauseAfterUnselected launches): unselected launches cost ~9 us there, a resume
 // for a kernel first seen later ~100-270 ms.
@@ -145,7 +141,7 @@ struct ContextProfiler {
   std::optional<double> range_work_ns;
   bool paused = false;   // disabled between profiled regions or turns: launches run at full speed
   // User replay: the last batch stopped and decoded, the profiler enabled but not started; the
-  // next launch it ranges starts it (start_batch). A flush pays no Start for launches that may
+  // next launch it ranges starts it (RangeBatches::start). A flush pays no Start for launches that may
   // never come: a budget run's steps after its kernels are profiled.
   bool stopped = false;
   // Started ahead (RangeSession::start_ahead) and no launch ranged yet: to the launches it is

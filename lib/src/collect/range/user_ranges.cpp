@@ -21,6 +21,7 @@
 #include <cstring>
 
 #include "collect/range/range_session.hpp"
+#include "collect/range/user_range_work.hpp"
 #include "limiter/user_range_time.hpp"
 
 namespace limiter::detail {
@@ -41,46 +42,69 @@ std::optional<std::size_t> user_range_index(CounterHost& host, const std::vector
   return index;
 }
 
-void RangeSession::push_range(ContextProfiler& p) {
+void UserRanges::push(RangeObject* profiler, std::size_t place) {
   const auto started = Clock::now();
-  start_batch(p);  // the callers start it first (see measure_range_work): this only makes sure
-  const std::string name = std::to_string(p.pending.size());
-  backend.push_range(p.profiler, name);
-  ++times.user_ranges;
-  times.push_pop_s += seconds_since(started);
+  backend_.push_range(profiler, std::to_string(place));
+  ++times_.user_ranges;
+  times_.push_pop_s += seconds_since(started);
 }
 
-void RangeSession::flush_caches(ContextProfiler& p, CUstream stream, bool per_thread_stream) {
-  if (options.cache_control != "all") return;
+void UserRanges::flush_caches(CUcontext context, CUstream stream, bool per_thread_stream) {
+  if (!flush_caches_) return;
   const auto started = Clock::now();
-  backend.flush_l2(p.context, stream, per_thread_stream);
-  ++times.l2_flushes;
-  times.l2_flush_s += seconds_since(started);
+  backend_.flush_l2(context, stream, per_thread_stream);
+  ++times_.l2_flushes;
+  times_.l2_flush_s += seconds_since(started);
 }
 
-void RangeSession::pop_range(ContextProfiler& p, CUstream stream, bool per_thread_stream, bool synchronize) {
+void UserRanges::pop(RangeObject* profiler, CUstream stream, bool per_thread_stream, bool synchronize) {
   if (synchronize) {
     const auto started = Clock::now();
-    backend.synchronize_stream(stream, per_thread_stream);
-    times.range_sync_s += seconds_since(started);
+    backend_.synchronize_stream(stream, per_thread_stream);
+    times_.range_sync_s += seconds_since(started);
   }
   const auto started = Clock::now();
-  backend.pop_range(p.profiler);
-  times.push_pop_s += seconds_since(started);
+  backend_.pop_range(profiler);
+  times_.push_pop_s += seconds_since(started);
+}
+
+PendingLaunch UserRanges::empty_range(RangeObject* profiler, std::size_t place) {
+  push(profiler, place);
+  pop(profiler, nullptr, false, false);
+  PendingLaunch empty;
+  empty.measures_range_work = true;
+  return empty;
+}
+
+bool UserRanges::measured(const std::deque<PendingLaunch>& pending) {
+  return std::any_of(pending.begin(), pending.end(), [](const PendingLaunch& entry) { return entry.measures_range_work; });
+}
+
+void UserRanges::keep_range_work(std::optional<double>& range_work_ns, const KernelLaunch& empty) {
+  const auto active_ns = engine_active_ns(empty);
+  if (!active_ns) return;  // a plan without the engine counters: nothing to take out
+  if (!range_work_ns || *active_ns < *range_work_ns) range_work_ns = *active_ns;
+  LIMITER_TRACE("empty range: engine active %.0f ns (kept %.0f ns)", *active_ns, *range_work_ns);
+}
+
+// The session's side: a range pushed on the context's started profiler, for the batch's next launch.
+void RangeSession::push_range(ContextProfiler& p) {
+  batches_.start(p);  // the callers start it first (see measure_range_work): this only makes sure
+  ranges_.push(p.profiler, p.pending.size());
 }
 
 void RangeSession::open_launch_range(ContextProfiler& p, CUstream stream, bool per_thread_stream,
                                         PendingLaunch&& launch) {
   measure_range_work(p);
   if (p.pending.empty()) p.oldest_pending = Clock::now();
-  flush_caches(p, stream, per_thread_stream);
+  ranges_.flush_caches(p.context, stream, per_thread_stream);
   push_range(p);
   in_flight = {};
   in_flight.profiler = &p;
   in_flight.stream = stream;
   in_flight.per_thread_stream = per_thread_stream;
   in_flight.range_open = true;
-  in_flight.sync_before_pop = range_sync_of(options.range_sync) == RangeSync::all;
+  in_flight.sync_before_pop = ranges_.syncs_launch_ranges();
   in_flight.pending_index = p.pending.size();
   p.pending.push_back(std::move(launch));
 }
@@ -92,25 +116,11 @@ void RangeSession::open_launch_range(ContextProfiler& p, CUstream stream, bool p
 // to its kernel, because the kernel overlaps that work: taken out, a 3.6 us node read 2.6 us.
 // So only the empty range's work, which does not overlap the kernel, is taken out of any range.
 void RangeSession::measure_range_work(ContextProfiler& p) {
-  const bool measured = std::any_of(p.pending.begin(), p.pending.end(),
-                                    [](const PendingLaunch& pending) { return pending.measures_range_work; });
-  if (measured) return;
-  if (p.pending.size() + 2 > p.ranges_per_image) flush_batch(p);  // room for it and the launch's range
-  start_batch(p);  // before the batch's age starts: a Start may take hundreds of ms
+  if (UserRanges::measured(p.pending)) return;
+  if (p.pending.size() + 2 > p.ranges_per_image) batches_.flush(p);  // room for it and the launch's range
+  batches_.start(p);  // before the batch's age starts: a Start may take hundreds of ms
   if (p.pending.empty()) p.oldest_pending = Clock::now();
-  push_range(p);
-  pop_range(p, nullptr, false, false);
-  PendingLaunch empty;
-  empty.measures_range_work = true;
-  p.pending.push_back(std::move(empty));
-}
-
-void RangeSession::keep_range_work(ContextProfiler& p, const KernelLaunch& empty) {
-  const auto active_ns = engine_active_ns(empty);
-  if (!active_ns) return;  // a plan without the engine counters: nothing to take out
-  // The shortest so far: what is taken out is never more than the profiler's work in any range.
-  if (!p.range_work_ns || *active_ns < *p.range_work_ns) p.range_work_ns = *active_ns;
-  LIMITER_TRACE("empty range: engine active %.0f ns (kept %.0f ns)", *active_ns, *p.range_work_ns);
+  p.pending.push_back(ranges_.empty_range(p.profiler, p.pending.size()));
 }
 
 void RangeSession::finish_launch(bool failed) {
@@ -118,16 +128,12 @@ void RangeSession::finish_launch(bool failed) {
   in_flight = {};
   if (done.nodes_disabled) {  // graph replay left the exec's nodes off (graph_replay.cpp)
     const auto toggled = Clock::now();
-    auto it = std::find_if(graph_execs.begin(), graph_execs.end(),
-                           [&](const auto& entry) { return &entry.second == done.graph; });
-    if (it != graph_execs.end())
-      for (const auto& node : it->second.nodes)
-        if (runnable_alone(node.type)) backend.set_node_enabled(it->first, node.handle, true);
+    graphs_.enable_runnable_nodes(*done.graph);
     times.graph_toggle_s += seconds_since(toggled);
   }
   if (!done.range_open) return;
   ContextProfiler& p = *done.profiler;
-  pop_range(p, done.stream, done.per_thread_stream, done.sync_before_pop);
+  ranges_.pop(p.profiler, done.stream, done.per_thread_stream, done.sync_before_pop);
   // A launch that failed ran nothing: its range is decoded, and dropped.
   if (failed && done.pending_index < p.pending.size()) p.pending[done.pending_index].keep = false;
 }
