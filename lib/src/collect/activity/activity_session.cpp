@@ -273,7 +273,9 @@ void ActivitySession::add_nvtx_ranges(bool at_end) {
 }
 
 void ActivitySession::flush() {
-  if (!enabled_ || stopped_) return;
+  // A forked child runs nothing of the parent's session (forked_child.hpp): its flusher thread
+  // may have held a lock at the fork, which the child would wait for forever.
+  if (!enabled_ || stopped_ || in_forked_child_by_pid()) return;
   backend_.flush_all(false);
   decode_pending();  // a context's kernel names are CUPTI's while it exists
   add_launch_calls();
