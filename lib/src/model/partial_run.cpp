@@ -167,8 +167,8 @@ std::size_t finish_partial_run(const std::string& partial, const std::string& ou
   // The timeline written: TIMELINE itself when normalised already (the collector's is: no copy of
   // a million events at the app's exit), else a normalised copy, else the chunks' events.
   const Timeline* written = timeline;
-  if (timeline && !is_normalized(*timeline)) status.timeline = *timeline;
-  if (!written || !is_normalized(*written)) {
+  if (!timeline || !is_normalized(*timeline)) {
+    if (timeline) status.timeline = *timeline;
     if (status.timeline) normalize_timeline(*status.timeline);
     written = status.timeline ? &*status.timeline : nullptr;
   }
