@@ -14,7 +14,9 @@
 #include "collect/activity/activity_session.hpp"
 #include "collect/nvtx/nvtx_timeline.hpp"
 #include "collect/nvtx/nvtx_tracker.hpp"
+#include "collect/modes.hpp"
 #include "collect/phases.hpp"
+#include "fake_backends.hpp"
 #include "limiter/record_json.hpp"
 #include "limiter/reports.hpp"
 #include "limiter/run_summary.hpp"
@@ -247,14 +249,12 @@ TEST(NvtxActivity, TheTimelineAsksForNvtxWhereTheOptionsHaveIt) {
   CollectorOptions options;
   options.trace = true;
   options.nvtx = true;  // limiter run --trace (run_options.cpp: on unless --no-nvtx)
-  EXPECT_TRUE(detail::ActivitySession(options, nullptr, true).callbacks().nvtx);
   detail::NvtxTracker tracker;
-  auto backend = detail::cupti_range_backend();
-  detail::Phases phases(detail::sessions_for(options, *backend, tracker, nullptr));
+  test::FakeBackends backends;
+  detail::Phases phases(detail::sessions_for(options, backends, tracker, nullptr));
   EXPECT_TRUE(phases.callbacks().nvtx);
   options.nvtx = false;  // --no-nvtx
-  EXPECT_FALSE(detail::ActivitySession(options, nullptr, true).callbacks().nvtx);
-  detail::Phases none(detail::sessions_for(options, *backend, tracker, nullptr));
+  detail::Phases none(detail::sessions_for(options, backends, tracker, nullptr));
   EXPECT_FALSE(none.callbacks().nvtx);
 }
 

@@ -12,7 +12,9 @@
 #include "collect/activity/activity_timeline.hpp"
 #include "collect/nvtx/nvtx_tracker.hpp"
 #include "collect/activity/pending_calls.hpp"
+#include "collect/modes.hpp"
 #include "collect/phases.hpp"
+#include "fake_backends.hpp"
 
 namespace limiter {
 namespace {
@@ -311,9 +313,9 @@ TEST(TimelineRecorder, KernelsJoinTheirLaunchesByCorrelationId) {
 }
 
 std::pair<std::vector<std::string>, std::vector<std::string>> mode(const CollectorOptions& options) {
-  auto backend = detail::cupti_range_backend();
+  test::FakeBackends backends;
   detail::NvtxTracker nvtx;
-  detail::Phases phases(detail::sessions_for(options, *backend, nvtx, nullptr));
+  detail::Phases phases(detail::sessions_for(options, backends, nvtx, nullptr));
   std::pair<std::vector<std::string>, std::vector<std::string>> names;
   for (std::size_t i = 0; i < phases.size(); ++i) names.first.push_back(phases.at(i).name());
   for (std::size_t i = 0; i < phases.background_size(); ++i) names.second.push_back(phases.background(i).name());
@@ -341,10 +343,15 @@ TEST(ActivityPhases, TheTimelineIsAloneUnderTraceAndBesideTheCountersOnlyWhenAsk
 }
 
 // A background session sees the record the phases made and adds its part.
-class Beside final : public detail::Session {
+class Beside final : public detail::Session, public detail::Background {
  public:
   const char* name() const override { return "beside"; }
-  detail::SessionCallbacks callbacks() const override { return {}; }
+  detail::SessionCapabilities capabilities() override {
+    detail::SessionCapabilities takes;
+    takes.background = this;
+    return takes;
+  }
+  void on_phase_begun(std::size_t) override {}
   void begin_region() override {}
   void end_region() override {}
   void on_launch(const detail::LaunchCall&) override {}
@@ -364,7 +371,6 @@ class Beside final : public detail::Session {
 class Phase final : public detail::Session {
  public:
   const char* name() const override { return "phase"; }
-  detail::SessionCallbacks callbacks() const override { return {}; }
   void begin_region() override {}
   void end_region() override {}
   void on_launch(const detail::LaunchCall&) override {}

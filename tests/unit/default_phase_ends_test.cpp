@@ -1,4 +1,4 @@
-// How the default run's phases end (collect/phases.cpp), on the fakes: the sampling window ends
+// How the default run's phases end (collect/modes.cpp, collect/phases.cpp), on the fakes: the sampling window ends
 // once launches bring no new kernel; a counters phase that can select nothing still ends, so the
 // timeline follows.
 #include <gtest/gtest.h>
@@ -52,7 +52,7 @@ TEST(DefaultPhaseEnds, TheWindowsCubinsAreFreedAtItsEnd) {
   module.context = kContext;
   module.cubin = cubin.data();
   module.cubin_size = cubin.size();
-  run.phases->at(0).on_module_loaded(module);
+  run.phases->on_module_loaded(module);
   EXPECT_NE(run.phases->at(0).timings().find("1 cubins kept (4 KiB), 0 not"), std::string::npos);
   run.through_samples("k");
   ASSERT_TRUE(run.phases->wait_handed_over(std::chrono::seconds(10)));
@@ -69,7 +69,7 @@ TEST(DefaultPhaseEnds, TheWindowsSourceLinesAreReadOffTheAppsThread) {
   module.context = kContext;
   module.cubin = cubin.data();
   module.cubin_size = cubin.size();
-  run.phases->at(0).on_module_loaded(module);
+  run.phases->on_module_loaded(module);
   std::promise<void> release;
   std::shared_future<void> released = release.get_future().share();
   std::atomic<int> lookups{0};

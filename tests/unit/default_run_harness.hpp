@@ -1,6 +1,8 @@
 #pragma once
-// The default run's phase list on the fake Range Profiler and the fake PC Sampling API, driven
-// as the subscriber drives it (default_phases_test.cpp, default_phase_ends_test.cpp).
+// The default run's phase list, built by sessions_for on fake backends (fake_backends.hpp) and
+// driven as the subscriber drives it, through Phases' events (default_phases_test.cpp,
+// default_phase_ends_test.cpp). The kernels run on the fake Range Profiler and write their records
+// to the fake Activity API, which keeps them only where the timeline enabled kernel records.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -8,11 +10,11 @@
 #include <thread>
 
 #include "collect/collector_internal.hpp"
+#include "collect/modes.hpp"
 #include "collect/nvtx/nvtx_tracker.hpp"
 #include "collect/pc_sampling/pc_sampling_session.hpp"
 #include "collect/phases.hpp"
-#include "fake_pc_sampling_backend.hpp"
-#include "fake_range_backend.hpp"
+#include "fake_backends.hpp"
 
 namespace limiter::test {
 
@@ -23,54 +25,13 @@ using detail::Session;
 inline const CUcontext kContext = reinterpret_cast<CUcontext>(0x10);
 inline constexpr std::uint32_t kLong = 3;
 
-// Stands in for the activity session (real CUPTI): what it is told, and when.
-class TimelineStandIn final : public Session {
- public:
-  const char* name() const override { return "activity"; }
-  detail::SessionCallbacks callbacks() const override { return {}; }
-  void begin_region() override {}
-  void end_region() override {}
-  void on_launch(const LaunchCall& call) override {
-    if (begun) kernels.push_back(call.symbol_name);
-  }
-  void on_context_destroy(CUcontext) override {}
-  void on_phase_begun(std::size_t index) override { begun = index == 2; }
-  void begin_after(RunRecord, bool) override {}
-  RunRecord finish() noexcept override { return {}; }
-  RunRecord finish_beside(RunRecord phases) noexcept override {
-    if (!begun) return phases;  // never enabled
-    Timeline timeline;
-    for (const auto& kernel : kernels) {
-      TimelineEvent event;
-      event.start_ns = 1;
-      event.end_ns = 2;
-      event.name = kernel;
-      timeline.events.push_back(event);
-    }
-    phases.timeline = timeline;
-    return phases;
-  }
-  std::vector<MissedLaunches> missed() const override { return {}; }
-  std::uint64_t launches_seen() const override { return kernels.size(); }
-  std::string timings() const override { return ""; }
-
-  bool begun = false;
-  std::vector<std::string> kernels;  // timed: launched once it began
-};
-
 struct DefaultRun {
   explicit DefaultRun(CollectorOptions options = {}) {
     options.always_active = true;
     if (options.stall_window_ms == CollectorOptions{}.stall_window_ms) options.stall_window_ms = 5;  // a short window
     options.lock_dir = lock_dir;
-    auto pc = std::make_unique<FakePcSamplingBackend>();
-    pc_backend = pc.get();
-    detail::PhaseList list = detail::sessions_for(
-        options, range_backend, nvtx, &sink, [&pc]() -> std::unique_ptr<detail::PcSamplingBackend> { return std::move(pc); });
-    auto stand_in = std::make_unique<TimelineStandIn>();
-    timeline = stand_in.get();
-    list.background[0] = std::move(stand_in);  // the real one calls CUPTI
-    phases = std::make_unique<Phases>(std::move(list), [this] { return ++clock_ns; });
+    phases = std::make_unique<Phases>(detail::sessions_for(options, backends, nvtx, &sink), [this] { return ++clock_ns; });
+    pc_backend = backends.pc_backends.at(0);
     phases->on_handover = [this](const RunRecord& handed) { handovers.push_back(handed); };
   }
   ~DefaultRun() {
@@ -86,12 +47,13 @@ struct DefaultRun {
     call.symbol_name = kernel;
     call.grid = {1, 1, 1};
     call.block = {128, 1, 1};
-    if (!phases->last() && phases->current().phase_over()) phases->advance();
+    call.correlation_id = ++correlation;
+    if (!phases->last() && phases->current_over()) phases->advance();
     phases->note_launch();
-    phases->current().on_launch(call);
-    for (std::size_t i = 0; i < phases->background_size(); ++i) phases->background(i).on_launch(call);
+    phases->on_launch(call);
     range_backend.run_kernel(kContext);
-    for (std::size_t i = 0; i < phases->size(); ++i) phases->at(i).on_launch_exit(call);
+    activity_backend.record(kernel_record(kernel, clock_ns, clock_ns + 1, correlation));
+    phases->on_launch_exit(call);
   }
   // The sampling window: its first launch starts sampling; after the window the next launch
   // begins the counters phase (and is its first).
@@ -120,12 +82,20 @@ struct DefaultRun {
     char pattern[] = "/tmp/limiter-default-phases-XXXXXX";
     return std::string(mkdtemp(pattern));
   }();
-  FakeRangeBackend range_backend;
+  // Kernel records enabled: the timeline records.
+  bool timeline_records() {
+    auto lock = activity_backend.lock();
+    return activity_backend.enabled.count(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) > 0;
+  }
+
+  FakeBackends backends;
+  FakeRangeBackend& range_backend = backends.range_backend;
+  FakeActivityBackend& activity_backend = backends.activity_backend;
   FakePcSamplingBackend* pc_backend = nullptr;
   detail::NvtxTracker nvtx;
   detail::LaunchSink sink;
-  TimelineStandIn* timeline = nullptr;
   std::unique_ptr<Phases> phases;
+  std::uint32_t correlation = 0;
   std::uint64_t clock_ns = 1000;
   std::vector<RunRecord> handovers;
 };

@@ -14,8 +14,9 @@
 #include "collect/nvtx/nvtx_tracker.hpp"
 #include "limiter/stall_sass.hpp"
 #include "collect/pc_sampling/pc_sampling_session.hpp"
+#include "collect/modes.hpp"
 #include "collect/phases.hpp"
-#include "fake_pc_sampling_backend.hpp"
+#include "fake_backends.hpp"
 
 namespace limiter {
 namespace {
@@ -333,9 +334,9 @@ TEST(PcSampling, AnotherProcessDoesNotSampleTheGpuThisOneSamples) {
 TEST(PcSampling, StallsAloneIsOnePhaseOfPcSampling) {
   CollectorOptions options;
   options.stalls = true;
-  auto backend = detail::cupti_range_backend();
+  test::FakeBackends backends;
   detail::NvtxTracker nvtx;
-  detail::Phases phases(detail::sessions_for(options, *backend, nvtx, nullptr));
+  detail::Phases phases(detail::sessions_for(options, backends, nvtx, nullptr));
   ASSERT_EQ(phases.size(), 1u);
   EXPECT_STREQ(phases.at(0).name(), "PC sampling");
   EXPECT_EQ(phases.background_size(), 0u);

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "collect/nvtx/nvtx_tracker.hpp"
+#include "collect/modes.hpp"
 #include "collect/phases.hpp"
+#include "fake_backends.hpp"
 
 namespace limiter {
 namespace {
@@ -15,16 +17,18 @@ struct Script {
   std::vector<std::string> calls;
 };
 
-class RecordingSession final : public Session {
+class RecordingSession final : public Session, public detail::SyncPoints, public detail::PhaseEnd {
  public:
   RecordingSession(std::string name, Script& script, std::uint64_t ends_after = 0)
       : name_(std::move(name)), script_(script), ends_after_(ends_after) {}
   const char* name() const override { return name_.c_str(); }
-  detail::SessionCallbacks callbacks() const override {
-    detail::SessionCallbacks wanted;
-    wanted.sync_points = name_ == "exact";
-    return wanted;
+  detail::SessionCapabilities capabilities() override {
+    detail::SessionCapabilities takes;
+    if (name_ == "exact") takes.sync_points = this;
+    takes.phase_end = this;
+    return takes;
   }
+  void on_sync(detail::SyncKind) override { script_.calls.push_back(name_ + ".on_sync"); }
   void begin_region() override {}
   void end_region() override {}
   void on_launch(const detail::LaunchCall&) override { ++seen_; }
@@ -35,6 +39,7 @@ class RecordingSession final : public Session {
     before_ = std::move(before);
   }
   bool phase_over() const override { return ends_after_ > 0 && seen_ >= ends_after_; }
+  std::string phase_over_reason() const override { return "ended after " + std::to_string(ends_after_); }
   RunRecord finish() noexcept override {
     script_.calls.push_back(name_ + ".finish");
     RunRecord run = before_;
@@ -64,8 +69,8 @@ TEST(Phases, APhaseThatIsOverHandsItsRecordToTheNext) {
   Script script;
   Phases phases = two_phases(script);
   for (int i = 0; i < 5; ++i) {
-    if (phases.current().phase_over()) phases.advance();
-    phases.current().on_launch({});
+    if (phases.current_over()) phases.advance();
+    phases.on_launch({});
   }
   EXPECT_EQ(phases.index(), 1u);
   const RunRecord run = phases.finish();
@@ -77,7 +82,7 @@ TEST(Phases, APhaseThatIsOverHandsItsRecordToTheNext) {
 TEST(Phases, ARunThatEndsEarlyTellsTheLaterPhasesTheyNeverRan) {
   Script script;
   Phases phases = two_phases(script);
-  phases.current().on_launch({});
+  phases.on_launch({});
   const RunRecord run = phases.finish();
   EXPECT_EQ(run.launches.size(), 1u);
   EXPECT_EQ(script.calls, (std::vector<std::string>{"sampling.finish", "exact.begin_after(1 launches, never ran)",
@@ -91,13 +96,13 @@ TEST(Phases, ASingleSessionIsTakenAgainARunOfPhasesOnce) {
   std::vector<std::unique_ptr<Session>> one;
   one.push_back(std::make_unique<RecordingSession>("exact", script));
   Phases single(std::move(one));
-  single.current().on_launch({});
+  single.on_launch({});
   EXPECT_EQ(single.finish().launches.size(), 1u);
   EXPECT_EQ(single.finish().launches.size(), 1u);  // the session was asked again
   EXPECT_EQ(script.calls, (std::vector<std::string>{"exact.finish", "exact.finish"}));
   script.calls.clear();
   Phases phases = two_phases(script);
-  phases.current().on_launch({});
+  phases.on_launch({});
   EXPECT_EQ(phases.finish().launches.size(), 1u);
   EXPECT_TRUE(phases.finish().launches.empty());
   EXPECT_EQ(script.calls, (std::vector<std::string>{"sampling.finish", "exact.begin_after(1 launches, never ran)",
@@ -111,11 +116,51 @@ TEST(Phases, TheSubscriberEnablesWhatAnyPhaseNeeds) {
   EXPECT_FALSE(phases.callbacks().graphs);
 }
 
+// A sync goes to the current phase, and only where it opted in (session_capabilities.hpp).
+TEST(Phases, AnEventReachesOnlyTheSessionsThatTakeIt) {
+  Script script;
+  Phases phases = two_phases(script);
+  phases.on_sync(detail::SyncKind::wait);  // the sampling phase takes no syncs
+  EXPECT_TRUE(script.calls.empty());
+  for (int i = 0; i < 3; ++i) phases.on_launch({});
+  ASSERT_TRUE(phases.current_over());
+  phases.advance();
+  phases.on_sync(detail::SyncKind::wait);
+  EXPECT_EQ(script.calls.back(), "exact.on_sync");
+  const RunRecord run = phases.finish();
+  ASSERT_EQ(run.phases.size(), 0u);  // an unnamed list records no windows
+}
+
+// What the modes opt into, built as a run builds them: the subscriber enables no more.
+TEST(Phases, TheCallbacksAreWhatTheModesSessionsOptInto) {
+  test::FakeBackends backends;
+  detail::NvtxTracker nvtx;
+  CollectorOptions options;
+  options.every_launch = true;
+  options.timeline = true;
+  {
+    Phases phases(detail::sessions_for(options, backends, nvtx, nullptr));
+    ASSERT_EQ(phases.background_size(), 1u);
+    // The timeline beside --every-launch takes no launch EXIT: each holds serialised range work.
+    EXPECT_EQ(phases.background(0).capabilities().launch_exits, nullptr);
+    EXPECT_TRUE(phases.callbacks().graph_destroy);  // graphs profiled node by node keep the app's graphs
+  }
+  options.replay = "kernel";
+  EXPECT_FALSE(Phases(detail::sessions_for(options, backends, nvtx, nullptr)).callbacks().graph_destroy);
+  Phases default_run(detail::sessions_for(CollectorOptions{}, backends, nvtx, nullptr));
+  EXPECT_NE(default_run.background(0).capabilities().launch_exits, nullptr);  // its calls on the timeline
+  EXPECT_TRUE(default_run.callbacks().modules);  // PC sampling's source lines
+  CollectorOptions sampling;
+  sampling.sampling = true;
+  const detail::SessionCallbacks none = Phases(detail::sessions_for(sampling, backends, nvtx, nullptr)).callbacks();
+  EXPECT_FALSE(none.launch_exit || none.sync_points || none.graphs || none.modules || none.contexts || none.nvtx);
+}
+
 // Built for real: no session calls CUDA or CUPTI before its phase's first launch.
 std::vector<std::string> phase_names(const CollectorOptions& options) {
-  auto backend = detail::cupti_range_backend();
+  test::FakeBackends backends;
   detail::NvtxTracker nvtx;
-  Phases phases(detail::sessions_for(options, *backend, nvtx, nullptr));
+  Phases phases(detail::sessions_for(options, backends, nvtx, nullptr));
   std::vector<std::string> names;
   for (std::size_t i = 0; i < phases.size(); ++i) names.push_back(phases.at(i).name());
   return names;

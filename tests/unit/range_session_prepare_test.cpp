@@ -32,7 +32,7 @@ double seconds_of(const std::function<void()>& work) {
 
 TEST(RangeSessionPrepare, TheExactSessionAsksForContextsCreated) {
   Harness h(exact());
-  EXPECT_TRUE(h.session->callbacks().contexts);
+  EXPECT_TRUE(h.session->capabilities().contexts);
 }
 
 TEST(RangeSessionPrepare, APreparedDeviceIsNotPreparedAgainAtTheFirstLaunch) {

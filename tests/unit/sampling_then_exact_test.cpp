@@ -1,5 +1,5 @@
-// --sampling --exact-undecided K as the orchestrator runs it (phases.hpp), on fakes of both
-// CUPTI seams: the PM-sampling phase ends after N launches, its record goes to the exact phase,
+// --sampling --exact-undecided K as the orchestrator runs it (modes.hpp, phases.hpp), built by
+// sessions_for on fake backends: the PM-sampling phase ends after N launches, its record goes to the exact phase,
 // and the kernels its samples left undecided are profiled exactly, K launches each, and join
 // their aggregates (handover.hpp); the exact phase's device is prepared while the sampler runs.
 #include <gtest/gtest.h>
@@ -7,13 +7,10 @@
 
 #include <filesystem>
 
-#include "collect/handover.hpp"
+#include "collect/modes.hpp"
 #include "collect/nvtx/nvtx_tracker.hpp"
-#include "collect/phases.hpp"
-#include "collect/pm_sampling/pm_sampling_session.hpp"
 #include "collect/range/range_session.hpp"
-#include "fake_pm_sampling_backend.hpp"
-#include "fake_range_backend.hpp"
+#include "fake_backends.hpp"
 #include "wait_until.hpp"
 
 namespace limiter {
@@ -33,35 +30,29 @@ struct SamplingThenExact {
     options.sampling_phase_launches = 2;
     options.exact_undecided_count = 2;
     options.lock_dir = lock_dir;
-    CollectorOptions exact = options;  // as phases.cpp makes it
-    exact.sampling = false;
-    exact.keep_launches = true;
-    exact.per_kernel_count = options.exact_undecided_count;
-    auto sampler = std::make_unique<detail::PmSamplingSession>(options, nullptr, detail::SamplingRole::before_exact, pm);
-    auto exact_session = std::make_unique<detail::RangeSession>(
-        exact, std::vector<std::string>{"gpu__time_duration.sum", "fake__range_index"}, range, nvtx, nullptr);
-    exact_phase = exact_session.get();
-    phases = std::make_unique<detail::Phases>(detail::sampling_then_exact(std::move(sampler), std::move(exact_session), exact));
+    phases = std::make_unique<detail::Phases>(detail::sessions_for(options, backends, nvtx, nullptr));
+    exact_phase = dynamic_cast<detail::RangeSession*>(&phases->at(1));
   }
   ~SamplingThenExact() { std::filesystem::remove_all(lock_dir); }
 
   // A launch as the orchestrator hands it on: the phase switched first if it is over.
   void launch(const char* kernel) {
-    if (!phases->last() && phases->current().phase_over()) phases->advance();
+    if (!phases->last() && phases->current_over()) phases->advance();
     detail::LaunchCall call;
     call.context = kContext;
     call.function = reinterpret_cast<CUfunction>(std::hash<std::string>{}(kernel) | 1);
     call.symbol_name = kernel;
     call.grid = {132, 1, 1};
     call.block = {256, 1, 1};
-    phases->current().on_launch(call);
+    phases->on_launch(call);
     range.run_kernel(kContext);
-    phases->current().on_launch_exit(call);
+    phases->on_launch_exit(call);
   }
 
   std::string lock_dir;
-  test::FakePmSamplingBackend pm;
-  test::FakeRangeBackend range;
+  test::FakeBackends backends;
+  test::FakePmSamplingBackend& pm = backends.pm_backend;
+  test::FakeRangeBackend& range = backends.range_backend;
   detail::NvtxTracker nvtx;
   detail::RangeSession* exact_phase = nullptr;
   std::unique_ptr<detail::Phases> phases;
@@ -78,7 +69,7 @@ TEST(SamplingThenExact, TheUndecidedKernelsOfTheSamplingPhaseAreProfiledExactlyN
   for (int i = 0; i < 4; ++i) run.launch("alpha");
   EXPECT_EQ(run.phases->index(), 1u);
   EXPECT_EQ(run.pm.disables, 1);  // the sampler gone before the range profiler came
-  run.phases->current().flush();
+  run.phases->flush();
   const RunRecord record = run.phases->finish();
   EXPECT_EQ(run.range.enables, 1);
   EXPECT_EQ(record.source, "cupti-pm-sampling");
@@ -110,7 +101,7 @@ TEST(SamplingThenExact, TheExactPhasesDeviceIsPreparedWhileTheSamplerRuns) {
   EXPECT_EQ(run.range.config_images.load(), 1);
   EXPECT_EQ(run.exact_phase->range_timings().devices_prepared, 1u);
   EXPECT_EQ(run.exact_phase->range_timings().set_up_config_s, 0.0);
-  run.phases->current().flush();
+  run.phases->flush();
   EXPECT_EQ(run.phases->finish().launches_seen, 4u);
 }
 

@@ -9,6 +9,7 @@
 
 #include "collect/cupti/driver_api.hpp"
 #include "collect/forked_child.hpp"
+#include "collect/modes.hpp"
 #include "collect/orchestrator.hpp"
 #include "collect/trace.hpp"
 #include "limiter/error.hpp"
@@ -36,8 +37,8 @@ std::uint64_t cupti_now_ns() {
 
 Collector::Impl::Impl(const CollectorOptions& opts)
     : options(opts),
-      backend(detail::cupti_range_backend()),
-      phases(detail::sessions_for(options, *backend, nvtx, &sink), cupti_now_ns) {
+      backends(detail::cupti_backends()),
+      phases(detail::sessions_for(options, *backends, nvtx, &sink), cupti_now_ns) {
   nvtx.set_process_scope(opts.nvtx_process_scope);
   phases.on_handover = [this](const RunRecord& handed) {
     if (sink.on_phase_over) sink.on_phase_over(handed);
@@ -47,10 +48,10 @@ Collector::Impl::Impl(const CollectorOptions& opts)
 Collector::Impl::~Impl() { unsubscribe(); }
 
 void Collector::Impl::switch_phase_if_over() {
-  if (phases.last() || !current().phase_over()) return;
+  if (phases.last() || !phases.current_over()) return;
   std::lock_guard lock(switch_mutex_);
-  if (phases.last() || !current().phase_over()) return;  // another thread's launch switched
-  LIMITER_TRACE("phase %zu (%s) over: %s from now on", phases.index(), current().name(),
+  if (phases.last() || !phases.current_over()) return;  // another thread's launch switched
+  LIMITER_TRACE("phase %zu (%s) over: %s from now on", phases.index(), phases.current().name(),
                 phases.at(phases.index() + 1).name());
   phases.advance();
 }
@@ -72,8 +73,7 @@ Collector::Collector(const CollectorOptions& options, AlreadyValidated) : option
   impl_ = std::make_unique<Impl>(options_);
   impl_->subscribe();
   try {
-    impl_->current().on_collector_started();
-    for (std::size_t i = 0; i < impl_->phases.background_size(); ++i) impl_->phases.background(i).on_collector_started();
+    impl_->phases.on_collector_started();
   } catch (...) {
     impl_->unsubscribe();
     throw;
@@ -93,57 +93,42 @@ Collector::~Collector() {
 
 void Collector::start() {
   if (detail::in_forked_child_by_pid()) return;
-  for (std::size_t i = 0; i < impl_->phases.size(); ++i) impl_->phases.at(i).begin_region();
-  for (std::size_t i = 0; i < impl_->phases.background_size(); ++i) impl_->phases.background(i).begin_region();
+  impl_->phases.begin_region();
 }
 
 void Collector::stop() noexcept {
   if (detail::in_forked_child_by_pid()) return;
-  for (std::size_t i = 0; i < impl_->phases.size(); ++i) impl_->phases.at(i).end_region();
-  for (std::size_t i = 0; i < impl_->phases.background_size(); ++i) impl_->phases.background(i).end_region();
+  impl_->phases.end_region();
 }
 
 void Collector::flush() {
   if (detail::in_forked_child_by_pid()) return;
-  impl_->current().flush();
-  for (std::size_t i = 0; i < impl_->phases.background_size(); ++i) impl_->phases.background(i).flush();
+  impl_->phases.flush();
 }
 
 bool Collector::flush_before_exit(std::chrono::milliseconds wait) noexcept {
   if (detail::in_forked_child_by_pid()) return false;
-  const bool complete = impl_->current().flush_before_exit(wait);
-  // After the phase's last launches are decoded: the timeline's kernels join them.
-  for (std::size_t i = 0; i < impl_->phases.background_size(); ++i) impl_->phases.background(i).flush_before_exit(wait);
-  return complete;
+  return impl_->phases.flush_before_exit(wait);
 }
 
 std::vector<MissedLaunches> Collector::missed() const {
   if (detail::in_forked_child_by_pid()) return {};
-  std::vector<MissedLaunches> all;
-  for (std::size_t i = 0; i < impl_->phases.size(); ++i) {
-    auto part = impl_->phases.at(i).missed();
-    all.insert(all.end(), part.begin(), part.end());
-  }
-  return all;
+  return impl_->phases.missed();
 }
 
 std::uint64_t Collector::launches_seen() const {
   if (detail::in_forked_child_by_pid()) return 0;
-  std::uint64_t seen = 0;
-  for (std::size_t i = 0; i < impl_->phases.size(); ++i) seen += impl_->phases.at(i).launches_seen();
-  return seen;
+  return impl_->phases.launches_seen();
 }
 
 std::vector<KernelSeen> Collector::kernels_seen() const {
   if (detail::in_forked_child_by_pid()) return {};
-  for (std::size_t i = 0; i < impl_->phases.size(); ++i)  // the exact phase's (the default run's second)
-    if (auto seen = impl_->phases.at(i).kernels_seen(); !seen.empty()) return seen;
-  return {};
+  return impl_->phases.kernels_seen();
 }
 
 void Collector::write_raw_files() {
   if (detail::in_forked_child_by_pid()) return;
-  impl_->current().write_raw_files();
+  impl_->phases.write_raw_files();
 }
 
 std::vector<PhaseWindow> Collector::phase_windows() const {

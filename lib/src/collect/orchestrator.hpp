@@ -13,8 +13,7 @@
 #include "collect/collector_internal.hpp"
 #include "collect/nvtx/nvtx_tracker.hpp"
 #include "collect/phases.hpp"
-#include "collect/range/range_backend.hpp"
-#include "collect/session.hpp"
+#include "collect/session_backends.hpp"
 #include "limiter/collector.hpp"
 
 namespace limiter {
@@ -26,12 +25,11 @@ struct Collector::Impl {
   CollectorOptions options;
   detail::NvtxTracker nvtx;  // the app's NVTX ranges (options.nvtx), for every session
   detail::LaunchSink sink;   // injection: each completed launch goes to disk at once
-  std::unique_ptr<detail::RangeBackend> backend;
+  std::unique_ptr<detail::SessionBackends> backends;  // CUPTI's
   detail::Phases phases;
   CUpti_SubscriberHandle subscriber = nullptr;
   bool nvtx_to_sessions = false;  // a session wants the NVTX calls (SessionCallbacks::nvtx); set by subscribe()
 
-  detail::Session& current() { return phases.current(); }
   // At a launch's ENTER: the current phase's work is done, so the next one begins (once).
   void switch_phase_if_over();
   // Ends the run: the current phase finished, later phases told they never ran; the record.

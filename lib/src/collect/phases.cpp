@@ -1,16 +1,9 @@
-// The collector's modes as phase lists (phases.hpp): the one place where options combine.
+// The phase list (phases.hpp): windows, hand-overs and the run's end.
 #include "collect/phases.hpp"
 
-#include <algorithm>
+#include <system_error>
 
-#include "collect/activity/activity_session.hpp"
 #include "collect/forked_child.hpp"
-#include "collect/handover.hpp"
-#include "collect/pc_sampling/pc_sampling_session.hpp"
-#include "collect/pm_sampling/pm_sampling_session.hpp"
-#include "collect/range/range_session.hpp"
-#include "collect/timeline_phase.hpp"
-#include "limiter/metric_plans.hpp"
 
 namespace limiter::detail {
 
@@ -23,6 +16,19 @@ Phases::Phases(PhaseList list, PhaseClock clock)
   background_from_.resize(background_.size(), 0);
   for (auto& name : list.names) windows_.push_back({std::move(name), 0, 0, 0, ""});
   windows_.resize(windows_.empty() ? 0 : sessions_.size());
+  ask_capabilities();
+}
+
+Phases::Phases(std::vector<std::unique_ptr<Session>> sessions) : sessions_(std::move(sessions)) { ask_capabilities(); }
+
+void Phases::ask_capabilities() {
+  for (const auto& session : sessions_) takes_.push_back(session->capabilities());
+  for (const auto& session : background_) background_takes_.push_back(session->capabilities());
+}
+
+bool Phases::current_over() const {
+  const PhaseEnd* end = current_takes().phase_end;
+  return end && end->phase_over();
 }
 
 void Phases::note_launch() {
@@ -56,8 +62,8 @@ void Phases::close_window(std::size_t index, std::string ended_by) {
 void Phases::advance() {
   if (last() || finished_) return;
   const std::size_t ending_index = index_.load();
-  Session& ending = current();
-  close_window(ending_index, ending.phase_over_reason());
+  const SessionCapabilities ending = takes_[ending_index];
+  close_window(ending_index, ending.phase_end ? ending.phase_end->phase_over_reason() : "its work done");
   RunRecord record = finish_phase(ending_index);
   if (!windows_.empty()) {
     std::lock_guard lock(windows_mutex_);
@@ -69,14 +75,17 @@ void Phases::advance() {
   join_completer();  // a phase before this one's (none in the lists there are)
   handed_over_ = false;
   try {
-    completer_ = std::thread([this, &ending, handed = record]() mutable { hand_over(ending, std::move(handed)); });
+    completer_ = std::thread([this, ended = ending.completion, handed = record]() mutable {
+      hand_over(ended, std::move(handed));
+    });
   } catch (const std::system_error&) {  // no thread: on the app's
-    hand_over(ending, record);
+    hand_over(ending.completion, record);
   }
   begin_phase(ending_index + 1, std::move(record), /*follows=*/true);
   index_.store(ending_index + 1);
   for (std::size_t i = 0; i < background_.size(); ++i)
-    if (background_from_[i] == ending_index + 1) background_[i]->on_phase_begun(ending_index + 1);
+    if (background_from_[i] == ending_index + 1 && background_takes_[i].background)
+      background_takes_[i].background->on_phase_begun(ending_index + 1);
 }
 
 PhaseHandover* Phases::handover(std::size_t i) const { return i < handovers_.size() ? handovers_[i].get() : nullptr; }
@@ -97,8 +106,8 @@ std::string Phases::timings(std::size_t i) const {
   return (rule ? rule->timings() : std::string()) + sessions_[i]->timings();
 }
 
-void Phases::hand_over(Session& ended, RunRecord handed) noexcept {
-  ended.complete_record(handed);
+void Phases::hand_over(SlowCompletion* ended, RunRecord handed) noexcept {
+  if (ended) ended->complete_record(handed);
   if (!handed.stalls) handed.stalls = completed_stalls_;  // an earlier phase's, completed (joined before)
   completed_stalls_ = handed.stalls;
   if (on_handover && !windows_.empty()) {
@@ -141,7 +150,7 @@ RunRecord Phases::finish() {
   std::size_t i = index_.load();
   close_window(i, "the app ended");
   RunRecord record = finish_phase(i);
-  sessions_[i]->complete_record(record);
+  if (takes_[i].completion) takes_[i].completion->complete_record(record);
   for (++i; i < sessions_.size(); ++i) {
     if (i < windows_.size()) {
       std::lock_guard lock(windows_mutex_);
@@ -149,9 +158,10 @@ RunRecord Phases::finish() {
     }
     begin_phase(i, std::move(record), /*follows=*/false);
     record = finish_phase(i);
-    sessions_[i]->complete_record(record);
+    if (takes_[i].completion) takes_[i].completion->complete_record(record);
   }
-  for (const auto& session : background_) record = session->finish_beside(std::move(record));
+  for (const auto& takes : background_takes_)
+    if (takes.background) record = takes.background->finish_beside(std::move(record));
   if (!record.stalls && completed_stalls_) record.stalls = std::move(completed_stalls_);
   if (!windows_.empty()) {
     std::lock_guard lock(windows_mutex_);
@@ -172,129 +182,6 @@ std::vector<PhaseWindow> Phases::windows() const {
     for (std::size_t later = i + 1; later < windows.size(); ++later) windows[later].ended_by = "never began";
   }
   return windows;
-}
-
-SessionCallbacks Phases::callbacks() const {
-  SessionCallbacks all;
-  for (const auto* list : {&sessions_, &background_}) {
-    for (const auto& session : *list) {
-      const SessionCallbacks wanted = session->callbacks();
-      all.launch_exit |= wanted.launch_exit;
-      all.sync_points |= wanted.sync_points;
-      all.graphs |= wanted.graphs;
-      all.graph_destroy |= wanted.graph_destroy;
-      all.modules |= wanted.modules;
-      all.contexts |= wanted.contexts;
-      all.nvtx |= wanted.nvtx;
-    }
-  }
-  return all;
-}
-
-namespace {
-
-// The sampling window ends once this many launches in a row brought no new kernel (each of a
-// loop's kernels then sampled in several steps), after at least kMinWindow; --stall-window is
-// its longest. A PyTorch training step is ~50 launches (bench/workloads/mlp_training.py).
-constexpr std::uint64_t kWindowQuietLaunches = 256;
-constexpr std::chrono::milliseconds kMinWindow{100};
-
-// The default run: PC sampling for a window, then each kernel and configuration's first launches
-// exactly, then the app at its own pace with the timeline. PC sampling goes first: after the range
-// profiler had run in the process, its samples came without their kernels (all counted in "the
-// driver's kernels", H200, 2026-11-28), as PM sampling's miss the SMs (range_record.cpp).
-PhaseList default_phases(const CollectorOptions& options, const std::vector<std::string>& metrics,
-                         RangeBackend& backend, NvtxTracker& nvtx, LaunchSink* sink,
-                         const PcSamplingBackendFactory& pc_sampling) {
-  PhaseList list;
-  PcSamplingPhase window;
-  window.window = std::chrono::milliseconds(options.stall_window_ms);
-  window.window_samples = options.stall_window_samples;
-  window.quiet_launches = kWindowQuietLaunches;
-  window.min_window = std::min(kMinWindow, window.window);
-  list.phases.push_back(std::make_unique<PcSamplingSession>(options, pc_sampling(), window));
-  CollectorOptions exact = options;
-  if (exact.per_kernel_count == CollectorOptions{}.per_kernel_count) {  // no budget given: the measured default
-    exact.per_kernel_count = kDefaultBudgetCount;
-    if (exact.per_kernel_skip == 0) exact.per_kernel_skip = kDefaultBudgetSkip;
-  }
-  exact.prepare_ahead = false;  // its set-up's CUPTI calls would run beside PC sampling
-  auto counters = std::make_unique<RangeSession>(exact, metrics, backend, nvtx, sink, /*ends_when_budgets_spent=*/true);
-  counters->decode_at_every_wait = false;  // a Start per sync otherwise (range_record.cpp, on_sync)
-  list.handovers.resize(3);
-  list.handovers[1] = std::make_unique<ExactHandover>(*counters, exact);
-  list.phases.push_back(std::move(counters));
-  list.phases.push_back(std::make_unique<TimelinePhase>());
-  // The timeline in the last phase only: kernel records instrument the kernels, which changes their
-  // counters and, beside PC sampling, left every sample without its kernel (H200, 2026-11-28).
-  list.background.push_back(std::make_unique<ActivitySession>(options, sink, /*alone=*/false, /*from_phase=*/2));
-  list.background_from.push_back(2);
-  list.names = {"samples", "counters", "timeline"};
-  return list;
-}
-
-}  // namespace
-
-PhaseList sessions_for(const CollectorOptions& options, RangeBackend& backend, NvtxTracker& nvtx, LaunchSink* sink,
-                       const PcSamplingBackendFactory& pc_sampling) {
-  PhaseList list;
-  auto& sessions = list.phases;
-  if (options.trace) {  // no range profiler at all: the timeline alone
-    sessions.push_back(std::make_unique<ActivitySession>(options, sink, /*alone=*/true));
-    return list;
-  }
-  if (options.stalls) {  // PC sampling alone: the Range Profiler and PM sampling are refused beside it
-    sessions.push_back(std::make_unique<PcSamplingSession>(options, pc_sampling()));
-    return list;
-  }
-  const std::vector<std::string> metrics = options.metrics.empty() ? metric_plan(options.plan).metrics : options.metrics;
-  if (runs_default_phases(options)) return default_phases(options, metrics, backend, nvtx, sink, pc_sampling);
-  const bool budgets = options.per_kernel_count != CollectorOptions{}.per_kernel_count || options.per_kernel_skip > 0;
-  if (!options.sampling) {
-    auto range = std::make_unique<RangeSession>(options, metrics, backend, nvtx, sink);
-    if (!options.timeline) {
-      sessions.push_back(std::move(range));
-      return list;
-    }
-    auto activity = std::make_unique<ActivitySession>(options, sink, /*alone=*/false);
-    range->on_launch_completed = [activity = activity.get()](std::uint32_t correlation_id, std::uint64_t sequence) {
-      activity->note_launch(correlation_id, sequence);
-    };
-    sessions.push_back(std::move(range));
-    list.background.push_back(std::move(activity));
-    return list;
-  }
-  if (options.exact_undecided_count > 0) {
-    // The exact phase is a budget of exact_undecided_count launches per undecided kernel.
-    CollectorOptions exact = options;
-    exact.sampling = false;
-    exact.keep_launches = true;  // until they join the sampler's aggregates
-    exact.per_kernel_count = options.exact_undecided_count;
-    exact.raw_dir.clear();  // --save-raw keeps the samples; the record holds the exact counters
-    return sampling_then_exact(
-        std::make_unique<PmSamplingSession>(options, sink, SamplingRole::before_exact, cupti_pm_sampling_backend()),
-        std::make_unique<RangeSession>(exact, metrics, backend, nvtx, sink), exact);
-  }
-  if (!budgets) {  // no range profiler at all: the sampler and kernel timestamps
-    sessions.push_back(std::make_unique<PmSamplingSession>(options, sink, SamplingRole::alone,
-                                                          cupti_pm_sampling_backend()));
-    return list;
-  }
-  // Each kernel's first launches exactly, then sampling from where a budget run would pause.
-  CollectorOptions exact = options;
-  exact.sampling = false;
-  exact.keep_launches = true;
-  exact.raw_dir.clear();
-  auto range = std::make_unique<RangeSession>(exact, metrics, backend, nvtx, sink, /*ends_when_budgets_spent=*/true);
-  auto sampler = std::make_unique<PmSamplingSession>(options, sink, SamplingRole::after_exact,
-                                                          cupti_pm_sampling_backend());
-  // The sampler's host side is prepared while the exact phase runs, off the app's path.
-  range->on_context_ready = [sampler = sampler.get()](int device, const std::string& chip) {
-    sampler->prepare_ahead(device, chip);
-  };
-  sessions.push_back(std::move(range));
-  sessions.push_back(std::move(sampler));
-  return list;
 }
 
 }  // namespace limiter::detail

@@ -1,47 +1,28 @@
 #pragma once
-// The collector's modes as lists of phases, each phase a session (docs/design.md §4). Every
-// combination of options is decided here, once:
-//   exact (budgets, skip, -k, capture ranges)  [RangeSession]
-//   --sampling                                 [PmSamplingSession]
-//   --sampling --per-kernel-count K            [RangeSession until the budgets are spent, PmSamplingSession]
-//   --sampling --exact-undecided K             [PmSamplingSession for N launches, RangeSession on what the
-//                                               samples left undecided]
-//   --trace                                    [ActivitySession]: the timeline alone, the cheapest mode
-//   --stalls                                   [PcSamplingSession]: warp stall reasons per kernel and PC
-//   --every-launch                             [RangeSession]: exact counters of every selected launch
-//   (none of these: the default run)           [PcSamplingSession for a window, RangeSession until the
-//                                               budgets are spent, TimelinePhase to the end], the
-//                                               ActivitySession beside in the last phase
-// Beside the phases, in the background: the ActivitySession (the timeline). With --every-launch and
-// --timeline (LIMITER_TIMELINE=1) from the start; in the default run in its last phase: kernel records
-// instrument the kernels, which changes their counters and leaves PC samples without their kernel. Not beside PmSamplingSession: its kernel timestamps use the
-// Activity API too, whose buffer callbacks are one per process (activity_session.hpp).
-// A phase ends when its session says so (Session::phase_over, checked at each launch's ENTER);
-// its record is handed to the next phase's session (Session::begin_after, or the phase's
+// The phase list (docs/design.md §4): a mode's sessions in order, each running until its work is
+// done (PhaseEnd, checked at each launch's ENTER), and the sessions beside them (Background). A
+// phase's record is handed to the next phase's session (Session::begin_after, or the phase's
 // PhaseHandover where the session knows nothing of the phase before), and the last phase's record
 // is the run's. A list of named phases (the default run) also records each phase's window
 // (RunRecord::phases), so that every report knows where each answer came from.
+// The subscriber's events reach the sessions only through the list (phase_events.cpp), each to
+// the sessions that opted into it (session_capabilities.hpp). Which sessions a mode runs, and on
+// which backends, is decided in modes.hpp.
 #include <atomic>
 #include <chrono>
-#include <optional>
-#include <system_error>
-#include <thread>
 #include <cstddef>
 #include <functional>
-#include <mutex>
-#include <string>
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
 #include <vector>
 
-#include "collect/pc_sampling/pc_sampling_backend.hpp"
-#include "collect/range/range_backend.hpp"
 #include "collect/session.hpp"
 #include "limiter/collector_options.hpp"
 
 namespace limiter::detail {
-
-class NvtxTracker;
-struct LaunchSink;
 
 // How a phase takes over the record of the phase before where its session knows nothing of that
 // phase (an exact phase: handover.hpp). Phases hands the record to begin() instead of the
@@ -71,7 +52,7 @@ using PhaseClock = std::function<std::uint64_t()>;
 class Phases {
  public:
   Phases() = default;
-  explicit Phases(std::vector<std::unique_ptr<Session>> sessions) : sessions_(std::move(sessions)) {}
+  explicit Phases(std::vector<std::unique_ptr<Session>> sessions);
   explicit Phases(PhaseList list, PhaseClock clock = {});
   ~Phases() { join_completer(); }
   Phases(const Phases&) = delete;
@@ -89,6 +70,28 @@ class Phases {
   std::size_t background_from(std::size_t i) const { return background_from_[i]; }
   // A launch's ENTER, before the sessions see it: counted to the current phase's window.
   void note_launch();
+  // The current phase's work is done (PhaseEnd): the next may begin.
+  bool current_over() const;
+
+  // The subscriber's events (phase_events.cpp), each to the sessions that take it (the current
+  // phase, every phase, the background: session_capabilities.hpp says which).
+  void on_collector_started();
+  void on_launch(const LaunchCall& call);
+  void on_launch_exit(const LaunchCall& call);
+  void on_sync(SyncKind kind);
+  void on_graph_event(const GraphEvent& event);
+  void on_module_loaded(const ModuleLoad& module);
+  void on_context_created(CUcontext context);
+  void on_context_destroy(CUcontext context);
+  void on_nvtx(const NvtxEvent& event);
+  // PendingWork: the current phase's, then the background's (their kernels join its launches).
+  void flush();
+  bool flush_before_exit(std::chrono::milliseconds wait) noexcept;  // false when the phase lost launches
+  void write_raw_files();
+  // Over every phase (safe in a signal handler).
+  std::vector<MissedLaunches> missed() const;
+  std::uint64_t launches_seen() const;
+  std::vector<KernelSeen> kernels_seen() const;  // the first phase that tallies kernels and has any
   // A profiled region opens or closes (cudaProfilerStart/Stop): the current and later phases
   // and the background are told, so a phase that begins inside a region knows it.
   void begin_region();
@@ -109,7 +112,7 @@ class Phases {
   // The windows so far (the current one open), for a record written on a fatal signal: gives up
   // rather than wait for another thread.
   std::vector<PhaseWindow> windows() const;
-  SessionCallbacks callbacks() const;  // the union of the sessions'
+  SessionCallbacks callbacks() const;  // what the sessions opted into, as the subscriber enables it
   // Phase I's lines for --timing: its hand-over's, then its session's.
   std::string timings(std::size_t i) const;
 
@@ -118,7 +121,7 @@ class Phases {
   void close_window(std::size_t index, std::string ended_by);
   void join_completer();  // the hand-over's thread, and the stalls it completed into the record
   // The ended phase's slow part (Session::complete_record), then ON_HANDOVER: on completer_, or the app's thread.
-  void hand_over(Session& ended, RunRecord handed) noexcept;
+  void hand_over(SlowCompletion* ended, RunRecord handed) noexcept;
   // Phase I begins with the record before (through its PhaseHandover where it has one), and ends
   // with its record (joined by it).
   void begin_phase(std::size_t i, RunRecord before, bool follows);
@@ -126,8 +129,12 @@ class Phases {
   RunRecord finish_phase(std::size_t i);
 
 
+  void ask_capabilities();  // once, at construction
+  const SessionCapabilities& current_takes() const { return takes_[index_.load()]; }
+
   std::vector<std::unique_ptr<Session>> sessions_;
   std::vector<std::unique_ptr<Session>> background_;
+  std::vector<SessionCapabilities> takes_, background_takes_;  // by session: what each opted into
   std::vector<std::size_t> background_from_;
   std::vector<std::unique_ptr<PhaseHandover>> handovers_;  // one per phase (or none)
   std::atomic<std::size_t> index_{0};
@@ -141,11 +148,5 @@ class Phases {
   std::atomic<bool> handed_over_{true};  // no hand-over pending
   std::optional<StallInfo> completed_stalls_;  // what complete() added, for the run's record
 };
-
-// The mode of OPTIONS (validated): its phases, in order, and its background, on BACKEND, NVTX and
-// SINK; PC sampling on what PC_SAMPLING makes (CUPTI's; a fake in tests).
-using PcSamplingBackendFactory = std::function<std::unique_ptr<PcSamplingBackend>()>;
-PhaseList sessions_for(const CollectorOptions& options, RangeBackend& backend, NvtxTracker& nvtx, LaunchSink* sink,
-                       const PcSamplingBackendFactory& pc_sampling = cupti_pc_sampling_backend);
 
 }  // namespace limiter::detail

@@ -121,17 +121,10 @@ void on_driver_call(Collector::Impl& impl, CUpti_CallbackId cbid, const CUpti_Ca
           if (traced.fetch_add(1) < 64) LIMITER_TRACE("launch ENTER in phase %zu", impl.phases.index());
         }
         impl.phases.note_launch();
-        impl.current().on_launch(call);
-        for (std::size_t i = 0; i < impl.phases.background_size(); ++i) impl.phases.background(i).on_launch(call);
+        impl.phases.on_launch(call);
         return;
       }
-      // EXIT to every session: the one that took the launch's ENTER ends it (a phase may have
-      // ended inside that ENTER).
-      for (std::size_t i = 0; i < impl.phases.size(); ++i) impl.phases.at(i).on_launch_exit(call);
-      // And to the default run's timeline (its ENTER stamped the start), as alone with --trace; not
-      // beside --every-launch, where each call holds the range profiler's serialised work.
-      for (std::size_t i = 0; i < impl.phases.background_size(); ++i)
-        if (impl.phases.background_from(i) > 0) impl.phases.background(i).on_launch_exit(call);
+      impl.phases.on_launch_exit(call);  // the session that took its ENTER ends it
       return;
     }
     case CallKind::graph_destroy: {
@@ -141,14 +134,14 @@ void on_driver_call(Collector::Impl& impl, CUpti_CallbackId cbid, const CUpti_Ca
       // The driver reads the graph to destroy from here after ENTER (kept_graphs.cpp swaps it).
       if (data.functionParams)
         event.destroy_target = &static_cast<cuGraphDestroy_params*>(const_cast<void*>(data.functionParams))->hGraph;
-      for (std::size_t i = 0; i < impl.phases.size(); ++i) impl.phases.at(i).on_graph_event(event);
+      impl.phases.on_graph_event(event);
       return;
     }
     case CallKind::graph_exec_destroy: {
       if (enter) return;
       GraphEvent event;
       event.kind = GraphEvent::Kind::exec_destroyed;
-      for (std::size_t i = 0; i < impl.phases.size(); ++i) impl.phases.at(i).on_graph_event(event);
+      impl.phases.on_graph_event(event);
       return;
     }
     case CallKind::wait:
@@ -156,7 +149,7 @@ void on_driver_call(Collector::Impl& impl, CUpti_CallbackId cbid, const CUpti_Ca
       if (enter) return;
       const bool query = kind_of(cbid) == CallKind::query;
       if (query && (!data.functionReturnValue || !succeeded(data))) return;
-      impl.current().on_sync(query ? detail::SyncKind::query : detail::SyncKind::wait);
+      impl.phases.on_sync(query ? detail::SyncKind::query : detail::SyncKind::wait);
       return;
     }
     case CallKind::profiler_start:  // --capture-range cudaProfilerApi: a region opens after Start
@@ -172,22 +165,17 @@ void on_driver_call(Collector::Impl& impl, CUpti_CallbackId cbid, const CUpti_Ca
 
 void on_resource(Collector::Impl& impl, CUpti_CallbackId cbid, const CUpti_ResourceData& resource) {
   if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {  // as launches go: a later phase prepares nothing yet
-    impl.current().on_context_created(resource.context);
-    for (std::size_t i = 0; i < impl.phases.background_size(); ++i)
-      impl.phases.background(i).on_context_created(resource.context);
+    impl.phases.on_context_created(resource.context);
     return;
   }
   if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
-    for (std::size_t i = 0; i < impl.phases.size(); ++i) impl.phases.at(i).on_context_destroy(resource.context);
-    for (std::size_t i = 0; i < impl.phases.background_size(); ++i)
-      impl.phases.background(i).on_context_destroy(resource.context);
+    impl.phases.on_context_destroy(resource.context);
     return;
   }
   if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
     const auto& module = *static_cast<const CUpti_ModuleResourceData*>(resource.resourceDescriptor);
     const detail::ModuleLoad loaded{resource.context, module.moduleId, module.pCubin, module.cubinSize};
-    for (std::size_t i = 0; i < impl.phases.size(); ++i) impl.phases.at(i).on_module_loaded(loaded);
-    for (std::size_t i = 0; i < impl.phases.background_size(); ++i) impl.phases.background(i).on_module_loaded(loaded);
+    impl.phases.on_module_loaded(loaded);
     return;
   }
   const auto& graph = *static_cast<const CUpti_GraphData*>(resource.resourceDescriptor);
@@ -205,7 +193,7 @@ void on_resource(Collector::Impl& impl, CUpti_CallbackId cbid, const CUpti_Resou
   } else {
     return;
   }
-  for (std::size_t i = 0; i < impl.phases.size(); ++i) impl.phases.at(i).on_graph_event(event);
+  impl.phases.on_graph_event(event);
 }
 
 // The range calls to the sessions that record them (stamped here, once): the current phase and
@@ -215,8 +203,7 @@ void on_nvtx(Collector::Impl& impl, CUpti_CallbackId cbid, const CUpti_NvtxData&
   std::optional<detail::NvtxEvent> event = impl.nvtx.on_call(cbid, data);
   if (!event || !impl.nvtx_to_sessions) return;
   detail::NvtxTracker::stamp(*event);
-  impl.current().on_nvtx(*event);
-  for (std::size_t i = 0; i < impl.phases.background_size(); ++i) impl.phases.background(i).on_nvtx(*event);
+  impl.phases.on_nvtx(*event);
 }
 
 // An NVTX call from limiter's own injection (nvtx_dispatch.hpp filtered forked children and our

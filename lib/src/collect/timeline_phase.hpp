@@ -12,7 +12,6 @@ namespace limiter::detail {
 class TimelinePhase final : public Session {
  public:
   const char* name() const override { return "timeline"; }
-  SessionCallbacks callbacks() const override { return {}; }
   void begin_region() override {}
   void end_region() override {}
   void on_launch(const LaunchCall& /*call*/) override { ++launches_seen_; }

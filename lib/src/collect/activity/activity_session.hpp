@@ -33,15 +33,21 @@
 
 namespace limiter::detail {
 
-class ActivitySession final : public Session, public ActivityBufferClient {
+class ActivitySession final : public Session,
+                              public LaunchExits,
+                              public NvtxCalls,
+                              public PendingWork,
+                              public CollectorStart,
+                              public Background,
+                              public ActivityBufferClient {
  public:
   // ALONE (--trace): no other session describes the device, so this one does at the first
   // launch (to the record and the sink's on_device). SINK may be null.
   // FROM_PHASE > 0 (the default run): nothing is recorded until that phase begins
   // (on_phase_begun); regions and NVTX ranges are followed meanwhile.
   // BACKEND: CUPTI's, or a fake in tests; it outlives the session.
-  ActivitySession(const CollectorOptions& options, LaunchSink* sink, bool alone, std::size_t from_phase = 0,
-                  ActivityBackend& backend = cupti_activity_backend());
+  ActivitySession(const CollectorOptions& options, LaunchSink* sink, bool alone, std::size_t from_phase,
+                  ActivityBackend& backend);
   ~ActivitySession() override;
   ActivitySession(const ActivitySession&) = delete;
   ActivitySession& operator=(const ActivitySession&) = delete;
@@ -50,11 +56,16 @@ class ActivitySession final : public Session, public ActivityBufferClient {
   // Launch EXITs: each launch call's interval from the driver's callbacks, so the program verdict
   // sees the host inside launch calls even where CUPTI writes no runtime API records (an
   // in-process collector started after the runtime: none on an H100, 2026-11-26).
-  SessionCallbacks callbacks() const override {
-    SessionCallbacks wanted;
-    wanted.launch_exit = true;
-    wanted.nvtx = options_.nvtx;  // the ranges on the timeline (the per-range program verdict)
-    return wanted;
+  SessionCapabilities capabilities() override {
+    SessionCapabilities takes;
+    // Not beside --every-launch (from the start, not alone), where each call holds the range
+    // profiler's serialised work.
+    if (alone_ || from_phase_ > 0) takes.launch_exits = this;
+    if (options_.nvtx) takes.nvtx = this;  // the ranges on the timeline (the per-range program verdict)
+    takes.pending = this;
+    takes.start = this;
+    takes.background = this;
+    return takes;
   }
   // With always_active (limiter run): records from here, the copies before the first launch too.
   void on_collector_started() override;

@@ -30,12 +30,15 @@ PcSamplingSession::PcSamplingSession(const CollectorOptions& options, std::uniqu
 
 PcSamplingSession::~PcSamplingSession() { finish_all(); }
 
-SessionCallbacks PcSamplingSession::callbacks() const {
-  SessionCallbacks wanted;
-  wanted.launch_exit = true;
-  wanted.sync_points = true;
-  wanted.modules = true;
-  return wanted;
+SessionCapabilities PcSamplingSession::capabilities() {
+  SessionCapabilities takes;
+  takes.launch_exits = this;
+  takes.sync_points = this;
+  takes.modules = this;
+  takes.pending = this;
+  takes.phase_end = this;
+  takes.completion = this;
+  return takes;
 }
 
 PcSamplingSession::Context& PcSamplingSession::sample(CUcontext context) {

@@ -58,7 +58,13 @@ struct PcSamplingPhase {
   std::chrono::milliseconds min_window{0};
 };
 
-class PcSamplingSession final : public Session {
+class PcSamplingSession final : public Session,
+                                public LaunchExits,
+                                public SyncPoints,
+                                public ModuleLoads,
+                                public PendingWork,
+                                public PhaseEnd,
+                                public SlowCompletion {
  public:
   PcSamplingSession(const CollectorOptions& options, std::unique_ptr<PcSamplingBackend> backend,
                     PcSamplingPhase phase = {});
@@ -67,7 +73,7 @@ class PcSamplingSession final : public Session {
   PcSamplingSession& operator=(const PcSamplingSession&) = delete;
 
   const char* name() const override { return "PC sampling"; }
-  SessionCallbacks callbacks() const override;
+  SessionCapabilities capabilities() override;
   void begin_region() override;  // started contexts start again
   void end_region() override;    // the last region closed: stopped and drained
   void on_launch(const LaunchCall& call) override;       // in a region: its context sampled

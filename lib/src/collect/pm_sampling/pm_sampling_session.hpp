@@ -29,7 +29,7 @@
 
 namespace limiter::detail {
 
-// Where the session stands in its phase list (phases.cpp): the messages of a record without
+// Where the session stands in its phase list (modes.cpp): the messages of a record without
 // samples, and when kernel timestamps start, depend on it.
 enum class SamplingRole : std::uint8_t {
   alone,         // --sampling: sampling from the first launch in a region
@@ -37,7 +37,7 @@ enum class SamplingRole : std::uint8_t {
   before_exact,  // --sampling --exact-undecided K: the first phase, for sampling_phase_launches launches
 };
 
-class PmSamplingSession final : public Session {
+class PmSamplingSession final : public Session, public PhaseEnd {
  public:
   // SINK's on_snapshot (if set, also later) gets the aggregates so far about once a second: the
   // injection keeps them on disk. Every CUPTI and driver call goes through BACKEND.
@@ -48,7 +48,11 @@ class PmSamplingSession final : public Session {
   PmSamplingSession& operator=(const PmSamplingSession&) = delete;
 
   const char* name() const override { return "PM sampling"; }
-  SessionCallbacks callbacks() const override { return {}; }
+  SessionCapabilities capabilities() override {
+    SessionCapabilities takes;
+    if (role_ == SamplingRole::before_exact) takes.phase_end = this;
+    return takes;
+  }
   void begin_region() override;
   void end_region() override;
   // Sampling starts at the first launch in a region, on that launch's GPU.
@@ -63,6 +67,7 @@ class PmSamplingSession final : public Session {
   void begin_after(RunRecord before, bool follows) override;
   // Before exact: the sampling phase is over after sampling_phase_launches launches.
   bool phase_over() const override;
+  std::string phase_over_reason() const override { return "its work done"; }
   // Stops sampling, attributes what is left and returns the sampled record (launches: one
   // aggregate per kernel and configuration). Before exact, the sampler and the kernel timestamps
   // are also disabled (the range profiler cannot be enabled beside them). Later calls return

@@ -53,16 +53,19 @@ RangeSession::~RangeSession() {
   turns_.stop();
 }
 
-SessionCallbacks RangeSession::callbacks() const {
-  SessionCallbacks wanted;
-  wanted.launch_exit = true;
-  wanted.sync_points = true;
-  wanted.graphs = true;
-  wanted.contexts = true;  // their devices prepared ahead (context_setup.cpp)
-  // The app's graphs are kept alive only where graph launches are profiled node by node.
-  wanted.graph_destroy = options.replay != "kernel" && options.graph_profiling == "node";
-  return wanted;
+SessionCapabilities RangeSession::capabilities() {
+  SessionCapabilities takes;
+  takes.launch_exits = this;
+  takes.sync_points = this;
+  takes.graphs = this;
+  takes.contexts = this;  // their devices prepared ahead (context_setup.cpp)
+  takes.pending = this;
+  takes.phase_end = this;
+  takes.kernels = this;
+  return takes;
 }
+
+bool RangeSession::keeps_graphs() const { return options.replay != "kernel" && options.graph_profiling == "node"; }
 
 void RangeSession::begin_region() {
   if (holds_launch_lock) return;  // a cudaProfilerStart inside our own launch work

@@ -40,7 +40,15 @@
 
 namespace limiter::detail {
 
-class RangeSession final : public Session, private BatchEvents {
+class RangeSession final : public Session,
+                           public LaunchExits,
+                           public SyncPoints,
+                           public GraphEvents,
+                           public ContextCreation,
+                           public PendingWork,
+                           public PhaseEnd,
+                           public KernelTally,
+                           private BatchEvents {
  public:
   // METRICS: the plan's. NVTX: the app's ranges (shared with the orchestrator). SINK: where
   // completed launches go at once (the injection's partial file); may be null.
@@ -51,13 +59,14 @@ class RangeSession final : public Session, private BatchEvents {
   ~RangeSession() override;
 
   const char* name() const override { return "exact"; }
-  SessionCallbacks callbacks() const override;
+  SessionCapabilities capabilities() override;
   void begin_region() override;
   void end_region() override;
   void on_launch(const LaunchCall& call) override;
   void on_launch_exit(const LaunchCall& call) override;
   void on_sync(SyncKind kind) override;
   void on_graph_event(const GraphEvent& event) override;
+  bool keeps_graphs() const override;  // where graph launches are profiled node by node
   void on_context_created(CUcontext context) override;  // its device prepared ahead (context_setup.cpp)
   void on_context_destroy(CUcontext context) override;
   void flush() override;
