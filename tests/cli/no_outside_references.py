@@ -4,9 +4,9 @@
     no_outside_references.py [--repo ROOT]
 
 Fails, naming file and line, when a tracked file holds a reference a reader of this repository
-cannot follow: a path into a folder beside the checkout (`../shared`), a document that is not in
+cannot follow: a path into the shared folder beside the checkout, a document that is not in
 the tree (the method or design notes by their old file names, the CUPTI notes), or a tracker's
-issue number ("issue 12") instead of what it was. The docs/ pages are where such text goes:
+issue number (the word and a number) instead of what it was. The docs/ pages are where such text goes:
 `docs/method.md §Bandwidth`, `docs/design.md §6`.
 
 The raw logs under bench/results/*-raw/ keep their text verbatim (tool output, scripts as run)
