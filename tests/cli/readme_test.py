@@ -48,6 +48,8 @@ import subprocess
 import sys
 import tempfile
 
+import doc_links
+
 FAILURES = []
 SHELL_BLOCKS = ("sh", "bash", "shell", "console", "")
 TIMEOUT_S = 60
@@ -492,52 +494,10 @@ def check_synopsis(readme, limiter):
     print(f"synopsis: {len(seen)} commands checked against their --help")
 
 
-# ----------------------------------------------------------------------------- links
-
-LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)")
-
-
-def github_anchor(heading):
-    """The anchor GitHub gives a heading: lower case, punctuation dropped, spaces to hyphens."""
-    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
-    return text.replace(" ", "-")
-
-
-def anchors_of(path):
-    anchors, seen, fence = set(), {}, False
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if line.startswith("```"):
-                fence = not fence
-                continue
-            match = None if fence else re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
-            if match:
-                anchor = github_anchor(match.group(1))
-                count = seen.get(anchor, 0)
-                seen[anchor] = count + 1
-                anchors.add(anchor if count == 0 else f"{anchor}-{count}")
-    return anchors
-
 
 def check_links(readme, limiter):
-    checked = 0
-    page_dir = os.path.dirname(os.path.abspath(readme.path))
-    for number, text, _ in readme.prose:
-        for match in LINK.finditer(re.sub(r"`[^`]*`", "", text)):
-            target = match.group(1)
-            if re.match(r"^[a-z]+:", target):
-                continue
-            path, _, anchor = target.partition("#")
-            resolved = os.path.normpath(os.path.join(page_dir, path)) if path else os.path.abspath(readme.path)
-            checked += 1
-            if not os.path.exists(resolved):
-                fail(readme.at(number), f"link '{target}': {os.path.relpath(resolved)} does not exist")
-                continue
-            if anchor and resolved.endswith(".md") and anchor not in anchors_of(resolved):
-                fail(readme.at(number), f"link '{target}': {os.path.relpath(resolved)} has no heading "
-                                        f"whose anchor is '#{anchor}'")
-    print(f"links: {checked} checked")
-
+    for where, message in doc_links.broken_links(readme.path, readme.prose, readme.at):
+        fail(where, message)
 
 # ----------------------------------------------------------------------------- c: counts
 
@@ -662,7 +622,7 @@ def check_counts(readme, limiter):
                                       f"tests/cli/readme_test.py)")
     if checked == 0:
         fail(readme.name, "states no count of the kernel suite in a form this test checks, yet its counts "
-                          "are tested (tests/cli/readme_tests.cmake registers pages that name the kernel suite)")
+                          "are tested (tests/cli/readme_tests.cmake registers the pages with a heading on the kernel suite)")
     print(f"counts: {checked} checked against {source} ({facts['experiments']} experiments, "
           f"{facts['single-GPU']} single-GPU, {facts['families']} families) and the recordings "
           f"({', '.join(map(str, facts['recording']))} kernels)")
