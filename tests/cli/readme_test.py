@@ -24,19 +24,20 @@ examples  Every command of the README's ```sh blocks and of its ``` transcripts 
           launchers need a GPU; scripts/test.sh is the CI run itself; and a command that reads an
           input that is not in the repository, after a skipped command of its block that writes
           it. A command no rule covers and that is not limiter's fails the test.
-synopsis  The "Subcommands" table against `limiter --help` and `limiter CMD --help`: one row per
-          command; every option --help lists (but --help) is named in the row's synopsis (short or
+synopsis  The page's table under "Subcommands" (docs/guide/commands.md) against `limiter --help`
+          and `limiter CMD --help`: one row per command; every option --help lists (but --help) is named in the row's synopsis (short or
           long form), every option the synopsis names exists, and it is shown with a value exactly
           when --help says it takes one.
 links     Every relative link of the prose, `[text](path#anchor)`, leads to a file or folder of the
           repository, and its anchor (or a bare `#anchor` on the page itself) to a heading of that
           Markdown file, as GitHub derives anchors from headings. Links to http(s) are not fetched.
-counts    Every count the README states about the kernel suite (in its section "The kernel
-          suite", and in any sentence that names the kernel suite) against `limiter kernels
-          --list`, and the counts of its committed recordings against `limiter report RECORDING`.
-          A count in a form the test does not know fails, so none goes unchecked.
+counts    Every count the page states about the kernel suite (in a section whose heading names the
+          kernel suite, and in any sentence that names it) against `limiter kernels --list`, and
+          the counts of its committed recordings against `limiter report RECORDING`. A count in a
+          form the test does not know fails, so none goes unchecked; so does a page checked for
+          counts that states none.
 
-Failures name the README line and the command that disagree. Exit code 0 when all pass.
+Failures name the page's line and the command that disagree. Exit code 0 when all pass.
 """
 
 import argparse
