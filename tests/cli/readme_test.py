@@ -25,9 +25,9 @@ examples  Every command of the README's ```sh blocks and of its ``` transcripts 
           input that is not in the repository, after a skipped command of its block that writes
           it. A command no rule covers and that is not limiter's fails the test.
 synopsis  The page's table under "Subcommands" (docs/guide/commands.md) against `limiter --help`
-          and `limiter CMD --help`: one row per command; every option --help lists (but --help) is named in the row's synopsis (short or
-          long form), every option the synopsis names exists, and it is shown with a value exactly
-          when --help says it takes one.
+          and `limiter CMD --help`: one row per command; every option --help lists (but --help)
+          is named in the row's synopsis (short or long form), every option the synopsis names
+          exists, and it is shown with a value exactly when --help says it takes one.
 links     Every relative link of the prose, `[text](path#anchor)`, leads to a file or folder of the
           repository, and its anchor (or a bare `#anchor` on the page itself) to a heading of that
           Markdown file, as GitHub derives anchors from headings. Links to http(s) are not fetched.
