@@ -2,7 +2,7 @@
 # Stands alone, not a bench/run.sh workflow: a host-side benchmark of this machine (no GPU, no
 # stage), on records it synthesises and keeps in WORK_DIR between runs; it waits for a quiet
 # machine (quiet.sh) and times an older build beside this one.
-# The compare-scale benchmark (issue 30): `limiter compare A A` of synthetic records of 1,000,
+# The compare-scale benchmark: `limiter compare A A` of synthetic records of 1,000,
 # 10,000 and 100,000 launches (bench/make_synthetic_run.py), wall time, CPU time and peak memory
 # from /usr/bin/time -v (else wall and memory from Python's resource module). The 100,000 also in
 # csv and json (every matched launch written) and against a copy with 3 launches per kernel and

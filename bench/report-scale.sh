@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Stands alone, not a bench/run.sh workflow: a host-side benchmark of this machine (no GPU, no
 # stage) that writes ~8 GB of synthetic records in WORK_DIR and waits for a quiet machine (quiet.sh).
-# The report-scale benchmark (issues 11 and 30): `limiter report` of records of 123,250 and
+# The report-scale benchmark: `limiter report` of records of 123,250 and
 # 1,000,000 launches in the three layouts a valid record has — a launch per line as `limiter run`
 # writes it, all on one line (as `jq -c` writes it) and indented — against Python's json.load on
 # the same 123,250-launch file, in one run so the ratios are measured under the same load. Peak

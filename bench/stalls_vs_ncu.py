@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """limiter's stall reasons (`limiter run --stalls`, CUPTI's PC Sampling API) against Nsight
-Compute's on the same program (issue 29: the dominant stall reason agrees on >= 90 % of the kernel
+Compute's on the same program (target: the dominant stall reason agrees on >= 90 % of the kernel
 time of the kernels >= 1 % of it; per-reason shares within 5 points where both tools have >= 1,000
 samples). Python 3, standard library only; no GPU (bench/run.sh stalls-vs-ncu makes the inputs).
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """limiter's activity timeline against the PyTorch profiler's CUDA kernel events, on the same
-program run twice (issue 28: the same kernels, total kernel time within 3 %, GPU busy within 3
+program run twice (target: the same kernels, total kernel time within 3 %, GPU busy within 3
 points). Python 3 and, for `profile`, PyTorch.
 
   bench/timeline_vs_torch.py profile SCRIPT.py OUT.json [args...]

@@ -144,7 +144,7 @@ int run_export(const Args& args) {
   po::variables_map vm;
   if (!parse_options(args, "limiter export RUN --format sqlite -o run.sqlite\n"
                            "limiter export RUN... --format perfetto -o trace.json\n\n"
-                           "RUN is a run record (.json or .json.gz) or an Nsight Compute CSV export. The README\n"
+                           "RUN is a run record (.json or .json.gz) or an Nsight Compute CSV export. docs/guide/exports.md\n"
                            "shows the tables and queries from Python, pandas and DuckDB. perfetto writes the\n"
                            "records' timelines (several records, files, globs or a folder: a process per rank).",
                      visible, positional, vm, &hidden))

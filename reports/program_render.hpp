@@ -39,7 +39,7 @@ std::string fix_program_text(const ProgramFix& fix);
 // when no rank's record has a timeline (such reports stay as they were).
 std::vector<std::string> rank_program_lines(const RankSummary& summary);
 
-// The "program" object of the JSON reports (README: report JSON).
+// The "program" object of the JSON reports (docs/guide/reports.md: the program verdict).
 nlohmann::ordered_json program_json(const ProgramVerdict& program);
 nlohmann::ordered_json time_split_json(const TimeSplit& split);
 

@@ -1,4 +1,4 @@
-// Probe (issue 12): can a profiler keep an app's CUDA graph alive after the app destroys it, so
+// Probe: can a profiler keep an app's CUDA graph alive after the app destroys it, so
 // that the exec's nodes stay addressable by cuGraphNodeSetEnabled? PyTorch destroys the graph
 // right after instantiation. Variants:
 //   A: cudaGraphDestroy (runtime, as PyTorch) with a CUPTI driver ENTER callback that swaps the

@@ -1,4 +1,4 @@
-"""A training script that marks the part worth profiling (issue 12's capture range): 40 warm-up
+"""A training script that marks the part worth profiling (the capture range, --capture-range cudaProfilerApi): 40 warm-up
 steps, then twice 5 steps between torch.cuda.profiler.start() and stop() (cudaProfilerStart/Stop)
 with 40 more steps after each. Prints the time of the steps outside the ranges, so a run under
 `limiter run --capture-range cudaProfilerApi` shows what they cost next to a bare run."""

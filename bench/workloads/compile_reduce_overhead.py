@@ -1,4 +1,4 @@
-"""torch.compile(mode="reduce-overhead") on a small model (issue 12): Inductor's Triton kernels
+"""torch.compile(mode="reduce-overhead") on a small model: Inductor's Triton kernels
 run through CUDA graphs (cudagraph trees). Prints the compiled model's time per step after
 warm-up and digests of its outputs and of the eager model's, so a profiled run can be checked
 against a bare one (bench/run.sh graphs-check). STEPS changes the 20 measured steps."""

@@ -1,6 +1,6 @@
 """torch.compile (default mode) training steps of a small transformer-style block: Inductor's
 fused Triton kernels (layer norm, GELU, the loss), eager AdamW, beside cuBLAS GEMMs, launched eagerly
-(no CUDA graphs). The program behind issue 29's --cache-control comparison with ncu: its short
+(no CUDA graphs). The program behind the --cache-control comparison with ncu: its short
 Triton kernels read 10-15 points more DRAM under ncu's default flush than in the app's own cache
 state. STEPS (default 4) steps after 2 of warm-up; prints the loop's own seconds."""
 import os

@@ -1,6 +1,6 @@
 """An LLM-style decode loop: a small GPT (8 layers, width 1024, 16 heads) generating one token
 at a time with a key/value cache, batch 1, greedy: ~100 small kernels per token, the GPU waiting
-on launches (issue 27's short decode loop, ~1 s; issue 28's launch-bound program). TOKENS
+on launches (the short decode loop of the cost targets, ~1 s; the program verdict's launch-bound program). TOKENS
 (default 120) tokens after a 32-token prompt; prints the loop's own seconds."""
 import os
 import time

@@ -1,4 +1,4 @@
-"""CUDA graphs at eager cost (issue 12): the user's program, a graph of 10 PyTorch kernels
+"""CUDA graphs at eager cost: the user's program, a graph of 10 PyTorch kernels
 captured with torch.cuda.graph and replayed 1 + 50 times (the first replay timed alone), with
 the same 10 kernels run eagerly 50 times before the capture and 50 times after it. Prints each
 phase's time (synchronised) and a digest of every phase's output, so a profiled run can be

@@ -1,4 +1,4 @@
-"""Real PyTorch programs that end badly, for the "nothing lost" checks (issue 10's repros).
+"""Real PyTorch programs that end badly, for the "nothing lost" checks.
 
   python3 kill_points.py sync-kill   202 elementwise launches, torch.cuda.synchronize(), SIGKILL
   python3 kill_points.py segv        202 launches, then a segfault inside the process (ctypes)

@@ -1,4 +1,4 @@
-"""A data-parallel step for issue 12's rank reports: every rank of a `torchrun` job runs the same
+"""A data-parallel step for the rank reports: every rank of a `torchrun` job runs the same
 matrix multiply and GELU, all-reduces the result across the ranks, and adds a sine on top.
 Rank r computes its sine 1 + r times per step, an imbalance made on purpose so that a merged
 report has a slowest rank to find. NVTX ranges (step/compute, all_reduce, imbalance) let the

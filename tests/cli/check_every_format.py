@@ -121,7 +121,7 @@ def check_hint(text, fmt, held):
         fail(f"{fmt}: the records have a timeline, but the report says they have none")
 
 
-# The JSON's lists that are always there, empty or not, as its schema documents them (README):
+# The JSON's lists that are always there, empty or not, as its schema documents them (docs/guide/reports.md):
 # the launches with counters, the launches missed and, of ranks, the notes on the set.
 ALWAYS_THERE = {"kernels", "missed", "notes"}
 

@@ -150,7 +150,7 @@ TEST(H200PyTorch, VerdictsAgreeWithNcuOnAtLeast95Percent) {
     ASSERT_TRUE(ours.kernels[i].verdict && theirs.kernels[i].ncu_verdict);
     agree += *ours.kernels[i].verdict == *theirs.kernels[i].ncu_verdict;
   }
-  // 80 of 84 on 2026-11-22; the four others sit at 54-64 % on both sides (see README).
+  // 80 of 84 on 2026-11-22; the four others sit at 54-64 % on both sides (see docs/limitations.md).
   EXPECT_GE(agree, 80u);
 }
 

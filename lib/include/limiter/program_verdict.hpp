@@ -3,7 +3,7 @@
 // activity timeline (timeline.hpp), the share of the profiled window the GPU was busy, and the
 // idle time split by what the host was doing meanwhile, with the verdict that follows, its
 // evidence and its advice; per NVTX range where the timeline has ranges. The definitions and
-// thresholds are at the top of lib/src/analysis/program_verdict.cpp and in the README's method
+// thresholds are at the top of lib/src/analysis/program_verdict.cpp and in docs/method.md's program
 // section.
 //
 //   const ProgramVerdict program = judge_program(*record.timeline);

@@ -1,7 +1,7 @@
 // The program verdict (docs/design.md §7): where the profiled window's time went, from the activity
 // timeline alone.
 //
-// Definitions (README, "The method, in short"):
+// Definitions (docs/method.md §The program verdict):
 // - window: Timeline::start_ns..end_ns, the profiled window; every interval is clipped to it.
 // - GPU busy: the union over all streams and devices of kernel, memcpy and memset intervals.
 //   Kernel time is the union of the kernel intervals; "copies alone" is copy or memset time with

@@ -51,7 +51,7 @@ void write_text_report(const RunSummary& summary, std::ostream& out, const Repor
 // For pull-request comments (GitHub-flavoured Markdown): the same views, details folded.
 void write_markdown_report(const RunSummary& summary, std::ostream& out, const ReportOptions& options = {});
 
-// One row per kept launch in launch order; columns in kCsvReportColumns (README: "CSV columns").
+// One row per kept launch in launch order; columns in kCsvReportColumns (docs/guide/reports.md: the csv columns).
 extern const std::vector<std::string> kCsvReportColumns;
 // Appended for a record whose timeline holds kernels (RunSummary::timeline_kernels): each row's
 // group on the timeline, and "no_counters", the reason of a kernel seen there alone, which gets

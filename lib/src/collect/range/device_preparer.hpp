@@ -1,5 +1,5 @@
 #pragma once
-// A device's set-up for the exact session, prepared off the app's thread (issue 27: the set-up
+// A device's set-up for the exact session, prepared off the app's thread (the set-up
 // at a process's first profiled launch cost 86-153 ms in PyTorch processes, H100, 2026-11-26).
 //
 // What is prepared, per device, on a thread of its own (prepare_device): the profiler
