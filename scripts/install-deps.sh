@@ -3,7 +3,8 @@
 # everything is there. The CUDA toolkit (nvcc, CUPTI) is expected at /usr/local/cuda.
 #   scripts/install-deps.sh           what building and running need (scripts/limiter)
 #   scripts/install-deps.sh --tests   and what the tests need too (scripts/test.sh): GoogleTest,
-#                                     Chromium and Node.js for the HTML tests, clang's fuzzer runtime
+#                                     Chromium and Node.js for the HTML tests, clang's fuzzer runtime,
+#                                     clang-format
 set -euo pipefail
 packages=(cmake g++ make libboost-program-options-dev nlohmann-json3-dev libsimdjson-dev zlib1g-dev libsqlite3-dev)
 tests=0
@@ -15,6 +16,7 @@ if [ "$tests" = 1 ]; then
   packages+=(fonts-dejavu-core)  # the sans-serif the HTML reports' chart labels are measured against
   command -v node >/dev/null || packages+=(nodejs npm)  # drives Chromium in tests/html/check_layout.mjs
   packages+=(clang libclang-rt-14-dev)  # scripts/fuzz.sh: clang's -fsanitize=fuzzer (libFuzzer) and ASan runtimes
+  packages+=(clang-format)  # scripts/check-format.sh (clang-format 14 in Debian bookworm)
 fi
 missing=()
 for package in "${packages[@]}"; do
