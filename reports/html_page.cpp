@@ -77,6 +77,7 @@ td.name code { font-size: 13px; }
 .gate.passed { background: #e3f4ee; color: #00543e; } .gate.failed { background: #fbe7dc; color: #8a3600; }
 ol.fix li { margin: 4px 0; }
 article.kernel { border-top: 1px solid var(--rule); padding: 8px 0; }
+h2 + article.kernel { border-top: 0; }  /* the heading's rule is the first divider */
 article.kernel h3 code { font-size: 14px; }
 article.kernel ul { margin: 4px 0; padding-left: 22px; }
 .muted { color: var(--muted); }

@@ -140,7 +140,7 @@ void write_group_article(std::ostream& out, const RunSummary& summary, std::size
     out << "<li>LMEM: " << format_percent(k.lmem.l2_share) << " of L1-L2 traffic";
     if (k.lmem.l2_share_is_upper_bound)
       out << " (upper bound; at least " << format_percent(k.lmem.l2_share_lower_bound) << ")";
-    out << ", seed estimate " << format_percent(k.lmem.l2_share_seed) << "; " << format_percent(k.lmem.instruction_share)
+    out << ", slides' estimate " << format_percent(k.lmem.l2_share_seed) << "; " << format_percent(k.lmem.instruction_share)
         << " of instructions; L1 hit rate ld " << format_percent(k.lmem.l1_load_hit_rate) << " / st "
         << format_percent(k.lmem.l1_store_hit_rate) << "</li>\n";
   }

@@ -215,7 +215,7 @@ void write_details(const KernelAnalysis& k, const std::string& name, std::ostrea
   if (k.lmem.l2_sectors.value_or(0) > 0 || k.lmem.instruction_share.value_or(0) > 0) {
     out << "  LMEM: " << format_percent(k.lmem.l2_share) << " of L1-L2 traffic";
     if (k.lmem.l2_share_is_upper_bound) out << " (upper bound; at least " << format_percent(k.lmem.l2_share_lower_bound) << ")";
-    out << ", seed estimate " << format_percent(k.lmem.l2_share_seed) << "; " << format_percent(k.lmem.instruction_share)
+    out << ", slides' estimate " << format_percent(k.lmem.l2_share_seed) << "; " << format_percent(k.lmem.instruction_share)
         << " of instructions; L1 hit rate ld " << format_percent(k.lmem.l1_load_hit_rate) << " / st "
         << format_percent(k.lmem.l1_store_hit_rate) << "\n";
   }
