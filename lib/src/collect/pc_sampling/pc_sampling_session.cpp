@@ -69,15 +69,23 @@ PcSamplingSession::Context& PcSamplingSession::sample(CUcontext context) {
                   reasons.size(), state.keys.reasons.size(), settings_.period_log2);
   } catch (const std::exception& e) {
     state.failed = e.what();
-    if (first_error_.empty()) {
-      first_error_ = e.what();
-      std::fprintf(stderr, "limiter: PC sampling could not start: %s\n", e.what());
-    }
+    first_failure(e);
     if (enabled) backend_.disable(context);
   }
   setup_s_ += seconds_since(t0);
   if (!state.failed && active()) start(context, state);
   return state;
+}
+
+void PcSamplingSession::first_failure(const std::exception& error) {
+  if (!first_error_.empty()) return;
+  first_error_ = error.what();
+  first_fix_ = dynamic_cast<const TurnTaken*>(&error)
+                   ? "let the other limiter process finish its sampling first, or give each process a GPU of its "
+                     "own (CUDA_VISIBLE_DEVICES)"
+                   : "run on a GPU that supports PC sampling (compute capability 7.0 or newer), without another "
+                     "profiler attached, with access to the GPU's performance counters";
+  std::fprintf(stderr, "limiter: PC sampling could not start: %s\n", error.what());
 }
 
 void PcSamplingSession::start(CUcontext context, Context& state) {
@@ -88,10 +96,7 @@ void PcSamplingSession::start(CUcontext context, Context& state) {
     ever_started_ = true;
   } catch (const std::exception& e) {
     state.failed = e.what();
-    if (first_error_.empty()) {
-      first_error_ = e.what();
-      std::fprintf(stderr, "limiter: PC sampling could not start: %s\n", e.what());
-    }
+    first_failure(e);
     // Not left enabled: a context enabled for PC sampling and never started (another process
     // samples this GPU) is no state to launch kernels in, nor to start the Range Profiler beside.
     take(backend_.disable(context), state.keys);  // what CUPTI still holds of an earlier start
@@ -361,9 +366,7 @@ std::vector<MissedLaunches> PcSamplingSession::missed() const {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   if (launches_unsampled_ == 0) return {};
-  return {{"PC sampling could not start: " + first_error_, launches_unsampled_,
-           "run on a GPU that supports PC sampling (compute capability 7.0 or newer), without another profiler "
-           "attached, with access to the GPU's performance counters"}};
+  return {{"PC sampling could not start: " + first_error_, launches_unsampled_, first_fix_}};
 }
 
 std::string PcSamplingSession::timings() const {

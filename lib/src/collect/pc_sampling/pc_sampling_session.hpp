@@ -32,6 +32,7 @@
 #include "collect/pc_sampling/pc_sampling_backend.hpp"
 #include "collect/session.hpp"
 #include "limiter/collector_options.hpp"
+#include "limiter/error.hpp"
 #include "limiter/stalls.hpp"
 
 namespace limiter::detail {
@@ -119,7 +120,12 @@ class PcSamplingSession final : public Session,
   void write_cubins(const StallInfo& info) const;  // --save-raw: cubins/<crc>.cubin
   void add_stalls(RunRecord& run) noexcept;         // the stalls with their lines; the cubins written
   void release_cubins() noexcept;                   // the default run's window: its cubins freed
-  void take_sampling_turn(const std::string& device_uuid);  // or throws: another process samples the GPU
+  // Another process samples the GPU (take_sampling_turn throws it): its own fix, not the generic one.
+  struct TurnTaken : SystemError {
+    using SystemError::SystemError;
+  };
+  void take_sampling_turn(const std::string& device_uuid);  // or throws TurnTaken
+  void first_failure(const std::exception& error);  // said once, with its fix for the record
 
   CollectorOptions options_;
   PcSamplingPhase phase_;
@@ -139,7 +145,7 @@ class PcSamplingSession final : public Session,
   std::size_t cubins_kept_ = 0;  // the default run: how many were kept until the window's end freed them
   std::optional<DeviceDescription> device_;
   PcSamplingSettings settings_;
-  std::string first_error_;
+  std::string first_error_, first_fix_;
   std::uint64_t launches_unsampled_ = 0;  // in a region, on a context whose sampling failed
   std::atomic<int> active_depth_{0};
   std::atomic<std::uint64_t> launches_seen_{0};
