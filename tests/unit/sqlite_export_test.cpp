@@ -52,6 +52,27 @@ TEST(SqliteExport, TablesHoldTheRunItsLaunchesCountersAndGroups) {
   std::filesystem::remove(path);
 }
 
+// Without counters (limiter export --no-counters, Python's load): every launch and group, no counter row.
+TEST(SqliteExport, WithoutCountersKeepsTheLaunchesAndLeavesCountersEmpty) {
+  const std::string path = (std::filesystem::temp_directory_path() / "limiter_export_no_counters_test.sqlite").string();
+  const std::string record = kData + "/cupti/h200_pytorch_limiter.json";
+  SummaryOptions options;
+  options.keep_launches = false;
+  RunSummary summary;
+  {
+    SqliteExport database(path, /*counters=*/false);
+    summary = summarize_run_file(record, {}, options, database.batch_sink());
+    database.finish(summary);
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  EXPECT_EQ(query(db, "SELECT count(*) FROM launches"), std::to_string(summary.launches));
+  EXPECT_EQ(query(db, "SELECT count(*) FROM groups"), std::to_string(summary.groups.size()));
+  EXPECT_EQ(query(db, "SELECT count(*) FROM counters"), "0");
+  sqlite3_close(db);
+  std::filesystem::remove(path);
+}
+
 // The stalls and hot_pcs tables, on the synthetic stall record (tests/data/stalls/).
 const std::string kStallFixture = kData + "/stalls/synthetic_stalls_run.json";
 
