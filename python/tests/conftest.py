@@ -28,15 +28,15 @@ def limiter_executable():
 
 def cli(*args, ok_codes=(0,)):
     """The CLI's standard output for ARGS, run as its own process."""
-    done = subprocess.run([limiter_executable(), *map(str, args)], capture_output=True, text=True)
+    done = subprocess.run([limiter_executable(), *map(str, args)], capture_output=True)
     assert done.returncode in ok_codes, done.stderr
-    return done.stdout
+    return done.stdout.decode("utf-8")  # as written: csv lines end in CRLF
 
 
 def python_m_limiter(*args):
     environment = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    return subprocess.run([sys.executable, "-m", "limiter", *map(str, args)], capture_output=True, text=True,
-                          env=environment)
+    done = subprocess.run([sys.executable, "-m", "limiter", *map(str, args)], capture_output=True, env=environment)
+    return subprocess.CompletedProcess(done.args, done.returncode, done.stdout.decode("utf-8"), done.stderr.decode("utf-8"))
 
 
 @pytest.fixture(scope="session")

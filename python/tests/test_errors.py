@@ -3,7 +3,7 @@
 import pytest
 
 import limiter
-from conftest import DATA
+from conftest import DATA, PROBE_CSV
 
 
 def test_a_missing_record_names_the_path():
@@ -18,9 +18,9 @@ def test_a_file_that_is_no_record_says_so():
         limiter.load(f"{DATA}/ranks/README.md")
 
 
-def test_an_unknown_format_names_the_choices(mlp_run):
+def test_an_unknown_format_names_the_choices():
     with pytest.raises(limiter.LimiterError, match="text"):
-        mlp_run.report("pdf")
+        limiter.load(PROBE_CSV).report("pdf")
 
 
 def test_profile_says_why_it_cannot_run_and_what_to_do():

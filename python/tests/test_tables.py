@@ -13,14 +13,15 @@ TIMELINE_COLUMNS = ["event_id", "kind", "start_ns", "end_ns", "duration_ns", "st
 PROGRAM_COLUMNS = ["scope", "verdict", "wall_ns", "gpu_busy_share", "kernel_ns", "idle_ns"]
 
 
-def test_a_run_of_10071_launches_loads_every_launch_with_the_reports_verdicts(mlp_run):
-    report = json.loads(mlp_run.report("json", top=0))
-    assert len(mlp_run.launches) == 10071 == len(report["kernels"])
+def test_every_launch_has_the_reports_verdict():
+    run = limiter.load(PROBE_CSV)
+    report = json.loads(run.report("json", top=0))
+    assert len(run.launches) == len(report["kernels"]) > 0
     by_sequence = {k["sequence"]: k["verdict"] for k in report["kernels"]}
-    frame = dict(zip(mlp_run.launches["sequence"], mlp_run.launches["verdict"].where(mlp_run.launches["verdict"].notna(), None)))
-    assert frame == by_sequence
+    verdicts = run.launches["verdict"].where(run.launches["verdict"].notna(), None)
+    assert dict(zip(run.launches["sequence"], verdicts)) == by_sequence
     for column in LAUNCH_COLUMNS:
-        assert column in mlp_run.launches.columns, column
+        assert column in run.launches.columns, column
 
 
 def test_kernels_are_the_reports_groups_most_time_first(mlp_run):
@@ -30,7 +31,7 @@ def test_kernels_are_the_reports_groups_most_time_first(mlp_run):
         assert column in mlp_run.kernels.columns, column
     assert len(mlp_run.kernels) == len(groups)
     assert list(mlp_run.kernels["rank"]) == list(range(1, len(groups) + 1))
-    assert mlp_run.kernels["launches"].sum() == 10071
+    assert mlp_run.kernels["launches"].sum() == len(mlp_run.launches) == 10071
     assert list(mlp_run.kernels["display_name"]) == [g["display_name"] for g in groups]
     assert list(mlp_run.kernels["main_verdict"].fillna("none")) == [g["main_verdict"] or "none" for g in groups]
 
@@ -59,7 +60,7 @@ def test_an_ncu_csv_loads_without_a_timeline():
     run = limiter.load(PROBE_CSV)
     assert len(run.launches) > 0 and len(run.kernels) > 0
     assert run.timeline.empty and run.program.empty
-    assert run.info["source"] == "ncu"
+    assert run.info["source"] == "ncu-csv"
 
 
 def test_counters_are_read_when_asked_for_every_launchs_own():
