@@ -15,6 +15,7 @@ import base64
 import hashlib
 import os
 import re
+import stat
 import subprocess
 import sys
 import sysconfig
@@ -73,7 +74,8 @@ def _write_wheel(wheel_directory, files):
     with zipfile.ZipFile(os.path.join(wheel_directory, wheel_name), "w", zipfile.ZIP_DEFLATED) as wheel:
         for name, data, executable in files + [(f"{info}/RECORD", ("\n".join(record) + "\n").encode(), False)]:
             entry = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
-            entry.external_attr = (0o755 if executable else 0o644) << 16
+            # A regular file's type bits too: pip sets the execute bit only on regular files that carry it.
+            entry.external_attr = (stat.S_IFREG | (0o755 if executable else 0o644)) << 16
             entry.compress_type = zipfile.ZIP_DEFLATED
             wheel.writestr(entry, data)
     return wheel_name
