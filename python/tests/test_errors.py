@@ -21,9 +21,3 @@ def test_a_file_that_is_no_record_says_so():
 def test_an_unknown_format_names_the_choices():
     with pytest.raises(limiter.LimiterError, match="text"):
         limiter.load(PROBE_CSV).report("pdf")
-
-
-def test_profile_says_why_it_cannot_run_and_what_to_do():
-    with pytest.raises(limiter.ProfilingUnavailable, match=r"collector.*limiter run -o run\.json"):
-        with limiter.profile():
-            pass
