@@ -8,13 +8,17 @@ The C++ dependencies and pybind11 come from Debian: scripts/install-deps.sh --te
 
 The build folder is build-python/ in the source tree, kept between installs so a second install
 compiles only what changed. CMAKE_BUILD_PARALLEL_LEVEL sets the jobs (default: every core).
-Host side only: the in-process collector is not built (limiter.profile() says so).
+With the CUDA toolkit (nvcc on PATH or /usr/local/cuda/bin/nvcc) the wheel also holds the
+in-process collector, limiter._collector, for limiter.profile(); that build compiles the
+collector and the CLI's kernel suite too. Without it, or with LIMITER_PYTHON_CUDA=OFF, the host
+side only (limiter.profile() says why). LIMITER_PYTHON_CUDA=ON insists on the toolkit.
 """
 
 import base64
 import hashlib
 import os
 import re
+import shutil
 import stat
 import subprocess
 import sys
@@ -42,17 +46,29 @@ def _metadata():
             "License: Apache-2.0\nRequires-Python: >=3.9\nRequires-Dist: pandas>=1.3\n")
 
 
+def _with_cuda():
+    """Whether to build the collector: LIMITER_PYTHON_CUDA=ON or OFF, else when nvcc is found."""
+    choice = os.environ.get("LIMITER_PYTHON_CUDA", "").upper()
+    if choice in ("ON", "OFF"):
+        return choice == "ON"
+    return bool(shutil.which("nvcc")) or os.access("/usr/local/cuda/bin/nvcc", os.X_OK)
+
+
 def _build(build_dir):
-    """Configures and builds the module and the executable; returns their paths."""
+    """Configures and builds the modules and the executable; returns the modules' and its paths."""
+    cuda = _with_cuda()
     configure = ["cmake", "-S", SOURCE, "-B", build_dir, "-DCMAKE_BUILD_TYPE=Release",
-                 "-DLIMITER_WITH_CUDA=OFF", "-DLIMITER_BUILD_TESTS=OFF", "-DLIMITER_PYTHON=ON",
+                 f"-DLIMITER_WITH_CUDA={'ON' if cuda else 'OFF'}", "-DLIMITER_BUILD_TESTS=OFF", "-DLIMITER_PYTHON=ON",
                  f"-DPython_EXECUTABLE={sys.executable}"]
+    targets = ["limiter_python", "limiter"] + (["limiter_python_collector"] if cuda else [])
     jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 1))
-    for command in (configure, ["cmake", "--build", build_dir, "-j", jobs, "--target", "limiter_python", "limiter"]):
+    for command in (configure, ["cmake", "--build", build_dir, "-j", jobs, "--target", *targets]):
         print("limiter build:", " ".join(command), file=sys.stderr, flush=True)
         subprocess.run(command, check=True, stdout=sys.stderr)
     suffix = sysconfig.get_config_var("EXT_SUFFIX")
-    return os.path.join(build_dir, "python", "limiter", "_core" + suffix), os.path.join(build_dir, "cli", "limiter")
+    modules = [os.path.join(build_dir, "python", "limiter", name + suffix)
+               for name in (["_core", "_collector"] if cuda else ["_core"])]
+    return modules, os.path.join(build_dir, "cli", "limiter")
 
 
 def _record_line(name, data):
@@ -94,10 +110,10 @@ def prepare_metadata_for_build_wheel(metadata_directory, config_settings=None):
 
 
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
-    module, executable = _build(os.path.join(SOURCE, "build-python"))
+    modules, executable = _build(os.path.join(SOURCE, "build-python"))
     package = os.path.join(SOURCE, "python", "limiter")
     files = [(f"limiter/{name}", open(os.path.join(package, name), "rb").read(), False)
              for name in sorted(os.listdir(package)) if name.endswith(".py")]
-    files.append((f"limiter/{os.path.basename(module)}", open(module, "rb").read(), False))
+    files += [(f"limiter/{os.path.basename(module)}", open(module, "rb").read(), False) for module in modules]
     files.append((f"{NAME}-{_version()}.data/scripts/limiter", open(executable, "rb").read(), True))
     return _write_wheel(wheel_directory, files)
