@@ -92,3 +92,14 @@ def test_a_jax_loop_in_the_default_run():
             done += 1
     report = _check_region(p, "gemm|cutlass|xmma|dot")
     assert report["program"]["verdict"], "the program verdict"
+
+
+def test_under_torchs_profiler_one_line_names_the_other_profiler():
+    torch = _torch_cuda()
+    from torch.profiler import ProfilerActivity, profile as torch_profile
+    with torch_profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]):
+        _torch_loop(torch, 2)  # the profiler's CUPTI set up by its first kernels
+        with pytest.raises(limiter.LimiterError, match="CUPTI|profiler") as error:
+            with limiter.profile(every_launch=True):
+                _torch_loop(torch, 2)
+    assert "\n" not in str(error.value)
