@@ -1,5 +1,6 @@
 """Profiling a region of this process with the in-process collector (limiter/collector.hpp)."""
 
+import importlib.util
 import json
 import os
 import tempfile
@@ -7,12 +8,16 @@ import tempfile
 from ._cli import LimiterError
 from .run import Run
 
+# The collector's module is built only with the CUDA toolkit: absent, or present but unloadable
+# (its libcupti not found), each is said in profile()'s error.
+_BUILT = importlib.util.find_spec(f"{__package__}._collector") is not None
 _IMPORT_ERROR = ""
-try:
-    from . import _collector
-except ImportError as error:  # a host-only build (no CUDA toolkit), or libcupti not found
-    _collector = None
-    _IMPORT_ERROR = str(error)
+_collector = None
+if _BUILT:
+    try:
+        from . import _collector
+    except ImportError as error:
+        _IMPORT_ERROR = str(error)
 
 
 class ProfilingUnavailable(LimiterError):
@@ -23,7 +28,7 @@ class ProfilingUnavailable(LimiterError):
 
 
 def _why_unavailable():
-    if "No module named" in _IMPORT_ERROR:
+    if not _IMPORT_ERROR:
         return ("limiter.profile() needs the in-process CUPTI collector, and this limiter package was built without "
                 "the CUDA toolkit (host side only: load, compare and reports work): reinstall with the toolkit "
                 "(LIMITER_PYTHON_CUDA=ON pip install ., docs/python.md), or profile the whole program with "

@@ -16,7 +16,7 @@ def _one_line(error):
 
 def test_a_build_without_the_toolkit_says_why_and_what_to_do(monkeypatch):
     monkeypatch.setattr(profiling, "_collector", None)
-    monkeypatch.setattr(profiling, "_IMPORT_ERROR", "No module named 'limiter._collector'")
+    monkeypatch.setattr(profiling, "_IMPORT_ERROR", "")
     with pytest.raises(limiter.ProfilingUnavailable, match=r"built without the CUDA toolkit.*limiter run -o run\.json") as error:
         limiter.profile()
     _one_line(error.value)
