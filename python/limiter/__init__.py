@@ -6,9 +6,13 @@
     print(run.report("md"))     # the report as `limiter report RUN --format md` writes it
     run                         # in Jupyter: the HTML report inline
     print(limiter.compare("before.json", "after.json"))
+    with limiter.profile() as p:  # this process's kernels in the block, as `limiter run` profiles
+        train_step()
+    p.kernels, p.program          # p is a Run of the region's record
 
 Everything goes through the same C++ code as the `limiter` command line (the extension module
-limiter._core runs its offline subcommands in-process). `python -m limiter ...` runs the CLI.
+limiter._core runs its offline subcommands in-process; limiter._collector, built with the CUDA
+toolkit, is the in-process collector). `python -m limiter ...` runs the CLI.
 """
 
 import os
