@@ -75,9 +75,10 @@ class Region {
 PYBIND11_MODULE(_collector, m) {
   m.doc() = "The in-process CUPTI collector (use limiter.profile(), not this module).";
   // Bad options (InputError) and a GPU, driver or CUPTI that cannot profile (SystemError): the
-  // package turns both into LimiterError with the collector's one line.
-  py::register_exception<limiter::InputError>(m, "InputError", PyExc_ValueError);
-  py::register_exception<limiter::SystemError>(m, "SystemError", PyExc_RuntimeError);
+  // package turns both into LimiterError with the collector's one line. Local: the translators of
+  // limiter._core, which has its own copy of these types, stay as they are.
+  py::register_local_exception<limiter::InputError>(m, "InputError", PyExc_ValueError);
+  py::register_local_exception<limiter::SystemError>(m, "SystemError", PyExc_RuntimeError);
   // The GIL is released while the collector waits on the GPU (synchronising, decoding): the
   // launches it profiles come from whichever thread makes them.
   py::class_<Region>(m, "Region")
