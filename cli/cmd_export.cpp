@@ -41,10 +41,11 @@ std::string exported_text(const RunSummary& summary, const std::optional<RunReco
   return text;
 }
 
-int export_sqlite(const std::string& run_path, const std::string& output, const AnalysisOptions& analysis_options) {
+int export_sqlite(const std::string& run_path, const std::string& output, const AnalysisOptions& analysis_options,
+                  bool counters) {
   SummaryOptions summary_options;
   summary_options.keep_launches = false;
-  SqliteExport database(output);
+  SqliteExport database(output, counters);
   const RunSummary summary = load_summary(run_path, analysis_options, summary_options, database.batch_sink());
   std::optional<RunRecord> header;
   if (is_run_record(run_path)) {
@@ -129,13 +130,16 @@ int run_export(const Args& args) {
   po::options_description visible("options");
   std::vector<std::string> run_arguments;
   std::string format, output, peaks;
+  bool no_counters = false;
   visible.add_options()
       ("format,f", po::value(&format)->default_value("sqlite"),
        "sqlite (tables run, kernels, launches, counters, groups, timeline, program, program_pauses, stalls, "
        "hot_pcs) or perfetto (a Chrome trace "
        "of the timeline; the default for -o *.json)")
       ("output,o", po::value(&output)->required(), "the file to write (replaced if it exists)")
-      ("peaks", po::value(&peaks)->default_value("theoretical"), "theoretical or calibrated");
+      ("peaks", po::value(&peaks)->default_value("theoretical"), "theoretical or calibrated")
+      ("no-counters", po::bool_switch(&no_counters),
+       "sqlite: leave the counters table empty (every counter of every launch: most of a large run's rows)");
   po::options_description hidden;
   hidden.add_options()("run", po::value(&run_arguments)->required()->value_name("RUN"),
                        "a run record (.json or .json.gz) or an Nsight Compute CSV");
@@ -165,7 +169,7 @@ int run_export(const Args& args) {
                      "with --format perfetto)");
   refuse_output_over_input(output, run_arguments);
   warn_if_extension_differs(format, output);
-  return export_sqlite(run_arguments.front(), output, analysis_options);
+  return export_sqlite(run_arguments.front(), output, analysis_options, !no_counters);
 }
 
 }  // namespace limiter::cli

@@ -148,13 +148,14 @@ struct SqliteExport::Impl {
       s.optional_real(k.occupancy.waves ? std::optional<double>(k.occupancy.waves->waves) : std::nullopt);
       // nvtx: the launch's NVTX ranges (" + " between them), NULL outside every range.
       s.optional_text(render::first_advice_headline(k)).optional_text(l.nvtx.empty() ? "" : nvtx_label(l.nvtx)).run();
+      if (!counter) continue;
       for (const auto& [metric, value] : l.counters)
         counter->integer(static_cast<std::int64_t>(l.sequence)).text(metric).real(value).run();
     }
   }
 };
 
-SqliteExport::SqliteExport(const std::string& path) : impl_(new Impl) {
+SqliteExport::SqliteExport(const std::string& path, bool counters) : impl_(new Impl) {
   impl_->path = path;
   impl_->temporary = path + ".tmp";
   std::filesystem::remove(impl_->temporary);
@@ -166,7 +167,7 @@ SqliteExport::SqliteExport(const std::string& path) : impl_(new Impl) {
   execute(impl_->db, kSchema);
   impl_->launch = std::make_unique<Statement>(
       impl_->db, "INSERT INTO launches VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-  impl_->counter = std::make_unique<Statement>(impl_->db, "INSERT INTO counters VALUES (?,?,?)");
+  if (counters) impl_->counter = std::make_unique<Statement>(impl_->db, "INSERT INTO counters VALUES (?,?,?)");
 }
 
 SqliteExport::~SqliteExport() {

@@ -4,7 +4,8 @@
 #   scripts/install-deps.sh           what building and running need (scripts/limiter)
 #   scripts/install-deps.sh --tests   and what the tests need too (scripts/test.sh): GoogleTest,
 #                                     Chromium and Node.js for the HTML tests, clang's fuzzer runtime,
-#                                     clang-format
+#                                     clang-format, and the Python package's build and tests
+#                                     (pybind11, pandas, pytest)
 set -euo pipefail
 packages=(cmake g++ make libboost-program-options-dev nlohmann-json3-dev libsimdjson-dev zlib1g-dev libsqlite3-dev)
 tests=0
@@ -12,6 +13,8 @@ tests=0
 if [ "$tests" = 1 ]; then
   packages+=(libgtest-dev libgmock-dev)
   packages+=(python3)  # tests/cli/readme_test.py
+  # The Python package (python/, docs/python.md): its module's build and its pytest tests.
+  packages+=(python3-dev pybind11-dev python3-pandas python3-pytest python3-venv)
   packages+=(chromium)  # headless, for the HTML report tests (tests/html/*_in_chromium.sh)
   packages+=(fonts-dejavu-core)  # the sans-serif the HTML reports' chart labels are measured against
   command -v node >/dev/null || packages+=(nodejs npm)  # drives Chromium in tests/html/check_layout.mjs

@@ -19,17 +19,20 @@ const std::string kData = LIMITER_TEST_DATA_DIR;
 
 using testing::query;
 
+// RECORD exported to PATH as `limiter export` does it; its summary.
+RunSummary export_record(const std::string& record, const std::string& path, bool counters = true) {
+  SummaryOptions options;
+  options.keep_launches = false;
+  SqliteExport database(path, counters);
+  RunSummary summary = summarize_run_file(record, {}, options, database.batch_sink());
+  database.finish(summary);
+  return summary;
+}
+
 TEST(SqliteExport, TablesHoldTheRunItsLaunchesCountersAndGroups) {
   const std::string path = (std::filesystem::temp_directory_path() / "limiter_export_test.sqlite").string();
   const std::string record = kData + "/cupti/h200_pytorch_limiter.json";
-  SummaryOptions options;
-  options.keep_launches = false;
-  RunSummary summary;
-  {
-    SqliteExport database(path);
-    summary = summarize_run_file(record, {}, options, database.batch_sink());
-    database.finish(summary);
-  }
+  const RunSummary summary = export_record(record, path);
   ASSERT_FALSE(std::filesystem::exists(path + ".tmp"));
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
@@ -48,6 +51,19 @@ TEST(SqliteExport, TablesHoldTheRunItsLaunchesCountersAndGroups) {
   EXPECT_EQ(query(db, "SELECT count(*) FROM launches l JOIN counters c USING (sequence) "
                       "WHERE c.metric = 'gpu__time_duration.sum' AND c.value = l.duration_ns"),
             std::to_string(run.launches.size()));
+  sqlite3_close(db);
+  std::filesystem::remove(path);
+}
+
+// Without counters (limiter export --no-counters, Python's load): every launch and group, no counter row.
+TEST(SqliteExport, WithoutCountersKeepsTheLaunchesAndLeavesCountersEmpty) {
+  const std::string path = (std::filesystem::temp_directory_path() / "limiter_export_no_counters_test.sqlite").string();
+  const RunSummary summary = export_record(kData + "/cupti/h200_pytorch_limiter.json", path, /*counters=*/false);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  EXPECT_EQ(query(db, "SELECT count(*) FROM launches"), std::to_string(summary.launches));
+  EXPECT_EQ(query(db, "SELECT count(*) FROM groups"), std::to_string(summary.groups.size()));
+  EXPECT_EQ(query(db, "SELECT count(*) FROM counters"), "0");
   sqlite3_close(db);
   std::filesystem::remove(path);
 }

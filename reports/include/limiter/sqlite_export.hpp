@@ -29,7 +29,9 @@ namespace limiter {
 
 class SqliteExport {
  public:
-  explicit SqliteExport(const std::string& path);  // creates the tables; throws InputError / SystemError
+  // Creates the tables; throws InputError / SystemError. Without COUNTERS the counters table stays
+  // empty: most of a large run's rows, left out where only the analysis is read (Python's load).
+  explicit SqliteExport(const std::string& path, bool counters = true);
   ~SqliteExport();
   SqliteExport(const SqliteExport&) = delete;
   SqliteExport& operator=(const SqliteExport&) = delete;

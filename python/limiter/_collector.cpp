@@ -1,0 +1,89 @@
+// limiter._collector: the in-process CUPTI collector (limiter/collector.hpp) behind
+// limiter.profile(). A module of its own, built only with the CUDA toolkit, so that
+// `import limiter` never needs libcupti and a host-only build simply lacks it.
+//
+// Options arrive as `limiter run`'s flags (name without "--" -> the flag's text) and go through
+// the same table (run_flags.hpp) and the same checks (validate_collector_options, in the
+// Collector's constructor), so a bad value reads as it does on the command line.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "limiter/collector.hpp"
+#include "limiter/error.hpp"
+#include "limiter/record_json.hpp"
+#include "limiter/run_flags.hpp"
+
+namespace py = pybind11;
+
+namespace {
+
+// FLAGS (flag name -> text, as on limiter run's command line) over limiter run's defaults; a
+// name that is not one of limiter run's flags is refused with the list of those that are.
+limiter::CollectorOptions options_from_flags(const std::map<std::string, std::string>& flags) {
+  for (const auto& [name, text] : flags) {
+    bool known = false;
+    for (const limiter::RunFlag& flag : limiter::run_flags())
+      known = known || (flag.kind == limiter::FlagKind::flag && flag.name == name);
+    if (known) continue;
+    std::string keyword = name;
+    for (char& c : keyword) c = c == '-' ? '_' : c;
+    throw limiter::InputError("limiter.profile() has no option '" + keyword +
+                              "': it takes limiter run's flags, '-' written '_' (`limiter run --help` lists them)");
+  }
+  limiter::CollectorOptions options;
+  for (const limiter::RunFlag& flag : limiter::run_flags()) {
+    if (flag.kind != limiter::FlagKind::flag) continue;
+    const auto given = flags.find(flag.name);
+    limiter::set_run_flag(flag, options, given != flags.end() ? given->second : flag.default_text,
+                          limiter::display_name(flag));
+  }
+  // As limiter run sets them (cli/run_options.cpp): sampled aggregates carry no NVTX ranges, and
+  // the region is the with-block (or the cudaProfilerStart/Stop pairs inside it).
+  options.nvtx = options.nvtx && !options.sampling;
+  options.always_active = false;
+  return options;
+}
+
+// One profiled region: subscribed on construction (errors then), start/stop around the block,
+// the record written once it is over.
+class Region {
+ public:
+  explicit Region(const std::map<std::string, std::string>& flags)
+      : collector_(std::make_unique<limiter::Collector>(options_from_flags(flags))) {}
+
+  void start() { collector_->start(); }
+  void stop() { collector_->stop(); }
+
+  // Ends the phases, writes the record to PATH and lets CUPTI go, so another region (or another
+  // profiler) can subscribe.
+  void write_run(const std::string& path) {
+    if (!collector_) throw limiter::InputError("this region's record was written already");
+    limiter::write_run_file(collector_->take_run(), path);
+    collector_.reset();
+  }
+
+ private:
+  std::unique_ptr<limiter::Collector> collector_;
+};
+
+}  // namespace
+
+PYBIND11_MODULE(_collector, m) {
+  m.doc() = "The in-process CUPTI collector (use limiter.profile(), not this module).";
+  // Bad options (InputError) and a GPU, driver or CUPTI that cannot profile (SystemError): the
+  // package turns both into LimiterError with the collector's one line. Local: the translators of
+  // limiter._core, which has its own copy of these types, stay as they are.
+  py::register_local_exception<limiter::InputError>(m, "InputError", PyExc_ValueError);
+  py::register_local_exception<limiter::SystemError>(m, "SystemError", PyExc_RuntimeError);
+  // The GIL is released while the collector waits on the GPU (synchronising, decoding): the
+  // launches it profiles come from whichever thread makes them.
+  py::class_<Region>(m, "Region")
+      .def(py::init<const std::map<std::string, std::string>&>(), py::arg("flags"))
+      .def("start", &Region::start, py::call_guard<py::gil_scoped_release>())
+      .def("stop", &Region::stop, py::call_guard<py::gil_scoped_release>())
+      .def("write_run", &Region::write_run, py::arg("path"), py::call_guard<py::gil_scoped_release>());
+}

@@ -1,0 +1,105 @@
+"""limiter.profile() on a GPU: a PyTorch training-like loop (matmuls and elementwise kernels)
+profiled inside its own process, in the default run and with every_launch=True; a JAX variant.
+Skipped without torch (or jax) or a GPU.
+
+    PYTHONPATH=build/python python3 -m pytest -q python/tests/test_profile_gpu.py
+"""
+
+import json
+import time
+
+import pytest
+
+import limiter
+from limiter import profiling
+
+pytestmark = pytest.mark.skipif(profiling._collector is None, reason="a host-only build: no collector")
+
+STEPS = 50
+# The default run samples stall reasons for up to its stall window (1 s) before it reads the
+# kernels' counters: the loop runs at least this long so its kernels reach the counters phase.
+DEFAULT_RUN_SECONDS = 3.0
+
+
+def _torch_cuda():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA GPU for torch")
+    return torch
+
+
+def _torch_loop(torch, steps, min_seconds=0.0):
+    """A small training-like step: two matmuls, a GELU, an add and a reduction, synchronised at the end."""
+    x = torch.randn(2048, 2048, device="cuda")
+    w1 = torch.randn(2048, 2048, device="cuda")
+    w2 = torch.randn(2048, 2048, device="cuda")
+    start, done = time.perf_counter(), 0
+    while done < steps or time.perf_counter() - start < min_seconds:
+        h = torch.nn.functional.gelu(x @ w1)
+        y = (h @ w2 + x).sum()
+        y.item()  # a synchronisation a step, as a loss read back would be
+        done += 1
+    torch.cuda.synchronize()
+
+
+def _check_region(p, matmul_pattern):
+    assert isinstance(p, limiter.Run)
+    assert not p.kernels.empty, "the region's kernels"
+    assert p.kernels["name"].str.contains(matmul_pattern, case=False, regex=True).any(), list(p.kernels["name"])
+    assert p.kernels["main_verdict"].notna().any()
+    report = json.loads(p.report("json", top=1))
+    assert report["missed"] == [], report["missed"]  # every launch of the region seen and decoded
+    return report
+
+
+def test_a_torch_loop_in_the_default_run():
+    torch = _torch_cuda()
+    _torch_loop(torch, 3)  # cuBLAS's and the caching allocator's set-up outside the region
+    with limiter.profile() as p:
+        _torch_loop(torch, STEPS, min_seconds=DEFAULT_RUN_SECONDS)
+    report = _check_region(p, "gemm|sgemm|cutlass|xmma")
+    assert report["program"]["verdict"], "the program verdict"
+    assert not p.stalls.empty, "the default run's stall reasons"
+    assert p.program.set_index("scope").loc["window", "verdict"], "the program verdict"
+
+
+def test_a_torch_loop_with_every_launch():
+    torch = _torch_cuda()
+    _torch_loop(torch, 3)
+    with limiter.profile(every_launch=True) as p:
+        _torch_loop(torch, STEPS)
+    _check_region(p, "gemm|sgemm|cutlass|xmma")
+    assert len(p.launches) >= STEPS * 2  # every launch, both matmuls of each step at least
+
+
+def test_a_jax_loop_in_the_default_run():
+    jax = pytest.importorskip("jax")
+    if not any(d.platform == "gpu" for d in jax.devices()):
+        pytest.skip("no GPU for jax")
+    import jax.numpy as jnp
+
+    @jax.jit
+    def step(x, w1, w2):
+        return (jax.nn.gelu(x @ w1) @ w2 + x).sum()
+
+    key = jax.random.PRNGKey(0)
+    x, w1, w2 = (jax.random.normal(k, (2048, 2048)) for k in jax.random.split(key, 3))
+    step(x, w1, w2).block_until_ready()  # compiled outside the region
+    with limiter.profile() as p:
+        start, done = time.perf_counter(), 0
+        while done < STEPS or time.perf_counter() - start < DEFAULT_RUN_SECONDS:
+            step(x, w1, w2).block_until_ready()
+            done += 1
+    report = _check_region(p, "gemm|cutlass|xmma|dot")
+    assert report["program"]["verdict"], "the program verdict"
+
+
+def test_under_torchs_profiler_one_line_names_the_other_profiler():
+    torch = _torch_cuda()
+    from torch.profiler import ProfilerActivity, profile as torch_profile
+    with torch_profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]):
+        _torch_loop(torch, 2)  # the profiler's CUPTI set up by its first kernels
+        with pytest.raises(limiter.LimiterError, match="CUPTI|profiler") as error:
+            with limiter.profile(every_launch=True):
+                _torch_loop(torch, 2)
+    assert "\n" not in str(error.value)
