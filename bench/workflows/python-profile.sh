@@ -60,5 +60,5 @@ for n in range(int(sys.argv[2])):
           awk -v m="$mode" -v r="$round" -v b="$bare" '{ printf "%s\t%s\t%s\t%s\t%.2f\n", m, r, $1, $2, (b > 0 ? $1 / b : 0) }'
       done
     done; } > "$out/python_profile.tsv"
-  column -t "$out/python_profile.tsv"
+  cat "$out/python_profile.tsv"  # (no column(1) on the GPU machine)
 }

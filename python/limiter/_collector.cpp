@@ -8,6 +8,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <string>
@@ -63,6 +65,9 @@ class Region {
   void write_run(const std::string& path) {
     if (!collector_) throw limiter::InputError("this region's record was written already");
     limiter::write_run_file(collector_->take_run(), path);
+    // Where the collector's host time went, as `limiter run --timing` prints it (LIMITER_TIMING=1).
+    if (const char* timing = std::getenv("LIMITER_TIMING"); timing && *timing && std::string(timing) != "0")
+      std::fputs(("limiter: " + collector_->timings().to_text()).c_str(), stderr);
     collector_.reset();
   }
 

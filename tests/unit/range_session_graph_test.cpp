@@ -174,5 +174,21 @@ TEST(RangeSessionGraphs, ADriverThatIgnoresTheSwapLeavesTheExecOneRangePerLaunch
   EXPECT_EQ(h.backend.kernels_ran, (std::vector<std::string>{"alpha", "beta"}));
 }
 
+// A graph instantiated before the session subscribed (an in-process region after the app's warm-up):
+// its kernels are unknown and run unprofiled, and the record says so with the fix, launch by launch.
+TEST(RangeSessionGraphs, AGraphInstantiatedBeforeProfilingIsSaidMissed) {
+  Harness h(exact());
+  const CUgraph graph = h.backend.add_graph(kTwoKernels);
+  const CUgraphExec exec = h.backend.instantiate(graph, kContext);  // no exec_created event: before us
+  launch(h, exec);
+  launch(h, exec);
+  const RunRecord run = finish(h);
+  EXPECT_TRUE(run.launches.empty());
+  ASSERT_EQ(run.missed.size(), 1u);
+  EXPECT_EQ(run.missed[0].launches, 2u);
+  EXPECT_NE(run.missed[0].reason.find("instantiated before profiling began"), std::string::npos);
+  EXPECT_NE(run.missed[0].fix.find("inside the profiled region"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace limiter

@@ -118,6 +118,9 @@ void RangeSession::on_launch(const LaunchCall& call) {
     const auto decision = budgets_.decide(launches, ranges ? &*ranges : nullptr, {running, user_range});
     times.host_timed_launches += decision.host_timed;
     launches_seen_ += launches.size();
+    // An exec instantiated before we subscribed (an in-process region after the app's warm-up):
+    // its nodes are unknown, so its kernels run unprofiled; the record says so, launch by launch.
+    if (call.is_graph() && !graph) miss(MissReason::graph_unknown, 1);
     const std::size_t selected = decision.selected;
     if (decision.next == LaunchBudgets::Next::pause || decision.next == LaunchBudgets::Next::end_phase) {
       LIMITER_TRACE("%llu unselected launches in a row: pausing", static_cast<unsigned long long>(kPauseAfterUnselected));

@@ -115,7 +115,16 @@ bool runnable_alone(CUgraphNodeType type);
 std::optional<std::size_t> user_range_index(CounterHost& host, const std::vector<std::uint8_t>& image, std::size_t range);
 
 // Why launches could not be profiled, with the fix: the reasons a record's "missed" list names.
-enum class MissReason { counters_busy, lock_timeout, set_up_failed, not_ranged, dropped, error, process_ended };
+enum class MissReason {
+  counters_busy,
+  lock_timeout,
+  set_up_failed,
+  not_ranged,
+  dropped,
+  error,
+  process_ended,
+  graph_unknown,  // a graph instantiated before the session subscribed: its kernel nodes are not known
+};
 
 // One profiled context: its range profiler and counter-data image.
 struct ContextProfiler {
