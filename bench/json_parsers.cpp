@@ -28,12 +28,24 @@ struct CountingHandler : nlohmann::json_sax<nlohmann::json> {
   double sum = 0;
   bool null() override { return true; }
   bool boolean(bool) override { return true; }
-  bool number_integer(number_integer_t v) override { sum += static_cast<double>(v); return true; }
-  bool number_unsigned(number_unsigned_t v) override { sum += static_cast<double>(v); return true; }
-  bool number_float(number_float_t v, const string_t&) override { sum += v; return true; }
+  bool number_integer(number_integer_t v) override {
+    sum += static_cast<double>(v);
+    return true;
+  }
+  bool number_unsigned(number_unsigned_t v) override {
+    sum += static_cast<double>(v);
+    return true;
+  }
+  bool number_float(number_float_t v, const string_t&) override {
+    sum += v;
+    return true;
+  }
   bool string(string_t&) override { return true; }
   bool binary(binary_t&) override { return true; }
-  bool start_object(std::size_t) override { ++objects; return true; }
+  bool start_object(std::size_t) override {
+    ++objects;
+    return true;
+  }
   bool key(string_t&) override { return true; }
   bool end_object() override { return true; }
   bool start_array(std::size_t) override { return true; }

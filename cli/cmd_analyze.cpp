@@ -21,10 +21,9 @@ namespace limiter::cli {
 int run_analyze(const Args& args) {
   po::options_description visible("options");
   std::string input, output, peaks, record;
-  visible.add_options()
-      ("peaks", po::value(&peaks)->default_value("theoretical"), "theoretical or calibrated")
-      ("record", po::value(&record), "also write the re-evaluated run record (JSON) to FILE")
-      ("output,o", po::value(&output), "write the report (JSON) to FILE instead of a table on stdout");
+  visible.add_options()("peaks", po::value(&peaks)->default_value("theoretical"), "theoretical or calibrated")(
+      "record", po::value(&record), "also write the re-evaluated run record (JSON) to FILE")(
+      "output,o", po::value(&output), "write the report (JSON) to FILE instead of a table on stdout");
   po::options_description hidden;
   hidden.add_options()("input", po::value(&input)->required()->value_name("RAW_DIR|RUN"),
                        "a raw data folder (limiter run --save-raw DIR), a run record (.json or .json.gz) or an "

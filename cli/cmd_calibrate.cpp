@@ -22,19 +22,20 @@ int run_calibrate(const Args& args) {
   std::string output, sizes;
   int runs = 7;
   po::options_description visible("options");
-  visible.add_options()
-      ("output,o", po::value(&output)->default_value("limiter_calibration.json"), "write the peaks (JSON) to FILE")
-      ("sizes", po::value(&sizes)->default_value("full"), "full, or small for a quick, less accurate look")
-      ("runs", po::value(&runs)->default_value(7), "timed runs per kernel; the median is used");
+  visible.add_options()("output,o", po::value(&output)->default_value("limiter_calibration.json"),
+                        "write the peaks (JSON) to FILE")("sizes", po::value(&sizes)->default_value("full"),
+                                                          "full, or small for a quick, less accurate look")(
+      "runs", po::value(&runs)->default_value(7), "timed runs per kernel; the median is used");
   po::positional_options_description no_positional;
   po::variables_map vm;
-  if (!parse_options(args,
-                     "limiter calibrate [-o FILE] [--sizes small|full]\n\n"
-                     "Measures the achieved peaks of GPU 0 (docs/design.md §7: calibrate rather than trust datasheets):\n"
-                     "a 1 GiB streaming read (DRAM), 64 passes of ld.global.cg over 8 MiB (L2), eight FFMA chains\n"
-                     "per thread (FP32 issue), a dependent-load chain over 128 MiB (latency), and the SM clock\n"
-                     "while busy. Prints a summary and writes the peaks with the GPU's name, clocks and the date.",
-                     visible, no_positional, vm))
+  if (!parse_options(
+          args,
+          "limiter calibrate [-o FILE] [--sizes small|full]\n\n"
+          "Measures the achieved peaks of GPU 0 (docs/design.md §7: calibrate rather than trust datasheets):\n"
+          "a 1 GiB streaming read (DRAM), 64 passes of ld.global.cg over 8 MiB (L2), eight FFMA chains\n"
+          "per thread (FP32 issue), a dependent-load chain over 128 MiB (latency), and the SM clock\n"
+          "while busy. Prints a summary and writes the peaks with the GPU's name, clocks and the date.",
+          visible, no_positional, vm))
     return kExitOk;
   const kernels::ProblemSize problem_size = kernels::problem_size_from_string(sizes);
   if (runs < 1) throw InputError("--runs must be at least 1, got " + std::to_string(runs));
@@ -56,8 +57,9 @@ int run_calibrate(const Args& args) {
   return result.all_correct() ? kExitOk : kExitFailure;
 #else
   (void)problem_size;
-  throw SystemError("this build has no CUDA (configured with -DLIMITER_WITH_CUDA=OFF): limiter calibrate needs the "
-                    "kernel suite and a GPU");
+  throw SystemError(
+      "this build has no CUDA (configured with -DLIMITER_WITH_CUDA=OFF): limiter calibrate needs the "
+      "kernel suite and a GPU");
 #endif
 }
 

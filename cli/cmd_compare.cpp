@@ -27,7 +27,8 @@ namespace limiter::cli {
 namespace {
 
 const char* const kUsage =
-    "limiter compare BEFORE AFTER [--format text|md|csv|json|html] [-o FILE] [--fail-if-slower PCT] [-k REGEX] [--top N]\n"
+    "limiter compare BEFORE AFTER [--format text|md|csv|json|html] [-o FILE] [--fail-if-slower PCT] [-k REGEX] [--top "
+    "N]\n"
     "                [--launches]\n\n"
     "BEFORE and AFTER are run records (.json, .json.gz) or Nsight Compute CSV exports (.csv, .csv.gz).\n"
     "Launches are grouped by kernel name and launch configuration (grid, block), as `limiter report`\n"
@@ -45,7 +46,8 @@ const char* const kUsage =
 std::map<int, std::string> records_by_rank(const std::vector<std::string>& paths, const std::string& side) {
   std::map<int, std::string> by_rank;
   for (const auto& path : paths) {
-    if (!is_run_record(path)) throw InputError("'" + path + "' is not a run record: several inputs must be run records");
+    if (!is_run_record(path))
+      throw InputError("'" + path + "' is not a run record: several inputs must be run records");
     const RunRecord header = read_run_header(path, TimelineEvents::skipped);
     // A launcher's own process (torchrun's agent) leaves a record without a rank or a launch.
     if (!header.rank && header.launches_seen == std::uint64_t{0}) continue;
@@ -80,8 +82,9 @@ std::string slowdown_summary(const RunComparison& comparison) {
 // the comparison uses; only each kernel's first launch is analysed unless EVERY_LAUNCH (rows per
 // launch). MANGLED, when given, collects each name's mangled form. The run keeps how its record
 // selected its launches, before -k.
-ComparedRun load_compared(const std::string& path, const AnalysisOptions& analysis_options, const std::string& kernel_regex,
-                          bool every_launch, std::unordered_map<std::string, std::string>* mangled) {
+ComparedRun load_compared(const std::string& path, const AnalysisOptions& analysis_options,
+                          const std::string& kernel_regex, bool every_launch,
+                          std::unordered_map<std::string, std::string>* mangled) {
   AnalysisOptions wordless = analysis_options;
   wordless.explain = false;
   ComparedRun run;
@@ -114,20 +117,22 @@ ComparedRun load_compared(const std::string& path, const AnalysisOptions& analys
 int run_compare(const Args& args) {
   po::options_description visible("options");
   std::string before_path, after_path, format, output, peaks;
-  visible.add_options()
-      ("format,f", po::value(&format),
-       "text, md, csv, json or html; without it, -o's extension picks (.html, .md, .csv, .json; text for any other)")
-      ("output,o", po::value(&output), "write to FILE instead of standard output")
-      ("fail-if-slower", po::value<double>(), "exit with code 4 when a matched kernel or the total is slower by more "
-                                              "than PCT percent (e.g. 10)")
-      ("peaks", po::value(&peaks)->default_value("theoretical"), "theoretical or calibrated, for both runs")
-      ("rank", po::value<int>(), "of several records a side (a job's ranks), compare only rank N");
+  visible.add_options()(
+      "format,f", po::value(&format),
+      "text, md, csv, json or html; without it, -o's extension picks (.html, .md, .csv, .json; text for any other)")(
+      "output,o", po::value(&output), "write to FILE instead of standard output")(
+      "fail-if-slower", po::value<double>(),
+      "exit with code 4 when a matched kernel or the total is slower by more "
+      "than PCT percent (e.g. 10)")("peaks", po::value(&peaks)->default_value("theoretical"),
+                                    "theoretical or calibrated, for both runs")(
+      "rank", po::value<int>(), "of several records a side (a job's ranks), compare only rank N");
   SelectionArgs selection;
-  add_selection_options(visible, selection, "matched kernels listed, most changed first; 0 for all (the totals and "
-                                            "the gate count every selected launch)");
+  add_selection_options(visible, selection,
+                        "matched kernels listed, most changed first; 0 for all (the totals and "
+                        "the gate count every selected launch)");
   po::options_description hidden;
-  hidden.add_options()("before", po::value(&before_path), "run before the change")(
-      "after", po::value(&after_path), "run after the change");
+  hidden.add_options()("before", po::value(&before_path), "run before the change")("after", po::value(&after_path),
+                                                                                   "run after the change");
   po::positional_options_description positional;
   positional.add("before", 1).add("after", 1);
   po::variables_map vm;
@@ -178,8 +183,10 @@ int run_compare(const Args& args) {
     const auto before_ranks = records_by_rank(before_paths, "BEFORE");
     const auto after_ranks = records_by_rank(after_paths, "AFTER");
     for (const auto& [rank, path] : before_ranks) {
-      if (auto after = after_ranks.find(rank); after != after_ranks.end()) compare_pair(path, after->second, rank);
-      else unmatched.push_back("rank " + std::to_string(rank) + " is only in BEFORE");
+      if (auto after = after_ranks.find(rank); after != after_ranks.end())
+        compare_pair(path, after->second, rank);
+      else
+        unmatched.push_back("rank " + std::to_string(rank) + " is only in BEFORE");
     }
     for (const auto& [rank, path] : after_ranks)
       if (!before_ranks.count(rank)) unmatched.push_back("rank " + std::to_string(rank) + " is only in AFTER");
@@ -236,7 +243,8 @@ int run_compare(const Args& args) {
       document["unmatched"] = unmatched;
       out << json_text(document, 2) << "\n";
     } else {
-      for (const auto& note : unmatched) out << (report_format == ReportFormat::md ? "> **Warning:** " : "WARNING: ") << note << "\n";
+      for (const auto& note : unmatched)
+        out << (report_format == ReportFormat::md ? "> **Warning:** " : "WARNING: ") << note << "\n";
     }
   });
   if (failed) {

@@ -29,7 +29,8 @@ namespace {
 std::string exported_text(const RunSummary& summary, const std::optional<RunRecord>& header) {
   std::vector<std::string> parts;
   if (summary.launches > 0)
-    parts.push_back(std::to_string(summary.launches) + " launches of " + std::to_string(summary.distinct_kernels) + " kernels");
+    parts.push_back(std::to_string(summary.launches) + " launches of " + std::to_string(summary.distinct_kernels) +
+                    " kernels");
   if (header && header->timeline)
     parts.push_back("a timeline of " + std::to_string(header->timeline->events.size()) + " events");
   if (header && header->stalls)
@@ -77,22 +78,25 @@ TraceProcess trace_process(const std::string& path, const AnalysisOptions& analy
   SummaryOptions summary_options;
   summary_options.keep_launches = false;
   std::unordered_map<std::uint64_t, std::string> names;  // display names are known only at the end
-  const RunSummary summary = load_summary(path, analysis_options, summary_options, [&](const RunRecord&, const RunAnalysis& a) {
-    for (const auto& k : a.kernels) {
-      trace.process.kernels[k.sequence] = perfetto_kernel_args(k, "");
-      names[k.sequence] = k.name;
-    }
-  });
+  const RunSummary summary =
+      load_summary(path, analysis_options, summary_options, [&](const RunRecord&, const RunAnalysis& a) {
+        for (const auto& k : a.kernels) {
+          trace.process.kernels[k.sequence] = perfetto_kernel_args(k, "");
+          names[k.sequence] = k.name;
+        }
+      });
   for (auto& [sequence, args] : trace.process.kernels) args.display_name = summary.display_name(names[sequence]);
   trace.process.program = summary.program;
   trace.rank = header.rank ? std::optional<int>(header.rank->rank) : std::nullopt;
   const std::string file = std::filesystem::path(path).filename().string();
-  trace.process.name = header.rank ? "rank " + std::to_string(header.rank->rank) + (header.host.empty() ? "" : " (" + header.host + ")")
-                                   : file;
+  trace.process.name =
+      header.rank ? "rank " + std::to_string(header.rank->rank) + (header.host.empty() ? "" : " (" + header.host + ")")
+                  : file;
   return trace;
 }
 
-int export_perfetto(const std::vector<std::string>& paths, const std::string& output, const AnalysisOptions& analysis_options) {
+int export_perfetto(const std::vector<std::string>& paths, const std::string& output,
+                    const AnalysisOptions& analysis_options) {
   std::vector<TraceProcess> traces;
   for (const auto& path : paths) traces.push_back(trace_process(path, analysis_options));
   std::stable_sort(traces.begin(), traces.end(), [](const TraceProcess& a, const TraceProcess& b) {
@@ -117,8 +121,9 @@ void warn_if_extension_differs(const std::string& format, const std::string& out
   std::transform(extension.begin(), extension.end(), extension.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   const bool sqlite = format == "sqlite";
-  const bool matches = sqlite ? (extension == ".sqlite" || extension == ".sqlite3" || extension == ".db" || extension == ".db3")
-                              : extension == ".json";
+  const bool matches =
+      sqlite ? (extension == ".sqlite" || extension == ".sqlite3" || extension == ".db" || extension == ".db3")
+             : extension == ".json";
   if (matches) return;
   std::cerr << "limiter export: warning: writing " << (sqlite ? "SQLite" : "a JSON trace") << " to '" << output
             << "', whose extension does not match: name it " << (sqlite ? ".sqlite" : ".json") << "\n";
@@ -131,26 +136,27 @@ int run_export(const Args& args) {
   std::vector<std::string> run_arguments;
   std::string format, output, peaks;
   bool no_counters = false;
-  visible.add_options()
-      ("format,f", po::value(&format)->default_value("sqlite"),
-       "sqlite (tables run, kernels, launches, counters, groups, timeline, program, program_pauses, stalls, "
-       "hot_pcs) or perfetto (a Chrome trace "
-       "of the timeline; the default for -o *.json)")
-      ("output,o", po::value(&output)->required(), "the file to write (replaced if it exists)")
-      ("peaks", po::value(&peaks)->default_value("theoretical"), "theoretical or calibrated")
-      ("no-counters", po::bool_switch(&no_counters),
-       "sqlite: leave the counters table empty (every counter of every launch: most of a large run's rows)");
+  visible.add_options()(
+      "format,f", po::value(&format)->default_value("sqlite"),
+      "sqlite (tables run, kernels, launches, counters, groups, timeline, program, program_pauses, stalls, "
+      "hot_pcs) or perfetto (a Chrome trace "
+      "of the timeline; the default for -o *.json)")("output,o", po::value(&output)->required(),
+                                                     "the file to write (replaced if it exists)")(
+      "peaks", po::value(&peaks)->default_value("theoretical"), "theoretical or calibrated")(
+      "no-counters", po::bool_switch(&no_counters),
+      "sqlite: leave the counters table empty (every counter of every launch: most of a large run's rows)");
   po::options_description hidden;
   hidden.add_options()("run", po::value(&run_arguments)->required()->value_name("RUN"),
                        "a run record (.json or .json.gz) or an Nsight Compute CSV");
   po::positional_options_description positional;
   positional.add("run", -1);
   po::variables_map vm;
-  if (!parse_options(args, "limiter export RUN --format sqlite -o run.sqlite\n"
-                           "limiter export RUN... --format perfetto -o trace.json\n\n"
-                           "RUN is a run record (.json or .json.gz) or an Nsight Compute CSV export. docs/guide/exports.md\n"
-                           "shows the tables and queries from Python, pandas and DuckDB. perfetto writes the\n"
-                           "records' timelines (several records, files, globs or a folder: a process per rank).",
+  if (!parse_options(args,
+                     "limiter export RUN --format sqlite -o run.sqlite\n"
+                     "limiter export RUN... --format perfetto -o trace.json\n\n"
+                     "RUN is a run record (.json or .json.gz) or an Nsight Compute CSV export. docs/guide/exports.md\n"
+                     "shows the tables and queries from Python, pandas and DuckDB. perfetto writes the\n"
+                     "records' timelines (several records, files, globs or a folder: a process per rank).",
                      visible, positional, vm, &hidden))
     return kExitOk;
   if (vm["format"].defaulted() && output.ends_with(".json")) format = "perfetto";
@@ -165,8 +171,9 @@ int run_export(const Args& args) {
     return export_perfetto(paths, output, analysis_options);
   }
   if (run_arguments.size() != 1)
-    throw InputError("an argument too many: limiter export RUN --format sqlite -o run.sqlite (one record; several only "
-                     "with --format perfetto)");
+    throw InputError(
+        "an argument too many: limiter export RUN --format sqlite -o run.sqlite (one record; several only "
+        "with --format perfetto)");
   refuse_output_over_input(output, run_arguments);
   warn_if_extension_differs(format, output);
   return export_sqlite(run_arguments.front(), output, analysis_options, !no_counters);

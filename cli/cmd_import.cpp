@@ -27,8 +27,7 @@ void check_input(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::exists(path, ec)) throw InputError("cannot open '" + path + "': no such file");
-  if (fs::is_directory(path, ec))
-    throw InputError("cannot read '" + path + "': it is a directory, not a CSV file");
+  if (fs::is_directory(path, ec)) throw InputError("cannot read '" + path + "': it is a directory, not a CSV file");
   if (!std::ifstream(path, std::ios::binary)) throw InputError("cannot open '" + path + "': check that it is readable");
 }
 
@@ -54,8 +53,9 @@ int run_import(const Args& args) {
        "run record to write (JSON); '-' for stdout");
   // clang-format on
   po::options_description hidden;
-  hidden.add_options()("file", po::value<std::string>()->required()->value_name("FILE"),
-                       "the CSV to import: an Nsight Compute export (--from ncu) or kernel,metric,value rows (--from csv)");
+  hidden.add_options()(
+      "file", po::value<std::string>()->required()->value_name("FILE"),
+      "the CSV to import: an Nsight Compute export (--from ncu) or kernel,metric,value rows (--from csv)");
   po::positional_options_description positional;
   positional.add("file", 1);
   po::variables_map vm;
@@ -113,8 +113,8 @@ int run_import(const Args& args) {
             << count_of(kernel_names.size(), "kernel", "kernels") << " from " << path << " ("
             << (from == "ncu" ? "Nsight Compute CSV" : "plain CSV") << ", " << to_string(run.counter_model)
             << " counters" << (run.device.arch.empty() ? "" : ", " + run.device.arch)
-            << (run.device.sm_count > 0 ? ", " + std::to_string(run.device.sm_count) + " SMs" : "")
-            << ") \u2192 " << (output.empty() || output == "-" ? "stdout" : output) << "\n";
+            << (run.device.sm_count > 0 ? ", " + std::to_string(run.device.sm_count) + " SMs" : "") << ") \u2192 "
+            << (output.empty() || output == "-" ? "stdout" : output) << "\n";
   return kExitOk;
 }
 

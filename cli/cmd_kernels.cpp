@@ -90,7 +90,8 @@ int show_recording(const KernelsRequest& request, const std::string& why_not) {
               << "); run `limiter kernels` on a machine with a GPU to make one.\n";
     return kExitSystem;
   }
-  if (request.output_given) refuse_output_over_input(request.output, {request.recording});  // (a GPU run may replace it)
+  if (request.output_given)
+    refuse_output_over_input(request.output, {request.recording});  // (a GPU run may replace it)
   RunRecord run = read_run_file(request.recording);
   std::cerr << "Showing the committed recording instead.\n";
   std::ostringstream text;
@@ -99,7 +100,8 @@ int show_recording(const KernelsRequest& request, const std::string& why_not) {
   if (!request.only.empty()) {
     const auto selected = kernels::select_entries(request.only);
     std::erase_if(run.launches, [&](const KernelLaunch& launch) {
-      return std::none_of(selected.begin(), selected.end(), [&](const auto* entry) { return entry->name == launch.name; });
+      return std::none_of(selected.begin(), selected.end(),
+                          [&](const auto* entry) { return entry->name == launch.name; });
     });
   }
   write_report_and_tables(run, kernels::measurements_from_run(run), nullptr, text, false);
@@ -179,25 +181,25 @@ int run_programs_on_gpu(const KernelsRequest& request, std::size_t selected_coun
 int run_kernels(const Args& args) {
   KernelsRequest request;
   po::options_description visible("options");
-  visible.add_options()
-      ("list", po::bool_switch(&request.list), "list the experiments: family, intended verdict, seed and claim (no GPU needed)")
-      ("only", po::value(&request.only)->multitoken(), "run only these experiments or families (see --list)")
-      ("output,o", po::value(&request.output)->default_value("limiter_kernels.json"), "write the run record to FILE")
-      ("sizes", po::value(&request.sizes)->default_value("full"),
-       "full (the seeds' problem sizes) or small (a few seconds, for tests)")
-      ("timing-only", po::bool_switch(&request.timing_only), "do not profile: times and checks only")
-      ("stalls", po::bool_switch(&request.stalls),
-       "PC sampling instead of counters: each kernel's warp stall reasons, and the stall check of the kernels "
-       "with an intended stall (no verdicts: the counters and PC sampling cannot share a run)")
-      ("sweep", po::bool_switch(&request.sweep),
-       "also run the occupancy family's tuning sweep over block size NT and odd grain size VT")
-      ("runs", po::value(&request.runs)->default_value(7), "timed runs per kernel; the median is reported")
-      ("warmup", po::value(&request.warmup)->default_value(2), "untimed runs before them")
-      ("quiet,q", po::bool_switch(&request.quiet), "no live progress (it is shown only on a terminal anyway)")
-      ("recording", po::value(&request.recording)->default_value(LIMITER_KERNELS_RECORDING),
-       "the recorded run shown when there is no GPU")
-      ("programs", po::bool_switch(&request.programs),
-       "run the known-answer programs of the program verdict instead of the kernels (--list: list them)");
+  visible.add_options()("list", po::bool_switch(&request.list),
+                        "list the experiments: family, intended verdict, seed and claim (no GPU needed)")(
+      "only", po::value(&request.only)->multitoken(), "run only these experiments or families (see --list)")(
+      "output,o", po::value(&request.output)->default_value("limiter_kernels.json"), "write the run record to FILE")(
+      "sizes", po::value(&request.sizes)->default_value("full"),
+      "full (the seeds' problem sizes) or small (a few seconds, for tests)")(
+      "timing-only", po::bool_switch(&request.timing_only), "do not profile: times and checks only")(
+      "stalls", po::bool_switch(&request.stalls),
+      "PC sampling instead of counters: each kernel's warp stall reasons, and the stall check of the kernels "
+      "with an intended stall (no verdicts: the counters and PC sampling cannot share a run)")(
+      "sweep", po::bool_switch(&request.sweep),
+      "also run the occupancy family's tuning sweep over block size NT and odd grain size VT")(
+      "runs", po::value(&request.runs)->default_value(7), "timed runs per kernel; the median is reported")(
+      "warmup", po::value(&request.warmup)->default_value(2), "untimed runs before them")(
+      "quiet,q", po::bool_switch(&request.quiet), "no live progress (it is shown only on a terminal anyway)")(
+      "recording", po::value(&request.recording)->default_value(LIMITER_KERNELS_RECORDING),
+      "the recorded run shown when there is no GPU")(
+      "programs", po::bool_switch(&request.programs),
+      "run the known-answer programs of the program verdict instead of the kernels (--list: list them)");
   po::options_description hidden("hidden");
   hidden.add_options()("program-child", po::value(&request.program_child), "run one program (--programs' child)");
   po::positional_options_description no_positional;
@@ -234,8 +236,9 @@ int run_kernels(const Args& args) {
   if (auto reason = kernels::gpu_unavailable_reason()) return show_recording(request, *reason);
   return run_on_gpu(request, args, selected.size());
 #else
-  return show_recording(request, "this build has no CUDA (configured with -DLIMITER_WITH_CUDA=OFF), so it cannot "
-                                 "run kernels");
+  return show_recording(request,
+                        "this build has no CUDA (configured with -DLIMITER_WITH_CUDA=OFF), so it cannot "
+                        "run kernels");
 #endif
 }
 

@@ -30,11 +30,12 @@ std::vector<std::string> split_list(const std::string& list) {
 int run_metrics(const Args& args) {
   po::options_description visible("options");
   std::string chip, plan_name, metric_list;
-  visible.add_options()
-      ("chip", po::value(&chip)->default_value("GH100"), "chip name as CUPTI spells it (GH100 = H100/H200, GA100 = A100, GB100 = B200; a name CUPTI does not "
-                                                    "know lists those it knows); a plan leaves out what the chip lacks")
-      ("plan", po::value(&plan_name), "show one plan's metrics")
-      ("metrics", po::value(&metric_list), "a comma-separated list of your own: check the names, count passes");
+  visible.add_options()(
+      "chip", po::value(&chip)->default_value("GH100"),
+      "chip name as CUPTI spells it (GH100 = H100/H200, GA100 = A100, GB100 = B200; a name CUPTI does not "
+      "know lists those it knows); a plan leaves out what the chip lacks")("plan", po::value(&plan_name),
+                                                                           "show one plan's metrics")(
+      "metrics", po::value(&metric_list), "a comma-separated list of your own: check the names, count passes");
   po::positional_options_description positional;
   po::variables_map vm;
   if (!parse_options(args, "limiter metrics [--chip GH100] [--plan NAME | --metrics LIST]", visible, positional, vm))
@@ -42,8 +43,9 @@ int run_metrics(const Args& args) {
   if (vm.count("plan") && vm.count("metrics"))
     throw InputError("--plan and --metrics cannot go together: --metrics replaces the plan");
 #ifndef LIMITER_HAVE_CUPTI
-  throw SystemError("this limiter was built without the CUDA toolkit, so it has no CUPTI host API: "
-                    "rebuild with CUDA 13 at /usr/local/cuda");
+  throw SystemError(
+      "this limiter was built without the CUDA toolkit, so it has no CUPTI host API: "
+      "rebuild with CUDA 13 at /usr/local/cuda");
 #else
   auto passes_of = [&](const std::vector<std::string>& metrics) -> std::size_t {
     return metric_pass_count(chip, metrics);

@@ -79,8 +79,7 @@ Request read_request(const po::variables_map& vm) {
 
 // Above 48 KB a kernel must opt in (cudaFuncAttributeMaxDynamicSharedMemorySize).
 bool needs_shared_opt_in(const ArchitectureLimits& arch, std::uint64_t shared_bytes) {
-  return shared_bytes > arch.default_shared_bytes_per_block &&
-         shared_bytes <= arch.max_shared_bytes_per_block;
+  return shared_bytes > arch.default_shared_bytes_per_block && shared_bytes <= arch.max_shared_bytes_per_block;
 }
 
 std::string format_fixed(double value, int decimals) {
@@ -147,9 +146,8 @@ std::string render_text(const Request& request, const ArchitectureLimits& arch, 
     out << "cannot launch: " << result.cannot_launch_reason << "\n";
   } else {
     out << result.blocks_per_sm << (result.blocks_per_sm == 1 ? " block/SM, " : " blocks/SM, ")
-        << result.active_warps_per_sm << " warps of "
-        << arch.max_warps_per_sm << ", occupancy " << format_fixed(100.0 * result.occupancy, 1) << "% (limited by "
-        << to_string(result.limited_by) << ")\n";
+        << result.active_warps_per_sm << " warps of " << arch.max_warps_per_sm << ", occupancy "
+        << format_fixed(100.0 * result.occupancy, 1) << "% (limited by " << to_string(result.limited_by) << ")\n";
   }
   out << "  blocks/SM allowed by: warps " << limit_text(result.blocks_limit_warps) << ", blocks "
       << limit_text(result.blocks_limit_blocks) << ", registers " << limit_text(result.blocks_limit_registers)
@@ -166,9 +164,9 @@ std::string render_text(const Request& request, const ArchitectureLimits& arch, 
            "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)\n";
   }
   if (waves) {
-    out << "  waves: " << *request.grid_blocks << " blocks on " << request.sm_count << " SMs × "
-        << result.blocks_per_sm << " = " << waves->blocks_per_wave << " per wave → "
-        << format_fixed(waves->waves, 3) << " waves: " << waves->full_waves << " full";
+    out << "  waves: " << *request.grid_blocks << " blocks on " << request.sm_count << " SMs × " << result.blocks_per_sm
+        << " = " << waves->blocks_per_wave << " per wave → " << format_fixed(waves->waves, 3)
+        << " waves: " << waves->full_waves << " full";
     if (waves->tail_blocks > 0) {
       out << " + a tail of " << waves->tail_blocks << " blocks (" << format_fixed(100.0 * waves->tail_idle_fraction, 1)
           << "% of the SMs' time idle if blocks take equally long)";
@@ -184,21 +182,20 @@ std::string render_text(const Request& request, const ArchitectureLimits& arch, 
 
 int run_occupancy(const Args& args) {
   po::options_description visible("options");
-  visible.add_options()
-      ("arch", po::value<std::string>()->required(),
-       "GPU architecture: sm_10 ... sm_90 (also 90, 9.0, compute_90, sm_90a)")
-      ("threads", po::value<long long>()->required(), "threads per block (blockDim.x*y*z)")
-      ("registers", po::value<long long>()->required(),
-       "registers per thread (ptxas -v, ncu launch__registers_per_thread); 0 = unknown: no register limit")
-      ("shared", po::value<long long>()->default_value(0),
-       "shared memory per block in bytes, static + dynamic (the driver's reserve is added)")
-      ("carveout", po::value<long long>(),
-       "preferred shared-memory carve-out per SM in bytes, rounded up to one the GPU has "
-       "(default: the largest)")
-      ("grid", po::value<long long>(), "blocks in the grid: adds waves and the tail; needs --sms")
-      ("sms", po::value<int>(), "the GPU's number of SMs (132 on H100 SXM), with --grid")
-      ("format", po::value<std::string>()->default_value("text"), "text or json")
-      ("output,o", po::value<std::string>()->default_value("-"), "write to FILE instead of stdout");
+  visible.add_options()("arch", po::value<std::string>()->required(),
+                        "GPU architecture: sm_10 ... sm_90 (also 90, 9.0, compute_90, sm_90a)")(
+      "threads", po::value<long long>()->required(), "threads per block (blockDim.x*y*z)")(
+      "registers", po::value<long long>()->required(),
+      "registers per thread (ptxas -v, ncu launch__registers_per_thread); 0 = unknown: no register limit")(
+      "shared", po::value<long long>()->default_value(0),
+      "shared memory per block in bytes, static + dynamic (the driver's reserve is added)")(
+      "carveout", po::value<long long>(),
+      "preferred shared-memory carve-out per SM in bytes, rounded up to one the GPU has "
+      "(default: the largest)")("grid", po::value<long long>(),
+                                "blocks in the grid: adds waves and the tail; needs --sms")(
+      "sms", po::value<int>(), "the GPU's number of SMs (132 on H100 SXM), with --grid")(
+      "format", po::value<std::string>()->default_value("text"), "text or json")(
+      "output,o", po::value<std::string>()->default_value("-"), "write to FILE instead of stdout");
   po::variables_map vm;
   if (!parse_options(args, usage, visible, po::positional_options_description(), vm)) return kExitOk;
 

@@ -50,18 +50,17 @@ int run_report(const Args& args) {
   double high = 80, latency = 60, gap = 10;
   int rank = -1;
   SelectionArgs selection;
-  visible.add_options()
-      ("format,f", po::value(&format),
-       "text, md (Markdown), csv (one row per launch), json, or html (one file, SVG charts); "
-       "`limiter export --format sqlite` for a database. Without it, -o's extension picks (.html, .md, .csv, "
-       ".json; text for any other)")
-      ("output,o", po::value(&output), "write to FILE instead of standard output")
-      ("peaks", po::value(&peaks)->default_value("theoretical"),
-       "theoretical (datasheet / ncu peak_sustained) or calibrated (measured on this GPU model)")
-      ("high", po::value(&high)->default_value(80), "percent of peak at which a unit limits the kernel")
-      ("latency", po::value(&latency)->default_value(60), "below this percent on both sides: latency-limited")
-      ("gap", po::value(&gap)->default_value(10), "points by which one side must lead between the two")
-      ("rank", po::value(&rank), "of several records (a job's ranks), report only the one of rank N");
+  visible.add_options()(
+      "format,f", po::value(&format),
+      "text, md (Markdown), csv (one row per launch), json, or html (one file, SVG charts); "
+      "`limiter export --format sqlite` for a database. Without it, -o's extension picks (.html, .md, .csv, "
+      ".json; text for any other)")("output,o", po::value(&output), "write to FILE instead of standard output")(
+      "peaks", po::value(&peaks)->default_value("theoretical"),
+      "theoretical (datasheet / ncu peak_sustained) or calibrated (measured on this GPU model)")(
+      "high", po::value(&high)->default_value(80), "percent of peak at which a unit limits the kernel")(
+      "latency", po::value(&latency)->default_value(60), "below this percent on both sides: latency-limited")(
+      "gap", po::value(&gap)->default_value(10), "points by which one side must lead between the two")(
+      "rank", po::value(&rank), "of several records (a job's ranks), report only the one of rank N");
   add_selection_options(visible, selection,
                         "rows: kernels (grouped view) or launches (--launches), most time first; 0 for all. "
                         "csv and json: launches, all unless given");
@@ -71,19 +70,22 @@ int run_report(const Args& args) {
   po::positional_options_description positional;
   positional.add("run", -1);
   po::variables_map vm;
-  if (!parse_options(args, "limiter report RUN... [options]\n\n"
-                           "RUN is a run record (.json from `limiter run`, `limiter kernels` or `limiter import`)\n"
-                           "or an Nsight Compute CSV export (imported on the fly). When the run repeats kernels the\n"
-                           "text, md and html reports are grouped by kernel and launch configuration, most time first.\n"
-                           "Several records (files, globs or a directory: the ranks of a torchrun, mpirun or srun job)\n"
-                           "give one report of the ranks together: per kernel the time of each rank, the spread\n"
-                           "between them and the slowest rank; --rank N reports one of them alone.",
+  if (!parse_options(args,
+                     "limiter report RUN... [options]\n\n"
+                     "RUN is a run record (.json from `limiter run`, `limiter kernels` or `limiter import`)\n"
+                     "or an Nsight Compute CSV export (imported on the fly). When the run repeats kernels the\n"
+                     "text, md and html reports are grouped by kernel and launch configuration, most time first.\n"
+                     "Several records (files, globs or a directory: the ranks of a torchrun, mpirun or srun job)\n"
+                     "give one report of the ranks together: per kernel the time of each rank, the spread\n"
+                     "between them and the slowest rank; --rank N reports one of them alone.",
                      visible, positional, vm, &hidden))
     return kExitOk;
   const std::vector<std::string> paths = expand_record_arguments(inputs);
   refuse_output_over_input(output, paths);
-  if (vm.count("rank")) run_path = record_of_rank(paths, rank);
-  else if (paths.size() == 1) run_path = paths.front();
+  if (vm.count("rank"))
+    run_path = record_of_rank(paths, rank);
+  else if (paths.size() == 1)
+    run_path = paths.front();
   const ReportFormat report_format = output_format(format, output, "limiter report");
   if (!(latency > 0 && latency <= high && high <= 100 && gap >= 0))
     throw InputError("thresholds must satisfy 0 < --latency <= --high <= 100 and --gap >= 0");
@@ -103,7 +105,8 @@ int run_report(const Args& args) {
   if (run_path.empty()) {  // the ranks of a job, together
     if (selection.launches) throw InputError("--launches lists one rank's launches: add --rank N");
     for (const auto& path : paths)
-      if (!is_run_record(path)) throw InputError("'" + path + "' is not a run record: several inputs must be run records");
+      if (!is_run_record(path))
+        throw InputError("'" + path + "' is not a run record: several inputs must be run records");
     const RankSummary ranks = summarize_ranks(paths, analysis_options, summary_options);
     refuse_empty_selection(ranks, selection.kernel_regex);
     write_output(output, [&](std::ostream& out) { write_report(ranks, report_format, out, report_options); });

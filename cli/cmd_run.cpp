@@ -59,7 +59,7 @@ void forward_to_app(int signal, siginfo_t* info, void*) {
 
 void forward_signals_to(pid_t child) {
   app_pid = child;
-  struct sigaction action{};
+  struct sigaction action {};
   action.sa_sigaction = forward_to_app;
   action.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&action.sa_mask);
@@ -142,7 +142,8 @@ std::optional<RunRecord> add_stall_sass(const std::string& path, const std::stri
     if (!run.stalls) return std::nullopt;
     std::vector<std::string> dirs;
     std::error_code error;
-    for (const auto& entry : fs::directory_iterator(raw_root, error)) dirs.push_back((entry.path() / "cubins").string());
+    for (const auto& entry : fs::directory_iterator(raw_root, error))
+      dirs.push_back((entry.path() / "cubins").string());
     const auto sass_started = std::chrono::steady_clock::now();
     SassRuns runs;
     const std::string note = fill_sass(*run.stalls, dirs, find_nvdisasm(), std::chrono::seconds(30), &runs);
@@ -151,9 +152,9 @@ std::optional<RunRecord> add_stall_sass(const std::string& path, const std::stri
     write_run_file(run, path);
     std::cerr << "limiter: " << run.stalls->samples << " PC samples in " << run.stalls->kernels.size() << " kernels ("
               << run.stalls->dropped_samples << " dropped, hardware buffer full " << run.stalls->hardware_buffer_full
-              << " times; SASS after the app " << std::fixed << std::setprecision(1) << sass_s << " s: "
-              << runs.raw_instructions << " hot instructions in " << runs.raw_runs << " nvdisasm run(s), " << runs.cubin_runs
-              << " cubin(s) one by one)" << (closing ? " -> " + path : "") << "\n";
+              << " times; SASS after the app " << std::fixed << std::setprecision(1) << sass_s
+              << " s: " << runs.raw_instructions << " hot instructions in " << runs.raw_runs << " nvdisasm run(s), "
+              << runs.cubin_runs << " cubin(s) one by one)" << (closing ? " -> " + path : "") << "\n";
     if (run.stalls->hardware_buffer_full > 0)
       std::cerr << "limiter: PC samples were lost: the hardware buffer filled " << run.stalls->hardware_buffer_full
                 << " times (CUPTI keeps nothing of a full buffer); fix: a longer --stall-period (2^11 cycles, "
@@ -176,7 +177,8 @@ std::string phases_line(const std::vector<PhaseWindow>& phases) {
       line << " never began";
       continue;
     }
-    line << " " << static_cast<double>(p.duration_ns()) / 1e9 << " s, " << p.launches << " launches (" << p.ended_by << ")";
+    line << " " << static_cast<double>(p.duration_ns()) / 1e9 << " s, " << p.launches << " launches (" << p.ended_by
+         << ")";
   }
   return line.str();
 }
@@ -192,7 +194,8 @@ std::string phases_hint(const std::vector<PhaseWindow>& phases) {
     return "the app ended inside the PC-sampling window, so no kernel has counters: --every-launch profiles every "
            "launch exactly (or give a shorter --stall-window)";
   if (never("timeline"))
-    return "the app ended before the timeline phase, so there is no program verdict: --trace records the timeline alone";
+    return "the app ended before the timeline phase, so there is no program verdict: --trace records the timeline "
+           "alone";
   return "";
 }
 

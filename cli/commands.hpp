@@ -21,10 +21,10 @@ int run_calibrate(const Args& args);
 
 // Exit codes shared by all subcommands.
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailure = 1;     // an unexpected error
-inline constexpr int kExitBadInput = 2;    // bad usage, file or value (InputError)
-inline constexpr int kExitSystem = 3;      // the machine or a library failed (SystemError)
-inline constexpr int kExitSlower = 4;      // limiter compare: slower than --fail-if-slower allows
-inline constexpr int kExitMissed = 5;      // limiter run --fail-on-missed: launches were not profiled
+inline constexpr int kExitFailure = 1;   // an unexpected error
+inline constexpr int kExitBadInput = 2;  // bad usage, file or value (InputError)
+inline constexpr int kExitSystem = 3;    // the machine or a library failed (SystemError)
+inline constexpr int kExitSlower = 4;    // limiter compare: slower than --fail-if-slower allows
+inline constexpr int kExitMissed = 5;    // limiter run --fail-on-missed: launches were not profiled
 
 }  // namespace limiter::cli

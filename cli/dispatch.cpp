@@ -16,8 +16,7 @@ void print_usage(std::ostream& out, const std::vector<Command>& commands) {
          "its L2 traffic and instructions is local memory?\n\n"
          "usage: limiter <command> [options]   (limiter <command> --help for details)\n\ncommands:\n";
   for (const auto& command : commands) {
-    out << "  " << command.name << std::string(12 - std::string(command.name).size(), ' ')
-        << command.summary << "\n";
+    out << "  " << command.name << std::string(12 - std::string(command.name).size(), ' ') << command.summary << "\n";
   }
 }
 

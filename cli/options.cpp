@@ -17,8 +17,9 @@ std::string first_line(const std::string& usage) { return usage.substr(0, usage.
 
 // A required positional argument that was not given, named as the usage names it (RUN, FILE),
 // not by the hidden option that holds it (boost would say "the option '--run' is required").
-void refuse_missing_positional(const po::options_description& options, const po::positional_options_description& positional,
-                               const po::variables_map& vm, const std::string& usage) {
+void refuse_missing_positional(const po::options_description& options,
+                               const po::positional_options_description& positional, const po::variables_map& vm,
+                               const std::string& usage) {
   std::set<std::string> seen;
   for (unsigned position = 0; position < positional.max_total_count(); ++position) {
     const std::string& name = positional.name_for_position(position);
@@ -26,8 +27,8 @@ void refuse_missing_positional(const po::options_description& options, const po:
     const po::option_description* option = options.find_nothrow(name, false);
     if (!option || !option->semantic()->is_required() || vm.count(name)) continue;
     const std::string argument = option->semantic()->name();
-    throw InputError("no " + argument + " given: " + first_line(usage) + " (" + argument + ": " + option->description() +
-                     ")");
+    throw InputError("no " + argument + " given: " + first_line(usage) + " (" + argument + ": " +
+                     option->description() + ")");
   }
 }
 

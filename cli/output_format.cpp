@@ -25,8 +25,8 @@ ReportFormat output_format(const std::string& format, const std::string& output,
   const ReportFormat asked = report_format_from_string(format);
   // Text goes under any name; only another format's own extension contradicts.
   if (named != ReportFormat::text && named != asked)
-    std::cerr << command << ": warning: writing " << to_string(asked) << " to '" << output << "' as --format "
-              << format << " asks, though its extension names " << to_string(named) << "\n";
+    std::cerr << command << ": warning: writing " << to_string(asked) << " to '" << output << "' as --format " << format
+              << " asks, though its extension names " << to_string(named) << "\n";
   return asked;
 }
 

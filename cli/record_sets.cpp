@@ -35,7 +35,8 @@ std::vector<std::string> records_in_directory(const std::string& directory) {
   std::vector<std::string> found;
   for (const auto& entry : fs::directory_iterator(directory))
     if (entry.is_regular_file() && is_record_in_directory(entry.path())) found.push_back(entry.path().string());
-  if (found.empty()) throw InputError("'" + directory + "' holds no run record (.json from `limiter run`, or .json.gz)");
+  if (found.empty())
+    throw InputError("'" + directory + "' holds no run record (.json from `limiter run`, or .json.gz)");
   std::sort(found.begin(), found.end());
   return found;
 }
@@ -58,9 +59,12 @@ std::vector<std::string> expand_record_arguments(const std::vector<std::string>&
   std::set<std::string> seen;
   for (const auto& argument : arguments) {
     std::vector<std::string> named;
-    if (fs::is_directory(argument)) named = records_in_directory(argument);
-    else if (!fs::exists(argument) && has_glob_characters(argument)) named = glob_matches(argument);
-    else named = {argument};
+    if (fs::is_directory(argument))
+      named = records_in_directory(argument);
+    else if (!fs::exists(argument) && has_glob_characters(argument))
+      named = glob_matches(argument);
+    else
+      named = {argument};
     for (auto& path : named)
       if (seen.insert(fs::weakly_canonical(path).string()).second) paths.push_back(std::move(path));
   }
@@ -77,7 +81,8 @@ std::string record_of_rank(const std::vector<std::string>& paths, int rank) {
     ranks += (ranks.empty() ? "" : ", ") + std::to_string(header.rank->rank);
   }
   throw InputError("--rank " + std::to_string(rank) + ": no record of that rank among the " +
-                   std::to_string(paths.size()) + " given" + (ranks.empty() ? " (none names a rank)" : " (ranks: " + ranks + ")"));
+                   std::to_string(paths.size()) + " given" +
+                   (ranks.empty() ? " (none names a rank)" : " (ranks: " + ranks + ")"));
 }
 
 }  // namespace limiter::cli

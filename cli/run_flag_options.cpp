@@ -10,9 +10,7 @@
 namespace limiter::cli {
 namespace {
 
-std::string option_name(const RunFlag& flag) {
-  return flag.short_name ? flag.name + "," + flag.short_name : flag.name;
-}
+std::string option_name(const RunFlag& flag) { return flag.short_name ? flag.name + "," + flag.short_name : flag.name; }
 
 // The text a flag given on the command line carries, or "" when it was not given.
 bool given_text(const RunFlag& flag, const po::variables_map& vm, std::string& text) {
@@ -34,8 +32,10 @@ bool given_text(const RunFlag& flag, const po::variables_map& vm, std::string& t
 std::string wrapped(const std::string& label, const std::string& text, std::size_t indent) {
   constexpr std::size_t kWidth = 80;
   std::string out = label, line;
-  if (!label.empty() && out.size() >= indent) out += "\n" + std::string(indent, ' ');
-  else out += std::string(indent - out.size(), ' ');
+  if (!label.empty() && out.size() >= indent)
+    out += "\n" + std::string(indent, ' ');
+  else
+    out += std::string(indent - out.size(), ' ');
   std::size_t column = indent;
   for (std::size_t start = 0; start < text.size();) {
     const std::size_t space = std::min(text.find(' ', start), text.size());
@@ -97,9 +97,12 @@ std::string table_variables_help() {
       knobs += wrapped("  " + environment_name(flag) + " (=" + flag.default_text + ")", flag.help, 40);
   }
   return "\n" +
-         wrapped("", "Each flag is also read from its variable, LIMITER_ and its name in capitals "
-                     "(--per-kernel-count 3: LIMITER_PER_KERNEL_COUNT=3; a switch: =1); a flag given wins. Older "
-                     "names still read: " + older + ".", 0) +
+         wrapped("",
+                 "Each flag is also read from its variable, LIMITER_ and its name in capitals "
+                 "(--per-kernel-count 3: LIMITER_PER_KERNEL_COUNT=3; a switch: =1); a flag given wins. Older "
+                 "names still read: " +
+                     older + ".",
+                 0) +
          "\nvariables alone (measurement knobs):\n" + knobs;
 }
 

@@ -25,7 +25,8 @@ struct Opening {
 // The first bytes of PATH as the readers see them: zlib reads a plain file through unchanged.
 Opening opening_of(const std::string& path) {
   if (std::filesystem::is_directory(path))
-    throw InputError("'" + path + "' is a folder: name a run record in it (a folder of a job's ranks goes to "
+    throw InputError("'" + path +
+                     "' is a folder: name a run record in it (a folder of a job's ranks goes to "
                      "`limiter report` or `limiter compare`)");
   if (!std::ifstream(path, std::ios::binary)) throw InputError("cannot open '" + path + "': check the path");
   gzFile file = gzopen(path.c_str(), "rb");

@@ -11,8 +11,8 @@ namespace limiter::cli {
 
 struct RunFlags {
   CollectorOptions collector;
-  std::string output;            // the -o pattern (%p, %h, %r, %q{ENV})
-  bool output_is_default = true; // a rank of a job then names its record by its rank
+  std::string output;             // the -o pattern (%p, %h, %r, %q{ENV})
+  bool output_is_default = true;  // a rank of a job then names its record by its rank
   bool quiet = false, timing = false, fail_on_missed = false;
 };
 

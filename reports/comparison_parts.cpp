@@ -70,7 +70,8 @@ std::string program_change_text(const RunComparison& comparison, const std::stri
     return p ? precise_duration_text(p->split.wall_ns) : std::string("—");
   };
   return before_after_text(verdict(before), verdict(after), arrow) + "; GPU busy " +
-         before_after_text(busy(before), busy(after), arrow) + " of " + before_after_text(wall(before), wall(after), arrow);
+         before_after_text(busy(before), busy(after), arrow) + " of " +
+         before_after_text(wall(before), wall(after), arrow);
 }
 
 std::string nothing_timed_text(const RunComparison& comparison) {

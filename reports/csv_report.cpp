@@ -1,6 +1,7 @@
 // CSV for pandas and spreadsheets: one row per kernel launch (report; and one per kernel of the
-// timeline or the PC samples without counters) or per matched or unmatched kernel (compare). Stable column names, no units in cells (durations in ns,
-// fractions 0..1), an empty cell where a value is unknown, RFC 4180 quoting and CRLF rows.
+// timeline or the PC samples without counters) or per matched or unmatched kernel (compare). Stable column names, no
+// units in cells (durations in ns, fractions 0..1), an empty cell where a value is unknown, RFC 4180 quoting and CRLF
+// rows.
 #include <algorithm>
 #include <ostream>
 #include <unordered_map>
@@ -30,7 +31,7 @@ std::optional<double> percent_to_fraction(const std::optional<double>& percent) 
 // grid_x..block_z: empty when the source gave no launch configuration.
 std::vector<std::string> configuration_cells(const Dim3& grid, const Dim3& block) {
   if (block.count() == 0) return {"", "", "", "", "", ""};
-  return {count_text(grid.x), count_text(grid.y), count_text(grid.z),
+  return {count_text(grid.x),  count_text(grid.y),  count_text(grid.z),
           count_text(block.x), count_text(block.y), count_text(block.z)};
 }
 
@@ -42,27 +43,77 @@ std::string latency_causes_text(const KernelAnalysis& k) {
 
 }  // namespace
 
-const std::vector<std::string> kCsvReportColumns = {
-    "sequence", "kernel", "short_name",
-    "grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z", "registers_per_thread",
-    "duration_ns", "time_share",
-    "verdict", "balanced", "limiting_unit", "latency_causes", "verdict_reason",
-    "issue_utilization", "l2_utilization", "l2_utilization_source", "dram_utilization", "l1_utilization",
-    "compute_utilization", "memory_utilization",
-    "lmem_l2_share", "lmem_l2_share_is_upper_bound", "lmem_l2_share_lower_bound", "lmem_l2_share_seed",
-    "lmem_l2_read_share", "lmem_l2_write_share", "lmem_instruction_share",
-    "lmem_l1_load_hit_rate", "lmem_l1_store_hit_rate", "lmem_l2_sectors", "lmem_significant", "lmem_dominant",
-    "theoretical_occupancy", "achieved_occupancy", "blocks_per_sm", "occupancy_limited_by", "waves",
-    "tail_idle_fraction",
-    "ncu_sm_throughput", "ncu_memory_throughput", "ncu_verdict",
-    "group", "group_launches", "group_total_ns", "group_mean_ns", "group_min_ns", "group_max_ns",
-    "group_time_share", "fix_first_rank", "advice_headline", "nvtx", "nvtx_time_share",
-    "stall_samples", "stall_issued_share", "stall_reason_1", "stall_share_1", "stall_reason_2", "stall_share_2",
-    "stall_hot_line"};  // the last, render::kCsvStallColumns
+const std::vector<std::string> kCsvReportColumns = {"sequence",
+                                                    "kernel",
+                                                    "short_name",
+                                                    "grid_x",
+                                                    "grid_y",
+                                                    "grid_z",
+                                                    "block_x",
+                                                    "block_y",
+                                                    "block_z",
+                                                    "registers_per_thread",
+                                                    "duration_ns",
+                                                    "time_share",
+                                                    "verdict",
+                                                    "balanced",
+                                                    "limiting_unit",
+                                                    "latency_causes",
+                                                    "verdict_reason",
+                                                    "issue_utilization",
+                                                    "l2_utilization",
+                                                    "l2_utilization_source",
+                                                    "dram_utilization",
+                                                    "l1_utilization",
+                                                    "compute_utilization",
+                                                    "memory_utilization",
+                                                    "lmem_l2_share",
+                                                    "lmem_l2_share_is_upper_bound",
+                                                    "lmem_l2_share_lower_bound",
+                                                    "lmem_l2_share_seed",
+                                                    "lmem_l2_read_share",
+                                                    "lmem_l2_write_share",
+                                                    "lmem_instruction_share",
+                                                    "lmem_l1_load_hit_rate",
+                                                    "lmem_l1_store_hit_rate",
+                                                    "lmem_l2_sectors",
+                                                    "lmem_significant",
+                                                    "lmem_dominant",
+                                                    "theoretical_occupancy",
+                                                    "achieved_occupancy",
+                                                    "blocks_per_sm",
+                                                    "occupancy_limited_by",
+                                                    "waves",
+                                                    "tail_idle_fraction",
+                                                    "ncu_sm_throughput",
+                                                    "ncu_memory_throughput",
+                                                    "ncu_verdict",
+                                                    "group",
+                                                    "group_launches",
+                                                    "group_total_ns",
+                                                    "group_mean_ns",
+                                                    "group_min_ns",
+                                                    "group_max_ns",
+                                                    "group_time_share",
+                                                    "fix_first_rank",
+                                                    "advice_headline",
+                                                    "nvtx",
+                                                    "nvtx_time_share",
+                                                    "stall_samples",
+                                                    "stall_issued_share",
+                                                    "stall_reason_1",
+                                                    "stall_share_1",
+                                                    "stall_reason_2",
+                                                    "stall_share_2",
+                                                    "stall_hot_line"};  // the last, render::kCsvStallColumns
 
-const std::vector<std::string> kCsvTimelineColumns = {
-    "group_timeline_launches", "group_timeline_total_ns", "group_timeline_mean_ns", "group_timeline_min_ns",
-    "group_timeline_max_ns", "group_timeline_time_share", "no_counters"};
+const std::vector<std::string> kCsvTimelineColumns = {"group_timeline_launches",
+                                                      "group_timeline_total_ns",
+                                                      "group_timeline_mean_ns",
+                                                      "group_timeline_min_ns",
+                                                      "group_timeline_max_ns",
+                                                      "group_timeline_time_share",
+                                                      "no_counters"};
 
 namespace {
 
@@ -74,8 +125,13 @@ std::vector<std::string> timeline_cells(const KernelSummary& group) {
     return cells;
   }
   const auto& d = group.timeline->durations;
-  return {std::to_string(group.timeline->launches), plain_number(d.total_ns), plain_number(d.mean_ns),
-          plain_number(d.min_ns), plain_number(d.max_ns), plain_number(group.timeline->time_share), group.no_counters};
+  return {std::to_string(group.timeline->launches),
+          plain_number(d.total_ns),
+          plain_number(d.mean_ns),
+          plain_number(d.min_ns),
+          plain_number(d.max_ns),
+          plain_number(group.timeline->time_share),
+          group.no_counters};
 }
 
 // A kernel of the timeline without counters: a row with no sequence and no counters, its group's
@@ -109,7 +165,8 @@ std::vector<std::string> samples_only_row(const StalledKernel& kernel, std::size
   row[1] = kernel.name;
   row[2] = kernel.display_name;
   auto cells = render::stall_csv_cells(kernel.stalls.get());
-  std::move(cells.begin(), cells.end(), row.begin() + static_cast<std::ptrdiff_t>(kCsvReportColumns.size() - cells.size()));
+  std::move(cells.begin(), cells.end(),
+            row.begin() + static_cast<std::ptrdiff_t>(kCsvReportColumns.size() - cells.size()));
   return row;
 }
 
@@ -131,27 +188,51 @@ void write_csv_report(const RunSummary& summary, std::ostream& out, const Report
     const auto& waves = k.occupancy.waves;
     std::vector<std::string> row = {count_text(k.sequence), k.name, summary.display_name(k.name)};
     for (auto& cell : configuration_cells(k.grid, k.block)) row.push_back(std::move(cell));
-    const std::vector<std::string> rest = {
-        k.registers_per_thread ? std::to_string(*k.registers_per_thread) : "",
-        plain_number(k.duration_ns), plain_number(summary.share_of_run(k.duration_ns)),
-        optional_verdict(k.verdict), flag(k.balanced), k.limiting_unit, latency_causes_text(k), k.verdict_reason,
-        plain_number(k.utilization.issue), plain_number(k.utilization.l2), k.utilization.l2_source,
-        plain_number(k.utilization.dram), plain_number(k.utilization.l1), plain_number(k.utilization.compute()),
-        plain_number(k.utilization.memory()),
-        plain_number(k.lmem.l2_share), flag(k.lmem.l2_share_is_upper_bound), plain_number(k.lmem.l2_share_lower_bound),
-        plain_number(k.lmem.l2_share_seed), plain_number(k.lmem.l2_read_share), plain_number(k.lmem.l2_write_share),
-        plain_number(k.lmem.instruction_share), plain_number(k.lmem.l1_load_hit_rate),
-        plain_number(k.lmem.l1_store_hit_rate), plain_number(k.lmem.l2_sectors), flag(k.lmem.significant),
-        flag(k.lmem.dominant),
-        occupancy ? plain_number(occupancy->occupancy) : "", plain_number(k.occupancy.achieved),
-        occupancy ? std::to_string(occupancy->blocks_per_sm) : "", occupancy ? to_string(occupancy->limited_by) : "",
-        waves ? plain_number(waves->waves) : "", waves ? plain_number(waves->tail_idle_fraction) : "",
-        plain_number(percent_to_fraction(k.ncu_sm_throughput)), plain_number(percent_to_fraction(k.ncu_memory_throughput)),
-        optional_verdict(k.ncu_verdict),
-        std::to_string(group_index + 1), std::to_string(group.launches),
-        plain_number(group.durations.total_ns), plain_number(group.durations.mean_ns),
-        plain_number(group.durations.min_ns), plain_number(group.durations.max_ns), plain_number(group.time_share),
-        group.fix_first_rank ? std::to_string(*group.fix_first_rank) : "", render::first_advice_headline(k)};
+    const std::vector<std::string> rest = {k.registers_per_thread ? std::to_string(*k.registers_per_thread) : "",
+                                           plain_number(k.duration_ns),
+                                           plain_number(summary.share_of_run(k.duration_ns)),
+                                           optional_verdict(k.verdict),
+                                           flag(k.balanced),
+                                           k.limiting_unit,
+                                           latency_causes_text(k),
+                                           k.verdict_reason,
+                                           plain_number(k.utilization.issue),
+                                           plain_number(k.utilization.l2),
+                                           k.utilization.l2_source,
+                                           plain_number(k.utilization.dram),
+                                           plain_number(k.utilization.l1),
+                                           plain_number(k.utilization.compute()),
+                                           plain_number(k.utilization.memory()),
+                                           plain_number(k.lmem.l2_share),
+                                           flag(k.lmem.l2_share_is_upper_bound),
+                                           plain_number(k.lmem.l2_share_lower_bound),
+                                           plain_number(k.lmem.l2_share_seed),
+                                           plain_number(k.lmem.l2_read_share),
+                                           plain_number(k.lmem.l2_write_share),
+                                           plain_number(k.lmem.instruction_share),
+                                           plain_number(k.lmem.l1_load_hit_rate),
+                                           plain_number(k.lmem.l1_store_hit_rate),
+                                           plain_number(k.lmem.l2_sectors),
+                                           flag(k.lmem.significant),
+                                           flag(k.lmem.dominant),
+                                           occupancy ? plain_number(occupancy->occupancy) : "",
+                                           plain_number(k.occupancy.achieved),
+                                           occupancy ? std::to_string(occupancy->blocks_per_sm) : "",
+                                           occupancy ? to_string(occupancy->limited_by) : "",
+                                           waves ? plain_number(waves->waves) : "",
+                                           waves ? plain_number(waves->tail_idle_fraction) : "",
+                                           plain_number(percent_to_fraction(k.ncu_sm_throughput)),
+                                           plain_number(percent_to_fraction(k.ncu_memory_throughput)),
+                                           optional_verdict(k.ncu_verdict),
+                                           std::to_string(group_index + 1),
+                                           std::to_string(group.launches),
+                                           plain_number(group.durations.total_ns),
+                                           plain_number(group.durations.mean_ns),
+                                           plain_number(group.durations.min_ns),
+                                           plain_number(group.durations.max_ns),
+                                           plain_number(group.time_share),
+                                           group.fix_first_rank ? std::to_string(*group.fix_first_rank) : "",
+                                           render::first_advice_headline(k)};
     row.insert(row.end(), rest.begin(), rest.end());
     const auto share = range_share.find(nvtx_label(k.nvtx));
     row.push_back(k.nvtx.empty() ? "" : nvtx_label(k.nvtx));
@@ -167,27 +248,57 @@ void write_csv_report(const RunSummary& summary, std::ostream& out, const Report
     if (!kernel.group) out << csv_row(samples_only_row(kernel, columns.size()));
 }
 
-const std::vector<std::string> kCsvComparisonColumns = {
-    "status", "kernel", "short_name",
-    "grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z", "occurrence",
-    "before_sequence", "after_sequence", "before_duration_ns", "after_duration_ns", "time_ratio", "time_change",
-    "within_noise", "slower_than_limit",
-    "before_launches", "before_min_ns", "before_max_ns", "after_launches", "after_min_ns", "after_max_ns",
-    "before_verdict", "after_verdict", "verdict_changed",
-    "before_issue_utilization", "after_issue_utilization", "before_l2_utilization", "after_l2_utilization",
-    "before_dram_utilization", "after_dram_utilization", "before_compute_utilization", "after_compute_utilization",
-    "before_memory_utilization", "after_memory_utilization",
-    "before_lmem_l2_share", "after_lmem_l2_share", "before_lmem_instruction_share", "after_lmem_instruction_share"};
+const std::vector<std::string> kCsvComparisonColumns = {"status",
+                                                        "kernel",
+                                                        "short_name",
+                                                        "grid_x",
+                                                        "grid_y",
+                                                        "grid_z",
+                                                        "block_x",
+                                                        "block_y",
+                                                        "block_z",
+                                                        "occurrence",
+                                                        "before_sequence",
+                                                        "after_sequence",
+                                                        "before_duration_ns",
+                                                        "after_duration_ns",
+                                                        "time_ratio",
+                                                        "time_change",
+                                                        "within_noise",
+                                                        "slower_than_limit",
+                                                        "before_launches",
+                                                        "before_min_ns",
+                                                        "before_max_ns",
+                                                        "after_launches",
+                                                        "after_min_ns",
+                                                        "after_max_ns",
+                                                        "before_verdict",
+                                                        "after_verdict",
+                                                        "verdict_changed",
+                                                        "before_issue_utilization",
+                                                        "after_issue_utilization",
+                                                        "before_l2_utilization",
+                                                        "after_l2_utilization",
+                                                        "before_dram_utilization",
+                                                        "after_dram_utilization",
+                                                        "before_compute_utilization",
+                                                        "after_compute_utilization",
+                                                        "before_memory_utilization",
+                                                        "after_memory_utilization",
+                                                        "before_lmem_l2_share",
+                                                        "after_lmem_l2_share",
+                                                        "before_lmem_instruction_share",
+                                                        "after_lmem_instruction_share"};
 
 namespace {
 
 // The figures of one side of a row; empty cells for the side a kernel is missing from.
 std::vector<std::string> side_cells(const ComparedLaunch* k) {
   if (!k) return std::vector<std::string>(8, "");
-  return {optional_verdict(k->verdict),
-          plain_number(k->utilization.issue), plain_number(k->utilization.l2), plain_number(k->utilization.dram),
+  return {optional_verdict(k->verdict),         plain_number(k->utilization.issue),
+          plain_number(k->utilization.l2),      plain_number(k->utilization.dram),
           plain_number(k->utilization.compute), plain_number(k->utilization.memory),
-          plain_number(k->lmem.l2_share), plain_number(k->lmem.instruction_share)};
+          plain_number(k->lmem.l2_share),       plain_number(k->lmem.instruction_share)};
 }
 
 std::size_t csv_column(const std::string& name) {
@@ -207,16 +318,22 @@ std::vector<std::string> comparison_row(const RunComparison& comparison, const s
     return std::vector<std::string>{std::to_string(d.timed_launches), plain_number(d.min_ns), plain_number(d.max_ns)};
   };
   const std::vector<std::string> timing = {
-      matched ? std::to_string(matched->occurrence) : "",
-      before ? count_text(before->sequence) : "", after ? count_text(after->sequence) : "",
+      matched ? std::to_string(matched->occurrence) : "", before ? count_text(before->sequence) : "",
+      after ? count_text(after->sequence) : "",
       // A matched row's times are its time change's: the launches' own, or per launch their means.
-      matched ? plain_number(matched->time.before_ns) : before ? plain_number(before->duration_ns) : "",
-      matched ? plain_number(matched->time.after_ns) : after ? plain_number(after->duration_ns) : "",
+      matched  ? plain_number(matched->time.before_ns)
+      : before ? plain_number(before->duration_ns)
+               : "",
+      matched ? plain_number(matched->time.after_ns)
+      : after ? plain_number(after->duration_ns)
+              : "",
       matched ? plain_number(matched->time.ratio) : "", matched ? plain_number(matched->time.change) : "",
       matched ? flag(matched->within_noise) : "", matched ? flag(matched->slower_than_limit) : ""};
   row.insert(row.end(), timing.begin(), timing.end());
-  for (const auto& cell : matched ? spread(comparison.before_launches(*matched)) : std::vector<std::string>(3, "")) row.push_back(cell);
-  for (const auto& cell : matched ? spread(comparison.after_launches(*matched)) : std::vector<std::string>(3, "")) row.push_back(cell);
+  for (const auto& cell : matched ? spread(comparison.before_launches(*matched)) : std::vector<std::string>(3, ""))
+    row.push_back(cell);
+  for (const auto& cell : matched ? spread(comparison.after_launches(*matched)) : std::vector<std::string>(3, ""))
+    row.push_back(cell);
   row.push_back(b[0]);
   row.push_back(a[0]);
   row.push_back(matched ? flag(matched->verdict_changed) : "");
@@ -238,7 +355,8 @@ void write_csv_comparison(const RunComparison& comparison, std::ostream& out, co
   const auto unmatched = [&](const std::vector<UnmatchedKernel>& kernels, const char* status, bool before) {
     for (std::size_t i = 0; i < render::shown_rows(kernels.size(), options.top); ++i) {
       const auto& k = kernels[i];
-      auto row = comparison_row(comparison, status, before ? &k.first : nullptr, before ? nullptr : &k.first, nullptr, names);
+      auto row =
+          comparison_row(comparison, status, before ? &k.first : nullptr, before ? nullptr : &k.first, nullptr, names);
       row[csv_column(before ? "before_duration_ns" : "after_duration_ns")] = plain_number(k.total_ns);
       row[csv_column(before ? "before_launches" : "after_launches")] = std::to_string(k.launches);
       out << csv_row(row);

@@ -37,8 +37,10 @@ struct Box {
         continue;
       }
       const double t = q[i] / p[i];
-      if (p[i] < 0) enter = std::max(enter, t);
-      else leave = std::min(leave, t);
+      if (p[i] < 0)
+        enter = std::max(enter, t);
+      else
+        leave = std::min(leave, t);
       if (enter > leave) return false;
     }
     return true;
@@ -50,7 +52,9 @@ class UtilizationMap {
   UtilizationMap(const Thresholds& thresholds, double axis_max) : thresholds_(thresholds), axis_max_(axis_max) {}
 
   double sx(double fraction) const { return kLeft + std::min(fraction, axis_max_) / axis_max_ * kPlotWidth; }
-  double sy(double fraction) const { return kTop + kPlotHeight - std::min(fraction, axis_max_) / axis_max_ * kPlotHeight; }
+  double sy(double fraction) const {
+    return kTop + kPlotHeight - std::min(fraction, axis_max_) / axis_max_ * kPlotHeight;
+  }
 
   void write(std::ostream& out, std::vector<MapPoint> points, const std::vector<MapArrow>& arrows,
              const std::vector<std::pair<std::string, std::string>>& legend) const {
@@ -59,7 +63,8 @@ class UtilizationMap {
         << "\" role=\"img\" aria-label=\"memory against compute utilisation per kernel\">\n";
     write_frame(out);
     out << "<defs><marker id=\"arrowhead\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" "
-           "markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#444\"/></marker></defs>\n";
+           "markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" "
+           "fill=\"#444\"/></marker></defs>\n";
     for (const auto& arrow : arrows) {
       out << "<line class=\"move\" x1=\"" << num(sx(arrow.memory_before)) << "\" y1=\"" << num(sy(arrow.compute_before))
           << "\" x2=\"" << num(sx(arrow.memory_after)) << "\" y2=\"" << num(sy(arrow.compute_after)) << "\" stroke=\""
@@ -68,7 +73,8 @@ class UtilizationMap {
           << num(sy(arrow.compute_before)) << "\" r=\"4\" fill=\"none\" stroke=\"" << arrow.fill << "\"/>\n";
     }
     // Biggest first, so small points are drawn on top and the important labels get the best places.
-    std::stable_sort(points.begin(), points.end(), [](const MapPoint& a, const MapPoint& b) { return a.radius > b.radius; });
+    std::stable_sort(points.begin(), points.end(),
+                     [](const MapPoint& a, const MapPoint& b) { return a.radius > b.radius; });
     for (const auto& point : points) {
       out << "<circle class=\"kernel " << point.css_class << "\" cx=\"" << num(sx(point.memory)) << "\" cy=\""
           << num(sy(point.compute)) << "\" r=\"" << num(point.radius) << "\" fill=\"" << point.fill
@@ -103,15 +109,14 @@ class UtilizationMap {
           << num(sy(tick)) << "\" stroke=\"#eee\"/>\n"
           << "<text class=\"tick\" x=\"" << num(sx(tick)) << "\" y=\"" << kTop + kPlotHeight + 16
           << "\" text-anchor=\"middle\">" << format_percent(tick, 0) << "</text>";
-    if (tick > 0)  // one "0%" in the corner, the x axis's
-      out << "<text class=\"tick\" x=\"" << kLeft - 6 << "\" y=\"" << num(sy(tick) + 4) << "\" text-anchor=\"end\">"
-          << format_percent(tick, 0) << "</text>";
-    out << "\n";
+      if (tick > 0)  // one "0%" in the corner, the x axis's
+        out << "<text class=\"tick\" x=\"" << kLeft - 6 << "\" y=\"" << num(sy(tick) + 4) << "\" text-anchor=\"end\">"
+            << format_percent(tick, 0) << "</text>";
+      out << "\n";
     }
     for (double threshold : {latency, high}) {
       out << "<line class=\"threshold\" x1=\"" << num(sx(threshold)) << "\" y1=\"" << kTop << "\" x2=\""
-          << num(sx(threshold)) << "\" y2=\"" << kTop + kPlotHeight
-          << "\" stroke=\"#555\" stroke-dasharray=\"5 4\"/>\n"
+          << num(sx(threshold)) << "\" y2=\"" << kTop + kPlotHeight << "\" stroke=\"#555\" stroke-dasharray=\"5 4\"/>\n"
           << "<line class=\"threshold\" x1=\"" << kLeft << "\" y1=\"" << num(sy(threshold)) << "\" x2=\""
           << kLeft + kPlotWidth << "\" y2=\"" << num(sy(threshold)) << "\" stroke=\"#555\" stroke-dasharray=\"5 4\"/>\n"
           << "<text class=\"threshold-label\" x=\"" << num(sx(threshold) + 3) << "\" y=\"" << kTop + 12 << "\">"
@@ -122,7 +127,8 @@ class UtilizationMap {
     out << "<text class=\"axis-title\" x=\"" << kLeft + kPlotWidth / 2 << "\" y=\"" << kTop + kPlotHeight + 38
         << "\" text-anchor=\"middle\">memory utilisation: busiest of L2, DRAM, L1 (% of peak)</text>\n"
         << "<text class=\"axis-title\" transform=\"translate(16 " << kTop + kPlotHeight / 2
-        << ") rotate(-90)\" text-anchor=\"middle\">compute utilisation: issue slots or busiest pipe (% of peak)</text>\n";
+        << ") rotate(-90)\" text-anchor=\"middle\">compute utilisation: issue slots or busiest pipe (% of "
+           "peak)</text>\n";
   }
 
   // Labels go next to their point, away from other points, labels and arrows; a label pushed
@@ -131,14 +137,15 @@ class UtilizationMap {
     const Box plot{kLeft, kTop, kPlotWidth, kPlotHeight};
     std::vector<Box> point_boxes, label_boxes;
     for (const auto& point : points)
-      point_boxes.push_back({sx(point.memory) - point.radius, sy(point.compute) - point.radius, 2 * point.radius,
-                             2 * point.radius});
+      point_boxes.push_back(
+          {sx(point.memory) - point.radius, sy(point.compute) - point.radius, 2 * point.radius, 2 * point.radius});
     for (const auto& arrow : arrows)  // the hollow "before" circles
       label_boxes.push_back({sx(arrow.memory_before) - 5, sy(arrow.compute_before) - 5, 10, 10});
     for (double threshold : {thresholds_.latency, thresholds_.high_utilization}) {  // the threshold labels
       const std::string text = format_percent(threshold, 0);
       label_boxes.push_back({sx(threshold) + 2, kTop, text_width(text, 11) + 2, 15});
-      label_boxes.push_back({kLeft + kPlotWidth - 5 - text_width(text, 11), sy(threshold) - 16, text_width(text, 11) + 2, 15});
+      label_boxes.push_back(
+          {kLeft + kPlotWidth - 5 - text_width(text, 11), sy(threshold) - 16, text_width(text, 11) + 2, 15});
     }
     const auto crosses_an_arrow = [&](const Box& box) {
       return std::any_of(arrows.begin(), arrows.end(), [&](const MapArrow& a) {
@@ -201,8 +208,8 @@ class UtilizationMap {
         y += 18;
       }
       out << "<g class=\"legend-item\"><circle cx=\"" << num(x + 6) << "\" cy=\"" << num(y - 4) << "\" r=\"6\" fill=\""
-          << fill << "\"/><text x=\"" << num(x + 16) << "\" y=\"" << num(y) << "\" font-size=\"12\">" << html_escape(text)
-          << "</text></g>\n";
+          << fill << "\"/><text x=\"" << num(x + 16) << "\" y=\"" << num(y) << "\" font-size=\"12\">"
+          << html_escape(text) << "</text></g>\n";
       x += 28 + text_width(text);
     }
   }
@@ -275,12 +282,12 @@ void write_bar_chart(std::ostream& out, const std::string& id, const std::vector
       << "\" viewBox=\"0 0 " << width << " " << height << "\" role=\"img\" aria-label=\"" << html_escape(aria_label)
       << "\">\n";
   const double step = tick_step(axis_min, axis_max, scale);
-  for (int tick = static_cast<int>(std::ceil(axis_min / step - 1e-9)); tick <= static_cast<int>(std::floor(axis_max / step + 1e-9));
-       ++tick) {
+  for (int tick = static_cast<int>(std::ceil(axis_min / step - 1e-9));
+       tick <= static_cast<int>(std::floor(axis_max / step + 1e-9)); ++tick) {
     const double value = step * tick;
     const double x = zero_x + value * scale;
-    out << "<line x1=\"" << num(x) << "\" y1=\"" << top - 4 << "\" x2=\"" << num(x) << "\" y2=\""
-        << num(height - 22) << "\" stroke=\"" << (tick == 0 ? "#888" : "#e4e4e4") << "\"/>"
+    out << "<line x1=\"" << num(x) << "\" y1=\"" << top - 4 << "\" x2=\"" << num(x) << "\" y2=\"" << num(height - 22)
+        << "\" stroke=\"" << (tick == 0 ? "#888" : "#e4e4e4") << "\"/>"
         << "<text class=\"tick\" x=\"" << num(x) << "\" y=\"" << num(height - 8) << "\" text-anchor=\"middle\">"
         << (diverging && value > 0 ? "+" : "") << format_percent(value, 0) << "</text>\n";
   }
@@ -288,8 +295,8 @@ void write_bar_chart(std::ostream& out, const std::string& id, const std::vector
     const auto& bar = bars[i];
     const double y = top + row * static_cast<double>(i);
     const std::string label = fit_width(bar.label, label_width - 10);
-    out << "<text class=\"bar-label" << (bar.sub_row ? " sub" : "") << "\" x=\"" << num(label_width - 8) << "\" y=\"" << num(y + 15)
-        << "\" text-anchor=\"end\" font-size=\"12\">";
+    out << "<text class=\"bar-label" << (bar.sub_row ? " sub" : "") << "\" x=\"" << num(label_width - 8) << "\" y=\""
+        << num(y + 15) << "\" text-anchor=\"end\" font-size=\"12\">";
     if (!bar.tooltip.empty()) out << "<title>" << html_escape(bar.tooltip) << "</title>";
     out << html_escape(label) << "</text>\n";
     if (!bar.value) {
@@ -300,11 +307,11 @@ void write_bar_chart(std::ostream& out, const std::string& id, const std::vector
     const double x0 = std::min(zero_x, zero_x + clamped * scale);
     const double length = std::max(1.0, std::fabs(clamped * scale));
     out << "<rect class=\"bar " << bar.css_class << "\" x=\"" << num(x0) << "\" y=\"" << num(y + 4) << "\" width=\""
-        << num(length) << "\" height=\"" << row - 8 << "\" fill=\"" << bar.fill << "\"><title>" << html_escape(bar.tooltip)
-        << "</title></rect>\n";
+        << num(length) << "\" height=\"" << row - 8 << "\" fill=\"" << bar.fill << "\"><title>"
+        << html_escape(bar.tooltip) << "</title></rect>\n";
     const double text_x = diverging ? label_width + bar_width + 6 : x0 + length + 6;
-    out << "<text x=\"" << num(text_x) << "\" y=\"" << num(y + 15) << "\" font-size=\"12\">" << html_escape(bar.value_text)
-        << "</text>\n";
+    out << "<text x=\"" << num(text_x) << "\" y=\"" << num(y + 15) << "\" font-size=\"12\">"
+        << html_escape(bar.value_text) << "</text>\n";
   }
   for (const auto& [value, text] : markers) {
     const double x = zero_x + value * scale;
@@ -327,19 +334,20 @@ void write_verdict_bar(std::ostream& out, const std::vector<VerdictTime>& time_b
     if (entry.launches == 0) continue;
     const double share = entry.time_share.value_or(0);
     out << "<rect class=\"segment " << verdict_key(entry.verdict) << "\" x=\"" << num(x) << "\" y=\"0\" width=\""
-        << num(share * width) << "\" height=\"" << bar_height << "\" fill=\"" << verdict_fill(entry.verdict) << "\"><title>"
+        << num(share * width) << "\" height=\"" << bar_height << "\" fill=\"" << verdict_fill(entry.verdict)
+        << "\"><title>"
         << html_escape(verdict_label(entry.verdict) + ": " + format_percent(entry.time_share, 1) + " of the time, " +
                        std::to_string(entry.launches) + " launches")
         << "</title></rect>\n";
     x += share * width;
     const std::string text = verdict_label(entry.verdict) + " " + format_percent(entry.time_share, 0) + " (" +
                              std::to_string(entry.launches) + ")";
-    out << "<rect x=\"" << num(legend_x) << "\" y=\"38\" width=\"12\" height=\"12\" fill=\"" << verdict_fill(entry.verdict)
-        << "\"/><text x=\"" << num(legend_x + 16) << "\" y=\"49\" font-size=\"12\">" << html_escape(text) << "</text>\n";
+    out << "<rect x=\"" << num(legend_x) << "\" y=\"38\" width=\"12\" height=\"12\" fill=\""
+        << verdict_fill(entry.verdict) << "\"/><text x=\"" << num(legend_x + 16) << "\" y=\"49\" font-size=\"12\">"
+        << html_escape(text) << "</text>\n";
     legend_x += 34 + text_width(text);
   }
   out << "</svg>\n";
 }
-
 
 }  // namespace limiter::html

@@ -59,19 +59,21 @@ bool write_change_chart(std::ostream& out, const RunComparison& comparison, cons
     const auto& k = comparison.matched[index];
     const std::string kind = render::change_kind(k);
     // The sequence numbers tell apart two configurations of one kernel.
-    bars.push_back({(comparison.launch_rows ? render::row_launches_text(comparison, k, "→") : "#" + std::to_string(k.before.sequence)) +
-                        " " + distinct_label(names(k.after.name), all_names, 30),
-                    k.time.change, change_fill(kind),
-                    render::change_percent_text(k.time.change) + (kind == "noise" ? " noise" : ""),
-                    render::precise_duration_text(k.time.before_ns) + " → " +
-                        render::precise_duration_text(k.time.after_ns),
-                    kind});
+    bars.push_back(
+        {(comparison.launch_rows ? render::row_launches_text(comparison, k, "→")
+                                 : "#" + std::to_string(k.before.sequence)) +
+             " " + distinct_label(names(k.after.name), all_names, 30),
+         k.time.change, change_fill(kind),
+         render::change_percent_text(k.time.change) + (kind == "noise" ? " noise" : ""),
+         render::precise_duration_text(k.time.before_ns) + " → " + render::precise_duration_text(k.time.after_ns),
+         kind});
     if (k.time.change) largest = std::max(largest, std::fabs(*k.time.change));
   }
   std::vector<std::pair<double, std::string>> markers;
-  if (comparison.max_slowdown) markers.push_back({*comparison.max_slowdown, "+" + format_percent(*comparison.max_slowdown, 0) + " gate"});
+  if (comparison.max_slowdown)
+    markers.push_back({*comparison.max_slowdown, "+" + format_percent(*comparison.max_slowdown, 0) + " gate"});
   const double axis = std::min(kLargestChangeDrawn,
-                                std::ceil(std::max(largest, comparison.max_slowdown.value_or(0)) / 0.1 - 1e-9) * 0.1);
+                               std::ceil(std::max(largest, comparison.max_slowdown.value_or(0)) / 0.1 - 1e-9) * 0.1);
   write_bar_chart(out, "time-change", bars, -std::min(axis, 1.0), axis, markers, "time change per matched kernel");
   return largest > kLargestChangeDrawn;
 }
@@ -102,8 +104,8 @@ void write_movement_map(std::ostream& out, const RunComparison& comparison, cons
     point.css_class = verdict_key(k.after.verdict);
     if (labelled[index])
       point.label = "#" + std::to_string(k.after.sequence) + " " + distinct_label(names(k.after.name), all_names, 28);
-    point.tooltip = std::string(k.after.name) + "\n" + arrow_text(verdict_label(k.before), verdict_label(k.after)) + ", time " +
-                    render::change_percent_text(k.time.change);
+    point.tooltip = std::string(k.after.name) + "\n" + arrow_text(verdict_label(k.before), verdict_label(k.after)) +
+                    ", time " + render::change_percent_text(k.time.change);
     points.push_back(point);
     extents.insert(extents.end(), {*ma, *ca});
     if (mb && cb && (std::fabs(*mb - *ma) > 0.005 || std::fabs(*cb - *ca) > 0.005)) {
@@ -124,20 +126,23 @@ void write_more(std::ostream& out, std::size_t left_out) {
 }
 
 void write_unmatched_table(std::ostream& out, const std::string& id, const RunComparison& comparison,
-                           const std::vector<UnmatchedKernel>& kernels, const render::NameLookup& names, std::size_t top) {
+                           const std::vector<UnmatchedKernel>& kernels, const render::NameLookup& names,
+                           std::size_t top) {
   if (kernels.empty()) {
     out << "<p class=\"muted\">none</p>\n";
     return;
   }
   out << "<table id=\"" << id << "\">\n<thead><tr><th>" << render::row_launches_title(comparison)
-      << "</th><th class=\"name\">kernel</th><th class=\"text\">grid × block</th><th>time</th><th class=\"text\">verdict</th>"
+      << "</th><th class=\"name\">kernel</th><th class=\"text\">grid × block</th><th>time</th><th "
+         "class=\"text\">verdict</th>"
          "</tr></thead>\n<tbody>\n";
   const std::size_t shown = render::shown_rows(kernels.size(), top);
   for (std::size_t i = 0; i < shown; ++i) {
     const auto& k = kernels[i];
     out << "<tr><td>" << (comparison.launch_rows ? std::to_string(k.first.sequence) : render::count_text(k.launches))
         << "</td><td class=\"name\"><code>" << html_escape(names(k.first.name)) << "</code></td><td class=\"text\">"
-        << (k.first.block.count() > 0 ? render::dim3_text(k.first.grid) + " × " + render::dim3_text(k.first.block) : "—")
+        << (k.first.block.count() > 0 ? render::dim3_text(k.first.grid) + " × " + render::dim3_text(k.first.block)
+                                      : "—")
         << "</td><td>" << render::precise_duration_text(k.total_ns) << "</td><td class=\"text\">"
         << verdict_badge(k.first.verdict, k.first.balanced) << "</td></tr>\n";
   }
@@ -145,18 +150,20 @@ void write_unmatched_table(std::ostream& out, const std::string& id, const RunCo
   write_more(out, kernels.size() - shown);
 }
 
-void write_samples_table(std::ostream& out, const RunComparison& comparison, const render::NameLookup& names, std::size_t top) {
+void write_samples_table(std::ostream& out, const RunComparison& comparison, const render::NameLookup& names,
+                         std::size_t top) {
   if (comparison.samples.empty()) return;
   out << "<h2>PC samples</h2>\n<p class=\"muted\">" << render::count_text(comparison.before_samples) << " → "
       << render::count_text(comparison.after_samples)
       << " samples; each kernel's share of them and its main stall reason.</p>\n<table id=\"samples\">\n<thead><tr>"
-         "<th class=\"name\">kernel</th><th>share of samples</th><th class=\"text\">main stall reason</th></tr></thead>\n<tbody>\n";
+         "<th class=\"name\">kernel</th><th>share of samples</th><th class=\"text\">main stall "
+         "reason</th></tr></thead>\n<tbody>\n";
   const std::size_t shown = render::shown_rows(comparison.samples.size(), top);
   for (std::size_t i = 0; i < shown; ++i) {
     const auto& k = comparison.samples[i];
     out << "<tr><td class=\"name\"><code>" << html_escape(names(k.name)) << "</code></td><td>"
-        << render::sample_share_text(k, " → ") << "</td><td class=\"text\">" << html_escape(render::sample_reason_text(k, " → "))
-        << "</td></tr>\n";
+        << render::sample_share_text(k, " → ") << "</td><td class=\"text\">"
+        << html_escape(render::sample_reason_text(k, " → ")) << "</td></tr>\n";
   }
   out << "</tbody>\n</table>\n";
   write_more(out, comparison.samples.size() - shown);
@@ -172,11 +179,13 @@ void write_html_comparison(const RunComparison& comparison, std::ostream& out, c
       << "</code> · after: <code>" << html_escape(comparison.after_label) << "</code> · "
       << html_escape(render::device_text(comparison.before_device));
   if (render::device_text(comparison.after_device) != render::device_text(comparison.before_device))
-    out << " → " << html_escape(render::device_text(comparison.after_device)) << " (different GPUs: times are not comparable)";
+    out << " → " << html_escape(render::device_text(comparison.after_device))
+        << " (different GPUs: times are not comparable)";
   out << "</p>\n";
   if (!comparison.cache_warning.empty())
     out << "<p class=\"warning\">Warning: " << html_escape(comparison.cache_warning) << "</p>\n";
-  for (const std::string* warning : {&comparison.selection_warning, &comparison.program_warning, &comparison.match_warning})
+  for (const std::string* warning :
+       {&comparison.selection_warning, &comparison.program_warning, &comparison.match_warning})
     if (!warning->empty()) out << "<p class=\"warning\">Warning: " << html_escape(*warning) << "</p>\n";
   if (const auto program = render::program_change_text(comparison, " → "); !program.empty())
     out << "<p class=\"meta\">program: " << html_escape(program) << "</p>\n";
@@ -189,9 +198,9 @@ void write_html_comparison(const RunComparison& comparison, std::ostream& out, c
 
   out << "<section class=\"summary\">\n<div class=\"stat\"><b>" << render::change_percent_text(totals.all.change)
       << "</b>" << (comparison.per_launch ? "mean per launch: " : "total time: ") << html_escape(total_text(totals.all))
-      << "</div>\n<div class=\"stat\"><b>" << comparison.kernels.size()
-      << "</b>matched kernels (" << totals.before_launches << " launches before, "
-      << totals.after_launches << " after)</div>\n<div class=\"stat\"><b>" << comparison.only_before.size() << " / "
+      << "</div>\n<div class=\"stat\"><b>" << comparison.kernels.size() << "</b>matched kernels ("
+      << totals.before_launches << " launches before, " << totals.after_launches
+      << " after)</div>\n<div class=\"stat\"><b>" << comparison.only_before.size() << " / "
       << comparison.only_after.size() << "</b>only before / only after</div>\n</section>\n";
   if (comparison.max_slowdown) {
     const std::string limit = format_percent(*comparison.max_slowdown, 1);
@@ -214,7 +223,8 @@ void write_html_comparison(const RunComparison& comparison, std::ostream& out, c
   out << "<h2>Charts</h2>\n<div class=\"charts\">\n<figure>\n<figcaption>Time change per matched kernel</figcaption>\n";
   const bool cut = write_change_chart(out, comparison, order, names);
   out << "<p class=\"note\">Most changed first. Grey: within the launches' spread (noise) or unchanged."
-      << (cut ? " Bars past +" + format_percent(kLargestChangeDrawn, 0) + " stop at the edge; the number is the change." : "")
+      << (cut ? " Bars past +" + format_percent(kLargestChangeDrawn, 0) + " stop at the edge; the number is the change."
+              : "")
       << "</p>\n</figure>\n"
       << "<figure>\n<figcaption>Where each kernel moved (before ○ → after ●)</figcaption>\n";
   write_movement_map(out, comparison, names);
@@ -223,7 +233,8 @@ void write_html_comparison(const RunComparison& comparison, std::ostream& out, c
   out << "<h2>Matched kernels</h2>\n<p class=\"muted\">" << html_escape(render::rows_note(comparison)) << ".</p>\n";
   // "n": the launches, narrow enough that the table fits 1,280 px beside long kernel names.
   out << "<table id=\"matched\">\n<thead><tr><th class=\"text\""
-      << (comparison.launch_rows ? ">#" : " title=\"launches before → after\">n") << "</th><th class=\"name\">kernel</th>"
+      << (comparison.launch_rows ? ">#" : " title=\"launches before → after\">n")
+      << "</th><th class=\"name\">kernel</th>"
       << (comparison.launch_rows ? "<th>before</th><th>after</th>" : "<th>before/launch</th><th>after/launch</th>")
       << "<th>change</th><th class=\"text\">speed</th><th class=\"text\">verdict</th>"
          "<th>issue</th><th>L2</th><th>DRAM</th><th>LMEM-L2</th><th>LMEM-inst</th></tr></thead>\n<tbody>\n";
@@ -233,9 +244,10 @@ void write_html_comparison(const RunComparison& comparison, std::ostream& out, c
     const auto percents = [](const std::optional<double>& before, const std::optional<double>& after, int decimals) {
       return arrow_text(format_percent(before, decimals), format_percent(after, decimals));
     };
-    out << "<tr><td class=\"text\">" << render::row_launches_text(comparison, k, "→") << "</td><td class=\"name\"><code>"
-        << html_escape(names(k.before.name)) << "</code></td><td>" << render::precise_duration_text(k.time.before_ns)
-        << "</td><td>" << render::precise_duration_text(k.time.after_ns) << "</td><td class=\"" << kind << "\">"
+    out << "<tr><td class=\"text\">" << render::row_launches_text(comparison, k, "→")
+        << "</td><td class=\"name\"><code>" << html_escape(names(k.before.name)) << "</code></td><td>"
+        << render::precise_duration_text(k.time.before_ns) << "</td><td>"
+        << render::precise_duration_text(k.time.after_ns) << "</td><td class=\"" << kind << "\">"
         << render::change_percent_text(k.time.change) << (kind == "noise" ? " (noise)" : "")
         << (k.slower_than_limit ? " ✗" : "") << "</td><td class=\"text\">" << render::speed_factor_text(k.time.ratio)
         << "</td><td class=\"text\">" << verdict_badge(k.before.verdict, k.before.balanced);
@@ -256,6 +268,5 @@ void write_html_comparison(const RunComparison& comparison, std::ostream& out, c
   write_samples_table(out, comparison, names, options.top);
   write_page_end(out);
 }
-
 
 }  // namespace limiter

@@ -70,7 +70,8 @@ std::string shorten(const std::string& name, const std::vector<std::string>& nam
     Word word{p, p, p + 1};
     while (word.begin > 0 && p - word.begin < 12 && !is_separator(name[word.begin - 1])) --word.begin;
     while (word.end < n && (word.end - p < 2 || !is_separator(name[word.end])) && word.end - p < 8) ++word.end;
-    std::fill(keep.begin() + static_cast<std::ptrdiff_t>(word.begin), keep.begin() + static_cast<std::ptrdiff_t>(word.end), true);
+    std::fill(keep.begin() + static_cast<std::ptrdiff_t>(word.begin),
+              keep.begin() + static_cast<std::ptrdiff_t>(word.end), true);
     words.push_back(word);
   }
   // Over the budget with every word whole: each word down to a few characters around its
@@ -112,8 +113,10 @@ std::string shorten(const std::string& name, const std::vector<std::string>& nam
   for (const auto& word : words) grow(word_end(word.end), n);
   std::string label;
   for (std::size_t i = 0; i < n; ++i) {
-    if (keep[i]) label += name[i];
-    else if (i == 0 || keep[i - 1]) label += "…";
+    if (keep[i])
+      label += name[i];
+    else if (i == 0 || keep[i - 1])
+      label += "…";
   }
   return label;
 }
@@ -124,7 +127,7 @@ double text_width(const std::string& text, double font_px) {
   double em = 0;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const auto byte = static_cast<unsigned char>(text[i]);
-    if ((byte & 0xC0) == 0x80) continue;     // a UTF-8 continuation byte
+    if ((byte & 0xC0) == 0x80) continue;         // a UTF-8 continuation byte
     em += byte < 0x80 ? advance_em(byte) : 1.0;  // "…", "×", "≤": a full em at most
   }
   return em * font_px + 2;

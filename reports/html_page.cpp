@@ -88,7 +88,8 @@ article.kernel ul { margin: 4px 0; padding-left: 22px; }
 void write_page_start(std::ostream& out, const std::string& title) {
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-      << "<title>" << html_escape(title) << "</title>\n<style>" << kStyle << verdict_style() << "</style>\n</head>\n<body>\n";
+      << "<title>" << html_escape(title) << "</title>\n<style>" << kStyle << verdict_style()
+      << "</style>\n</head>\n<body>\n";
 }
 
 void write_page_end(std::ostream& out) {
@@ -100,6 +101,5 @@ std::string verdict_badge(const std::optional<Verdict>& verdict, bool balanced) 
   return "<span class=\"verdict " + verdict_key(verdict) + "\">" + html_escape(verdict_label(verdict, balanced)) +
          "</span>";
 }
-
 
 }  // namespace limiter::html

@@ -33,16 +33,17 @@ std::string program_html_section(const RunSummary& summary) {
       << "</h2>\n<p>" << html_escape(p.reason) << "</p>\n";
   if (!p.window_note.empty()) out << "<p class=\"note\">" << html_escape(p.window_note) << ".</p>\n";
   // The window as one bar, a segment per part, widths in percent.
-  out << "<div style=\"display:flex;width:100%;height:18px;border:1px solid #999\" role=\"img\" aria-label=\"the window's time by part\">";
+  out << "<div style=\"display:flex;width:100%;height:18px;border:1px solid #999\" role=\"img\" aria-label=\"the "
+         "window's time by part\">";
   for (const auto& part : split_parts(p.split)) {
-    out << "<div style=\"width:" << format_fixed(100 * p.split.share(part.ns), 3) << "%;background:" << part_color(part.label)
-        << "\" title=\"" << html_escape(part.label) << ": " << format_duration_ns(part.ns) << " ("
-        << format_percent(p.split.share(part.ns)) << ")\"></div>";
+    out << "<div style=\"width:" << format_fixed(100 * p.split.share(part.ns), 3)
+        << "%;background:" << part_color(part.label) << "\" title=\"" << html_escape(part.label) << ": "
+        << format_duration_ns(part.ns) << " (" << format_percent(p.split.share(part.ns)) << ")\"></div>";
   }
   out << "</div>\n<ul class=\"legend\">";
   for (const auto& part : split_parts(p.split))
-    out << "<li><span style=\"color:" << part_color(part.label) << "\">&#9632;</span> " << html_escape(part.label) << " "
-        << format_duration_ns(part.ns) << " (" << format_percent(p.split.share(part.ns)) << ")</li>";
+    out << "<li><span style=\"color:" << part_color(part.label) << "\">&#9632;</span> " << html_escape(part.label)
+        << " " << format_duration_ns(part.ns) << " (" << format_percent(p.split.share(part.ns)) << ")</li>";
   out << "</ul>\n<ul class=\"advice\">\n";
   for (const auto& advice : p.advice) out << "<li>" << html_escape(advice) << "</li>\n";
   out << "</ul>\n";
@@ -63,10 +64,11 @@ std::string program_html_section(const RunSummary& summary) {
     out << "</ol>\n";
   }
   if (!p.ranges.empty()) {
-    out << "<table>\n<thead><tr><th>NVTX range</th><th>wall</th><th>instances</th><th>GPU busy</th><th>verdict</th></tr></thead>\n<tbody>\n";
+    out << "<table>\n<thead><tr><th>NVTX range</th><th>wall</th><th>instances</th><th>GPU "
+           "busy</th><th>verdict</th></tr></thead>\n<tbody>\n";
     for (const auto& r : p.ranges)
-      out << "<tr><td><code>" << html_escape(r.range) << "</code></td><td>" << format_duration_ns(r.split.wall_ns) << "</td><td>"
-          << r.instances << "</td><td>" << format_percent(r.split.busy_share(), 0) << "</td><td>"
+      out << "<tr><td><code>" << html_escape(r.range) << "</code></td><td>" << format_duration_ns(r.split.wall_ns)
+          << "</td><td>" << r.instances << "</td><td>" << format_percent(r.split.busy_share(), 0) << "</td><td>"
           << html_escape(std::string(to_string(r.verdict))) << "</td></tr>\n";
     out << "</tbody>\n</table>\n";
   }

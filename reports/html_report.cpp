@@ -31,7 +31,8 @@ std::string name_html(const std::string& shown, const std::string& full) {
 std::string group_anchor(std::size_t index) { return "group-" + std::to_string(index + 1); }
 
 void write_group_table(std::ostream& out, const RunSummary& summary, std::size_t shown) {
-  // With a timeline that holds kernels, the time columns are the timeline's and "profiled" counts the counters' launches.
+  // With a timeline that holds kernels, the time columns are the timeline's and "profiled" counts the counters'
+  // launches.
   const bool timeline = render::shows_timeline_time(summary);
   out << "<table id=\"groups\">\n<thead><tr><th>#</th><th class=\"name\">kernel</th><th>time %</th><th>total</th>"
          "<th>launches</th><th>mean</th><th>min</th><th>max</th>"
@@ -42,10 +43,11 @@ void write_group_table(std::ostream& out, const RunSummary& summary, std::size_t
   for (std::size_t i = 0; i < shown; ++i) {
     const auto& g = summary.groups[i];
     const auto& d = render::shown_durations(g);
-    std::string verdict = g.no_counters.empty() ? verdict_badge(g.main_verdict)
-                                                : "<span class=\"muted\" title=\"" + html_escape(g.no_counters) +
-                                                      "\">no counters</span>";
-    if (g.verdicts_differ()) verdict += " <span class=\"muted\">" + html_escape(render::verdict_mix_text(g.verdicts)) + "</span>";
+    std::string verdict = g.no_counters.empty()
+                              ? verdict_badge(g.main_verdict)
+                              : "<span class=\"muted\" title=\"" + html_escape(g.no_counters) + "\">no counters</span>";
+    if (g.verdicts_differ())
+      verdict += " <span class=\"muted\">" + html_escape(render::verdict_mix_text(g.verdicts)) + "</span>";
     out << "<tr><td>" << i + 1 << "</td><td class=\"name\"><a href=\"#" << group_anchor(i) << "\">"
         << name_html(g.display_name, g.name) << "</a></td><td>" << format_percent(render::shown_time_share(g), 0)
         << "</td><td>" << render::precise_duration_text(d.total_ns) << "</td><td>" << render::shown_launches_text(g)
@@ -92,10 +94,11 @@ void write_launch_table(std::ostream& out, const RunSummary& summary, std::size_
   for (const KernelAnalysis* k : order) {
     out << "<tr><td>" << k->sequence << "</td><td class=\"name\"><a href=\"#" << group_anchor(summary.group_of(*k))
         << "\">" << name_html(summary.display_name(k->name), k->name) << "</a></td><td>"
-        << render::duration_text(k->duration_ns) << "</td><td>" << format_percent(summary.share_of_run(k->duration_ns), 0)
-        << "</td><td class=\"text\">" << verdict_badge(k->verdict, k->balanced) << "</td><td class=\"text\">"
-        << html_escape(k->limiting_unit) << "</td><td>" << format_percent(k->utilization.issue, 0) << "</td><td>"
-        << format_percent(k->utilization.l2, 0) << "</td><td>" << format_percent(k->utilization.dram, 0) << "</td><td>"
+        << render::duration_text(k->duration_ns) << "</td><td>"
+        << format_percent(summary.share_of_run(k->duration_ns), 0) << "</td><td class=\"text\">"
+        << verdict_badge(k->verdict, k->balanced) << "</td><td class=\"text\">" << html_escape(k->limiting_unit)
+        << "</td><td>" << format_percent(k->utilization.issue, 0) << "</td><td>" << format_percent(k->utilization.l2, 0)
+        << "</td><td>" << format_percent(k->utilization.dram, 0) << "</td><td>"
         << (k->lmem.l2_share_is_upper_bound ? "≤" : "") << format_percent(k->lmem.l2_share, 1) << "</td><td>"
         << format_percent(k->lmem.instruction_share, 1) << "</td><td>" << format_percent(render::occupancy_of(*k), 0)
         << "</td></tr>\n";
@@ -140,9 +143,9 @@ void write_group_article(std::ostream& out, const RunSummary& summary, std::size
     out << "<li>LMEM: " << format_percent(k.lmem.l2_share) << " of L1-L2 traffic";
     if (k.lmem.l2_share_is_upper_bound)
       out << " (upper bound; at least " << format_percent(k.lmem.l2_share_lower_bound) << ")";
-    out << ", slides' estimate " << format_percent(k.lmem.l2_share_seed) << "; " << format_percent(k.lmem.instruction_share)
-        << " of instructions; L1 hit rate ld " << format_percent(k.lmem.l1_load_hit_rate) << " / st "
-        << format_percent(k.lmem.l1_store_hit_rate) << "</li>\n";
+    out << ", slides' estimate " << format_percent(k.lmem.l2_share_seed) << "; "
+        << format_percent(k.lmem.instruction_share) << " of instructions; L1 hit rate ld "
+        << format_percent(k.lmem.l1_load_hit_rate) << " / st " << format_percent(k.lmem.l1_store_hit_rate) << "</li>\n";
   }
   for (const auto& warning : k.lmem.warnings) out << "<li>warning: " << html_escape(warning) << "</li>\n";
   if (k.ncu_verdict) {
@@ -202,7 +205,8 @@ void write_html_report(const RunSummary& summary, std::ostream& out, const Repor
   out << html_escape(render::run_scope_text(summary));
   if (run.stall_sampling) out << "<br>" << html_escape(render::stall_sampling_text(*run.stall_sampling));
   out << "</p>\n";
-  for (const auto& note : render::collection_notes(summary)) out << "<p class=\"warning\">" << html_escape(note) << "</p>\n";
+  for (const auto& note : render::collection_notes(summary))
+    out << "<p class=\"warning\">" << html_escape(note) << "</p>\n";
   out << "</header>\n";
   // The program's verdict first (GPU busy, what the idle time was spent on), with its own
   // ranked fixes; empty for a record without a timeline.

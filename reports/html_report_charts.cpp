@@ -46,7 +46,8 @@ std::vector<std::string> group_labels(const RunSummary& summary, const std::vect
       continue;
     }
     const std::string configuration = compact_configuration(group.grid, group.block);
-    const std::size_t room = std::max<std::size_t>(budget > configuration.size() ? budget - configuration.size() - 1 : 0, 20);
+    const std::size_t room =
+        std::max<std::size_t>(budget > configuration.size() ? budget - configuration.size() - 1 : 0, 20);
     labels.push_back(distinct_label(group.display_name, names, room) + " " + configuration);
   }
   number_alike(labels);
@@ -100,8 +101,8 @@ void write_lmem_chart(std::ostream& out, const RunSummary& summary) {
     // Shown as 0.0 % below 0.05 %: not worth a bar.
     if (g.lmem_l2_share.value_or(0) >= 0.0005 || g.lmem_instruction_share.value_or(0) >= 0.0005) with_lmem.push_back(i);
   }
-  const std::vector<std::size_t> shown(with_lmem.begin(),
-                                       with_lmem.begin() + static_cast<std::ptrdiff_t>(std::min(with_lmem.size(), kChartRows / 2)));
+  const std::vector<std::size_t> shown(
+      with_lmem.begin(), with_lmem.begin() + static_cast<std::ptrdiff_t>(std::min(with_lmem.size(), kChartRows / 2)));
   const auto labels = group_labels(summary, shown, 36);
   std::vector<Bar> bars;
   for (std::size_t row = 0; row < shown.size(); ++row) {
@@ -168,8 +169,9 @@ void write_map(std::ostream& out, const RunSummary& summary) {
   const auto& thresholds = summary.run.thresholds;
   write_utilization_map(out, thresholds, axis_max_for(extents), points, {}, verdict_legend());
   out << "<p class=\"note\">One point per kernel and launch configuration, at its utilisations averaged over its "
-         "launches by time. Dashed lines: the verdict thresholds. Below " << format_percent(thresholds.latency, 0)
-      << " on both axes a kernel is latency-limited; at or above " << format_percent(thresholds.high_utilization, 0)
+         "launches by time. Dashed lines: the verdict thresholds. Below "
+      << format_percent(thresholds.latency, 0) << " on both axes a kernel is latency-limited; at or above "
+      << format_percent(thresholds.high_utilization, 0)
       << " that side limits it; in between, the side that leads. Circle area: share of the run's time.</p>\n";
   if (!not_plotted.empty()) {
     out << "<p class=\"note\">Not plotted (the counters give no utilisation): ";

@@ -24,8 +24,8 @@ bool is_dominant(const KernelStallAnalysis& stalls, const StallShare& reason) {
 
 void write_stalls(std::ostream& out, const KernelStallAnalysis& stalls, const std::string& id) {
   using render::html_escape;
-  out << "<div class=\"stalls\">\n<p><b>Why it waits</b> (PC samples): " << html_escape(render::why_it_waits_text(stalls))
-      << "</p>\n";
+  out << "<div class=\"stalls\">\n<p><b>Why it waits</b> (PC samples): "
+      << html_escape(render::why_it_waits_text(stalls)) << "</p>\n";
   std::vector<Bar> bars;
   for (const auto& reason : stalls.reasons) {
     if (reason.reason == kIssuedReason) continue;

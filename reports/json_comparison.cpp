@@ -55,14 +55,16 @@ ordered_json matched_json(const RunComparison& comparison, const KernelCompariso
                     {"after", optional_verdict(k.after.verdict)},
                     {"changed", k.verdict_changed}};
   out["balanced"] = {{"before", k.before.balanced}, {"after", k.after.balanced}};
-  out["limiting_unit"] = {{"before", std::string(k.before.limiting_unit)}, {"after", std::string(k.after.limiting_unit)}};
+  out["limiting_unit"] = {{"before", std::string(k.before.limiting_unit)},
+                          {"after", std::string(k.after.limiting_unit)}};
   out["utilization"] = {{"issue", before_after_json(k.before.utilization.issue, k.after.utilization.issue)},
                         {"l2", before_after_json(k.before.utilization.l2, k.after.utilization.l2)},
                         {"dram", before_after_json(k.before.utilization.dram, k.after.utilization.dram)},
                         {"compute", before_after_json(k.before.utilization.compute, k.after.utilization.compute)},
                         {"memory", before_after_json(k.before.utilization.memory, k.after.utilization.memory)}};
-  out["lmem"] = {{"l2_share", before_after_json(k.before.lmem.l2_share, k.after.lmem.l2_share)},
-                 {"instruction_share", before_after_json(k.before.lmem.instruction_share, k.after.lmem.instruction_share)}};
+  out["lmem"] = {
+      {"l2_share", before_after_json(k.before.lmem.l2_share, k.after.lmem.l2_share)},
+      {"instruction_share", before_after_json(k.before.lmem.instruction_share, k.after.lmem.instruction_share)}};
   return out;
 }
 
@@ -136,7 +138,8 @@ ordered_json comparison_head(const RunComparison& comparison) {
   if (!comparison.program_warning.empty()) out["program_warning"] = comparison.program_warning;
   if (!comparison.match_warning.empty()) out["match_warning"] = comparison.match_warning;
   out["names_matched_by_key"] = comparison.names_matched_by_key;
-  out["program"] = {{"before", program_json(comparison.before_program)}, {"after", program_json(comparison.after_program)}};
+  out["program"] = {{"before", program_json(comparison.before_program)},
+                    {"after", program_json(comparison.after_program)}};
   out["total"] = time_change_json(comparison.totals.all);
   out["matched_total"] = time_change_json(comparison.totals.matched);
   return out;
@@ -147,12 +150,15 @@ using EntrySource = std::function<void(const EntrySink&)>;  // gives its entries
 
 // Calls LIST with the key and the entries of each list of launches, in the document's order.
 void for_each_launch_list(const RunComparison& comparison, const ComparisonOptions& options,
-                          const render::NameLookup& names, const std::function<void(const char*, const EntrySource&)>& list) {
+                          const render::NameLookup& names,
+                          const std::function<void(const char*, const EntrySource&)>& list) {
   list("matched", [&](const EntrySink& entry) {
-    for (const KernelComparison* k : render::matched_in_order(comparison, options.top)) entry(matched_json(comparison, *k, names));
+    for (const KernelComparison* k : render::matched_in_order(comparison, options.top))
+      entry(matched_json(comparison, *k, names));
   });
   const auto unmatched = [&](const std::vector<UnmatchedKernel>& kernels, const EntrySink& entry) {
-    for (std::size_t i = 0; i < render::shown_rows(kernels.size(), options.top); ++i) entry(unmatched_json(kernels[i], names));
+    for (std::size_t i = 0; i < render::shown_rows(kernels.size(), options.top); ++i)
+      entry(unmatched_json(kernels[i], names));
   };
   list("only_before", [&](const EntrySink& entry) { unmatched(comparison.only_before, entry); });
   list("only_after", [&](const EntrySink& entry) { unmatched(comparison.only_after, entry); });

@@ -48,8 +48,12 @@ ordered_json kernel_json(const KernelAnalysis& k) {
   utilization["pipes"] = pipes;
   ordered_json units = ordered_json::array();
   for (const auto& use : k.utilization.units)
-    units.push_back({{"unit", use.label}, {"side", use.compute_side ? "compute" : "memory"}, {"group", use.group},
-                     {"value", use.value}, {"direct", use.direct}, {"source", use.source}});
+    units.push_back({{"unit", use.label},
+                     {"side", use.compute_side ? "compute" : "memory"},
+                     {"group", use.group},
+                     {"value", use.value},
+                     {"direct", use.direct},
+                     {"source", use.source}});
   utilization["units"] = units;
   utilization["missing_units"] = k.utilization.missing_units;
   out["utilization"] = utilization;
@@ -138,20 +142,23 @@ ordered_json rollup_json(const RunSummary& summary) {
                       {"longest_sequence", group.longest.sequence},
                       {"duration_ns", durations_json(group.durations)},
                       {"time_share", optional_number(group.time_share)},
-                      {"verdicts", {{"bandwidth", group.verdicts.bandwidth},
-                                    {"instruction", group.verdicts.instruction},
-                                    {"latency", group.verdicts.latency},
-                                    {"none", group.verdicts.none}}},
+                      {"verdicts",
+                       {{"bandwidth", group.verdicts.bandwidth},
+                        {"instruction", group.verdicts.instruction},
+                        {"latency", group.verdicts.latency},
+                        {"none", group.verdicts.none}}},
                       {"main_verdict", optional_verdict(group.main_verdict)},
                       {"limiting_unit", group.limiting_unit},
-                      {"utilization", {{"issue", optional_number(group.issue)},
-                                       {"l2", optional_number(group.l2)},
-                                       {"dram", optional_number(group.dram)},
-                                       {"compute", optional_number(group.compute)},
-                                       {"memory", optional_number(group.memory)}}},
-                      {"lmem", {{"l2_share", optional_number(group.lmem_l2_share)},
-                                {"l2_share_is_upper_bound", group.lmem_l2_share_is_upper_bound},
-                                {"instruction_share", optional_number(group.lmem_instruction_share)}}},
+                      {"utilization",
+                       {{"issue", optional_number(group.issue)},
+                        {"l2", optional_number(group.l2)},
+                        {"dram", optional_number(group.dram)},
+                        {"compute", optional_number(group.compute)},
+                        {"memory", optional_number(group.memory)}}},
+                      {"lmem",
+                       {{"l2_share", optional_number(group.lmem_l2_share)},
+                        {"l2_share_is_upper_bound", group.lmem_l2_share_is_upper_bound},
+                        {"instruction_share", optional_number(group.lmem_instruction_share)}}},
                       {"theoretical_occupancy", optional_number(group.occupancy)}});
     if (group.stalls) groups.back()["stalls"] = render::kernel_stalls_json(*group.stalls);
     if (group.launches_seen) {  // per-kernel budgets: all launches seen, and the time estimated over them
@@ -171,8 +178,10 @@ ordered_json rollup_json(const RunSummary& summary) {
   }
   out["groups"] = groups;
   if (const auto& t = summary.timeline_kernels) {
-    out["timeline"] = {{"launches", t->launches},           {"kernels", t->kernels},
-                       {"kernel_ns", t->kernel_ns},          {"window_ns", t->window_ns},
+    out["timeline"] = {{"launches", t->launches},
+                       {"kernels", t->kernels},
+                       {"kernel_ns", t->kernel_ns},
+                       {"window_ns", t->window_ns},
                        {"without_counters", t->without_counters}};
   }
   ordered_json fix_first = ordered_json::array();
@@ -213,10 +222,11 @@ ordered_json rollup_json(const RunSummary& summary) {
                         {"launches", r.launches},
                         {"duration_ns", durations_json(r.durations)},
                         {"time_share", optional_number(r.time_share)},
-                        {"verdicts", {{"bandwidth", r.verdicts.bandwidth},
-                                      {"instruction", r.verdicts.instruction},
-                                      {"latency", r.verdicts.latency},
-                                      {"none", r.verdicts.none}}},
+                        {"verdicts",
+                         {{"bandwidth", r.verdicts.bandwidth},
+                          {"instruction", r.verdicts.instruction},
+                          {"latency", r.verdicts.latency},
+                          {"none", r.verdicts.none}}},
                         {"main_verdict", optional_verdict(r.main_verdict)},
                         {"top_kernels", r.top_kernels}});
     }
@@ -253,8 +263,8 @@ ordered_json report_without_kernels(const RunSummary& summary) {
   }
   const auto& t = run.thresholds;
   out["thresholds"] = {{"high_utilization", t.high_utilization}, {"latency", t.latency},
-                       {"balance_gap", t.balance_gap}, {"small_grid_waves", t.small_grid_waves},
-                       {"low_occupancy", t.low_occupancy}, {"tail_idle", t.tail_idle},
+                       {"balance_gap", t.balance_gap},           {"small_grid_waves", t.small_grid_waves},
+                       {"low_occupancy", t.low_occupancy},       {"tail_idle", t.tail_idle},
                        {"lmem_significant", t.lmem_significant}, {"lmem_negligible", t.lmem_negligible}};
   out["names"] = to_string(summary.names);
   out["kernels"] = ordered_json::array();
@@ -277,8 +287,8 @@ ordered_json launch_json(const RunSummary& summary, const KernelAnalysis& kernel
 
 ordered_json report_json(const RunSummary& summary, const ReportOptions& options) {
   ordered_json out = report_without_kernels(summary);
-  render::for_each_listed_launch(summary, options,
-                                 [&](const KernelAnalysis& kernel) { out["kernels"].push_back(launch_json(summary, kernel)); });
+  render::for_each_listed_launch(
+      summary, options, [&](const KernelAnalysis& kernel) { out["kernels"].push_back(launch_json(summary, kernel)); });
   return out;
 }
 

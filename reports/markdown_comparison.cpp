@@ -53,15 +53,17 @@ std::string head(const RunComparison& comparison, const render::NameLookup& name
       << "Before: " << markdown_code(comparison.before_label) << " · after: " << markdown_code(comparison.after_label)
       << " · " << markdown_escape(render::device_text(comparison.before_device));
   if (render::device_text(comparison.after_device) != render::device_text(comparison.before_device))
-    out << " → " << markdown_escape(render::device_text(comparison.after_device)) << " (different GPUs: times are not comparable)";
+    out << " → " << markdown_escape(render::device_text(comparison.after_device))
+        << " (different GPUs: times are not comparable)";
   out << "\n\n";
-  for (const std::string* warning : {&comparison.cache_warning, &comparison.selection_warning, &comparison.program_warning,
-                                     &comparison.match_warning})
+  for (const std::string* warning : {&comparison.cache_warning, &comparison.selection_warning,
+                                     &comparison.program_warning, &comparison.match_warning})
     if (!warning->empty()) out << "> **Warning:** " << markdown_escape(*warning) << "\n\n";
   if (const auto program = render::program_change_text(comparison, " → "); !program.empty())
     out << "**Program:** " << markdown_escape(program) << "\n\n";
   if (comparison.names_matched_by_key > 0)
-    out << "Kernel names: " << comparison.names_matched_by_key << " matched though spelled differently (ncu and CUPTI).\n\n";
+    out << "Kernel names: " << comparison.names_matched_by_key
+        << " matched though spelled differently (ncu and CUPTI).\n\n";
   out << (comparison.per_launch ? "**Mean per launch:** " : "**Total:** ") << total_text(totals.all) << ", "
       << totals.before_launches << " → " << totals.after_launches << " launches; matched " << comparison.kernels.size()
       << (comparison.kernels.size() == 1 ? " kernel: " : " kernels: ") << total_text(totals.matched) << "\n\n";
@@ -101,8 +103,8 @@ Section matched_section(const RunComparison& comparison, const render::NameLooku
     section.rows.push_back(
         "| " + render::row_launches_text(comparison, k, "→") + " | " + markdown_code(names(k.before.name)) + " | " +
         render::configuration_text(k.before.grid, k.before.block, " × ") + " | " +
-        render::precise_duration_text(k.time.before_ns) + " | " + render::precise_duration_text(k.time.after_ns) + " | " +
-        change + (kind == "noise" ? " (noise)" : "") + " | " + render::speed_factor_text(k.time.ratio) + " | " +
+        render::precise_duration_text(k.time.before_ns) + " | " + render::precise_duration_text(k.time.after_ns) +
+        " | " + change + (kind == "noise" ? " (noise)" : "") + " | " + render::speed_factor_text(k.time.ratio) + " | " +
         arrow(verdict_label(k.before), verdict_label(k.after)) + " | " +
         percent_arrow(k.before.utilization.issue, k.after.utilization.issue, 0) + " | " +
         percent_arrow(k.before.utilization.l2, k.after.utilization.l2, 0) + " | " +
@@ -116,11 +118,15 @@ Section matched_section(const RunComparison& comparison, const render::NameLooku
 }
 
 Section unmatched_section(const std::string& title, const RunComparison& comparison,
-                          const std::vector<UnmatchedKernel>& kernels, const render::NameLookup& names, std::size_t top) {
+                          const std::vector<UnmatchedKernel>& kernels, const render::NameLookup& names,
+                          std::size_t top) {
   Section section;
   if (kernels.empty()) return section;
   section.opening = "**" + title + "** (" + render::count_text(kernels.size()) +
-                    (comparison.launch_rows ? " launches" : kernels.size() == 1 ? " kernel" : " kernels") + "):\n\n";
+                    (comparison.launch_rows ? " launches"
+                     : kernels.size() == 1  ? " kernel"
+                                            : " kernels") +
+                    "):\n\n";
   const std::size_t shown = render::shown_rows(kernels.size(), top);
   for (std::size_t i = 0; i < shown; ++i) {
     const auto& k = kernels[i];
@@ -161,8 +167,9 @@ std::vector<std::size_t> fit(std::vector<Section>& sections, std::size_t fixed, 
   std::size_t total = fixed + kNoteRoom * sections.size();
   for (const auto& section : sections) total += section.size();
   while (total > limit) {
-    const auto longest = std::max_element(sections.begin(), sections.end(),
-                                          [](const Section& a, const Section& b) { return a.rows.size() < b.rows.size(); });
+    const auto longest = std::max_element(sections.begin(), sections.end(), [](const Section& a, const Section& b) {
+      return a.rows.size() < b.rows.size();
+    });
     if (longest == sections.end() || longest->rows.empty()) break;
     total -= longest->rows.back().size();
     longest->rows.pop_back();
@@ -176,10 +183,11 @@ std::vector<std::size_t> fit(std::vector<Section>& sections, std::size_t fixed, 
 void write_markdown_comparison(const RunComparison& comparison, std::ostream& out, const ComparisonOptions& options) {
   const render::NameLookup names(comparison, options.names);
   const std::string opening = head(comparison, names);
-  std::vector<Section> sections = {matched_section(comparison, names, options.top),
-                                   unmatched_section("Only in before", comparison, comparison.only_before, names, options.top),
-                                   unmatched_section("Only in after", comparison, comparison.only_after, names, options.top),
-                                   samples_section(comparison, names, options.top)};
+  std::vector<Section> sections = {
+      matched_section(comparison, names, options.top),
+      unmatched_section("Only in before", comparison, comparison.only_before, names, options.top),
+      unmatched_section("Only in after", comparison, comparison.only_after, names, options.top),
+      samples_section(comparison, names, options.top)};
   const auto dropped = fit(sections, opening.size(), options.markdown_limit);
   out << opening;
   for (std::size_t i = 0; i < sections.size(); ++i) {

@@ -47,14 +47,15 @@ void write_program(const RunSummary& summary, std::ostream& out) {
   for (const auto& advice : p.advice) out << "- " << markdown_escape(advice) << "\n";
   out << "\n| part of the window | time | share |\n|:--|--:|--:|\n";
   for (const auto& part : render::split_parts(p.split))
-    out << "| " << part.label << " | " << format_duration_ns(part.ns) << " | " << format_percent(p.split.share(part.ns)) << " |\n";
+    out << "| " << part.label << " | " << format_duration_ns(part.ns) << " | " << format_percent(p.split.share(part.ns))
+        << " |\n";
   out << "\n";
   if (p.ranges.empty()) return;
   out << "| NVTX range | wall | instances | GPU busy | verdict |\n|:--|--:|--:|--:|:--|\n";
   for (std::size_t i = 0; i < p.ranges.size() && i < 10; ++i) {
     const auto& r = p.ranges[i];
-    out << "| " << markdown_code(r.range) << " | " << format_duration_ns(r.split.wall_ns) << " | " << r.instances << " | "
-        << format_percent(r.split.busy_share(), 0) << " | " << to_string(r.verdict) << " |\n";
+    out << "| " << markdown_code(r.range) << " | " << format_duration_ns(r.split.wall_ns) << " | " << r.instances
+        << " | " << format_percent(r.split.busy_share(), 0) << " | " << to_string(r.verdict) << " |\n";
   }
   out << "\n";
 }
@@ -74,15 +75,16 @@ void write_fix_first(const RunSummary& summary, std::ostream& out) {
     const auto& g = summary.groups[item.group];
     out << rank + 1 << ". **" << markdown_code(g.display_name) << "** [" << g.longest.sequence << "] — "
         << render::duration_text(render::shown_durations(g).total_ns) << " ("
-        << format_percent(render::shown_time_share(g), 0) << "), "
-        << verdict_label(g.longest.verdict) << ": " << markdown_escape(item.headline) << "\n";
+        << format_percent(render::shown_time_share(g), 0) << "), " << verdict_label(g.longest.verdict) << ": "
+        << markdown_escape(item.headline) << "\n";
   }
   out << "\n";
 }
 
 void write_group_table(const RunSummary& summary, const ReportOptions& options, std::ostream& out) {
   const std::size_t shown = render::shown_group_count(summary, options.top);
-  // With a timeline that holds kernels, the time columns are the timeline's and "profiled" counts the counters' launches.
+  // With a timeline that holds kernels, the time columns are the timeline's and "profiled" counts the counters'
+  // launches.
   const bool timeline = render::shows_timeline_time(summary);
   out << "### Kernels by time" << (timeline ? " on the timeline" : "") << ", grouped by name and launch configuration";
   if (shown < summary.groups.size()) out << " (top " << shown << " of " << summary.groups.size() << ")";
@@ -96,8 +98,8 @@ void write_group_table(const RunSummary& summary, const ReportOptions& options, 
         << format_percent(render::shown_time_share(g), 0) << " | " << render::precise_duration_text(d.total_ns) << " | "
         << render::shown_launches_text(g) << " | " << render::precise_duration_text(d.mean_ns) << " | "
         << render::precise_duration_text(d.min_ns) << " | " << render::precise_duration_text(d.max_ns) << " | "
-        << (timeline ? render::profiled_launches_text(g) + " | " : "")
-        << markdown_escape(render::group_verdict_text(g)) << " | " << markdown_escape(g.limiting_unit) << " | "
+        << (timeline ? render::profiled_launches_text(g) + " | " : "") << markdown_escape(render::group_verdict_text(g))
+        << " | " << markdown_escape(g.limiting_unit) << " | "
         << (g.lmem_l2_share_is_upper_bound && g.lmem_l2_share ? "≤" : "") << format_percent(g.lmem_l2_share, 1) << " | "
         << format_percent(g.lmem_instruction_share, 1) << " | " << render::configuration_text(g.grid, g.block, " × ")
         << " |\n";
@@ -144,7 +146,8 @@ void write_launch_table(const RunSummary& summary, const ReportOptions& options,
         << " | " << verdict_label(*k) << " | " << format_percent(k->utilization.issue, 0) << " | "
         << format_percent(k->utilization.l2, 0) << " | " << format_percent(k->utilization.dram, 0) << " | "
         << (k->lmem.l2_share_is_upper_bound ? "≤" : "") << format_percent(k->lmem.l2_share, 1) << " | "
-        << format_percent(k->lmem.instruction_share, 1) << " | " << format_percent(render::occupancy_of(*k), 0) << " |\n";
+        << format_percent(k->lmem.instruction_share, 1) << " | " << format_percent(render::occupancy_of(*k), 0)
+        << " |\n";
   }
   out << "\n";
 }
@@ -183,16 +186,17 @@ void write_kernel_details(const KernelAnalysis& k, const std::string& name, std:
     if (k.registers_per_thread) out << (configuration.empty() ? "" : ", ") << *k.registers_per_thread << " registers";
     out << "\n\n";
   }
-  out << "**" << (k.verdict ? verdict_label(k) + "-limited" : "no verdict") << "**: " << markdown_escape(k.verdict_reason)
-      << "\n\n";
+  out << "**" << (k.verdict ? verdict_label(k) + "-limited" : "no verdict")
+      << "**: " << markdown_escape(k.verdict_reason) << "\n\n";
   if (!k.coverage_note.empty()) out << "_" << markdown_escape(k.coverage_note) << "_\n\n";
   const bool lmem = k.lmem.l2_sectors.value_or(0) > 0 || k.lmem.instruction_share.value_or(0) > 0;
   if (lmem) {
     out << "- LMEM: " << format_percent(k.lmem.l2_share) << " of L1-L2 traffic";
-    if (k.lmem.l2_share_is_upper_bound) out << " (upper bound; at least " << format_percent(k.lmem.l2_share_lower_bound) << ")";
-    out << ", slides' estimate " << format_percent(k.lmem.l2_share_seed) << "; " << format_percent(k.lmem.instruction_share)
-        << " of instructions; L1 hit rate ld " << format_percent(k.lmem.l1_load_hit_rate) << " / st "
-        << format_percent(k.lmem.l1_store_hit_rate) << "\n";
+    if (k.lmem.l2_share_is_upper_bound)
+      out << " (upper bound; at least " << format_percent(k.lmem.l2_share_lower_bound) << ")";
+    out << ", slides' estimate " << format_percent(k.lmem.l2_share_seed) << "; "
+        << format_percent(k.lmem.instruction_share) << " of instructions; L1 hit rate ld "
+        << format_percent(k.lmem.l1_load_hit_rate) << " / st " << format_percent(k.lmem.l1_store_hit_rate) << "\n";
   }
   for (const auto& warning : k.lmem.warnings) out << "- warning: " << markdown_escape(warning) << "\n";
   if (k.ncu_verdict) {
@@ -218,7 +222,8 @@ void write_markdown_body(const RunSummary& summary, std::ostream& out, const Rep
   out << markdown_escape(render::run_scope_text(summary)) << ".";
   if (run.stall_sampling) out << " " << markdown_escape(render::stall_sampling_text(*run.stall_sampling)) << ".";
   out << "\n\n";
-  for (const auto& note : render::collection_notes(summary)) out << "> **Warning:** " << markdown_escape(note) << "\n\n";
+  for (const auto& note : render::collection_notes(summary))
+    out << "> **Warning:** " << markdown_escape(note) << "\n\n";
   write_program(summary, out);
   write_time_by_verdict(summary, out);
   if (summary.groups.empty()) {  // a `--stalls` record has only samples
@@ -227,8 +232,10 @@ void write_markdown_body(const RunSummary& summary, std::ostream& out, const Rep
   }
   write_fix_first(summary, out);
   const bool grouped = options.grouped(summary);
-  if (grouped) write_group_table(summary, options, out);
-  else write_launch_table(summary, options, out);
+  if (grouped)
+    write_group_table(summary, options, out);
+  else
+    write_launch_table(summary, options, out);
   write_why_they_wait(summary, options.top, out);
   write_nvtx_ranges(summary, out);
 
@@ -241,7 +248,8 @@ void write_markdown_body(const RunSummary& summary, std::ostream& out, const Rep
     }
   } else {
     out << "<details><summary>Reasons and advice for each kernel</summary>\n\n";
-    for (const KernelAnalysis* k : render::launches_by_time(summary, options.view == ReportView::launches ? options.top : 0))
+    for (const KernelAnalysis* k :
+         render::launches_by_time(summary, options.view == ReportView::launches ? options.top : 0))
       write_kernel_details(*k, summary.display_name(k->name), out);
   }
   out << "</details>\n";

@@ -17,12 +17,18 @@ using ordered_json = nlohmann::ordered_json;
 
 const char* kind_color(ActivityKind kind) {
   switch (kind) {
-    case ActivityKind::kernel: return "grey";
-    case ActivityKind::memcpy: return "rail_load";
-    case ActivityKind::memset: return "olive";
-    case ActivityKind::synchronization: return "bad";
-    case ActivityKind::api_call: return "generic_work";
-    case ActivityKind::nvtx_range: return "rail_idle";
+    case ActivityKind::kernel:
+      return "grey";
+    case ActivityKind::memcpy:
+      return "rail_load";
+    case ActivityKind::memset:
+      return "olive";
+    case ActivityKind::synchronization:
+      return "bad";
+    case ActivityKind::api_call:
+      return "generic_work";
+    case ActivityKind::nvtx_range:
+      return "rail_idle";
   }
   return "grey";
 }
@@ -43,9 +49,12 @@ TrackKey track_of(const TimelineEvent& e) {
     case ActivityKind::memcpy:
     case ActivityKind::memset:
       return {0, e.device.value_or(-1), e.stream_id.value_or(0), e.stream_id.has_value()};
-    case ActivityKind::api_call: return {1, -1, e.thread_id.value_or(0), e.thread_id.has_value()};
-    case ActivityKind::synchronization: return {2, -1, e.thread_id.value_or(0), e.thread_id.has_value()};
-    case ActivityKind::nvtx_range: return {3, -1, e.thread_id.value_or(0), e.thread_id.has_value()};
+    case ActivityKind::api_call:
+      return {1, -1, e.thread_id.value_or(0), e.thread_id.has_value()};
+    case ActivityKind::synchronization:
+      return {2, -1, e.thread_id.value_or(0), e.thread_id.has_value()};
+    case ActivityKind::nvtx_range:
+      return {3, -1, e.thread_id.value_or(0), e.thread_id.has_value()};
   }
   return {};
 }
@@ -95,10 +104,14 @@ ordered_json event_args(const TimelineEvent& e, const PerfettoKernelArgs* kernel
 
 std::string event_name(const TimelineEvent& e, const PerfettoKernelArgs* kernel) {
   switch (e.kind) {
-    case ActivityKind::kernel: return kernel && !kernel->display_name.empty() ? kernel->display_name : e.name;
-    case ActivityKind::memcpy: return "memcpy " + e.name;
-    case ActivityKind::synchronization: return "sync " + e.name;
-    default: return e.name.empty() ? std::string(to_string(e.kind)) : e.name;
+    case ActivityKind::kernel:
+      return kernel && !kernel->display_name.empty() ? kernel->display_name : e.name;
+    case ActivityKind::memcpy:
+      return "memcpy " + e.name;
+    case ActivityKind::synchronization:
+      return "sync " + e.name;
+    default:
+      return e.name.empty() ? std::string(to_string(e.kind)) : e.name;
   }
 }
 
@@ -137,11 +150,16 @@ std::size_t write_perfetto_trace(const std::vector<PerfettoProcess>& processes, 
     emit({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", pid}, {"tid", 0}, {"args", {{"sort_index", pid}}}});
     if (process.program) {
       const auto& verdict = *process.program;
-      emit({{"ph", "M"}, {"name", "process_labels"}, {"pid", pid}, {"tid", 0},
-            {"args", {{"labels", std::string(to_string(verdict.verdict)) + ", GPU busy " +
-                                     std::to_string(static_cast<int>(100 * verdict.split.busy_share() + 0.5)) + "%" +
-                                     (verdict.pauses.empty() ? "" : " (pauses of " + format_duration_ns(verdict.paused_ns) +
-                                                                        " set aside)")}}}});
+      emit({{"ph", "M"},
+            {"name", "process_labels"},
+            {"pid", pid},
+            {"tid", 0},
+            {"args",
+             {{"labels", std::string(to_string(verdict.verdict)) + ", GPU busy " +
+                             std::to_string(static_cast<int>(100 * verdict.split.busy_share() + 0.5)) + "%" +
+                             (verdict.pauses.empty()
+                                  ? ""
+                                  : " (pauses of " + format_duration_ns(verdict.paused_ns) + " set aside)")}}}});
     }
     if (!process.timeline) continue;
     const Timeline& timeline = *process.timeline;
@@ -165,7 +183,8 @@ std::size_t write_perfetto_trace(const std::vector<PerfettoProcess>& processes, 
                             {"tid", tracks.at(track_of(e))},
                             {"ts", us(e.start_ns >= base ? e.start_ns - base : 0)},
                             {"dur", us(e.duration_ns())}};
-      event["cname"] = e.kind == ActivityKind::kernel && kernel ? perfetto_verdict_color(kernel->verdict) : kind_color(e.kind);
+      event["cname"] =
+          e.kind == ActivityKind::kernel && kernel ? perfetto_verdict_color(kernel->verdict) : kind_color(e.kind);
       event["args"] = event_args(e, kernel);
       emit(event);
       ++complete;

@@ -40,12 +40,24 @@ std::vector<SplitPart> split_parts(const TimeSplit& s) {
 std::string fix_program_text(const ProgramFix& fix) {
   const char* what = "";
   switch (fix.bound) {
-    case ProgramBound::launch: what = "idle inside launch calls"; break;
-    case ProgramBound::sync: what = "idle while the host synchronises"; break;
-    case ProgramBound::copy: what = "of copies on the critical path"; break;
-    case ProgramBound::host: what = "idle while the host works outside CUDA"; break;
-    case ProgramBound::unknown: what = "idle, no host activity recorded"; break;
-    case ProgramBound::gpu: what = "in kernels"; break;
+    case ProgramBound::launch:
+      what = "idle inside launch calls";
+      break;
+    case ProgramBound::sync:
+      what = "idle while the host synchronises";
+      break;
+    case ProgramBound::copy:
+      what = "of copies on the critical path";
+      break;
+    case ProgramBound::host:
+      what = "idle while the host works outside CUDA";
+      break;
+    case ProgramBound::unknown:
+      what = "idle, no host activity recorded";
+      break;
+    case ProgramBound::gpu:
+      what = "in kernels";
+      break;
   }
   return std::string(to_string(fix.bound)) + " — " + format_duration_ns(fix.saveable_ns) + " (" +
          format_percent(fix.share, 0) + " of the window) " + what;
@@ -107,12 +119,9 @@ ordered_json program_json(const ProgramVerdict& p) {
                      {"host_activity", ev.host_activity},
                      {"dropped_records", ev.dropped_records}};
   const auto& t = p.thresholds;
-  out["thresholds"] = {{"gpu_bound_share", t.gpu_bound_share},
-                       {"gpu_majority_share", t.gpu_majority_share},
-                       {"fix_min_share", t.fix_min_share},
-                       {"short_kernel_ns", t.short_kernel_ns},
-                       {"min_pause_ns", t.min_pause_ns},
-                       {"max_pauses", t.max_pauses},
+  out["thresholds"] = {{"gpu_bound_share", t.gpu_bound_share}, {"gpu_majority_share", t.gpu_majority_share},
+                       {"fix_min_share", t.fix_min_share},     {"short_kernel_ns", t.short_kernel_ns},
+                       {"min_pause_ns", t.min_pause_ns},       {"max_pauses", t.max_pauses},
                        {"min_judged_ns", t.min_judged_ns}};
   ordered_json fixes = ordered_json::array();
   for (const auto& f : p.fixes)
@@ -124,7 +133,9 @@ ordered_json program_json(const ProgramVerdict& p) {
   out["fixes"] = fixes;
   ordered_json ranges = ordered_json::array();
   for (const auto& r : p.ranges)
-    ranges.push_back({{"range", r.range}, {"instances", r.instances}, {"verdict", program_bound_key(r.verdict)},
+    ranges.push_back({{"range", r.range},
+                      {"instances", r.instances},
+                      {"verdict", program_bound_key(r.verdict)},
                       {"time", time_split_json(r.split)}});
   out["nvtx_ranges"] = ranges;
   return out;

@@ -15,9 +15,9 @@ namespace limiter::render {
 
 // One line of "what to fix first": a program-level fix or a kernel group, with the time it can save.
 struct FixLine {
-  const ProgramFix* program = nullptr;     // set for a program-level fix
-  const FixFirstEntry* kernel = nullptr;   // else a kernel group's entry
-  double ns = 0;                           // the fix's idle time; the group's (estimated) total time
+  const ProgramFix* program = nullptr;    // set for a program-level fix
+  const FixFirstEntry* kernel = nullptr;  // else a kernel group's entry
+  double ns = 0;                          // the fix's idle time; the group's (estimated) total time
 };
 
 // SUMMARY's fix_first, with its program's fixes ranked among them by time (most first); the

@@ -56,7 +56,8 @@ std::string rank_job_text(const RankSummary& summary) {
     text += " of a " + *launchers.begin() + " job (world size " + std::to_string(*world_sizes.begin()) + ")";
   }
   if (!hosts.empty()) text += " on " + plural(hosts.size(), "host", "hosts");
-  if (!summary.kernels.empty()) text += ", " + format_duration_ns(summary.total_ns) + " of kernel time";  // PC samples alone: none
+  if (!summary.kernels.empty())
+    text += ", " + format_duration_ns(summary.total_ns) + " of kernel time";  // PC samples alone: none
   return text + (summary.kernel_regex.empty() ? "" : " (-k '" + summary.kernel_regex + "')");
 }
 
@@ -102,7 +103,14 @@ std::string straggler_text(const RankSummary& summary) {
 }
 
 std::vector<std::string> rank_table_titles(const RankSummary& summary) {
-  return {summary.one_job ? "rank" : "record", "host", "GPU", "launches", "kernel time", "vs slowest", "main verdict", "record"};
+  return {summary.one_job ? "rank" : "record",
+          "host",
+          "GPU",
+          "launches",
+          "kernel time",
+          "vs slowest",
+          "main verdict",
+          "record"};
 }
 
 std::vector<Row> rank_table_rows(const RankSummary& summary) {
@@ -110,22 +118,26 @@ std::vector<Row> rank_table_rows(const RankSummary& summary) {
   const double slowest_ns = summary.ranks.empty() ? 0 : summary.ranks[summary.slowest_rank].kernel_ns;
   for (const auto& r : summary.ranks) {
     const auto& device = r.summary.run.device;
-    const std::string gpu = device.name.empty() ? short_gpu_uuid(device.uuid)
-                                                 : device.name + " " + short_gpu_uuid(device.uuid);
+    const std::string gpu =
+        device.name.empty() ? short_gpu_uuid(device.uuid) : device.name + " " + short_gpu_uuid(device.uuid);
     const std::string against = slowest_ns > 0 ? format_percent(r.kernel_ns / slowest_ns - 1.0, 1) : "—";
     // Ranks of PC samples alone have no kernel time: no "slowest" among zeros.
     const bool timed = slowest_ns > 0;
-    rows.push_back({{r.label}, {r.host.empty() ? "—" : r.host, true}, {gpu, true},
-                    {count_text(r.launches)}, {timed ? precise_duration_text(r.kernel_ns) : "—"},
+    rows.push_back({{r.label},
+                    {r.host.empty() ? "—" : r.host, true},
+                    {gpu, true},
+                    {count_text(r.launches)},
+                    {timed ? precise_duration_text(r.kernel_ns) : "—"},
                     {timed && &r == &summary.ranks[summary.slowest_rank] ? "slowest" : against},
-                    {main_verdict_text(r.summary), true}, {r.path, true}});
+                    {main_verdict_text(r.summary), true},
+                    {r.path, true}});
   }
   return rows;
 }
 
 std::vector<std::string> rank_kernel_titles() {
-  return {"#", "time%", "total", "ranks", "launches/rank", "per rank min", "max", "spread", "slowest",
-          "verdict", "unit", "grid x block", "kernel"};
+  return {"#",      "time%",   "total",   "ranks", "launches/rank", "per rank min", "max",
+          "spread", "slowest", "verdict", "unit",  "grid x block",  "kernel"};
 }
 
 std::size_t shown_rank_kernel_count(const RankSummary& summary, std::size_t top) {
@@ -137,14 +149,19 @@ std::vector<Row> rank_kernel_rows(const RankSummary& summary, std::size_t top) {
   const std::size_t shown = shown_rank_kernel_count(summary, top);
   for (std::size_t i = 0; i < shown; ++i) {
     const RankKernel& k = summary.kernels[i];
-    rows.push_back({{std::to_string(i + 1)}, {format_percent(k.time_share, 0)}, {precise_duration_text(k.total_ns)},
+    rows.push_back({{std::to_string(i + 1)},
+                    {format_percent(k.time_share, 0)},
+                    {precise_duration_text(k.total_ns)},
                     {std::to_string(k.ranks_with_kernel) + "/" + std::to_string(summary.ranks.size())},
-                    {rank_launches_text(k)}, {precise_duration_text(k.min_rank_ns)},
+                    {rank_launches_text(k)},
+                    {precise_duration_text(k.min_rank_ns)},
                     {precise_duration_text(k.max_rank_ns)},
                     {k.spread ? "+" + format_fixed(*k.spread * 100.0, 1) + "%" : "—"},
-                    {summary.member(summary.ranks[k.slowest]), true}, {rank_verdict_text(k), true},
+                    {summary.member(summary.ranks[k.slowest]), true},
+                    {rank_verdict_text(k), true},
                     {k.limiting_unit.empty() ? "—" : k.limiting_unit, true},
-                    {configuration_text(k.grid, k.block, "x"), true}, {k.display_name, true}});
+                    {configuration_text(k.grid, k.block, "x"), true},
+                    {k.display_name, true}});
   }
   return rows;
 }
@@ -154,8 +171,8 @@ std::string rank_kernels_left_out_text(const RankSummary& summary, std::size_t t
   if (shown == summary.kernels.size()) return "";
   double rest_ns = 0;
   for (std::size_t i = shown; i < summary.kernels.size(); ++i) rest_ns += summary.kernels[i].total_ns;
-  return "... " + std::to_string(summary.kernels.size() - shown) + " more: " +
-         format_percent(summary.share_of_all(rest_ns), 1) + " of the time over all ranks";
+  return "... " + std::to_string(summary.kernels.size() - shown) +
+         " more: " + format_percent(summary.share_of_all(rest_ns), 1) + " of the time over all ranks";
 }
 
 const char* const kRankRangeLegend =
@@ -169,12 +186,15 @@ std::vector<std::string> rank_range_titles() {
 std::vector<Row> rank_range_rows(const RankSummary& summary) {
   std::vector<Row> rows;
   for (const RankRange& r : summary.ranges) {
-    rows.push_back({{format_percent(r.time_share, 0)}, {precise_duration_text(r.total_ns)},
+    rows.push_back({{format_percent(r.time_share, 0)},
+                    {precise_duration_text(r.total_ns)},
                     {std::to_string(r.ranks_with_range) + "/" + std::to_string(summary.ranks.size())},
-                    {count_text(r.launches)}, {precise_duration_text(r.min_rank_ns)},
+                    {count_text(r.launches)},
+                    {precise_duration_text(r.min_rank_ns)},
                     {precise_duration_text(r.max_rank_ns)},
                     {r.spread ? "+" + format_fixed(*r.spread * 100.0, 1) + "%" : "—"},
-                    {summary.member(summary.ranks[r.slowest]), true}, {verdict_label(r.slowest_verdict), true},
+                    {summary.member(summary.ranks[r.slowest]), true},
+                    {verdict_label(r.slowest_verdict), true},
                     {r.ranges, true}});
   }
   return rows;
@@ -193,9 +213,8 @@ std::vector<RankStallLine> rank_stall_lines(const RankSummary& summary, std::siz
 }
 
 std::string rank_no_timeline_hint(const RankSummary& summary) {
-  const bool any = std::any_of(summary.ranks.begin(), summary.ranks.end(), [](const RankRun& r) {
-    return r.summary.program || r.summary.timeline_kernels;
-  });
+  const bool any = std::any_of(summary.ranks.begin(), summary.ranks.end(),
+                               [](const RankRun& r) { return r.summary.program || r.summary.timeline_kernels; });
   if (any || summary.ranks.empty()) return "";
   std::string note = kNoTimelineNote;
   return "hint: " + note.replace(note.find("this record"), 11, "these records");

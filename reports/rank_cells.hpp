@@ -51,7 +51,8 @@ struct RankStallLine {
   const KernelStallAnalysis* stalls = nullptr;
 };
 std::vector<RankStallLine> rank_stall_lines(const RankSummary& summary, std::size_t top);
-inline constexpr const char* kRankStallTitle = "why they wait (PC samples by stall reason over the ranks, most samples first)";
+inline constexpr const char* kRankStallTitle =
+    "why they wait (PC samples by stall reason over the ranks, most samples first)";
 
 // The report's last line where no record has a timeline: how to get the program verdict; else empty.
 std::string rank_no_timeline_hint(const RankSummary& summary);

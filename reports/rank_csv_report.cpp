@@ -12,11 +12,39 @@
 namespace limiter {
 
 const std::vector<std::string> kCsvRankReportColumns = {
-    "kernel_index", "kernel", "short_name", "grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z",
-    "rank", "host", "device_uuid", "launches", "total_ns", "mean_ns", "min_ns", "max_ns", "share_of_all_ranks",
-    "verdict", "limiting_unit", "issue_utilization", "l2_utilization", "dram_utilization", "lmem_l2_share",
-    "lmem_instruction_share", "kernel_spread", "kernel_slowest_rank",
-    "stall_samples", "stall_issued_share", "stall_reason_1", "stall_share_1", "stall_reason_2", "stall_share_2",
+    "kernel_index",
+    "kernel",
+    "short_name",
+    "grid_x",
+    "grid_y",
+    "grid_z",
+    "block_x",
+    "block_y",
+    "block_z",
+    "rank",
+    "host",
+    "device_uuid",
+    "launches",
+    "total_ns",
+    "mean_ns",
+    "min_ns",
+    "max_ns",
+    "share_of_all_ranks",
+    "verdict",
+    "limiting_unit",
+    "issue_utilization",
+    "l2_utilization",
+    "dram_utilization",
+    "lmem_l2_share",
+    "lmem_instruction_share",
+    "kernel_spread",
+    "kernel_slowest_rank",
+    "stall_samples",
+    "stall_issued_share",
+    "stall_reason_1",
+    "stall_share_1",
+    "stall_reason_2",
+    "stall_share_2",
     "stall_hot_line"};  // the last, render::kCsvStallColumns: the kernel's over all ranks
 
 namespace {
@@ -39,17 +67,36 @@ void write_rank_csv_report(const RankSummary& summary, std::ostream& out, const 
       if (!k.groups[r]) continue;
       const RankRun& rank = summary.ranks[r];
       const KernelSummary& g = rank.summary.groups[*k.groups[r]];
-      std::vector<std::string> row = {
-           std::to_string(i + 1), k.name, k.display_name, std::to_string(k.grid.x), std::to_string(k.grid.y),
-           std::to_string(k.grid.z), std::to_string(k.block.x), std::to_string(k.block.y), std::to_string(k.block.z),
-           rank.label, rank.host, rank.summary.run.device.uuid, std::to_string(g.launches),
-           plain_number(g.durations.total_ns), plain_number(g.durations.mean_ns), plain_number(g.durations.min_ns),
-           plain_number(g.durations.max_ns), plain_number(summary.share_of_all(g.durations.total_ns)),
-           g.main_verdict ? to_string(*g.main_verdict) : "", g.limiting_unit, plain_number(g.issue), plain_number(g.l2),
-           plain_number(g.dram), plain_number(g.lmem_l2_share), plain_number(g.lmem_instruction_share),
-           plain_number(k.spread), summary.ranks[k.slowest].label};
+      std::vector<std::string> row = {std::to_string(i + 1),
+                                      k.name,
+                                      k.display_name,
+                                      std::to_string(k.grid.x),
+                                      std::to_string(k.grid.y),
+                                      std::to_string(k.grid.z),
+                                      std::to_string(k.block.x),
+                                      std::to_string(k.block.y),
+                                      std::to_string(k.block.z),
+                                      rank.label,
+                                      rank.host,
+                                      rank.summary.run.device.uuid,
+                                      std::to_string(g.launches),
+                                      plain_number(g.durations.total_ns),
+                                      plain_number(g.durations.mean_ns),
+                                      plain_number(g.durations.min_ns),
+                                      plain_number(g.durations.max_ns),
+                                      plain_number(summary.share_of_all(g.durations.total_ns)),
+                                      g.main_verdict ? to_string(*g.main_verdict) : "",
+                                      g.limiting_unit,
+                                      plain_number(g.issue),
+                                      plain_number(g.l2),
+                                      plain_number(g.dram),
+                                      plain_number(g.lmem_l2_share),
+                                      plain_number(g.lmem_instruction_share),
+                                      plain_number(k.spread),
+                                      summary.ranks[k.slowest].label};
       const RankStalledKernel* stalled = stalls_of(summary, k.name);
-      for (auto& cell : render::stall_csv_cells(stalled ? stalled->stalls.get() : nullptr)) row.push_back(std::move(cell));
+      for (auto& cell : render::stall_csv_cells(stalled ? stalled->stalls.get() : nullptr))
+        row.push_back(std::move(cell));
       out << render::csv_row(row);
     }
   }

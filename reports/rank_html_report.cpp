@@ -25,11 +25,13 @@ void write_table(const std::vector<std::string>& titles, const std::vector<rende
     classes.push_back(!left ? "" : long_words ? " class=\"name\"" : " class=\"text\"");
   }
   out << "<table id=\"" << id << "\"><thead><tr>";
-  for (std::size_t c = 0; c < titles.size(); ++c) out << "<th" << classes[c] << ">" << html_escape(titles[c]) << "</th>";
+  for (std::size_t c = 0; c < titles.size(); ++c)
+    out << "<th" << classes[c] << ">" << html_escape(titles[c]) << "</th>";
   out << "</tr></thead><tbody>\n";
   for (const auto& row : rows) {
     out << "<tr>";
-    for (std::size_t c = 0; c < row.size(); ++c) out << "<td" << classes[c] << ">" << html_escape(row[c].text) << "</td>";
+    for (std::size_t c = 0; c < row.size(); ++c)
+      out << "<td" << classes[c] << ">" << html_escape(row[c].text) << "</td>";
     out << "</tr>\n";
   }
   out << "</tbody></table>\n";

@@ -28,7 +28,9 @@ ordered_json rank_run_json(const RankRun& r) {
   out["rank"] = r.rank ? rank_json(*r.rank) : ordered_json(nullptr);
   out["host"] = r.host.empty() ? ordered_json(nullptr) : ordered_json(r.host);
   out["record"] = r.path;
-  out["device"] = {{"name", run.device.name}, {"arch", run.device.arch}, {"sm_count", run.device.sm_count},
+  out["device"] = {{"name", run.device.name},
+                   {"arch", run.device.arch},
+                   {"sm_count", run.device.sm_count},
                    {"uuid", run.device.uuid.empty() ? ordered_json(nullptr) : ordered_json(run.device.uuid)}};
   out["launches"] = r.summary.launches;
   out["selected_launches"] = r.summary.selected_launches;
@@ -38,8 +40,10 @@ ordered_json rank_run_json(const RankRun& r) {
   if (r.summary.program) out["program"] = render::program_json(*r.summary.program);  // records with a timeline
   ordered_json by_verdict = ordered_json::array();
   for (const auto& entry : r.summary.time_by_verdict) {
-    by_verdict.push_back({{"verdict", verdict_or_null(entry.verdict)}, {"launches", entry.launches},
-                          {"duration_ns", entry.duration_ns}, {"time_share", number_or_null(entry.time_share)}});
+    by_verdict.push_back({{"verdict", verdict_or_null(entry.verdict)},
+                          {"launches", entry.launches},
+                          {"duration_ns", entry.duration_ns},
+                          {"time_share", number_or_null(entry.time_share)}});
   }
   out["time_by_verdict"] = std::move(by_verdict);
   ordered_json missed = ordered_json::array();
@@ -60,7 +64,8 @@ ordered_json rank_kernel_json(const RankSummary& summary, const RankKernel& k) {
   out["launches"] = k.launches;
   out["total_ns"] = k.total_ns;
   out["time_share"] = number_or_null(k.time_share);
-  out["rank_ns"] = {{"min", number_or_null(k.min_rank_ns)}, {"max", number_or_null(k.max_rank_ns)},
+  out["rank_ns"] = {{"min", number_or_null(k.min_rank_ns)},
+                    {"max", number_or_null(k.max_rank_ns)},
                     {"mean", number_or_null(k.mean_rank_ns)}};
   out["spread"] = number_or_null(k.spread);
   out["slowest_rank"] = summary.ranks[k.slowest].label;
@@ -100,8 +105,10 @@ nlohmann::ordered_json rank_report_json(const RankSummary& summary, const Report
   out["kernel_regex"] = summary.kernel_regex.empty() ? ordered_json(nullptr) : ordered_json(summary.kernel_regex);
   out["one_job"] = summary.one_job;
   out["total_ns"] = summary.total_ns;
-  out["slowest_rank"] = summary.ranks.empty() ? ordered_json(nullptr) : ordered_json(summary.ranks[summary.slowest_rank].label);
-  out["straggler_rank"] = summary.straggler ? ordered_json(summary.ranks[*summary.straggler].label) : ordered_json(nullptr);
+  out["slowest_rank"] =
+      summary.ranks.empty() ? ordered_json(nullptr) : ordered_json(summary.ranks[summary.slowest_rank].label);
+  out["straggler_rank"] =
+      summary.straggler ? ordered_json(summary.ranks[*summary.straggler].label) : ordered_json(nullptr);
   out["notes"] = summary.notes;
   ordered_json ranks = ordered_json::array();
   for (const auto& r : summary.ranks) ranks.push_back(rank_run_json(r));

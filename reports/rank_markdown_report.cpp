@@ -21,7 +21,8 @@ void write_table(const std::vector<std::string>& titles, const std::vector<rende
   for (const auto& row : rows) {
     out << "|";
     for (std::size_t c = 0; c < row.size(); ++c)
-      out << " " << (c == code_column ? render::markdown_code(row[c].text) : render::markdown_escape(row[c].text)) << " |";
+      out << " " << (c == code_column ? render::markdown_code(row[c].text) : render::markdown_escape(row[c].text))
+          << " |";
     out << "\n";
   }
   out << "\n";

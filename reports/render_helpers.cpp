@@ -15,7 +15,8 @@
 namespace limiter::render {
 
 bool has_verdict_time(const std::vector<VerdictTime>& time_by_verdict) {
-  return std::any_of(time_by_verdict.begin(), time_by_verdict.end(), [](const VerdictTime& t) { return t.launches > 0; });
+  return std::any_of(time_by_verdict.begin(), time_by_verdict.end(),
+                     [](const VerdictTime& t) { return t.launches > 0; });
 }
 
 std::string device_text(const DeviceDescription& device) {
@@ -112,12 +113,23 @@ std::string html_escape(const std::string& text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -129,13 +141,24 @@ std::string markdown_escape(const std::string& text) {
   for (char c : text) {
     switch (c) {
       // '<' and '>' as entities: GitHub would otherwise read "<lower percent>" as an HTML tag.
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '\\': case '`': case '*': case '_': case '[': case ']': case '|':
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '\\':
+      case '`':
+      case '*':
+      case '_':
+      case '[':
+      case ']':
+      case '|':
         out += '\\';
         out += c;
         break;
-      default: out += c;
+      default:
+        out += c;
     }
   }
   return out;
@@ -201,14 +224,16 @@ std::string configuration_text(const Dim3& grid, const Dim3& block, const std::s
 }
 
 std::string group_verdict_text(const KernelSummary& group) {
-  if (!group.no_counters.empty()) return "no counters";  // a kernel of the timeline alone (the reason is under the table)
+  if (!group.no_counters.empty())
+    return "no counters";  // a kernel of the timeline alone (the reason is under the table)
   std::string text = verdict_label(group.main_verdict);
   if (!group.verdicts_differ()) return text;
   std::string others;
   for (const auto& verdict : {std::optional<Verdict>(Verdict::bandwidth), std::optional<Verdict>(Verdict::instruction),
                               std::optional<Verdict>(Verdict::latency), std::optional<Verdict>()}) {
     if (verdict == group.main_verdict || group.verdicts.of(verdict) == 0) continue;
-    others += (others.empty() ? "" : ", ") + ("+" + count_text(group.verdicts.of(verdict))) + " " + verdict_label(verdict);
+    others +=
+        (others.empty() ? "" : ", ") + ("+" + count_text(group.verdicts.of(verdict))) + " " + verdict_label(verdict);
   }
   return text + " (" + others + ")";
 }
@@ -261,8 +286,9 @@ std::vector<std::string> collection_notes(const RunSummary& summary) {
                               ": the record holds what was decoded before it died");
   }
   for (const auto& missed : run.missed) {
-    notes.push_back("not profiled: " + count_text(missed.launches) + (missed.launches == 1 ? " launch — " : " launches — ") +
-                    missed.reason + (missed.fix.empty() ? "" : " (fix: " + missed.fix + ")"));
+    notes.push_back("not profiled: " + count_text(missed.launches) +
+                    (missed.launches == 1 ? " launch — " : " launches — ") + missed.reason +
+                    (missed.fix.empty() ? "" : " (fix: " + missed.fix + ")"));
   }
   if (run.stall_sampling)
     if (auto dropped = stall_dropped_warning(*run.stall_sampling)) notes.push_back(std::move(*dropped));
@@ -289,7 +315,8 @@ std::string run_scope_text(const RunSummary& summary) {
     text += " of " + plural(summary.distinct_kernels, "kernel", "kernels") + " in " +
             plural(configurations, "launch configuration", "launch configurations");
   }
-  text += ", " + format_duration_ns(summary.total_ns) + (timeline ? " of kernel time while profiled" : " of kernel time");
+  text +=
+      ", " + format_duration_ns(summary.total_ns) + (timeline ? " of kernel time while profiled" : " of kernel time");
   if (const auto seen = summary.run.launches_seen; seen && *seen > summary.launches) {
     // Filters or per-kernel budgets: each verdict rests on the launches counted in its row.
     text += "; the collector saw " + plural(static_cast<std::size_t>(*seen), "launch", "launches") + " and profiled " +
@@ -320,7 +347,7 @@ std::optional<double> occupancy_of(const KernelAnalysis& kernel) {
 
 NameLookup::NameLookup(const RunComparison& comparison, const std::unordered_map<std::string, std::string>& given) {
   std::unordered_set<std::string_view> distinct;  // a name once, however many launches have it
-  std::unordered_set<const char*> seen;  // launches' names view interned names: hashed by address first
+  std::unordered_set<const char*> seen;           // launches' names view interned names: hashed by address first
   const auto add = [&](std::string_view name) {
     if (seen.insert(name.data()).second) distinct.insert(name);
   };
@@ -345,9 +372,11 @@ std::vector<std::size_t> comparison_display_order(const RunComparison& compariso
   // whose change is noise come after every real one (their key is shifted past all of them).
   double largest = 0;
   for (const auto& k : comparison.matched) {
-    const double weight = comparison.launch_rows ? 1.0 : static_cast<double>(std::max<std::uint64_t>(
-                                                             1, comparison.before_counts[k.group]));
-    const double delta = k.time.before_ns && k.time.after_ns ? std::fabs(*k.time.after_ns - *k.time.before_ns) * weight : -1.0;
+    const double weight = comparison.launch_rows
+                              ? 1.0
+                              : static_cast<double>(std::max<std::uint64_t>(1, comparison.before_counts[k.group]));
+    const double delta =
+        k.time.before_ns && k.time.after_ns ? std::fabs(*k.time.after_ns - *k.time.before_ns) * weight : -1.0;
     largest = std::max(largest, delta);
     deltas.emplace_back(-delta, deltas.size());
   }
@@ -362,7 +391,6 @@ std::vector<std::size_t> comparison_display_order(const RunComparison& compariso
 }
 
 }  // namespace limiter::render
-
 
 namespace limiter::render {
 

@@ -17,11 +17,16 @@ ReportFormat report_format_from_string(const std::string& name) {
 
 std::string to_string(ReportFormat format) {
   switch (format) {
-    case ReportFormat::text: return "text";
-    case ReportFormat::md: return "md";
-    case ReportFormat::csv: return "csv";
-    case ReportFormat::json: return "json";
-    case ReportFormat::html: return "html";
+    case ReportFormat::text:
+      return "text";
+    case ReportFormat::md:
+      return "md";
+    case ReportFormat::csv:
+      return "csv";
+    case ReportFormat::json:
+      return "json";
+    case ReportFormat::html:
+      return "html";
   }
   return "text";
 }
@@ -35,21 +40,41 @@ bool ReportOptions::grouped(const RunSummary& summary) const {
 
 void write_report(const RunSummary& summary, ReportFormat format, std::ostream& out, const ReportOptions& options) {
   switch (format) {
-    case ReportFormat::text: write_text_report(summary, out, options); return;
-    case ReportFormat::md: write_markdown_report(summary, out, options); return;
-    case ReportFormat::csv: write_csv_report(summary, out, options); return;
-    case ReportFormat::json: write_json_report(summary, out, options); return;
-    case ReportFormat::html: write_html_report(summary, out, options); return;
+    case ReportFormat::text:
+      write_text_report(summary, out, options);
+      return;
+    case ReportFormat::md:
+      write_markdown_report(summary, out, options);
+      return;
+    case ReportFormat::csv:
+      write_csv_report(summary, out, options);
+      return;
+    case ReportFormat::json:
+      write_json_report(summary, out, options);
+      return;
+    case ReportFormat::html:
+      write_html_report(summary, out, options);
+      return;
   }
 }
 
 void write_report(const RankSummary& summary, ReportFormat format, std::ostream& out, const ReportOptions& options) {
   switch (format) {
-    case ReportFormat::text: write_rank_text_report(summary, out, options); return;
-    case ReportFormat::md: write_rank_markdown_report(summary, out, options); return;
-    case ReportFormat::csv: write_rank_csv_report(summary, out, options); return;
-    case ReportFormat::json: write_rank_json_report(summary, out, options); return;
-    case ReportFormat::html: write_rank_html_report(summary, out, options); return;
+    case ReportFormat::text:
+      write_rank_text_report(summary, out, options);
+      return;
+    case ReportFormat::md:
+      write_rank_markdown_report(summary, out, options);
+      return;
+    case ReportFormat::csv:
+      write_rank_csv_report(summary, out, options);
+      return;
+    case ReportFormat::json:
+      write_rank_json_report(summary, out, options);
+      return;
+    case ReportFormat::html:
+      write_rank_html_report(summary, out, options);
+      return;
   }
 }
 
@@ -64,11 +89,21 @@ void write_report(const RunAnalysis& analysis, ReportFormat format, std::ostream
 void write_comparison(const RunComparison& comparison, ReportFormat format, std::ostream& out,
                       const ComparisonOptions& options) {
   switch (format) {
-    case ReportFormat::text: write_text_comparison(comparison, out, options); return;
-    case ReportFormat::md: write_markdown_comparison(comparison, out, options); return;
-    case ReportFormat::csv: write_csv_comparison(comparison, out, options); return;
-    case ReportFormat::json: write_json_comparison(comparison, out, options); return;
-    case ReportFormat::html: write_html_comparison(comparison, out, options); return;
+    case ReportFormat::text:
+      write_text_comparison(comparison, out, options);
+      return;
+    case ReportFormat::md:
+      write_markdown_comparison(comparison, out, options);
+      return;
+    case ReportFormat::csv:
+      write_csv_comparison(comparison, out, options);
+      return;
+    case ReportFormat::json:
+      write_json_comparison(comparison, out, options);
+      return;
+    case ReportFormat::html:
+      write_html_comparison(comparison, out, options);
+      return;
   }
 }
 

@@ -70,7 +70,8 @@ class Statement {
 
   Statement& null() { return check(sqlite3_bind_null(statement_, ++column_)); }
   Statement& text(const std::string& value) {
-    return check(sqlite3_bind_text(statement_, ++column_, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT));
+    return check(
+        sqlite3_bind_text(statement_, ++column_, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT));
   }
   Statement& integer(std::int64_t value) { return check(sqlite3_bind_int64(statement_, ++column_, value)); }
   Statement& real(double value) { return check(sqlite3_bind_double(statement_, ++column_, value)); }
@@ -102,7 +103,6 @@ class Statement {
 
 std::string verdict_text(const std::optional<Verdict>& verdict) { return verdict ? to_string(*verdict) : ""; }
 
-
 void execute(sqlite3* db, const std::string& sql) {
   char* error = nullptr;
   if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
@@ -122,7 +122,8 @@ struct SqliteExport::Impl {
   std::unique_ptr<Statement> launch, counter;
 
   std::int64_t kernel_id(const KernelLaunch& launch_record) {
-    auto [entry, inserted] = kernel_ids.try_emplace(launch_record.name, static_cast<std::int64_t>(kernel_ids.size() + 1));
+    auto [entry, inserted] =
+        kernel_ids.try_emplace(launch_record.name, static_cast<std::int64_t>(kernel_ids.size() + 1));
     if (inserted) mangled[launch_record.name] = launch_record.mangled_name;
     return entry->second;
   }
@@ -135,14 +136,27 @@ struct SqliteExport::Impl {
       for (auto cause : k.latency_causes) causes += (causes.empty() ? "" : ";") + to_string(cause);
       Statement& s = *launch;
       s.integer(static_cast<std::int64_t>(l.sequence)).integer(kernel_id(l)).dims(l.grid, l.block);
-      s.optional_integer(l.registers_per_thread).optional_integer(l.static_shared_bytes)
-          .optional_integer(l.dynamic_shared_bytes).optional_integer(l.local_bytes_per_thread)
-          .optional_integer(l.stream_id).optional_integer(l.context_id).optional_integer(l.device);
-      s.optional_real(k.duration_ns).optional_text(verdict_text(k.verdict)).integer(k.balanced)
-          .optional_text(k.limiting_unit).optional_text(causes);
-      s.optional_real(k.utilization.issue).optional_real(k.utilization.l2).optional_real(k.utilization.dram)
-          .optional_real(k.utilization.l1).optional_real(k.utilization.compute()).optional_real(k.utilization.memory());
-      s.optional_real(k.lmem.l2_share).integer(k.lmem.l2_share_is_upper_bound).optional_real(k.lmem.instruction_share)
+      s.optional_integer(l.registers_per_thread)
+          .optional_integer(l.static_shared_bytes)
+          .optional_integer(l.dynamic_shared_bytes)
+          .optional_integer(l.local_bytes_per_thread)
+          .optional_integer(l.stream_id)
+          .optional_integer(l.context_id)
+          .optional_integer(l.device);
+      s.optional_real(k.duration_ns)
+          .optional_text(verdict_text(k.verdict))
+          .integer(k.balanced)
+          .optional_text(k.limiting_unit)
+          .optional_text(causes);
+      s.optional_real(k.utilization.issue)
+          .optional_real(k.utilization.l2)
+          .optional_real(k.utilization.dram)
+          .optional_real(k.utilization.l1)
+          .optional_real(k.utilization.compute())
+          .optional_real(k.utilization.memory());
+      s.optional_real(k.lmem.l2_share)
+          .integer(k.lmem.l2_share_is_upper_bound)
+          .optional_real(k.lmem.instruction_share)
           .optional_real(k.lmem.l2_sectors);
       s.optional_real(render::occupancy_of(k)).optional_real(k.occupancy.achieved);
       s.optional_real(k.occupancy.waves ? std::optional<double>(k.occupancy.waves->waves) : std::nullopt);
@@ -187,14 +201,21 @@ void SqliteExport::add_timeline(const Timeline& timeline) {
   Statement event(impl_->db, "INSERT INTO timeline VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   std::int64_t id = 0;
   for (const auto& e : timeline.events) {
-    event.integer(++id).text(std::string(to_string(e.kind))).integer(static_cast<std::int64_t>(e.start_ns))
-        .integer(static_cast<std::int64_t>(e.end_ns)).integer(static_cast<std::int64_t>(e.duration_ns()));
+    event.integer(++id)
+        .text(std::string(to_string(e.kind)))
+        .integer(static_cast<std::int64_t>(e.start_ns))
+        .integer(static_cast<std::int64_t>(e.end_ns))
+        .integer(static_cast<std::int64_t>(e.duration_ns()));
     event.optional_integer(e.stream_id).optional_integer(e.context_id).optional_integer(e.device);
-    if (e.correlation_id) event.integer(e.correlation_id);
-    else event.null();
+    if (e.correlation_id)
+      event.integer(e.correlation_id);
+    else
+      event.null();
     event.text(e.name).optional_integer(e.bytes);
-    if (e.pageable) event.integer(*e.pageable);
-    else event.null();
+    if (e.pageable)
+      event.integer(*e.pageable);
+    else
+      event.null();
     event.optional_integer(e.thread_id).optional_integer(e.launch_sequence);
     if (e.grid && e.block) {  // a kernel's configuration, where the record has it
       event.dims(*e.grid, *e.block);
@@ -209,19 +230,29 @@ void SqliteExport::add_stalls(const StallInfo& stalls) {
   Statement reason(impl_->db, "INSERT INTO stalls VALUES (?,?,?,?,?,?)");
   for (const auto& kernel : StallIndex(stalls, {}).all())
     for (const auto& r : kernel->reasons)
-      reason.text(kernel->name).text(r.reason).text(r.title).integer(static_cast<std::int64_t>(r.samples))
-          .real(r.share).real(r.stall_share).run();
+      reason.text(kernel->name)
+          .text(r.reason)
+          .text(r.title)
+          .integer(static_cast<std::int64_t>(r.samples))
+          .real(r.share)
+          .real(r.stall_share)
+          .run();
   Statement pc(impl_->db, "INSERT INTO hot_pcs VALUES (?,?,?,?,?,?,?,?,?)");
   for (const auto& kernel : stalls.kernels) {
     const auto total = static_cast<double>(kernel.samples);
     for (const auto& hot : kernel.hot_pcs) {
       const auto top = std::max_element(hot.reasons.begin(), hot.reasons.end(),
                                         [](const auto& a, const auto& b) { return a.second < b.second; });
-      pc.text(kernel.name).integer(static_cast<std::int64_t>(kernel.cubin_crc))
-          .integer(static_cast<std::int64_t>(hot.pc_offset)).integer(static_cast<std::int64_t>(hot.samples))
+      pc.text(kernel.name)
+          .integer(static_cast<std::int64_t>(kernel.cubin_crc))
+          .integer(static_cast<std::int64_t>(hot.pc_offset))
+          .integer(static_cast<std::int64_t>(hot.samples))
           .optional_real(total > 0 ? std::optional<double>(static_cast<double>(hot.samples) / total) : std::nullopt)
-          .optional_text(top == hot.reasons.end() ? "" : top->first).optional_text(hot.sass)
-          .optional_text(hot.file.value_or("")).optional_integer(hot.line).run();
+          .optional_text(top == hot.reasons.end() ? "" : top->first)
+          .optional_text(hot.sass)
+          .optional_text(hot.file.value_or(""))
+          .optional_integer(hot.line)
+          .run();
     }
   }
 }
@@ -235,7 +266,11 @@ void write_program(sqlite3* db, const ProgramVerdict& program) {
                        double paused_ns) {
     row.text(scope).integer(static_cast<std::int64_t>(instances)).text(std::string(program_bound_key(verdict)));
     row.real(s.wall_ns).real(s.gpu_busy_ns).real(s.busy_share()).real(s.kernel_ns).real(s.copy_only_ns).real(s.idle_ns);
-    row.real(s.idle_launch_ns).real(s.idle_sync_ns).real(s.idle_copy_ns).real(s.idle_host_ns).real(s.idle_unattributed_ns);
+    row.real(s.idle_launch_ns)
+        .real(s.idle_sync_ns)
+        .real(s.idle_copy_ns)
+        .real(s.idle_host_ns)
+        .real(s.idle_unattributed_ns);
     row.real(paused_ns).run();
   };
   // The window's split is without its pauses (listed in program_pauses); a range's is whole.
@@ -257,30 +292,48 @@ void SqliteExport::finish(const RunSummary& summary) {
     Statement kernel(db, "INSERT INTO kernels VALUES (?,?,?,?)");
     for (const auto& [name, id] : impl_->kernel_ids)
       kernel.integer(id).text(name).text(summary.display_name(name)).optional_text(impl_->mangled[name]).run();
-    Statement group(db, "INSERT INTO groups VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-                        "?,?,?,?,?,?,?)");
+    Statement group(db,
+                    "INSERT INTO groups VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+                    "?,?,?,?,?,?,?)");
     for (std::size_t rank = 0; rank < summary.groups.size(); ++rank) {
       const auto& g = summary.groups[rank];
       const auto& d = g.durations;
       group.integer(static_cast<std::int64_t>(rank + 1)).integer(impl_->kernel_ids.at(g.name)).dims(g.grid, g.block);
-      group.integer(static_cast<std::int64_t>(g.launches)).optional_real(d.total_ns).optional_real(d.mean_ns)
-          .optional_real(d.min_ns).optional_real(d.max_ns).optional_real(g.time_share);
-      group.optional_text(verdict_text(g.main_verdict)).integer(static_cast<std::int64_t>(g.verdicts.bandwidth))
-          .integer(static_cast<std::int64_t>(g.verdicts.instruction)).integer(static_cast<std::int64_t>(g.verdicts.latency))
-          .integer(static_cast<std::int64_t>(g.verdicts.none)).optional_text(g.limiting_unit);
-      group.optional_real(g.issue).optional_real(g.l2).optional_real(g.dram).optional_real(g.compute)
-          .optional_real(g.memory).optional_real(g.lmem_l2_share).optional_real(g.lmem_instruction_share)
+      group.integer(static_cast<std::int64_t>(g.launches))
+          .optional_real(d.total_ns)
+          .optional_real(d.mean_ns)
+          .optional_real(d.min_ns)
+          .optional_real(d.max_ns)
+          .optional_real(g.time_share);
+      group.optional_text(verdict_text(g.main_verdict))
+          .integer(static_cast<std::int64_t>(g.verdicts.bandwidth))
+          .integer(static_cast<std::int64_t>(g.verdicts.instruction))
+          .integer(static_cast<std::int64_t>(g.verdicts.latency))
+          .integer(static_cast<std::int64_t>(g.verdicts.none))
+          .optional_text(g.limiting_unit);
+      group.optional_real(g.issue)
+          .optional_real(g.l2)
+          .optional_real(g.dram)
+          .optional_real(g.compute)
+          .optional_real(g.memory)
+          .optional_real(g.lmem_l2_share)
+          .optional_real(g.lmem_instruction_share)
           .optional_real(g.occupancy);
       if (g.no_counters.empty())
-        group.integer(static_cast<std::int64_t>(g.first_sequence)).integer(static_cast<std::int64_t>(g.longest.sequence));
+        group.integer(static_cast<std::int64_t>(g.first_sequence))
+            .integer(static_cast<std::int64_t>(g.longest.sequence));
       else  // on the timeline alone: no launch in the record
         group.null().null();
       group.optional_integer(g.fix_first_rank)
           .optional_text(g.fix_first_rank ? summary.fix_first[*g.fix_first_rank - 1].headline : "");
       if (g.timeline) {
         const auto& t = g.timeline->durations;
-        group.integer(static_cast<std::int64_t>(g.timeline->launches)).optional_real(t.total_ns).optional_real(t.mean_ns)
-            .optional_real(t.min_ns).optional_real(t.max_ns).optional_real(g.timeline->time_share);
+        group.integer(static_cast<std::int64_t>(g.timeline->launches))
+            .optional_real(t.total_ns)
+            .optional_real(t.mean_ns)
+            .optional_real(t.min_ns)
+            .optional_real(t.max_ns)
+            .optional_real(g.timeline->time_share);
       } else {
         for (int i = 0; i < 6; ++i) group.null();
       }
@@ -289,20 +342,30 @@ void SqliteExport::finish(const RunSummary& summary) {
     const auto& run = summary.run;
     Statement meta(db, "INSERT INTO run VALUES (?,?)");
     const std::vector<std::pair<std::string, std::string>> entries = {
-        {"schema_version", "1"}, {"device_name", run.device.name}, {"device_arch", run.device.arch},
-        {"device_chip", run.device.chip}, {"device_sm_count", std::to_string(run.device.sm_count)},
-        {"source", run.source}, {"counter_model", to_string(run.counter_model)}, {"peaks", to_string(run.peaks)},
-        {"peaks_origin", run.peaks_origin}, {"launches", std::to_string(summary.launches)},
-        {"timed_launches", std::to_string(summary.timed_launches)}, {"total_duration_ns", render::plain_number(summary.total_ns)},
-        {"names", to_string(summary.names)}, {"tool_version", tool_version()}};
+        {"schema_version", "1"},
+        {"device_name", run.device.name},
+        {"device_arch", run.device.arch},
+        {"device_chip", run.device.chip},
+        {"device_sm_count", std::to_string(run.device.sm_count)},
+        {"source", run.source},
+        {"counter_model", to_string(run.counter_model)},
+        {"peaks", to_string(run.peaks)},
+        {"peaks_origin", run.peaks_origin},
+        {"launches", std::to_string(summary.launches)},
+        {"timed_launches", std::to_string(summary.timed_launches)},
+        {"total_duration_ns", render::plain_number(summary.total_ns)},
+        {"names", to_string(summary.names)},
+        {"tool_version", tool_version()}};
     for (const auto& [key, value] : entries) meta.text(key).text(value).run();
     if (run.cache_control) meta.text("cache_control").text(*run.cache_control).run();  // none or all; no row: unknown
     if (summary.program && !summary.program->window_note.empty())  // a run of several phases: where it was judged
       meta.text("program_window_note").text(summary.program->window_note).run();
     if (const auto& s = run.stall_sampling) {  // how the stalls table's samples were taken
-      for (const auto& [key, value] : std::vector<std::pair<std::string, std::uint64_t>>{
-               {"stall_sample_period_cycles", s->sample_period_cycles}, {"stall_samples", s->samples},
-               {"stall_dropped_samples", s->dropped_samples}, {"stall_hardware_buffer_full", s->hardware_buffer_full}})
+      for (const auto& [key, value] :
+           std::vector<std::pair<std::string, std::uint64_t>>{{"stall_sample_period_cycles", s->sample_period_cycles},
+                                                              {"stall_samples", s->samples},
+                                                              {"stall_dropped_samples", s->dropped_samples},
+                                                              {"stall_hardware_buffer_full", s->hardware_buffer_full}})
         meta.text(key).text(std::to_string(value)).run();
     }
   }

@@ -23,8 +23,10 @@ std::string stall_sampling_text(const StallSampling& s) {
 
 std::optional<std::string> stall_dropped_warning(const StallSampling& s) {
   if (s.dropped_samples == 0) return std::nullopt;
-  return "PC sampling dropped " + count_of(s.dropped_samples) + " samples (its buffers were full; the hardware "
-         "buffer " + count_of(s.hardware_buffer_full) + " times): the stall shares rest on the " + count_of(s.samples) +
+  return "PC sampling dropped " + count_of(s.dropped_samples) +
+         " samples (its buffers were full; the hardware "
+         "buffer " +
+         count_of(s.hardware_buffer_full) + " times): the stall shares rest on the " + count_of(s.samples) +
          " kept; a longer --stall-period drops fewer";
 }
 
@@ -44,8 +46,8 @@ std::string hot_line_text(const HotLine& line) {
   return cells.where + "  " + cells.sass + "  " + cells.share + (cells.reason.empty() ? "" : " (" + cells.reason + ")");
 }
 
-const std::vector<std::string> kCsvStallColumns = {"stall_samples",  "stall_issued_share", "stall_reason_1",
-                                                   "stall_share_1",  "stall_reason_2",     "stall_share_2",
+const std::vector<std::string> kCsvStallColumns = {"stall_samples", "stall_issued_share", "stall_reason_1",
+                                                   "stall_share_1", "stall_reason_2",     "stall_share_2",
                                                    "stall_hot_line"};
 
 std::vector<std::string> stall_csv_cells(const KernelStallAnalysis* stalls) {
@@ -63,7 +65,10 @@ std::vector<std::string> stall_csv_cells(const KernelStallAnalysis* stalls) {
 
 ordered_json kernel_stalls_json(const KernelStallAnalysis& stalls) {
   const auto share_json = [](const StallShare& r) {
-    return ordered_json{{"reason", r.reason}, {"title", r.title}, {"samples", r.samples}, {"share", r.share},
+    return ordered_json{{"reason", r.reason},
+                        {"title", r.title},
+                        {"samples", r.samples},
+                        {"share", r.share},
                         {"stall_share", r.stall_share}};
   };
   ordered_json out;
@@ -74,8 +79,8 @@ ordered_json kernel_stalls_json(const KernelStallAnalysis& stalls) {
   for (const auto& r : stalls.dominant) dominant.push_back(share_json(r));
   for (const auto& r : stalls.reasons) reasons.push_back(share_json(r));
   for (const auto& l : stalls.hot_lines) {
-    ordered_json line = {{"pc_offset", l.pc_offset}, {"samples", l.samples}, {"share", l.share},
-                         {"reason", l.reason},       {"sass", l.sass}};
+    ordered_json line = {
+        {"pc_offset", l.pc_offset}, {"samples", l.samples}, {"share", l.share}, {"reason", l.reason}, {"sass", l.sass}};
     line["file"] = l.file ? ordered_json(*l.file) : ordered_json(nullptr);
     line["line"] = l.line ? ordered_json(*l.line) : ordered_json(nullptr);
     lines.push_back(std::move(line));
@@ -87,9 +92,12 @@ ordered_json kernel_stalls_json(const KernelStallAnalysis& stalls) {
 }
 
 ordered_json stall_sampling_json(const StallSampling& s) {
-  return {{"sample_period_cycles", s.sample_period_cycles}, {"collection", s.collection},
-          {"samples", s.samples},                           {"dropped_samples", s.dropped_samples},
-          {"hardware_buffer_full", s.hardware_buffer_full}, {"kernels", s.kernels}};
+  return {{"sample_period_cycles", s.sample_period_cycles},
+          {"collection", s.collection},
+          {"samples", s.samples},
+          {"dropped_samples", s.dropped_samples},
+          {"hardware_buffer_full", s.hardware_buffer_full},
+          {"kernels", s.kernels}};
 }
 
 }  // namespace limiter::render

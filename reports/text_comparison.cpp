@@ -35,12 +35,13 @@ std::string percent_pair(const std::optional<double>& before, const std::optiona
 }
 
 std::string total_line(const TimeChange& time) {
-  return before_after(render::precise_duration_text(time.before_ns), render::precise_duration_text(time.after_ns)) + ", " +
-         render::change_percent_text(time.change) + " (" + render::speed_factor_text(time.ratio) + ")";
+  return before_after(render::precise_duration_text(time.before_ns), render::precise_duration_text(time.after_ns)) +
+         ", " + render::change_percent_text(time.change) + " (" + render::speed_factor_text(time.ratio) + ")";
 }
 
-void write_unmatched(const std::string& title, const RunComparison& comparison, const std::vector<UnmatchedKernel>& kernels,
-                     const render::NameLookup& names, std::size_t top, std::ostream& out) {
+void write_unmatched(const std::string& title, const RunComparison& comparison,
+                     const std::vector<UnmatchedKernel>& kernels, const render::NameLookup& names, std::size_t top,
+                     std::ostream& out) {
   out << "\n" << title << ": ";
   if (kernels.empty()) {
     out << "none\n";
@@ -48,11 +49,16 @@ void write_unmatched(const std::string& title, const RunComparison& comparison, 
   }
   std::uint64_t launches = 0;
   for (const auto& k : kernels) launches += k.launches;
-  if (comparison.launch_rows) out << render::count_text(kernels.size()) << (kernels.size() == 1 ? " launch\n" : " launches\n");
-  else out << render::count_text(kernels.size()) << (kernels.size() == 1 ? " kernel" : " kernels") << " ("
-           << render::count_text(launches) << (launches == 1 ? " launch)\n" : " launches)\n");
-  TextTable table({{render::row_launches_title(comparison)}, {"time"}, {"verdict", Align::left},
-                   {"grid x block", Align::left}, {"kernel", Align::left}});
+  if (comparison.launch_rows)
+    out << render::count_text(kernels.size()) << (kernels.size() == 1 ? " launch\n" : " launches\n");
+  else
+    out << render::count_text(kernels.size()) << (kernels.size() == 1 ? " kernel" : " kernels") << " ("
+        << render::count_text(launches) << (launches == 1 ? " launch)\n" : " launches)\n");
+  TextTable table({{render::row_launches_title(comparison)},
+                   {"time"},
+                   {"verdict", Align::left},
+                   {"grid x block", Align::left},
+                   {"kernel", Align::left}});
   const std::size_t shown = render::shown_rows(kernels.size(), top);
   for (std::size_t i = 0; i < shown; ++i) {
     const auto& k = kernels[i];
@@ -64,7 +70,8 @@ void write_unmatched(const std::string& title, const RunComparison& comparison, 
   if (shown < kernels.size()) out << "  " << render::more_rows_text(kernels.size() - shown) << "\n";
 }
 
-void write_samples(const RunComparison& comparison, const render::NameLookup& names, std::size_t top, std::ostream& out) {
+void write_samples(const RunComparison& comparison, const render::NameLookup& names, std::size_t top,
+                   std::ostream& out) {
   if (comparison.samples.empty()) return;
   out << "\nPC samples: " << render::count_text(comparison.before_samples) << " -> "
       << render::count_text(comparison.after_samples) << "\n";
@@ -75,7 +82,8 @@ void write_samples(const RunComparison& comparison, const render::NameLookup& na
     table.add_row({render::sample_share_text(k, " -> "), render::sample_reason_text(k, " -> "), names(k.name)});
   }
   table.write(out, "  ");
-  if (shown < comparison.samples.size()) out << "  " << render::more_rows_text(comparison.samples.size() - shown) << "\n";
+  if (shown < comparison.samples.size())
+    out << "  " << render::more_rows_text(comparison.samples.size() - shown) << "\n";
 }
 
 }  // namespace
@@ -146,15 +154,24 @@ void write_text_comparison(const RunComparison& comparison, std::ostream& out, c
   if (!order.empty()) {
     out << "\n";
     const bool means = !comparison.launch_rows;
-    TextTable times({{render::row_launches_title(comparison), Align::left}, {means ? "before/launch" : "before"},
-                     {means ? "after/launch" : "after"}, {"change"}, {"speed"}, {"note", Align::left},
-                     {"verdict before -> after", Align::left}, {"grid x block", Align::left}, {"kernel", Align::left}});
+    TextTable times({{render::row_launches_title(comparison), Align::left},
+                     {means ? "before/launch" : "before"},
+                     {means ? "after/launch" : "after"},
+                     {"change"},
+                     {"speed"},
+                     {"note", Align::left},
+                     {"verdict before -> after", Align::left},
+                     {"grid x block", Align::left},
+                     {"kernel", Align::left}});
     for (std::size_t index : order) {
       const auto& k = comparison.matched[index];
       const std::string kind = render::change_kind(k);
       times.add_row({render::row_launches_text(comparison, k, " -> "), render::precise_duration_text(k.time.before_ns),
                      render::precise_duration_text(k.time.after_ns), render::change_percent_text(k.time.change),
-                     render::speed_factor_text(k.time.ratio), k.within_noise ? "noise" : k.slower_than_limit ? "SLOWER" : "",
+                     render::speed_factor_text(k.time.ratio),
+                     k.within_noise        ? "noise"
+                     : k.slower_than_limit ? "SLOWER"
+                                           : "",
                      render::before_after_text(verdict_label(k.before), verdict_label(k.after), " -> ") +
                          (k.verdict_changed ? " (changed)" : ""),
                      render::configuration_text(k.before.grid, k.before.block), names(k.before.name)},
@@ -171,8 +188,13 @@ void write_text_comparison(const RunComparison& comparison, std::ostream& out, c
     });
     if (counters) {
       out << "\n";
-      TextTable units({{render::row_launches_title(comparison), Align::left}, {"issue"}, {"L2"}, {"DRAM"}, {"LMEM-L2"},
-                       {"LMEM-inst"}, {"kernel", Align::left}});
+      TextTable units({{render::row_launches_title(comparison), Align::left},
+                       {"issue"},
+                       {"L2"},
+                       {"DRAM"},
+                       {"LMEM-L2"},
+                       {"LMEM-inst"},
+                       {"kernel", Align::left}});
       for (std::size_t index : order) {
         const auto& k = comparison.matched[index];
         units.add_row({render::row_launches_text(comparison, k, " -> "),

@@ -24,9 +24,12 @@ std::string verdict_color(const std::optional<Verdict>& verdict, bool use_color)
   if (!use_color) return "";
   if (!verdict) return "\033[2m";
   switch (*verdict) {
-    case Verdict::bandwidth: return "\033[36m";
-    case Verdict::instruction: return "\033[35m";
-    case Verdict::latency: return "\033[33m";
+    case Verdict::bandwidth:
+      return "\033[36m";
+    case Verdict::instruction:
+      return "\033[35m";
+    case Verdict::latency:
+      return "\033[33m";
   }
   return "";
 }
@@ -44,21 +47,22 @@ void write_program(const RunSummary& summary, std::ostream& out) {
   for (const auto& advice : p.advice) out << "  - " << advice << "\n";
   if (p.ranges.empty()) return;
   constexpr std::size_t kShown = 10;
-  out << "  by NVTX range" << (p.ranges.size() > kShown ? " (top " + std::to_string(kShown) + " by time)" : "") << ":\n";
+  out << "  by NVTX range" << (p.ranges.size() > kShown ? " (top " + std::to_string(kShown) + " by time)" : "")
+      << ":\n";
   TextTable table({{"wall"}, {"instances"}, {"GPU busy"}, {"verdict", Align::left}, {"range", Align::left}});
   for (std::size_t i = 0; i < p.ranges.size() && i < kShown; ++i) {
     const auto& r = p.ranges[i];
-    table.add_row({format_duration_ns(r.split.wall_ns), std::to_string(r.instances), format_percent(r.split.busy_share(), 0),
-                   std::string(to_string(r.verdict)), r.range});
+    table.add_row({format_duration_ns(r.split.wall_ns), std::to_string(r.instances),
+                   format_percent(r.split.busy_share(), 0), std::string(to_string(r.verdict)), r.range});
   }
   table.write(out, "    ");
 }
 
 void write_header(const RunSummary& summary, std::ostream& out) {
   const auto& run = summary.run;
-  out << "limiter report — " << render::device_text(run.device) << "\nsource: " << (run.source.empty() ? "?" : run.source)
-      << ", " << to_string(run.counter_model) << " counters; peaks: " << to_string(run.peaks) << " (" << run.peaks_origin
-      << ")\n";
+  out << "limiter report — " << render::device_text(run.device)
+      << "\nsource: " << (run.source.empty() ? "?" : run.source) << ", " << to_string(run.counter_model)
+      << " counters; peaks: " << to_string(run.peaks) << " (" << run.peaks_origin << ")\n";
   if (run.cache_control) out << "caches: " << render::cache_control_text(run.cache_control) << "\n";
   out << render::run_scope_text(summary) << "\n";
   if (run.stall_sampling) out << render::stall_sampling_text(*run.stall_sampling) << "\n";
@@ -87,7 +91,8 @@ void write_why_they_wait(const RunSummary& summary, std::size_t top, std::ostrea
   if (kernels.empty()) return;
   const std::size_t shown = top == 0 ? kernels.size() : std::min(top, kernels.size());
   out << "\nwhy they wait (PC samples by stall reason, most samples first"
-      << (shown < kernels.size() ? "; " + std::to_string(shown) + " of " + std::to_string(kernels.size()) : "") << "):\n";
+      << (shown < kernels.size() ? "; " + std::to_string(shown) + " of " + std::to_string(kernels.size()) : "")
+      << "):\n";
   for (std::size_t i = 0; i < shown; ++i) {
     const auto& k = kernels[i];
     out << "  " << k.display_name << " (" << render::stalled_group_text(summary, k, ", ", "no launch in the record")
@@ -101,24 +106,33 @@ void write_why_they_wait(const RunSummary& summary, std::size_t top, std::ostrea
 
 void write_group_table(const RunSummary& summary, const ReportOptions& options, std::ostream& out) {
   const std::size_t shown = render::shown_group_count(summary, options.top);
-  // With a timeline that holds kernels, the time columns are the timeline's and "profiled" counts the counters' launches.
+  // With a timeline that holds kernels, the time columns are the timeline's and "profiled" counts the counters'
+  // launches.
   const bool timeline = render::shows_timeline_time(summary);
   out << "\nkernels by time" << (timeline ? " on the timeline" : "") << ", grouped by name and launch configuration"
-      << (shown < summary.groups.size() ? " (top " + std::to_string(shown) + " of " + std::to_string(summary.groups.size()) +
-                                              "; --top N for more, --launches for one row per launch)"
-                                        : " (--launches for one row per launch)")
+      << (shown < summary.groups.size()
+              ? " (top " + std::to_string(shown) + " of " + std::to_string(summary.groups.size()) +
+                    "; --top N for more, --launches for one row per launch)"
+              : " (--launches for one row per launch)")
       << ":\n";
   std::vector<TextTable::Column> columns = {{"#"}, {"time%"}, {"total"}, {"launches"}, {"mean"}, {"min"}, {"max"}};
   if (timeline) columns.push_back({"profiled"});
-  columns.insert(columns.end(), {{"verdict", Align::left}, {"unit", Align::left}, {"LMEM-L2"}, {"LMEM-inst"},
-                                 {"grid x block", Align::left}, {"kernel", Align::left}});
+  columns.insert(columns.end(), {{"verdict", Align::left},
+                                 {"unit", Align::left},
+                                 {"LMEM-L2"},
+                                 {"LMEM-inst"},
+                                 {"grid x block", Align::left},
+                                 {"kernel", Align::left}});
   TextTable table(std::move(columns));
   for (std::size_t i = 0; i < shown; ++i) {
     const auto& g = summary.groups[i];
     const auto& d = render::shown_durations(g);
-    std::vector<std::string> cells = {std::to_string(i + 1), format_percent(render::shown_time_share(g), 0),
-                                      render::precise_duration_text(d.total_ns), render::shown_launches_text(g),
-                                      render::precise_duration_text(d.mean_ns), render::precise_duration_text(d.min_ns),
+    std::vector<std::string> cells = {std::to_string(i + 1),
+                                      format_percent(render::shown_time_share(g), 0),
+                                      render::precise_duration_text(d.total_ns),
+                                      render::shown_launches_text(g),
+                                      render::precise_duration_text(d.mean_ns),
+                                      render::precise_duration_text(d.min_ns),
                                       render::precise_duration_text(d.max_ns)};
     if (timeline) cells.push_back(render::profiled_launches_text(g));
     cells.insert(cells.end(), {render::group_verdict_text(g), g.limiting_unit,
@@ -136,8 +150,8 @@ void write_group_table(const RunSummary& summary, const ReportOptions& options, 
       rest_share += render::shown_time_share(summary.groups[i]).value_or(0);
       rest_launches += render::shown_launches(summary.groups[i]);
     }
-    out << "... " << summary.groups.size() - shown << " more: "
-        << format_percent(timeline ? std::optional<double>(rest_share) : summary.share_of_run(rest_ns), 1)
+    out << "... " << summary.groups.size() - shown
+        << " more: " << format_percent(timeline ? std::optional<double>(rest_share) : summary.share_of_run(rest_ns), 1)
         << " of the time in " << render::count_text(rest_launches) << " launches\n";
   }
   if (summary.launches > 0)  // a timeline alone (--trace) has no verdict to explain
@@ -151,17 +165,28 @@ void write_launch_table(const RunSummary& summary, const ReportOptions& options,
   const auto order = render::launches_by_time(summary, options.view == ReportView::launches ? options.top : 0);
   out << "\n";
   if (order.size() < summary.run.kernels.size())
-    out << "launches by time (top " << order.size() << " of " << render::count_text(summary.run.kernels.size()) << "):\n";
-  TextTable table({{"#"}, {"time"}, {"time%"}, {"verdict", Align::left}, {"issue"}, {"L2"}, {"DRAM"}, {"LMEM-L2"},
-                   {"LMEM-inst"}, {"occ."}, {"kernel", Align::left}});
+    out << "launches by time (top " << order.size() << " of " << render::count_text(summary.run.kernels.size())
+        << "):\n";
+  TextTable table({{"#"},
+                   {"time"},
+                   {"time%"},
+                   {"verdict", Align::left},
+                   {"issue"},
+                   {"L2"},
+                   {"DRAM"},
+                   {"LMEM-L2"},
+                   {"LMEM-inst"},
+                   {"occ."},
+                   {"kernel", Align::left}});
   for (const KernelAnalysis* k : order) {
-    table.add_row({std::to_string(k->sequence), render::duration_text(k->duration_ns),
-                   format_percent(summary.share_of_run(k->duration_ns), 0), verdict_label(*k),
-                   format_percent(k->utilization.issue, 0), format_percent(k->utilization.l2, 0),
-                   format_percent(k->utilization.dram, 0), lmem_l2_text(k->lmem.l2_share, k->lmem.l2_share_is_upper_bound),
-                   format_percent(k->lmem.instruction_share, 1), format_percent(render::occupancy_of(*k), 0),
-                   summary.display_name(k->name)},
-                  verdict_color(k->verdict, options.color), 3);
+    table.add_row(
+        {std::to_string(k->sequence), render::duration_text(k->duration_ns),
+         format_percent(summary.share_of_run(k->duration_ns), 0), verdict_label(*k),
+         format_percent(k->utilization.issue, 0), format_percent(k->utilization.l2, 0),
+         format_percent(k->utilization.dram, 0), lmem_l2_text(k->lmem.l2_share, k->lmem.l2_share_is_upper_bound),
+         format_percent(k->lmem.instruction_share, 1), format_percent(render::occupancy_of(*k), 0),
+         summary.display_name(k->name)},
+        verdict_color(k->verdict, options.color), 3);
   }
   table.write(out);
 }
@@ -169,7 +194,11 @@ void write_launch_table(const RunSummary& summary, const ReportOptions& options,
 void write_nvtx_ranges(const RunSummary& summary, std::ostream& out) {
   if (summary.nvtx_ranges.empty()) return;
   out << "\ntime by NVTX range (the ranges around each launch):\n";
-  TextTable table({{"time%"}, {"total"}, {"launches"}, {"verdict", Align::left}, {"range", Align::left},
+  TextTable table({{"time%"},
+                   {"total"},
+                   {"launches"},
+                   {"verdict", Align::left},
+                   {"range", Align::left},
                    {"top kernels", Align::left}});
   for (const auto& r : summary.nvtx_ranges) {
     std::string kernels;
@@ -195,8 +224,8 @@ void write_fix_first(const RunSummary& summary, std::ostream& out) {
     const auto& g = summary.groups[item.group];
     out << "  " << rank + 1 << ". " << g.display_name << " [" << g.longest.sequence << "] — "
         << render::duration_text(render::shown_durations(g).total_ns) << " ("
-        << format_percent(render::shown_time_share(g), 0) << "), "
-        << verdict_label(g.longest.verdict) << ": " << item.headline << "\n";
+        << format_percent(render::shown_time_share(g), 0) << "), " << verdict_label(g.longest.verdict) << ": "
+        << item.headline << "\n";
   }
 }
 
@@ -214,10 +243,11 @@ void write_details(const KernelAnalysis& k, const std::string& name, std::ostrea
   }
   if (k.lmem.l2_sectors.value_or(0) > 0 || k.lmem.instruction_share.value_or(0) > 0) {
     out << "  LMEM: " << format_percent(k.lmem.l2_share) << " of L1-L2 traffic";
-    if (k.lmem.l2_share_is_upper_bound) out << " (upper bound; at least " << format_percent(k.lmem.l2_share_lower_bound) << ")";
-    out << ", slides' estimate " << format_percent(k.lmem.l2_share_seed) << "; " << format_percent(k.lmem.instruction_share)
-        << " of instructions; L1 hit rate ld " << format_percent(k.lmem.l1_load_hit_rate) << " / st "
-        << format_percent(k.lmem.l1_store_hit_rate) << "\n";
+    if (k.lmem.l2_share_is_upper_bound)
+      out << " (upper bound; at least " << format_percent(k.lmem.l2_share_lower_bound) << ")";
+    out << ", slides' estimate " << format_percent(k.lmem.l2_share_seed) << "; "
+        << format_percent(k.lmem.instruction_share) << " of instructions; L1 hit rate ld "
+        << format_percent(k.lmem.l1_load_hit_rate) << " / st " << format_percent(k.lmem.l1_store_hit_rate) << "\n";
   }
   for (const auto& warning : k.lmem.warnings) out << "  warning: " << warning << "\n";
   if (k.ncu_verdict) {
@@ -235,8 +265,10 @@ void write_text_body(const RunSummary& summary, std::ostream& out, const ReportO
     return;
   }
   const bool grouped = options.grouped(summary);
-  if (grouped) write_group_table(summary, options, out);
-  else write_launch_table(summary, options, out);
+  if (grouped)
+    write_group_table(summary, options, out);
+  else
+    write_launch_table(summary, options, out);
   write_why_they_wait(summary, options.top, out);
   write_nvtx_ranges(summary, out);
   write_fix_first(summary, out);
@@ -249,7 +281,8 @@ void write_text_body(const RunSummary& summary, std::ostream& out, const ReportO
     }
     return;
   }
-  for (const KernelAnalysis* k : render::launches_by_time(summary, options.view == ReportView::launches ? options.top : 0))
+  for (const KernelAnalysis* k :
+       render::launches_by_time(summary, options.view == ReportView::launches ? options.top : 0))
     write_details(*k, summary.display_name(k->name), out);
 }
 

@@ -29,13 +29,15 @@ std::string profiled_launches_text(const KernelSummary& group) {
 }
 
 std::string timeline_scope_text(const TimelineKernelTotals& totals) {
-  std::string text = "timeline: " + count_text(totals.launches) + (totals.launches == 1 ? " launch of " : " launches of ") +
-                     count_text(totals.kernels) + (totals.kernels == 1 ? " kernel" : " kernels") + " over " +
+  std::string text = "timeline: " + count_text(totals.launches) +
+                     (totals.launches == 1 ? " launch of " : " launches of ") + count_text(totals.kernels) +
+                     (totals.kernels == 1 ? " kernel" : " kernels") + " over " +
                      format_duration_ns(static_cast<double>(totals.window_ns)) + " (" +
                      format_duration_ns(totals.kernel_ns) + " of kernel time)";
   if (totals.without_counters > 0)
     text += ", " + count_text(totals.without_counters) +
-            (totals.without_counters == 1 ? " kernel configuration without counters" : " kernel configurations without counters");
+            (totals.without_counters == 1 ? " kernel configuration without counters"
+                                          : " kernel configurations without counters");
   return text;
 }
 
@@ -51,7 +53,8 @@ std::vector<NoCountersNote> no_counters_notes(const RunSummary& summary, std::si
   for (std::size_t i = 0; i < shown && i < summary.groups.size(); ++i) {
     const auto& group = summary.groups[i];
     if (group.no_counters.empty()) continue;
-    auto note = std::find_if(notes.begin(), notes.end(), [&](const NoCountersNote& n) { return n.reason == group.no_counters; });
+    auto note = std::find_if(notes.begin(), notes.end(),
+                             [&](const NoCountersNote& n) { return n.reason == group.no_counters; });
     if (note == notes.end()) note = notes.insert(notes.end(), {group.no_counters, {}});
     if (std::find(note->kernels.begin(), note->kernels.end(), group.display_name) == note->kernels.end())
       note->kernels.push_back(group.display_name);

@@ -22,9 +22,12 @@ inline const VerdictColour& verdict_colour(const std::optional<Verdict>& verdict
   static constexpr VerdictColour kNone{"#dddddd", "#1b1b1b", "grey"};
   if (!verdict) return kNone;
   switch (*verdict) {
-    case Verdict::bandwidth: return kBandwidth;
-    case Verdict::instruction: return kInstruction;
-    case Verdict::latency: return kLatency;
+    case Verdict::bandwidth:
+      return kBandwidth;
+    case Verdict::instruction:
+      return kInstruction;
+    case Verdict::latency:
+      return kLatency;
   }
   return kNone;
 }

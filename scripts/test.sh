@@ -10,6 +10,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 scripts/install-deps.sh --tests
+scripts/check-format.sh  # every C++ and CUDA source as .clang-format has it (--fix formats them)
 preset=ci
 [ -x /usr/local/cuda/bin/nvcc ] || command -v nvcc >/dev/null || { preset=host-only; echo "host-only build" >&2; }
 build_dir=build-ci

@@ -78,11 +78,12 @@ static int variant(char which) {
   cudaStreamSynchronize(stream);
   int after[3];
   cudaMemcpy(after, slots, sizeof after, cudaMemcpyDeviceToHost);
-  std::printf("variant %c: destroy=%d swaps=%d graph alive after destroy: %s (nodes %zu) update=%d set_enabled off=%d on=%d"
-              " slots after off-launch %d %d %d, after on-launch %d %d %d -> %s\n",
-              which, (int)destroyed, swaps, alive == CUDA_SUCCESS ? "yes" : "no", alive_count, (int)update, (int)off,
-              (int)on, host[0], host[1], host[2], after[0], after[1], after[2],
-              (off == CUDA_SUCCESS && host[1] == 0 && after[1] == 1 && host[0] == 1) ? "NODE CONTROL WORKS" : "no control");
+  std::printf(
+      "variant %c: destroy=%d swaps=%d graph alive after destroy: %s (nodes %zu) update=%d set_enabled off=%d on=%d"
+      " slots after off-launch %d %d %d, after on-launch %d %d %d -> %s\n",
+      which, (int)destroyed, swaps, alive == CUDA_SUCCESS ? "yes" : "no", alive_count, (int)update, (int)off, (int)on,
+      host[0], host[1], host[2], after[0], after[1], after[2],
+      (off == CUDA_SUCCESS && host[1] == 0 && after[1] == 1 && host[0] == 1) ? "NODE CONTROL WORKS" : "no control");
   if (which != 'C' && alive == CUDA_SUCCESS) {
     inside = true;
     std::printf("  our own destroy of the kept graph: %d\n", (int)cuGraphDestroy(graph));
@@ -97,7 +98,10 @@ static int variant(char which) {
 int main() {
   cudaFree(nullptr);
   CUpti_SubscriberHandle subscriber;
-  if (cuptiSubscribe(&subscriber, on_call, nullptr) != CUPTI_SUCCESS) { std::printf("subscribe failed\n"); return 1; }
+  if (cuptiSubscribe(&subscriber, on_call, nullptr) != CUPTI_SUCCESS) {
+    std::printf("subscribe failed\n");
+    return 1;
+  }
   cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphDestroy);
   variant('A');
   variant('B');

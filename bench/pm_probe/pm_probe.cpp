@@ -28,15 +28,15 @@
 
 namespace {
 
-#define CHECK(call)                                                                       \
-  do {                                                                                    \
-    CUptiResult s_ = (call);                                                              \
-    if (s_ != CUPTI_SUCCESS) {                                                            \
-      const char* e_ = nullptr;                                                           \
-      cuptiGetResultString(s_, &e_);                                                      \
+#define CHECK(call)                                                                     \
+  do {                                                                                  \
+    CUptiResult s_ = (call);                                                            \
+    if (s_ != CUPTI_SUCCESS) {                                                          \
+      const char* e_ = nullptr;                                                         \
+      cuptiGetResultString(s_, &e_);                                                    \
       std::fprintf(stderr, "pm_probe: %s failed: %s (line %d)\n", #call, e_, __LINE__); \
-      return false;                                                                       \
-    }                                                                                     \
+      return false;                                                                     \
+    }                                                                                   \
   } while (0)
 
 using Clock = std::chrono::steady_clock;
@@ -83,7 +83,8 @@ bool evaluate_new_samples() {
   CHECK(cuptiPmSamplingGetCounterDataInfo(&info));
   const auto t = Clock::now();
   for (size_t i = probe->consumed; i < info.numCompletedSamples; ++i) {
-    CUpti_PmSampling_CounterData_GetSampleInfo_Params sample{CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE};
+    CUpti_PmSampling_CounterData_GetSampleInfo_Params sample{
+        CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE};
     sample.pPmSamplingObject = probe->sampler;
     sample.pCounterDataImage = probe->image.data();
     sample.counterDataImageSize = probe->image.size();
@@ -113,7 +114,8 @@ bool evaluate_new_samples() {
 }
 
 bool reinitialize() {
-  CUpti_PmSampling_CounterDataImage_Initialize_Params init{CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+  CUpti_PmSampling_CounterDataImage_Initialize_Params init{
+      CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE};
   init.pPmSamplingObject = probe->sampler;
   init.counterDataSize = probe->image.size();
   init.pCounterData = probe->image.data();
@@ -192,9 +194,15 @@ void decode_loop() {
     if (probe->stop) break;
     if (!decode_once()) {
       print_stats("overflow");
-      if (probe->recoveries >= 3 || !recover()) { probe->failed = true; break; }
+      if (probe->recoveries >= 3 || !recover()) {
+        probe->failed = true;
+        break;
+      }
     }
-    if (since(last_print) > 1.0) { print_stats("periodic"); last_print = Clock::now(); }
+    if (since(last_print) > 1.0) {
+      print_stats("periodic");
+      last_print = Clock::now();
+    }
   }
 }
 
@@ -219,32 +227,46 @@ bool start_sampling() {
   CHECK(cuptiProfilerHostInitialize(&hi));
   probe->host = hi.pHostObject;
   // Which single counters this device accepts for PM sampling (the probe list), one by one.
-  if (std::getenv("PM_ACCEPTS")) for (const char* candidate :
-       {"smsp__inst_issued.sum", "sm__cycles_elapsed.avg", "sm__cycles_active.avg", "dram__bytes_read.sum",
-        "dram__bytes_write.sum", "lts__t_sectors.sum", "lts__t_sectors_srcunit_tex.sum",
-        "lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_write.sum",
-        "lts__t_sectors_op_read.sum", "lts__t_sectors_op_write.sum", "lts__cycles_elapsed.avg",
-        "sm__pipe_tensor_cycles_active.sum", "sm__warps_active.sum", "l1tex__data_pipe_lsu_wavefronts.sum",
-        "l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_miss.sum",
-        "l1tex__t_sectors_pipe_lsu_mem_local_op_st_lookup_miss.sum",
-        "l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_hit.sum", "smsp__inst_executed_op_local_ld.sum",
-        "gpu__time_duration.sum", "dram__cycles_elapsed.avg", "gpc__cycles_elapsed.max", "sys__cycles_elapsed.avg"}) {
-    CUpti_Profiler_Host_Initialize_Params h{CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
-    h.profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING;
-    h.pChipName = chip.pChipName;
-    h.pCounterAvailabilityImage = probe->availability.data();
-    if (cuptiProfilerHostInitialize(&h) != CUPTI_SUCCESS) continue;
-    const char* name = candidate;
-    CUpti_Profiler_Host_ConfigAddMetrics_Params add{CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
-    add.pHostObject = h.pHostObject;
-    add.ppMetricNames = &name;
-    add.numMetrics = 1;
-    std::fprintf(stderr, "pm_probe: accepts %s: %s\n", name,
-                 cuptiProfilerHostConfigAddMetrics(&add) == CUPTI_SUCCESS ? "yes" : "NO");
-    CUpti_Profiler_Host_Deinitialize_Params d{CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
-    d.pHostObject = h.pHostObject;
-    cuptiProfilerHostDeinitialize(&d);
-  }
+  if (std::getenv("PM_ACCEPTS"))
+    for (const char* candidate : {"smsp__inst_issued.sum",
+                                  "sm__cycles_elapsed.avg",
+                                  "sm__cycles_active.avg",
+                                  "dram__bytes_read.sum",
+                                  "dram__bytes_write.sum",
+                                  "lts__t_sectors.sum",
+                                  "lts__t_sectors_srcunit_tex.sum",
+                                  "lts__t_sectors_srcunit_tex_op_read.sum",
+                                  "lts__t_sectors_srcunit_tex_op_write.sum",
+                                  "lts__t_sectors_op_read.sum",
+                                  "lts__t_sectors_op_write.sum",
+                                  "lts__cycles_elapsed.avg",
+                                  "sm__pipe_tensor_cycles_active.sum",
+                                  "sm__warps_active.sum",
+                                  "l1tex__data_pipe_lsu_wavefronts.sum",
+                                  "l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_miss.sum",
+                                  "l1tex__t_sectors_pipe_lsu_mem_local_op_st_lookup_miss.sum",
+                                  "l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_hit.sum",
+                                  "smsp__inst_executed_op_local_ld.sum",
+                                  "gpu__time_duration.sum",
+                                  "dram__cycles_elapsed.avg",
+                                  "gpc__cycles_elapsed.max",
+                                  "sys__cycles_elapsed.avg"}) {
+      CUpti_Profiler_Host_Initialize_Params h{CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
+      h.profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING;
+      h.pChipName = chip.pChipName;
+      h.pCounterAvailabilityImage = probe->availability.data();
+      if (cuptiProfilerHostInitialize(&h) != CUPTI_SUCCESS) continue;
+      const char* name = candidate;
+      CUpti_Profiler_Host_ConfigAddMetrics_Params add{CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
+      add.pHostObject = h.pHostObject;
+      add.ppMetricNames = &name;
+      add.numMetrics = 1;
+      std::fprintf(stderr, "pm_probe: accepts %s: %s\n", name,
+                   cuptiProfilerHostConfigAddMetrics(&add) == CUPTI_SUCCESS ? "yes" : "NO");
+      CUpti_Profiler_Host_Deinitialize_Params d{CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
+      d.pHostObject = h.pHostObject;
+      cuptiProfilerHostDeinitialize(&d);
+    }
 
   CUpti_Profiler_Host_ConfigAddMetrics_Params add{CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
   add.pHostObject = probe->host;
@@ -333,9 +355,10 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
 }
 
 void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void*) {
-  const bool launch = domain == CUPTI_CB_DOMAIN_DRIVER_API &&
-                      (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel || cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
-                       cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx || cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz);
+  const bool launch =
+      domain == CUPTI_CB_DOMAIN_DRIVER_API &&
+      (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel || cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
+       cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx || cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz);
   if (launch && !probe->started) {
     std::lock_guard lock(probe->mutex);
     if (!probe->started && !start_sampling()) std::fprintf(stderr, "pm_probe: sampling not started\n");

@@ -39,8 +39,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string dir = argv[1];
-  std::vector<std::string> metrics = {"smsp__inst_issued.sum", "sm__cycles_elapsed.avg", "dram__bytes_read.sum",
-                                      "dram__bytes_write.sum", "lts__t_sectors.sum", "lts__t_sectors_srcunit_tex.sum"};
+  std::vector<std::string> metrics = {"smsp__inst_issued.sum", "sm__cycles_elapsed.avg",
+                                      "dram__bytes_read.sum",  "dram__bytes_write.sum",
+                                      "lts__t_sectors.sum",    "lts__t_sectors_srcunit_tex.sum"};
   if (argc > 4) {
     metrics.clear();
     std::stringstream list(argv[4]);
@@ -100,8 +101,8 @@ int main(int argc, char** argv) {
   double agree = 0, judged = 0, big_without = 0, covered = 0;
   int big = 0, big_with = 0;
   std::printf("samples %llu, kernels aggregated %zu, exact launches %zu (%.3f s of kernel time)\n",
-              static_cast<unsigned long long>(sampled.sampling->samples), sampled.launches.size(), exact.launches.size(),
-              total * 1e-9);
+              static_cast<unsigned long long>(sampled.sampling->samples), sampled.launches.size(),
+              exact.launches.size(), total * 1e-9);
   std::printf("%-60s %7s %9s %7s %6s %-11s %-11s %s\n", "kernel (mangled, truncated)", "share", "samples", "purity",
               "overl", "sampled", "exact", "utilisations (sampled: issue/l2/dram)");
   for (std::size_t i = 0; i < sampled.launches.size(); ++i) {
@@ -124,8 +125,10 @@ int main(int argc, char** argv) {
     }
     if (share >= 0.01) {
       ++big;
-      if (has) ++big_with;
-      else big_without += share;
+      if (has)
+        ++big_with;
+      else
+        big_without += share;
     }
     if (share >= 0.005 || (has && verdict_text(a) != majority))
       std::printf("%-60.60s %6.2f%% %9llu %6.0f%% %5.0f%% %-11s %-11s %.2f/%.2f/%.2f  %s\n", l.mangled_name.c_str(),

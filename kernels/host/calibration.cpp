@@ -62,12 +62,11 @@ nlohmann::ordered_json calibration_json(const CalibrationResult& result) {
   out["sizes"] = result.sizes;
   out["gpu"] = std::move(gpu);
   out["peaks"] = std::move(peaks);
-  out["method"] = {
-      {"dram", "median time of a streaming read of 1 GiB (uint4 loads), far more than L2 holds"},
-      {"l2", "ld.global.cg over 8 MiB, 64 passes, L2 not flushed: bytes delivered to the SMs per second"},
-      {"fp32", "8 independent FFMA chains per thread at full occupancy; 2 FLOPs per FFMA"},
-      {"latency", "one dependent load at a time per thread over a 2^25-entry random cycle (128 MiB)"},
-      {"sm_clock", "clock64() cycles of a busy-waiting kernel over its CUDA-event time"}};
+  out["method"] = {{"dram", "median time of a streaming read of 1 GiB (uint4 loads), far more than L2 holds"},
+                   {"l2", "ld.global.cg over 8 MiB, 64 passes, L2 not flushed: bytes delivered to the SMs per second"},
+                   {"fp32", "8 independent FFMA chains per thread at full occupancy; 2 FLOPs per FFMA"},
+                   {"latency", "one dependent load at a time per thread over a 2^25-entry random cycle (128 MiB)"},
+                   {"sm_clock", "clock64() cycles of a busy-waiting kernel over its CUDA-event time"}};
   out["kernels"] = std::move(kernels);
   return out;
 }
@@ -86,24 +85,28 @@ void write_calibration_summary(const CalibrationResult& result, std::ostream& ou
     dram_beside = format_percent(*dram / *spec->theoretical.dram_bytes_per_second) + " of the datasheet's " +
                   format_rate(*spec->theoretical.dram_bytes_per_second);
   line("DRAM streaming read", dram ? format_rate(*dram) : "-", dram_beside);
-  line("L2-resident read (ld.cg)", result.l2_read_bytes_per_second ? format_rate(*result.l2_read_bytes_per_second) : "-",
-       "");
+  line("L2-resident read (ld.cg)",
+       result.l2_read_bytes_per_second ? format_rate(*result.l2_read_bytes_per_second) : "-", "");
   std::string fp32_beside;
   if (result.fp32_flops_per_second && result.sm_clock_measured_hz && result.device.sm_count > 0) {
     // 128 FP32 lanes per SM from Ampere on; 2 FLOPs per FMA.
     const double peak = result.device.sm_count * 128.0 * 2.0 * *result.sm_clock_measured_hz;
     fp32_beside = format_percent(*result.fp32_flops_per_second / peak) + " of 128 FMA lanes/SM at the measured clock";
   }
-  line("FP32 FMA", result.fp32_flops_per_second ? format_fixed(*result.fp32_flops_per_second * 1e-12, 2) + " TFLOP/s" : "-",
+  line("FP32 FMA",
+       result.fp32_flops_per_second ? format_fixed(*result.fp32_flops_per_second * 1e-12, 2) + " TFLOP/s" : "-",
        fp32_beside);
   std::string latency_beside;
   if (result.dependent_load_latency_ns && result.sm_clock_measured_hz)
-    latency_beside = format_fixed(*result.dependent_load_latency_ns * 1e-9 * *result.sm_clock_measured_hz, 0) +
-                     " SM cycles";
-  line("dependent load (DRAM)", result.dependent_load_latency_ns ? format_fixed(*result.dependent_load_latency_ns, 1) + " ns" : "-",
+    latency_beside =
+        format_fixed(*result.dependent_load_latency_ns * 1e-9 * *result.sm_clock_measured_hz, 0) + " SM cycles";
+  line("dependent load (DRAM)",
+       result.dependent_load_latency_ns ? format_fixed(*result.dependent_load_latency_ns, 1) + " ns" : "-",
        latency_beside);
-  line("SM clock while busy", result.sm_clock_measured_hz ? format_fixed(*result.sm_clock_measured_hz * 1e-6, 0) + " MHz" : "-",
-       result.device.sm_clock_hz ? "runtime's maximum " + format_fixed(*result.device.sm_clock_hz * 1e-6, 0) + " MHz" : "");
+  line("SM clock while busy",
+       result.sm_clock_measured_hz ? format_fixed(*result.sm_clock_measured_hz * 1e-6, 0) + " MHz" : "-",
+       result.device.sm_clock_hz ? "runtime's maximum " + format_fixed(*result.device.sm_clock_hz * 1e-6, 0) + " MHz"
+                                 : "");
   for (const auto& m : result.measurements)
     if (!m.correct.value_or(false)) out << "  WRONG RESULT: " << m.name << ": " << m.check_detail << "\n";
 }

@@ -48,7 +48,8 @@ const ProgramEntry* find_program(std::string_view name) {
 std::vector<const ProgramEntry*> select_programs(const std::vector<std::string>& only) {
   for (const auto& word : only)
     if (!find_program(word))
-      throw InputError("unknown program '" + word + "' for --only (`limiter kernels --list --programs` shows the names)");
+      throw InputError("unknown program '" + word +
+                       "' for --only (`limiter kernels --list --programs` shows the names)");
   std::vector<const ProgramEntry*> selected;
   for (const auto& entry : program_catalog())
     if (only.empty() || std::find(only.begin(), only.end(), entry.name) != only.end()) selected.push_back(&entry);
@@ -99,8 +100,8 @@ void write_program_results(const std::vector<ProgramResult>& results, std::ostre
   auto share = [](const ProgramResult& r, double ns) { return format_percent(r.judged->split.share(ns)); };
   for (const auto& r : results) {
     if (!r.judged) {
-      table.add({r.name, std::string(to_string(r.intended)), detail::kNone, detail::kNone, detail::kNone,
-                 detail::kNone, detail::kNone, detail::kNone, detail::kNone, detail::kNone, "NO",
+      table.add({r.name, std::string(to_string(r.intended)), detail::kNone, detail::kNone, detail::kNone, detail::kNone,
+                 detail::kNone, detail::kNone, detail::kNone, detail::kNone, "NO",
                  r.output_correct ? (*r.output_correct ? "yes" : "WRONG") : detail::kNone});
       continue;
     }

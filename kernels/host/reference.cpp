@@ -40,7 +40,8 @@ float fma_chain_reference(float start, int iterations) {
 
 float fma_chains_reference(unsigned thread, int iterations) {
   float sum = 0.0f;
-  for (int chain = 0; chain < kFmaChains; ++chain) sum += fma_chain_reference(fma_chain_start(thread, chain), iterations);
+  for (int chain = 0; chain < kFmaChains; ++chain)
+    sum += fma_chain_reference(fma_chain_start(thread, chain), iterations);
   return sum;
 }
 

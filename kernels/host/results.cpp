@@ -61,7 +61,8 @@ std::vector<Measurement> measurements_from_run(const RunRecord& run) {
     m.block = launch.block;
     m.registers_per_thread = launch.registers_per_thread;
     m.local_bytes_per_thread = launch.local_bytes_per_thread;
-    if (launch.static_shared_bytes || launch.dynamic_shared_bytes) m.shared_bytes_per_block = launch.total_shared_bytes();
+    if (launch.static_shared_bytes || launch.dynamic_shared_bytes)
+      m.shared_bytes_per_block = launch.total_shared_bytes();
     measurements.push_back(std::move(m));
   }
   return measurements;
@@ -107,9 +108,7 @@ std::string speedup_text(const std::optional<double>& speedup) {
   return speedup ? format_fixed(*speedup, 2) + "x" : kNone;
 }
 std::string optional_int(const std::optional<int>& value) { return value ? std::to_string(*value) : kNone; }
-std::string optional_bytes(const std::optional<std::uint64_t>& value) {
-  return value ? std::to_string(*value) : kNone;
-}
+std::string optional_bytes(const std::optional<std::uint64_t>& value) { return value ? std::to_string(*value) : kNone; }
 std::string correct_text(const Measurement& m) {
   if (!m.skipped_reason.empty()) return "skipped";
   if (!m.correct) return kNone;
@@ -128,7 +127,8 @@ std::string verdict_text(const KernelAnalysis* kernel) {
   std::string text = to_string(*kernel->verdict);
   if (kernel->balanced) text += " (balanced)";
   for (std::size_t i = 0; i < kernel->latency_causes.size(); ++i)
-    text += (i ? ", " : " (") + to_string(kernel->latency_causes[i]) + (i + 1 == kernel->latency_causes.size() ? ")" : "");
+    text +=
+        (i ? ", " : " (") + to_string(kernel->latency_causes[i]) + (i + 1 == kernel->latency_causes.size() ? ")" : "");
   return text;
 }
 
@@ -186,8 +186,8 @@ bool ends_with(const std::string& text, const std::string& suffix) {
 
 void write_reduction(const std::vector<const Measurement*>& family, const TableContext& context, std::ostream& out) {
   // Seed 002's G80 table on 2^22 ints: time, GB/s and cumulative speed-up of kernels 1..7.
-  static const char* const seed_figures[] = {"8.054 ms, 2.08 GB/s", "3.456 ms, 4.85 GB/s, 2.33x",
-                                             "1.722 ms, 9.74 GB/s, 4.68x", "0.965 ms, 17.38 GB/s, 8.34x",
+  static const char* const seed_figures[] = {"8.054 ms, 2.08 GB/s",          "3.456 ms, 4.85 GB/s, 2.33x",
+                                             "1.722 ms, 9.74 GB/s, 4.68x",   "0.965 ms, 17.38 GB/s, 8.34x",
                                              "0.536 ms, 31.29 GB/s, 15.01x", "0.381 ms, 44.00 GB/s, 21.16x",
                                              "0.268 ms, 62.67 GB/s, 30.04x"};
   for (const char* size : {"_4M", "_32M"}) {
@@ -203,8 +203,8 @@ void write_reduction(const std::vector<const Measurement*>& family, const TableC
       const auto* kernel = analysis_of(context, steps[i]->name);
       const int step_number = steps[i]->name[6] - '0';  // "reduceN_..."
       table.add({steps[i]->name, time_text(ladder[i].time_ns), rate_text(steps[i]->bytes_per_second()),
-                 speedup_text(ladder[i].step_speedup), speedup_text(ladder[i].cumulative_speedup),
-                 verdict_text(kernel), intended_text(kernel, steps[i]->name), correct_text(*steps[i]),
+                 speedup_text(ladder[i].step_speedup), speedup_text(ladder[i].cumulative_speedup), verdict_text(kernel),
+                 intended_text(kernel, steps[i]->name), correct_text(*steps[i]),
                  step_number >= 1 && step_number <= 7 ? seed_figures[step_number - 1] : kNone});
     }
     table.write(out);
@@ -258,8 +258,8 @@ void write_occupancy(const std::vector<const Measurement*>& family, const TableC
   Table sweep({"NT x VT", "regs", "blocks/SM", "time", "bandwidth", "correct"});
   for (const auto& point : sorted) {
     sweep.add({std::to_string(point.threads) + " x " + std::to_string(point.grain),
-               std::to_string(point.registers_per_thread), std::to_string(point.blocks_per_sm), time_text(point.time_ns),
-               rate_text(point.bytes_per_second()), point.correct ? "yes" : "WRONG"});
+               std::to_string(point.registers_per_thread), std::to_string(point.blocks_per_sm),
+               time_text(point.time_ns), rate_text(point.bytes_per_second()), point.correct ? "yes" : "WRONG"});
   }
   sweep.write(out);
   if (auto best = best_sweep_point(*context.sweep)) {
@@ -363,21 +363,38 @@ void write_multi_gpu(const std::vector<const Measurement*>& family, const TableC
 
 }  // namespace
 
-void write_family_tables(const std::vector<Measurement>& measurements, const TableContext& context,
-                         std::ostream& out) {
+void write_family_tables(const std::vector<Measurement>& measurements, const TableContext& context, std::ostream& out) {
   for (Family family : all_families()) {
     const auto members = of_family(measurements, family);
     if (members.empty()) continue;
     switch (family) {
-      case Family::reduction: write_reduction(members, context, out); break;
-      case Family::lmem_stencil: write_stencil(members, context, out); break;
-      case Family::occupancy: write_occupancy(members, context, out); break;
-      case Family::tail_effect: write_tail(members, context, out); break;
-      case Family::matmul: write_matmul(members, context, out); break;
-      case Family::ml_patterns: write_ml_patterns(members, context, out); break;
-      case Family::warp_stalls: write_warp_stalls(members, context, out); break;
-      case Family::calibration: write_calibration(members, context, out); break;
-      case Family::multi_gpu: write_multi_gpu(members, context, out); break;
+      case Family::reduction:
+        write_reduction(members, context, out);
+        break;
+      case Family::lmem_stencil:
+        write_stencil(members, context, out);
+        break;
+      case Family::occupancy:
+        write_occupancy(members, context, out);
+        break;
+      case Family::tail_effect:
+        write_tail(members, context, out);
+        break;
+      case Family::matmul:
+        write_matmul(members, context, out);
+        break;
+      case Family::ml_patterns:
+        write_ml_patterns(members, context, out);
+        break;
+      case Family::warp_stalls:
+        write_warp_stalls(members, context, out);
+        break;
+      case Family::calibration:
+        write_calibration(members, context, out);
+        break;
+      case Family::multi_gpu:
+        write_multi_gpu(members, context, out);
+        break;
     }
   }
 }

@@ -14,7 +14,8 @@ std::optional<DominantStall> dominant_stall(const KernelStalls& kernel) {
     if (reason == "selected" || samples == 0) continue;
     if (!best || samples > best->samples) best = DominantStall{reason, samples, 0};
   }
-  if (best && kernel.samples > 0) best->share = static_cast<double>(best->samples) / static_cast<double>(kernel.samples);
+  if (best && kernel.samples > 0)
+    best->share = static_cast<double>(best->samples) / static_cast<double>(kernel.samples);
   return best;
 }
 

@@ -20,14 +20,13 @@
 #include <random>
 #include <vector>
 
-#define CHECK_CUDA(call)                                                                    \
-  do {                                                                                      \
-    cudaError_t status_ = (call);                                                           \
-    if (status_ != cudaSuccess) {                                                           \
-      std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,             \
-                   cudaGetErrorString(status_));                                            \
-      std::exit(2);                                                                         \
-    }                                                                                       \
+#define CHECK_CUDA(call)                                                                                      \
+  do {                                                                                                        \
+    cudaError_t status_ = (call);                                                                             \
+    if (status_ != cudaSuccess) {                                                                             \
+      std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(status_)); \
+      std::exit(2);                                                                                           \
+    }                                                                                                         \
   } while (0)
 
 static int failures = 0;

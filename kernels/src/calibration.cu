@@ -49,7 +49,8 @@ __global__ void fma_ilp(float* __restrict__ out, int iterations) {
   for (int k = 0; k < reference::kFmaChains; ++k) chain[k] = reference::fma_chain_start(thread, k);
   for (int i = 0; i < iterations; ++i) {
 #pragma unroll
-    for (int k = 0; k < reference::kFmaChains; ++k) chain[k] = fmaf(chain[k], reference::kFmaFactor, reference::kFmaAddend);
+    for (int k = 0; k < reference::kFmaChains; ++k)
+      chain[k] = fmaf(chain[k], reference::kFmaFactor, reference::kFmaAddend);
   }
   float sum = 0.0f;
 #pragma unroll

@@ -34,8 +34,7 @@ __global__ void __launch_bounds__(kMmaThreads)
     for (auto& fragment : acc) wmma::mma_sync(fragment, a_fragment, b_fragment, fragment);
   }
 #pragma unroll
-  for (int i = 0; i < acc[0].num_elements; ++i)
-    acc[0].x[i] = acc[0].x[i] + acc[1].x[i] + acc[2].x[i] + acc[3].x[i];
+  for (int i = 0; i < acc[0].num_elements; ++i) acc[0].x[i] = acc[0].x[i] + acc[1].x[i] + acc[2].x[i] + acc[3].x[i];
   const long long warp = (blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x) / 32;
   wmma::store_matrix_sync(c + warp * kMmaTile * kMmaTile, acc[0], kMmaTile, wmma::mem_row_major);
 }
@@ -143,7 +142,9 @@ void add_tensor_mma(SuiteContext& context) {
   experiment.block = dim3(kMmaThreads);
   experiment.useful_flops = 2.0 * kMmaTile * kMmaTile * kMmaTile * kMmaAccumulators * m->repeats * warps;
   experiment.flush_l2 = false;
-  experiment.launch = [m] { tensor_mma_loop<<<m->grid, kMmaThreads>>>(m->a.get(), m->b.get(), m->c.get(), m->repeats); };
+  experiment.launch = [m] {
+    tensor_mma_loop<<<m->grid, kMmaThreads>>>(m->a.get(), m->b.get(), m->c.get(), m->repeats);
+  };
   experiment.check = [m, warps]() -> CheckResult {
     const auto c = m->c.download();
     for (std::size_t w = 0; w < warps; w += warps / 64 + 1) {

@@ -90,8 +90,8 @@ __global__ void blocked_scan(const int* __restrict__ in, int* __restrict__ out, 
 // __launch_bounds__(NT, OCC): the code generator caps registers so that OCC blocks of NT threads
 // fit on an SM, and spills what does not fit.
 template <int VT, int NT, int OCC>
-__global__ void __launch_bounds__(NT, OCC) blocked_scan_bounded(const int* __restrict__ in, int* __restrict__ out,
-                                                                 int count) {
+__global__ void __launch_bounds__(NT, OCC)
+    blocked_scan_bounded(const int* __restrict__ in, int* __restrict__ out, int count) {
   extern __shared__ int tile[];
   scan_tile<VT, true>(in, out, count, tile);
 }
@@ -158,7 +158,8 @@ Experiment scan_experiment(const std::shared_ptr<ScanData>& data, const Configur
   };
   experiment.check = [data, tile] {
     const auto out = data->out.download();
-    const std::size_t mismatch = reference::first_tile_scan_mismatch(data->host_in, out, static_cast<std::size_t>(tile));
+    const std::size_t mismatch =
+        reference::first_tile_scan_mismatch(data->host_in, out, static_cast<std::size_t>(tile));
     if (mismatch == out.size())
       return CheckResult{true, "all " + std::to_string(out.size()) + " outputs equal the host's tile scan"};
     return CheckResult{false, "output " + std::to_string(mismatch) + " is " + std::to_string(out[mismatch]) +

@@ -116,7 +116,8 @@ struct SyncBound final : Program {
   }
   CheckResult check() override {
     const unsigned got = counter.download()[0];
-    return {got == kSteps, "counter " + std::to_string(got) + " after " + std::to_string(kSteps) + " synchronised steps"};
+    return {got == kSteps,
+            "counter " + std::to_string(got) + " after " + std::to_string(kSteps) + " synchronised steps"};
   }
 };
 
@@ -192,7 +193,8 @@ int run_program_child(const std::string& name, const std::string& record_path) {
   RunRecord record = collector.take_run();
   const detail::CheckResult check = program->check();
   write_run_file(record, record_path);
-  if (!check.correct) std::fprintf(stderr, "limiter kernels: %s: WRONG RESULT: %s\n", name.c_str(), check.detail.c_str());
+  if (!check.correct)
+    std::fprintf(stderr, "limiter kernels: %s: WRONG RESULT: %s\n", name.c_str(), check.detail.c_str());
   return check.correct ? 0 : 1;
 }
 

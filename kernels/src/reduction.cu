@@ -201,8 +201,8 @@ struct ReductionInput {
 
 void run_ladder(SuiteContext& context, unsigned count, const char* size_label) {
   // Kernels 7 and 8 use a grid of one full wave.
-  const int resident = resident_blocks_per_sm(reinterpret_cast<const void*>(&reduce7_multiple_elements<kThreads>),
-                                              kThreads, 0);
+  const int resident =
+      resident_blocks_per_sm(reinterpret_cast<const void*>(&reduce7_multiple_elements<kThreads>), kThreads, 0);
   const unsigned wave = one_wave(context.device(), std::max(resident, 1));
   const unsigned one_per_thread = (count + kThreads - 1) / kThreads;
   const unsigned two_per_thread = (count + 2 * kThreads - 1) / (2 * kThreads);
@@ -222,7 +222,8 @@ void run_ladder(SuiteContext& context, unsigned count, const char* size_label) {
       {"reduce8_warp_shuffle", reduce8_warp_shuffle<kThreads>, std::min(wave, two_per_thread)},
   };
   auto entry_name = [&](const Step& step) { return std::string(step.name) + "_" + size_label; };
-  if (std::none_of(std::begin(steps), std::end(steps), [&](const Step& step) { return context.selected(entry_name(step)); }))
+  if (std::none_of(std::begin(steps), std::end(steps),
+                   [&](const Step& step) { return context.selected(entry_name(step)); }))
     return;
 
   const auto input = std::make_shared<ReductionInput>();
@@ -247,9 +248,9 @@ void run_ladder(SuiteContext& context, unsigned count, const char* size_label) {
       const auto sums = input->block_sums.download(0, step.blocks);
       std::int64_t total = 0;
       for (int partial : sums) total += partial;
-      return CheckResult{total == input->expected_sum,
-                         "sum of " + std::to_string(step.blocks) + " block sums " + std::to_string(total) +
-                             ", host reference " + std::to_string(input->expected_sum)};
+      return CheckResult{total == input->expected_sum, "sum of " + std::to_string(step.blocks) + " block sums " +
+                                                           std::to_string(total) + ", host reference " +
+                                                           std::to_string(input->expected_sum)};
     };
     context.measure(experiment);
   }

@@ -12,9 +12,8 @@
 namespace limiter::kernels {
 
 bool SuiteResult::all_correct() const {
-  return std::all_of(measurements.begin(), measurements.end(), [](const Measurement& m) {
-    return !m.skipped_reason.empty() || m.correct.value_or(false);
-  });
+  return std::all_of(measurements.begin(), measurements.end(),
+                     [](const Measurement& m) { return !m.skipped_reason.empty() || m.correct.value_or(false); });
 }
 
 std::optional<std::string> gpu_unavailable_reason() {
@@ -117,9 +116,7 @@ void SuiteContext::note(const std::string& line) const {
   if (options_.on_note) options_.on_note(line);
 }
 
-void SuiteContext::flush_l2() {
-  launch_l2_eviction(l2_flush_buffer_.get(), l2_flush_buffer_.bytes(), properties_);
-}
+void SuiteContext::flush_l2() { launch_l2_eviction(l2_flush_buffer_.get(), l2_flush_buffer_.bytes(), properties_); }
 
 Timing SuiteContext::time(const Experiment& experiment) {
   for (int i = 0; i < options_.warmup_runs; ++i) {

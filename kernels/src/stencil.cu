@@ -36,9 +36,7 @@ __global__ void fill_stencil_field(float* field, reference::StencilField which, 
 struct StencilVolume {
   reference::StencilGrid grid;
   DeviceBuffer<float> previous, current, velocity, next;
-  StencilArguments arguments() const {
-    return {previous.get(), current.get(), velocity.get(), next.get(), grid};
-  }
+  StencilArguments arguments() const { return {previous.get(), current.get(), velocity.get(), next.get(), grid}; }
 };
 
 // Fermi's default was 48 KB shared / 16 KB L1; today's equivalent is the largest shared carve-out.
@@ -54,16 +52,19 @@ void prefer_l1_keeping_occupancy(const void* kernel, int threads, const cudaDevi
   const int blocks = resident_blocks_per_sm(kernel, threads, 0);
   cudaFuncAttributes attributes{};
   LIMITER_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
-  const double needed = static_cast<double>(blocks) *
-                        static_cast<double>(attributes.sharedSizeBytes + device.reservedSharedMemPerBlock);
-  const int percent = std::clamp(static_cast<int>(std::ceil(100.0 * needed / device.sharedMemPerMultiprocessor)), 0, 100);
+  const double needed =
+      static_cast<double>(blocks) * static_cast<double>(attributes.sharedSizeBytes + device.reservedSharedMemPerBlock);
+  const int percent =
+      std::clamp(static_cast<int>(std::ceil(100.0 * needed / device.sharedMemPerMultiprocessor)), 0, 100);
   LIMITER_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, percent));
 }
 
 CheckResult check_stencil(const StencilVolume& volume) {
   const auto& grid = volume.grid;
   const auto next = volume.next.download();
-  const auto field = [](reference::StencilField which, std::int64_t cell) { return reference::stencil_input(which, cell); };
+  const auto field = [](reference::StencilField which, std::int64_t cell) {
+    return reference::stencil_input(which, cell);
+  };
   auto check_point = [&](std::int64_t p) -> std::optional<std::string> {
     constexpr int R = reference::kStencilRadius;
     const int x = static_cast<int>(p % grid.nx);

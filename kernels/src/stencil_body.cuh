@@ -66,8 +66,8 @@ __device__ __forceinline__ void stencil8_march(const StencilArguments& a) {
     float laplacian = 3.0f * reference::stencil_coefficient(0) * centre;
 #pragma unroll
     for (int r = 1; r <= R; ++r) {
-      const float ring = tile[ty][tx - r] + tile[ty][tx + r] + tile[ty - r][tx] + tile[ty + r][tx] + behind[r - 1] +
-                         infront[r - 1];
+      const float ring =
+          tile[ty][tx - r] + tile[ty][tx + r] + tile[ty - r][tx] + tile[ty + r][tx] + behind[r - 1] + infront[r - 1];
       laplacian += reference::stencil_coefficient(r) * ring;
     }
     a.next[at] = 2.0f * centre - previous_here + velocity_here * laplacian;

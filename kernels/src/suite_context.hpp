@@ -24,14 +24,14 @@ struct CheckResult {
 // One catalog entry's experiment: exactly one kernel launch, repeatable (it overwrites its
 // output and never its input).
 struct Experiment {
-  std::string name;                     // the catalog entry
-  const void* kernel = nullptr;         // the __global__ function, for its attributes
+  std::string name;              // the catalog entry
+  const void* kernel = nullptr;  // the __global__ function, for its attributes
   dim3 grid{1, 1, 1};
   dim3 block{1, 1, 1};
   std::size_t dynamic_shared_bytes = 0;
-  std::function<void()> launch;         // one launch on the default stream
-  std::function<CheckResult()> check;   // after the last launch
-  double useful_bytes = 0;              // what the GB/s figure counts
+  std::function<void()> launch;        // one launch on the default stream
+  std::function<CheckResult()> check;  // after the last launch
+  double useful_bytes = 0;             // what the GB/s figure counts
   double useful_flops = 0;
   double dependent_steps = 0;
   // Evict L2 before every run, so inputs come from DRAM as in the seeds' measurements; off
@@ -74,7 +74,7 @@ class SuiteContext {
  private:
   void flush_l2();
   Measurement describe(const Experiment& experiment) const;  // configuration and resources
-  RunRecord profile(const Experiment& experiment);  // its launches, or its stall samples (--stalls)
+  RunRecord profile(const Experiment& experiment);           // its launches, or its stall samples (--stalls)
   KernelLaunch timing_only_launch(const Experiment& experiment, const Measurement& measurement) const;
 
   SuiteOptions options_;

@@ -68,17 +68,19 @@ CheckResult check_tail(const TailData& data) {
   const auto out = data.out.download();
   const unsigned threads = data.blocks * kTailThreads;
   for (unsigned thread = 0; thread < threads; thread += 32) {  // one chain per warp
-    const std::uint32_t index = reference::chase(thread / 32, static_cast<std::uint32_t>(data.steps), kChaseEntries - 1);
+    const std::uint32_t index =
+        reference::chase(thread / 32, static_cast<std::uint32_t>(data.steps), kChaseEntries - 1);
     for (unsigned lane = thread; lane < thread + 32; ++lane) {
       float expected = 0.0f;
       for (int k = 0; k < kKeptValues; ++k) {
-        const float kept = data.host_kept_source[(lane * 7u + static_cast<unsigned>(k) * 131u) & (kKeptSourceEntries - 1)];
+        const float kept =
+            data.host_kept_source[(lane * 7u + static_cast<unsigned>(k) * 131u) & (kKeptSourceEntries - 1)];
         expected += kept * static_cast<float>((index >> (k % 8)) & 1u);
       }
       expected += static_cast<float>(index >> 8);
       if (out[lane] != expected) {
-        return {false, "thread " + std::to_string(lane) + " wrote " + std::to_string(out[lane]) +
-                           ", host reference " + std::to_string(expected)};
+        return {false, "thread " + std::to_string(lane) + " wrote " + std::to_string(out[lane]) + ", host reference " +
+                           std::to_string(expected)};
       }
     }
   }

@@ -64,9 +64,11 @@ void add_barrier_heavy(SuiteContext& context) {
     for (std::size_t t = 0; t < out.size(); t += 97) {
       const unsigned lane_in_block = static_cast<unsigned>(t % kBarrierThreads);
       const float start = reference::fma_chain_start(lane_in_block, 0);
-      const float expected = lane_in_block < 32 ? reference::fma_chain_reference(start, kBarrierFmas * m->steps) : start;
+      const float expected =
+          lane_in_block < 32 ? reference::fma_chain_reference(start, kBarrierFmas * m->steps) : start;
       if (out[t] != expected)
-        return {false, "thread " + std::to_string(t) + " = " + std::to_string(out[t]) + ", host " + std::to_string(expected)};
+        return {false,
+                "thread " + std::to_string(t) + " = " + std::to_string(out[t]) + ", host " + std::to_string(expected)};
     }
     return {true, "every 97th thread: warp 0's chains equal the host's, the other warps kept their start value"};
   };
@@ -92,7 +94,8 @@ void add_fma_dependent_chain(SuiteContext& context) {
       const float expected =
           reference::fma_chain_reference(reference::fma_chain_start(static_cast<unsigned>(t), 0), m->steps);
       if (out[t] != expected)
-        return {false, "thread " + std::to_string(t) + " = " + std::to_string(out[t]) + ", host " + std::to_string(expected)};
+        return {false,
+                "thread " + std::to_string(t) + " = " + std::to_string(out[t]) + ", host " + std::to_string(expected)};
     }
     return {true, "16 threads' chains equal the host's fmaf chain"};
   };

@@ -44,7 +44,8 @@ void analyse_and_report(const RunRecord& run) {
     render_every_format(summarize_record(run, options, streamed));
     NullBuffer buffer;
     std::ostream out(&buffer);
-    for (auto format : {ReportFormat::text, ReportFormat::md, ReportFormat::csv, ReportFormat::json, ReportFormat::html})
+    for (auto format :
+         {ReportFormat::text, ReportFormat::md, ReportFormat::csv, ReportFormat::json, ReportFormat::html})
       write_comparison(compare_runs(analysis, analysis), format, out);
   }
 }
@@ -66,7 +67,10 @@ const std::string& scratch_dir() {
   static const std::string& dir = *new std::string([] {
     const auto path = std::filesystem::temp_directory_path() / ("limiter-fuzz-" + std::to_string(getpid()));
     std::filesystem::create_directories(path);
-    std::atexit([] { std::error_code ignored; std::filesystem::remove_all(scratch_dir(), ignored); });
+    std::atexit([] {
+      std::error_code ignored;
+      std::filesystem::remove_all(scratch_dir(), ignored);
+    });
     return path.string();
   }());
   return dir;

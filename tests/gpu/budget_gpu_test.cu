@@ -37,9 +37,9 @@ TEST(LimiterRunGpu, PerKernelBudgetProfilesTheFirstKOfEachKernel) {
   std::filesystem::remove(output);
   const auto timing = (std::filesystem::temp_directory_path() / "limiter_gpu_budget.timing").string();
   const std::string command = limiter::gpu_test::from_env("LIMITER_CLI", LIMITER_CLI) +
-                              " run -q --every-launch --timing --per-kernel-skip 2 --per-kernel-count 3 -o " + output + " -- " +
-                              limiter::gpu_test::from_env("LIMITER_BENCH_APP", BENCH_APP) + " 200 > /dev/null 2> " +
-                              timing;
+                              " run -q --every-launch --timing --per-kernel-skip 2 --per-kernel-count 3 -o " + output +
+                              " -- " + limiter::gpu_test::from_env("LIMITER_BENCH_APP", BENCH_APP) +
+                              " 200 > /dev/null 2> " + timing;
   ASSERT_EQ(std::system(command.c_str()), 0);
   // Only the three selected launches were ranged; the 196 after them ran unranged beside the
   // running profiler (user-range mode), which did not pause: the run of unselected launches was

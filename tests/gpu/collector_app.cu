@@ -16,13 +16,13 @@
 #include <thread>
 #include <vector>
 
-#define CHECK(call)                                                                       \
-  do {                                                                                    \
-    cudaError_t status_ = (call);                                                         \
-    if (status_ != cudaSuccess) {                                                         \
-      std::fprintf(stderr, "%s failed: %s\n", #call, cudaGetErrorString(status_));        \
-      return 2;                                                                           \
-    }                                                                                     \
+#define CHECK(call)                                                                \
+  do {                                                                             \
+    cudaError_t status_ = (call);                                                  \
+    if (status_ != cudaSuccess) {                                                  \
+      std::fprintf(stderr, "%s failed: %s\n", #call, cudaGetErrorString(status_)); \
+      return 2;                                                                    \
+    }                                                                              \
   } while (0)
 
 constexpr int kCopyFloats = 16 << 20;  // 64 MiB
@@ -137,7 +137,8 @@ int main() {
   CHECK(cudaMemcpy(host.data(), counter, n * sizeof(float), cudaMemcpyDeviceToHost));
   int wrong = 0;
   for (float value : host) wrong += value != float(expected);
-  std::printf("collector_app: counter %s (expected %d everywhere, %d wrong)\n", wrong ? "WRONG" : "ok", expected, wrong);
+  std::printf("collector_app: counter %s (expected %d everywhere, %d wrong)\n", wrong ? "WRONG" : "ok", expected,
+              wrong);
   CHECK(cudaGraphExecDestroy(graph_exec));
   CHECK(cudaGraphExecDestroy(torch_like_exec));
   CHECK(cudaGraphDestroy(graph));

@@ -66,12 +66,14 @@ void expect_same_counts(const limiter::RunRecord& a, const limiter::RunRecord& b
   for (std::size_t i = 0; i < a.launches.size(); ++i) {
     EXPECT_EQ(a.launches[i].name, b.launches[i].name);
     for (const char* metric : {"smsp__inst_executed_op_local_st.sum", "lts__t_sectors_srcunit_tex_op_write.sum"}) {
-      EXPECT_EQ(counter(a.launches[i], metric), counter(b.launches[i], metric)) << i << " " << a.launches[i].name << " " << metric;
+      EXPECT_EQ(counter(a.launches[i], metric), counter(b.launches[i], metric))
+          << i << " " << a.launches[i].name << " " << metric;
     }
     // Issued instructions include re-issues, which vary from run to run: up to 3.3 % on the
     // small kernels the app's two threads launch side by side (H200), ~0.01 % on the others.
     const double issued = counter(b.launches[i], "smsp__inst_issued.sum");
-    EXPECT_NEAR(counter(a.launches[i], "smsp__inst_issued.sum"), issued, 0.05 * issued) << i << " " << a.launches[i].name;
+    EXPECT_NEAR(counter(a.launches[i], "smsp__inst_issued.sum"), issued, 0.05 * issued)
+        << i << " " << a.launches[i].name;
   }
 }
 
@@ -229,7 +231,8 @@ TEST(LimiterRunGpu, GraphProfilingGraphIsOneRangePerLaunchAppUnchanged) {
   REQUIRE_GPU();
   const auto output = (std::filesystem::temp_directory_path() / "limiter_gpu_test_graphs.json").string();
   std::filesystem::remove(output);
-  const std::string command = limiter_cli() + " run -q --every-launch --graph-profiling graph -o " + output + " -- " + collector_app();
+  const std::string command =
+      limiter_cli() + " run -q --every-launch --graph-profiling graph -o " + output + " -- " + collector_app();
   const int status = std::system(command.c_str());
   ASSERT_EQ(status, 0) << command;  // the app checks its own results and exits non-zero if wrong
   const auto run = limiter::read_run_file(output);
@@ -261,7 +264,10 @@ TEST(LimiterRunGpu, UserAndKernelReplayCountTheSame) {
   const auto dir = std::filesystem::temp_directory_path();
   const auto user = (dir / "limiter_gpu_user.json").string(), kernel = (dir / "limiter_gpu_kernel.json").string();
   ASSERT_EQ(std::system((limiter_cli() + " run -q --every-launch -o " + user + " -- " + collector_app()).c_str()), 0);
-  ASSERT_EQ(std::system((limiter_cli() + " run -q --every-launch --replay kernel -o " + kernel + " -- " + collector_app()).c_str()), 0);
+  ASSERT_EQ(
+      std::system(
+          (limiter_cli() + " run -q --every-launch --replay kernel -o " + kernel + " -- " + collector_app()).c_str()),
+      0);
   auto a = limiter::read_run_file(user), b = limiter::read_run_file(kernel);
   for (const auto& launch : a.launches)
     EXPECT_FALSE(launch.graph_id && !launch.graph_node) << "one range: " << launch.name;
@@ -275,10 +281,15 @@ TEST(LimiterRunGpu, UserAndKernelReplayCountTheSame) {
 TEST(LimiterRunGpu, GraphsReplayCountsAsKernelReplay) {
   REQUIRE_GPU();
   const auto dir = std::filesystem::temp_directory_path();
-  const auto graphs = (dir / "limiter_gpu_graphs_ranges.json").string(), kernel = (dir / "limiter_gpu_kernel2.json").string();
+  const auto graphs = (dir / "limiter_gpu_graphs_ranges.json").string(),
+             kernel = (dir / "limiter_gpu_kernel2.json").string();
   const std::string app = "COLLECTOR_APP_THREADS_AFTER_GRAPHS=1 ";
-  ASSERT_EQ(std::system((app + limiter_cli() + " run -q --every-launch -o " + graphs + " -- " + collector_app()).c_str()), 0);
-  ASSERT_EQ(std::system((app + limiter_cli() + " run -q --every-launch --replay kernel -o " + kernel + " -- " + collector_app()).c_str()), 0);
+  ASSERT_EQ(
+      std::system((app + limiter_cli() + " run -q --every-launch -o " + graphs + " -- " + collector_app()).c_str()), 0);
+  ASSERT_EQ(std::system(
+                (app + limiter_cli() + " run -q --every-launch --replay kernel -o " + kernel + " -- " + collector_app())
+                    .c_str()),
+            0);
   auto a = limiter::read_run_file(graphs), b = limiter::read_run_file(kernel);
   ASSERT_EQ(a.launches.size(), 28u);  // 11 eager, 6 + 4 graph nodes (the app destroyed the second graph), 1 + 6 eager
   ASSERT_EQ(b.launches.size(), 28u);
@@ -294,7 +305,8 @@ TEST(LimiterRunGpu, GraphsReplayCountsAsKernelReplay) {
     ++user_ranged;
     SCOPED_TRACE(launch.name + " #" + std::to_string(i));
     ASSERT_TRUE(launch.kernel_active_ns.has_value()) << "no engine-active time for a user-ranged launch";
-    const double ranged = *launch.counter("gpu__time_duration.sum"), alone = *b.launches[i].counter("gpu__time_duration.sum");
+    const double ranged = *launch.counter("gpu__time_duration.sum"),
+                 alone = *b.launches[i].counter("gpu__time_duration.sum");
     EXPECT_LE(ranged, *launch.user_range_ns);
     // The engine is also busy with the profiler's own range work, measured in an empty range
     // and taken out (~1.9 us on an H100), never more than it: a graph node keeps the graph

@@ -38,7 +38,8 @@ TEST(CollectorDefaultGpu, OneRegionGivesCountersSamplesAndTimeline) {
   ASSERT_EQ(cudaMalloc(&b, n * sizeof(float)), cudaSuccess);
   {
     limiter::ProfiledRegion region(collector);
-    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(2000);  // the first Start alone can take 0.8 s
+    const auto until =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(2000);  // the first Start alone can take 0.8 s
     while (std::chrono::steady_clock::now() < until) {
       for (int i = 0; i < 8; ++i) {
         chase_add<<<n / 256, 256>>>(a, n, 256);
@@ -56,7 +57,8 @@ TEST(CollectorDefaultGpu, OneRegionGivesCountersSamplesAndTimeline) {
   ASSERT_EQ(run.phases.size(), 3u);
   EXPECT_EQ(run.phases[0].name, "samples");
   // 100 ms, or sooner once 256 launches in a row bring no new kernel (this loop has two)
-  EXPECT_TRUE(run.phases[0].ended_by == "window of 100 ms over" || run.phases[0].ended_by == "no new kernel in 256 launches")
+  EXPECT_TRUE(run.phases[0].ended_by == "window of 100 ms over" ||
+              run.phases[0].ended_by == "no new kernel in 256 launches")
       << run.phases[0].ended_by;
   EXPECT_EQ(run.phases[1].ended_by, "budgets spent");
   EXPECT_EQ(run.phases[2].name, "timeline");
@@ -66,7 +68,7 @@ TEST(CollectorDefaultGpu, OneRegionGivesCountersSamplesAndTimeline) {
   ASSERT_TRUE(run.timeline.has_value());
   std::size_t kernels = 0;
   for (const auto& event : run.timeline->events) kernels += event.kind == limiter::ActivityKind::kernel;
-  EXPECT_GT(kernels, run.phases[2].launches / 2);  // every launch after the counters phase, timed
+  EXPECT_GT(kernels, run.phases[2].launches / 2);           // every launch after the counters phase, timed
   EXPECT_GE(run.timeline->start_ns, run.phases[1].end_ns);  // no kernel record beside the counters or PC sampling
   cudaFree(a);
   cudaFree(b);

@@ -35,6 +35,6 @@ inline bool have_gpu() {
 
 }  // namespace limiter::gpu_test
 
-#define REQUIRE_GPU()                      \
+#define REQUIRE_GPU()                 \
   if (!limiter::gpu_test::have_gpu()) \
   GTEST_SKIP() << "no CUDA device visible (runs on the GPU machine: scripts/device-test.sh)"

@@ -106,8 +106,7 @@ TEST_F(KernelSuiteOnGpu, WarpStallKernelsAreCorrectAndLatencyBound) {
   const SuiteResult result = run({"warp_stalls"});
   expect_all_correct(result, 2);
   auto m = by_name(result);
-  EXPECT_EQ(m["fma_dependent_chain"].grid.count(),
-            static_cast<std::uint64_t>(result.run.device.sm_count))
+  EXPECT_EQ(m["fma_dependent_chain"].grid.count(), static_cast<std::uint64_t>(result.run.device.sm_count))
       << "one 4-warp block per SM: one warp per scheduler";
   EXPECT_EQ(m["barrier_heavy"].block.count(), 1024u);
 }

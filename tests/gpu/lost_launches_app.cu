@@ -23,13 +23,13 @@ __global__ void kill_point_kernel(int* marks, int index) {
 
 namespace {
 
-#define CHECK(call)                                                                   \
-  do {                                                                                \
-    const cudaError_t error_ = (call);                                                \
-    if (error_ != cudaSuccess) {                                                      \
-      std::fprintf(stderr, "%s failed: %s\n", #call, cudaGetErrorString(error_));     \
-      std::exit(2);                                                                   \
-    }                                                                                 \
+#define CHECK(call)                                                               \
+  do {                                                                            \
+    const cudaError_t error_ = (call);                                            \
+    if (error_ != cudaSuccess) {                                                  \
+      std::fprintf(stderr, "%s failed: %s\n", #call, cudaGetErrorString(error_)); \
+      std::exit(2);                                                               \
+    }                                                                             \
   } while (0)
 
 int* marks = nullptr;

@@ -37,7 +37,8 @@ struct Outcome {
 };
 
 // limiter run on the app, each process's record in a fresh folder.
-Outcome run_app(const std::string& name, const std::string& app_args, const std::string& limiter_args = "--every-launch") {
+Outcome run_app(const std::string& name, const std::string& app_args,
+                const std::string& limiter_args = "--every-launch") {
   const fs::path dir = fs::temp_directory_path() / ("limiter_lost_" + name);
   fs::remove_all(dir);
   fs::create_directories(dir);
@@ -108,7 +109,8 @@ TEST(NothingLostGpu, ABatchIsDecodedWithinASecondWithoutSynchronisation) {
   const Outcome outcome = run_app("age", "age-kill 40");
   ASSERT_EQ(outcome.records.size(), 1u);
   int kernels = 0;
-  for (const auto& launch : outcome.records[0].launches) kernels += launch.name.find("kill_point_kernel") != std::string::npos;
+  for (const auto& launch : outcome.records[0].launches)
+    kernels += launch.name.find("kill_point_kernel") != std::string::npos;
   EXPECT_GE(kernels, 40);
 }
 

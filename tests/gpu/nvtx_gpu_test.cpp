@@ -44,8 +44,9 @@ TEST(LimiterRunGpu, NvtxRangesRecordedAndSelected) {
   EXPECT_EQ(ranges.at("outside(int*)"), Paths{});
   EXPECT_EQ(ranges.at("from_thread(int*)"), Paths{});  // pushed by another thread
 
-  const std::string filters = "--nvtx-include outer/ --nvtx-include lib@work/ --nvtx-include phase "
-                              "--nvtx-exclude outer/inner/ ";
+  const std::string filters =
+      "--nvtx-include outer/ --nvtx-include lib@work/ --nvtx-include phase "
+      "--nvtx-exclude outer/inner/ ";
   ASSERT_EQ(std::system((run + filters + "-o " + some + " -- " + app).c_str()), 0);
   const auto selected = ranges_by_kernel(some);
   std::vector<std::string> names;
@@ -77,12 +78,14 @@ TEST(LimiterRunGpu, NvtxRangesOnTheTraceTimeline) {
   }
   std::vector<std::string> names;
   for (const auto& [name, event] : ranges) names.push_back(name);
-  EXPECT_EQ(names, (std::vector<std::string>{"lib@registered/", "lib@work/", "outer/", "outer/inner/", "phase",
-                                             "waiting/"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"lib@registered/", "lib@work/", "outer/", "outer/inner/", "phase", "waiting/"}));
   EXPECT_EQ(record.timeline->nvtx_ranges_unclosed, 0u);
   // The same clock as the activity records: each range began before its kernel was launched.
-  for (const auto& [range, kernel] : {std::pair{"outer/", "in_outer(int*)"}, {"outer/inner/", "in_inner(int*)"},
-                                      {"lib@work/", "in_domain(int*)"}, {"phase", "in_phase(int*)"}}) {
+  for (const auto& [range, kernel] : {std::pair{"outer/", "in_outer(int*)"},
+                                      {"outer/inner/", "in_inner(int*)"},
+                                      {"lib@work/", "in_domain(int*)"},
+                                      {"phase", "in_phase(int*)"}}) {
     ASSERT_TRUE(ranges.count(range) && kernels.count(kernel)) << range;
     EXPECT_LT(ranges[range]->start_ns, kernels[kernel]->start_ns) << range;
     EXPECT_GE(ranges[range]->end_ns, ranges[range]->start_ns) << range;

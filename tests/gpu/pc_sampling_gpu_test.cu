@@ -87,8 +87,9 @@ limiter::StallInfo stop_sampling(limiter::detail::PcSamplingBackend& backend, CU
     if (batch.remaining_pcs == 0) break;
   }
   samples.add(backend.disable(context), keys);
-  return samples.info([](const std::string& name) { return name; },
-                      [](const std::string&, std::uint64_t, std::uint64_t) { return std::optional<limiter::detail::SourceLine>(); });
+  return samples.info(
+      [](const std::string& name) { return name; },
+      [](const std::string&, std::uint64_t, std::uint64_t) { return std::optional<limiter::detail::SourceLine>(); });
 }
 
 TEST(PcSamplingGpu, APointerChaseWaitsOnLongScoreboard) {

@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
   int sms = 0;
   if (!check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "device")) return 1;
   const size_t copy_count = (256u << 20) / sizeof(float4);
-  float *fma_out = nullptr;
+  float* fma_out = nullptr;
   float4 *from = nullptr, *to = nullptr;
   if (!check(cudaMalloc(&fma_out, static_cast<size_t>(sms) * 8 * 1024 * sizeof(float)), "malloc") ||
       !check(cudaMalloc(&from, copy_count * sizeof(float4)), "malloc") ||

@@ -111,8 +111,8 @@ TEST(SamplingGpu, LimiterRunSamplingJudgesKnownKernels) {
   const auto raw = std::filesystem::temp_directory_path() / "limiter_gpu_sampling_raw";
   std::filesystem::remove(output);
   std::filesystem::remove_all(raw);
-  const std::string command = limiter_cli() + " run -q --sampling --sampling-interval 100 --save-raw " +
-                              raw.string() + " -o " + output + " -- " + sampling_app();
+  const std::string command = limiter_cli() + " run -q --sampling --sampling-interval 100 --save-raw " + raw.string() +
+                              " -o " + output + " -- " + sampling_app();
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
   const auto run = limiter::read_run_file(output);
   ASSERT_TRUE(run.sampling.has_value());
@@ -140,8 +140,8 @@ TEST(SamplingGpu, LimiterRunSamplingFasterThanTheDecoderStillExits) {
   REQUIRE_GPU();
   const auto output = (std::filesystem::temp_directory_path() / "limiter_gpu_sampling_50us.json").string();
   std::filesystem::remove(output);
-  const std::string command = "timeout 90 " + limiter_cli() + " run -q --sampling --sampling-interval 50 -o " +
-                              output + " -- " + sampling_app();
+  const std::string command = "timeout 90 " + limiter_cli() + " run -q --sampling --sampling-interval 50 -o " + output +
+                              " -- " + sampling_app();
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
   const auto run = limiter::read_run_file(output);
   ASSERT_TRUE(run.sampling.has_value());
@@ -178,8 +178,8 @@ TEST(SamplingGpu, LimiterRunBudgetsThenSamplingJudgesEveryKernel) {
   REQUIRE_GPU();
   const auto output = (std::filesystem::temp_directory_path() / "limiter_gpu_budgets_sampling.json").string();
   std::filesystem::remove(output);
-  const std::string command = "timeout 90 " + limiter_cli() + " run -q --sampling --per-kernel-count 1 -o " +
-                              output + " -- " + sampling_app() + " 6000";
+  const std::string command = "timeout 90 " + limiter_cli() + " run -q --sampling --per-kernel-count 1 -o " + output +
+                              " -- " + sampling_app() + " 6000";
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
   const auto run = limiter::read_run_file(output);
   ASSERT_TRUE(run.sampling.has_value());

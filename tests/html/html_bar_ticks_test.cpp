@@ -33,9 +33,9 @@ std::vector<Tick> ticks_of(double axis_min, double axis_max) {
 }
 
 TEST(HtmlBarTicks, StandApartAtARoundStepOnEveryRange) {
-  const std::vector<std::pair<double, double>> ranges = {{0, 1},      {0, 0.3},   {0, 0.1},  {-0.1, 0.1}, {-0.3, 0.3},
-                                                         {-0.5, 0.5}, {-1, 1},    {-1, 1.4}, {-1, 2},     {-0.7, 0.7},
-                                                         {-1, 1.7},   {0, 0.15},  {-0.2, 0.2}};
+  const std::vector<std::pair<double, double>> ranges = {{0, 1},      {0, 0.3},  {0, 0.1},   {-0.1, 0.1}, {-0.3, 0.3},
+                                                         {-0.5, 0.5}, {-1, 1},   {-1, 1.4},  {-1, 2},     {-0.7, 0.7},
+                                                         {-1, 1.7},   {0, 0.15}, {-0.2, 0.2}};
   for (const auto& [low, high] : ranges) {
     const auto ticks = ticks_of(low, high);
     SCOPED_TRACE(std::to_string(low) + ".." + std::to_string(high));
@@ -43,7 +43,8 @@ TEST(HtmlBarTicks, StandApartAtARoundStepOnEveryRange) {
     std::size_t below = 0, above = 0;
     for (std::size_t i = 0; i < ticks.size(); ++i) {
       // "+100%", "-50%", "0%": whole percents, signed on a diverging axis.
-      EXPECT_TRUE(std::regex_match(ticks[i].label, std::regex(low < 0 ? R"([-+]?[0-9]+%)" : R"([0-9]+%)"))) << ticks[i].label;
+      EXPECT_TRUE(std::regex_match(ticks[i].label, std::regex(low < 0 ? R"([-+]?[0-9]+%)" : R"([0-9]+%)")))
+          << ticks[i].label;
       below += ticks[i].label.front() == '-';
       above += ticks[i].label != "0%" && ticks[i].label.front() != '-';
       if (i == 0) continue;

@@ -17,10 +17,14 @@ std::size_t characters(const std::string& text) {
 // The cuBLAS GEMMs of the 10,071-launch MLP training: alike for their first 33 characters, and
 // the two "nt" ones alike for 96.
 const std::vector<std::string> kGemms = {
-    "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize64x64x8_stage3_warpsize1x4x1_ffma_aligna4_alignc4_execute_kernel__5x_cublas",
-    "sm80_xmma_gemm_f32f32_f32f32_f32_nt_n_tilesize64x64x8_stage3_warpsize1x4x1_ffma_aligna4_alignc4_execute_kernel__5x_cublas",
-    "sm80_xmma_gemm_f32f32_f32f32_f32_nt_n_tilesize64x64x8_stage3_warpsize1x4x1_ffma_aligna4_alignc4_execute_split_k_kernel__5x_cublas",
-    "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize32x32x8_stage3_warpsize1x2x1_ffma_aligna4_alignc4_execute_kernel__5x_cublas",
+    "sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_tilesize64x64x8_stage3_warpsize1x4x1_ffma_aligna4_alignc4_execute_kernel__"
+    "5x_cublas",
+    "sm80_xmma_gemm_f32f32_f32f32_f32_nt_n_tilesize64x64x8_stage3_warpsize1x4x1_ffma_aligna4_alignc4_execute_kernel__"
+    "5x_cublas",
+    "sm80_xmma_gemm_f32f32_f32f32_f32_nt_n_tilesize64x64x8_stage3_warpsize1x4x1_ffma_aligna4_alignc4_execute_split_k_"
+    "kernel__5x_cublas",
+    "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize32x32x8_stage3_warpsize1x2x1_ffma_aligna4_alignc4_execute_kernel__"
+    "5x_cublas",
     "multi_tensor_apply_kernel<BinaryOpScalarFunctor<float, 1, 1, 0>, std::multiplies<float>>",
     "multi_tensor_apply_kernel<BinaryOpScalarFunctor<float, 1, 1, 0>, std::plus<float>>",
     "multi_tensor_apply_kernel<BinaryOpScalarListFunctor<float, 1, 1, 0>>",
@@ -53,7 +57,8 @@ TEST(HtmlLabels, ShortNamesStayWhole) {
 TEST(HtmlLabels, LabelsStillAlikeAreNumbered) {
   std::vector<std::string> labels = {"reduce_kernel…", "softmax", "reduce_kernel…", "reduce_kernel…"};
   number_alike(labels);
-  EXPECT_EQ(labels, (std::vector<std::string>{"reduce_kernel… #1", "softmax", "reduce_kernel… #2", "reduce_kernel… #3"}));
+  EXPECT_EQ(labels,
+            (std::vector<std::string>{"reduce_kernel… #1", "softmax", "reduce_kernel… #2", "reduce_kernel… #3"}));
 }
 
 TEST(HtmlLabels, WidthsAndCutsFitTheirRoom) {

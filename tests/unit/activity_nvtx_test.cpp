@@ -69,9 +69,9 @@ TEST(NvtxTimeline, NestedPushPopOnOneThreadArePaths) {
   nvtx.on_event(event(Kind::push, 21, 7, "backward"));
   nvtx.on_event(event(Kind::pop, 30, 7));
   nvtx.on_event(event(Kind::pop, 31, 7));
-  EXPECT_EQ(ranges_of(nvtx.take_closed()), (std::vector<Range>{{"train_step/forward/", 11, 20, 7},
-                                                               {"train_step/backward/", 21, 30, 7},
-                                                               {"train_step/", 10, 31, 7}}));
+  EXPECT_EQ(ranges_of(nvtx.take_closed()),
+            (std::vector<Range>{
+                {"train_step/forward/", 11, 20, 7}, {"train_step/backward/", 21, 30, 7}, {"train_step/", 10, 31, 7}}));
   EXPECT_TRUE(nvtx.take_closed().empty());  // taken once
   EXPECT_EQ(nvtx.kept(), 3u);
   EXPECT_EQ(nvtx.unmatched(), 0u);
@@ -138,10 +138,10 @@ TEST(NvtxTimeline, RangesOpenAtTheEndCloseAtTheWindowsEndAndAreCounted) {
   nvtx.on_event(event(Kind::start, 14, 1, "epoch", 3));
   nvtx.on_event(event(Kind::push, 150, 2, "late"));  // began after the window's end: zero length
   EXPECT_EQ(ranges_of(nvtx.close_open(100)), (std::vector<Range>{{"done/", 12, 13, 2},
-                                                                {"outer/inner/", 11, 100, 1},
-                                                                {"outer/", 10, 100, 1},
-                                                                {"late/", 150, 150, 2},
-                                                                {"epoch", 14, 100, 1}}));
+                                                                 {"outer/inner/", 11, 100, 1},
+                                                                 {"outer/", 10, 100, 1},
+                                                                 {"late/", 150, 150, 2},
+                                                                 {"epoch", 14, 100, 1}}));
   EXPECT_EQ(nvtx.unclosed(), 4u);
   nvtx.on_event(event(Kind::pop, 160, 2));  // after the end: ignored
   EXPECT_TRUE(nvtx.close_open(200).empty());

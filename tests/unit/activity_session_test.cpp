@@ -46,8 +46,8 @@ TEST(ActivitySession, RecordsOfEveryKindBecomeTheTimelineWithTheirNamesAndDurati
   cupti.record(test::copy_record(300, 340, 4096));
   cupti.record(test::memset_record(350, 360, 512));
   cupti.record(test::sync_record(370, 400));
-  cupti.record(test::api_record(/*runtime=*/true, 2, 90, 110, 7));   // cudaLaunchKernel
-  cupti.record(test::api_record(/*runtime=*/true, 1, 80, 85, 6));    // cudaMalloc: not traced
+  cupti.record(test::api_record(/*runtime=*/true, 2, 90, 110, 7));    // cudaLaunchKernel
+  cupti.record(test::api_record(/*runtime=*/true, 1, 80, 85, 6));     // cudaMalloc: not traced
   cupti.record(test::api_record(/*runtime=*/false, 7, 365, 405, 8));  // cuCtxSynchronize
   session.flush();
   const RunRecord run = session.finish();
@@ -82,7 +82,7 @@ TEST(ActivitySession, OnlyTheCallsTheVerdictReadsAreTracedAndAllAreUndoneAtTheEn
   EXPECT_TRUE(cupti.driver_calls.empty());
   EXPECT_TRUE(cupti.runtime_calls.empty());
   EXPECT_EQ(cupti.client, nullptr);  // the buffers are free for the next user
-  cupti.refuse_per_call = true;  // then every driver call, as CUPTI can give them
+  cupti.refuse_per_call = true;      // then every driver call, as CUPTI can give them
   detail::ActivitySession session(tracing(), nullptr, true, 0, cupti);
   session.on_collector_started();
   EXPECT_EQ(cupti.enabled.count(CUPTI_ACTIVITY_KIND_DRIVER), 1u);
@@ -132,7 +132,7 @@ TEST(ActivitySession, TheDefaultRunsTimelineStartsInItsPhaseAndRecordsNothingBef
   session.on_phase_begun(1);
   session.on_launch(launch(1));
   cupti.record(test::kernel_record("_Z6beforev", 10, 20, 1));  // the phases' kernels: not recorded
-  EXPECT_EQ(cupti.attaches, 0);  // no CUPTI call at all yet
+  EXPECT_EQ(cupti.attaches, 0);                                // no CUPTI call at all yet
   EXPECT_TRUE(cupti.enabled.empty());
   EXPECT_EQ(session.launches_seen(), 0u);
   session.on_phase_begun(2);
@@ -172,7 +172,7 @@ TEST(ActivitySession, AnEnableThatFailsIsOneLineAndTheRecordHasNoTimeline) {
   session.on_launch(launch(2));
   const std::string said = testing::internal::GetCapturedStderr();
   EXPECT_EQ(said, "limiter: no activity timeline: cuptiActivityEnable: CUPTI_ERROR_NOT_SUPPORTED\n");
-  EXPECT_EQ(cupti.client, nullptr);  // the buffers are not kept by a session that has none
+  EXPECT_EQ(cupti.client, nullptr);    // the buffers are not kept by a session that has none
   EXPECT_TRUE(cupti.enabled.empty());  // nor the kinds enabled before the refusal
   const RunRecord run = session.finish_beside({});
   EXPECT_FALSE(run.timeline);  // what is missing: the record has no timeline, not an empty one

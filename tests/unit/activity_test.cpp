@@ -172,11 +172,11 @@ TEST(ActivityRecords, MemsetsSynchronisationsAndDriverCalls) {
 }
 
 TEST(ActivityRecords, OnlyTheCallsTheVerdictReadsAreTraced) {
-  for (const char* name : {"cuLaunchKernel", "cuLaunchKernelEx_ptsz", "cuGraphLaunch", "cuMemcpyHtoD_v2",
-                           "cuMemcpyAsync", "cuMemsetD32Async", "cuStreamSynchronize", "cuCtxSynchronize",
-                           "cuEventSynchronize", "cuStreamQuery", "cuEventQuery", "cuStreamWaitEvent",
-                           "cudaLaunchKernel_v7000", "cudaMemcpyAsync_v3020", "cudaStreamSynchronize_v3020",
-                           "cudaDeviceSynchronize_v3020", "cudaGraphLaunch_v10000", "cudaEventQuery_v3020"})
+  for (const char* name :
+       {"cuLaunchKernel", "cuLaunchKernelEx_ptsz", "cuGraphLaunch", "cuMemcpyHtoD_v2", "cuMemcpyAsync",
+        "cuMemsetD32Async", "cuStreamSynchronize", "cuCtxSynchronize", "cuEventSynchronize", "cuStreamQuery",
+        "cuEventQuery", "cuStreamWaitEvent", "cudaLaunchKernel_v7000", "cudaMemcpyAsync_v3020",
+        "cudaStreamSynchronize_v3020", "cudaDeviceSynchronize_v3020", "cudaGraphLaunch_v10000", "cudaEventQuery_v3020"})
     EXPECT_TRUE(detail::traced_driver_call(name)) << name;
   for (const char* name : {"cuCtxGetDevice", "cuMemAlloc_v2", "cuModuleLoadData", "cuFuncGetAttribute", "cuEventRecord",
                            "cudaMalloc_v3020", "cudaGetDevice_v3020", "cudaFuncGetAttributes_v3020"})
@@ -329,7 +329,7 @@ TEST(ActivityPhases, TheTimelineIsAloneUnderTraceAndBesideTheCountersOnlyWhenAsk
   EXPECT_EQ(mode(options), std::make_pair(Names{"PC sampling", "exact", "timeline"}, Names{"activity"}));
   options.every_launch = true;
   EXPECT_EQ(mode(options), std::make_pair(Names{"exact"}, Names{}));  // kernel records would change the counters
-  options.timeline = true;  // LIMITER_TIMELINE=1: beside them all the same
+  options.timeline = true;                                            // LIMITER_TIMELINE=1: beside them all the same
   EXPECT_EQ(mode(options), std::make_pair(Names{"exact"}, Names{"activity"}));
   options.per_kernel_count = 3;  // budgets
   EXPECT_EQ(mode(options), std::make_pair(Names{"exact"}, Names{"activity"}));

@@ -19,10 +19,14 @@ RunRecord seed_case_study() {
   run.device.sm_count = 16;
   KernelLaunch k;
   k.name = "fwd_3D_orderX2b<4,9>";
-  k.counters = {{"l1_local_load_miss", 564332},      {"l1_local_load_hit", 91520},
-                {"l1_local_store_miss", 269215},     {"l1_local_store_hit", 13477},
-                {"inst_issued", 20412251},           {"l2_subp0_read_sector_queries", 49717804},
-                {"l2_subp1_read_sector_queries", 49717804}, {"l2_subp0_write_sector_queries", 16692954},
+  k.counters = {{"l1_local_load_miss", 564332},
+                {"l1_local_load_hit", 91520},
+                {"l1_local_store_miss", 269215},
+                {"l1_local_store_hit", 13477},
+                {"inst_issued", 20412251},
+                {"l2_subp0_read_sector_queries", 49717804},
+                {"l2_subp1_read_sector_queries", 49717804},
+                {"l2_subp0_write_sector_queries", 16692954},
                 {"l2_subp1_write_sector_queries", 16692954}};
   run.launches = {k};
   return run;
@@ -41,10 +45,10 @@ TEST(SeedCaseStudy, BoundedShareUnderWriteBack) {
   const auto kernel = analyze_run(seed_case_study()).kernels.at(0);
   // Reads due to LMEM: 64 x 564,332 = 36,117,248; writes at most 64 x 282,692 = 18,092,288.
   EXPECT_TRUE(kernel.lmem.l2_share_is_upper_bound);
-  EXPECT_NEAR(*kernel.lmem.l2_share, 54209536.0 / 132821516.0, 1e-12);       // 40.81 %
+  EXPECT_NEAR(*kernel.lmem.l2_share, 54209536.0 / 132821516.0, 1e-12);              // 40.81 %
   EXPECT_NEAR(*kernel.lmem.l2_share_lower_bound, 36117248.0 / 132821516.0, 1e-12);  // 27.19 %
-  EXPECT_NEAR(*kernel.lmem.l2_read_share, 36117248.0 / 99435608.0, 1e-12);   // 36.32 %
-  EXPECT_NEAR(*kernel.lmem.l2_write_share, 18092288.0 / 33385908.0, 1e-12);  // 54.19 %
+  EXPECT_NEAR(*kernel.lmem.l2_read_share, 36117248.0 / 99435608.0, 1e-12);          // 36.32 %
+  EXPECT_NEAR(*kernel.lmem.l2_write_share, 18092288.0 / 33385908.0, 1e-12);         // 54.19 %
   EXPECT_NEAR(*kernel.lmem.l2_sectors, 54209536.0, 0.5);
 }
 
@@ -116,7 +120,8 @@ TEST(SeedCaseStudy, SharesOverAllLookupsAreFlaggedAsUnderstated) {
   k.counters = {{"l1tex__t_sectors_pipe_lsu_mem_local_op_ld_lookup_miss.sum", 100},
                 {"l1tex__t_sectors_pipe_lsu_mem_local_op_st_lookup_miss.sum", 50},
                 {"l1tex__t_sectors_pipe_lsu_mem_local_op_st_lookup_hit.sum", 50},
-                {"lts__t_sectors_op_read.sum", 150}, {"lts__t_sectors_op_write.sum", 150}};
+                {"lts__t_sectors_op_read.sum", 150},
+                {"lts__t_sectors_op_write.sum", 150}};
   run.launches = {k};
   const auto kernel = analyze_run(run).kernels.at(0);
   EXPECT_NEAR(*kernel.lmem.l2_share, 200.0 / 300.0, 1e-12);

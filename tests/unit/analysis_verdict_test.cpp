@@ -161,8 +161,8 @@ TEST(Verdict, MissingSubUnitsAreNamedWithThePlanThatCollectsThem) {
   launch.counters["sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed"] = 10.0;
   const auto k = analyze_one(launch);
   EXPECT_EQ(k.verdict, Verdict::latency);
-  const auto coverage = std::find_if(k.evidence.begin(), k.evidence.end(),
-                                     [](const Evidence& e) { return e.quantity == "coverage"; });
+  const auto coverage =
+      std::find_if(k.evidence.begin(), k.evidence.end(), [](const Evidence& e) { return e.quantity == "coverage"; });
   ASSERT_NE(coverage, k.evidence.end());
   EXPECT_NE(coverage->detail.find("FP64 pipe"), std::string::npos) << coverage->detail;
   EXPECT_NE(coverage->detail.find("--plan sol"), std::string::npos);

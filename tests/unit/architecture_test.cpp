@@ -61,10 +61,10 @@ TEST(Architecture, FamiliesAreNamed) {
 
 // cudaOccMaxBlocksPerMultiprocessor, and the Occupancy Calculator before Maxwell.
 TEST(Architecture, BlocksPerSm) {
-  const std::vector<std::pair<const char*, int>> expected = {
-      {"sm_10", 8},  {"sm_13", 8},  {"sm_20", 8},  {"sm_30", 16}, {"sm_37", 16}, {"sm_50", 32},
-      {"sm_62", 32}, {"sm_70", 32}, {"sm_72", 32}, {"sm_75", 16}, {"sm_80", 32}, {"sm_86", 16},
-      {"sm_87", 16}, {"sm_89", 24}, {"sm_90", 32}};
+  const std::vector<std::pair<const char*, int>> expected = {{"sm_10", 8},  {"sm_13", 8},  {"sm_20", 8},  {"sm_30", 16},
+                                                             {"sm_37", 16}, {"sm_50", 32}, {"sm_62", 32}, {"sm_70", 32},
+                                                             {"sm_72", 32}, {"sm_75", 16}, {"sm_80", 32}, {"sm_86", 16},
+                                                             {"sm_87", 16}, {"sm_89", 24}, {"sm_90", 32}};
   for (const auto& [arch, blocks] : expected) EXPECT_EQ(architecture_limits(arch).max_blocks_per_sm, blocks) << arch;
 }
 

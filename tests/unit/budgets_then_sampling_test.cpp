@@ -50,16 +50,16 @@ RunRecord sampled_run(std::vector<KernelLaunch> launches) {
 }
 
 TEST(BudgetsThenSampling, ExactLaunchesJoinTheirAggregateAsAMeanPerLaunch) {
-  std::vector<KernelLaunch> exact = {launch("gemm", 132, 0.90), launch("gemm", 132, 0.70),
-                                     launch("gemm", 264, 0.50), launch("setup", 1, 0.01)};
+  std::vector<KernelLaunch> exact = {launch("gemm", 132, 0.90), launch("gemm", 132, 0.70), launch("gemm", 264, 0.50),
+                                     launch("setup", 1, 0.01)};
   exact[0].counters["smsp__inst_executed_op_local_ld.sum"] = 10;  // only the first has it
   const auto joined = join_exact_launches({aggregate("gemm", 132, 0.8, 400), aggregate("gemm", 264, 0.5, 300)}, exact);
   ASSERT_EQ(joined.size(), 3u);  // two aggregates, then the kernel that ran only before sampling
   const SampleSupport& first = *joined[0].sampled;
   EXPECT_EQ(first.exact_launches, 2u);
   EXPECT_NEAR(first.exact_counters.at("smsp__inst_issued.sum"), 0.80 * kSlots, 1e-3);  // a launch's, not the sum
-  EXPECT_EQ(first.exact_counters.at("smsp__inst_executed_op_local_ld.sum"), 10);  // over the launches that have it
-  EXPECT_EQ(first.launches, 100u);  // the sampled launches stay the sampled ones
+  EXPECT_EQ(first.exact_counters.at("smsp__inst_executed_op_local_ld.sum"), 10);       // over the launches that have it
+  EXPECT_EQ(first.launches, 100u);                   // the sampled launches stay the sampled ones
   EXPECT_EQ(joined[1].sampled->exact_launches, 1u);  // grid 264: its own configuration
   EXPECT_EQ(joined[2].name, "setup");
   EXPECT_FALSE(joined[2].sampled);
@@ -67,8 +67,10 @@ TEST(BudgetsThenSampling, ExactLaunchesJoinTheirAggregateAsAMeanPerLaunch) {
 }
 
 TEST(BudgetsThenSampling, LaunchesSeenAddTheSampledOnesToTheExactPhase) {
-  const std::vector<KernelSeen> exact_phase = {{"gemm", {132, 1, 1}, {256, 1, 1}, 67}, {"setup", {1, 1, 1}, {256, 1, 1}, 1}};
-  const auto seen = add_sampled_launches(exact_phase, {aggregate("gemm", 132, 0.8, 400), aggregate("late", 8, 0.1, 30)});
+  const std::vector<KernelSeen> exact_phase = {{"gemm", {132, 1, 1}, {256, 1, 1}, 67},
+                                               {"setup", {1, 1, 1}, {256, 1, 1}, 1}};
+  const auto seen =
+      add_sampled_launches(exact_phase, {aggregate("gemm", 132, 0.8, 400), aggregate("late", 8, 0.1, 30)});
   ASSERT_EQ(seen.size(), 3u);
   EXPECT_EQ(seen[0].launches, 167u);
   EXPECT_EQ(seen[1].launches, 1u);
@@ -95,7 +97,8 @@ TEST(BudgetsThenSampling, ExactLaunchesJudgeWhereTheSamplesCannot) {
 
 // Where the samples decide, their verdict stands; the evidence says whether the exact launches agree.
 TEST(BudgetsThenSampling, SampledVerdictStandsAndTheEvidenceComparesIt) {
-  const auto same = analyze_run(sampled_run(join_exact_launches({aggregate("gemm", 132, 0.9, 400)}, {launch("gemm", 132, 0.9)})));
+  const auto same =
+      analyze_run(sampled_run(join_exact_launches({aggregate("gemm", 132, 0.9, 400)}, {launch("gemm", 132, 0.9)})));
   ASSERT_TRUE(same.kernels.at(0).verdict);
   EXPECT_EQ(*same.kernels.at(0).verdict, Verdict::instruction);
   bool compared = false;
@@ -105,9 +108,9 @@ TEST(BudgetsThenSampling, SampledVerdictStandsAndTheEvidenceComparesIt) {
 
   // The kernel changed after its first launch (a warm-up at 10 % of the issue slots); a kernel ten
   // times its size keeps the run's sampled instructions close to what the exact launches give.
-  const auto changed = analyze_run(sampled_run(join_exact_launches(
-      {aggregate("gemm", 132, 0.9, 400), aggregate("big", 264, 0.9, 4000, 10)},
-      {launch("gemm", 132, 0.1), launch("big", 264, 0.9, 10)})));
+  const auto changed = analyze_run(
+      sampled_run(join_exact_launches({aggregate("gemm", 132, 0.9, 400), aggregate("big", 264, 0.9, 4000, 10)},
+                                      {launch("gemm", 132, 0.1), launch("big", 264, 0.9, 10)})));
   ASSERT_TRUE(changed.kernels.at(0).verdict);
   EXPECT_EQ(*changed.kernels.at(0).verdict, Verdict::instruction);
   bool differs = false;
@@ -181,7 +184,8 @@ TEST(BudgetsThenSampling, SamplesThatMissTheExactPhasesInstructionsGiveNoSampled
       << missing.kernels.at(0).verdict_reason;
   EXPECT_NE(missing.kernels.at(0).verdict_reason.find("before sampling began"), std::string::npos);
   const auto close = analyze_run(sampled_run(join_exact_launches({fitted}, {launch("gemm", 132, 0.9 / 0.85)})));
-  EXPECT_NE(close.kernels.at(0).verdict_reason.find("[sampled:"), std::string::npos) << close.kernels.at(0).verdict_reason;
+  EXPECT_NE(close.kernels.at(0).verdict_reason.find("[sampled:"), std::string::npos)
+      << close.kernels.at(0).verdict_reason;
 }
 
 // An exact phase whose --metrics lack the instructions cannot vouch for the samples' SM side
@@ -197,7 +201,8 @@ TEST(BudgetsThenSampling, AnExactPhaseWithoutInstructionsGivesNoSampledVerdict) 
   EXPECT_EQ(analysis.kernels.at(0).verdict_reason.find("[sampled:"), std::string::npos);
   // Without an exact phase (--sampling alone) the samples are not held to one.
   const auto alone = analyze_run(sampled_run({fitted}));
-  EXPECT_NE(alone.kernels.at(0).verdict_reason.find("[sampled:"), std::string::npos) << alone.kernels.at(0).verdict_reason;
+  EXPECT_NE(alone.kernels.at(0).verdict_reason.find("[sampled:"), std::string::npos)
+      << alone.kernels.at(0).verdict_reason;
 }
 
 // Sampling first (--exact-undecided): the exact launches came after the sampling phase; the

@@ -63,11 +63,12 @@ TEST(CacheControlRecord, RoundTripsThroughEveryReader) {
     EXPECT_EQ(run_from_json(json::parse(to_json(run).dump())), run);
     const fs::path path = fs::temp_directory_path() / "limiter_cache_control_roundtrip.json";
     write_run_file(run, path.string());
-    EXPECT_EQ(read_run_file(path.string()), run);  // the streaming reader
+    EXPECT_EQ(read_run_file(path.string()), run);   // the streaming reader
     std::istringstream text(to_json(run).dump(1));  // the SAX reader
     RunRecord streamed;
-    read_run_stream(text, "<text>", [&](const RunRecord& header) { streamed = header; },
-                    [&](KernelLaunch&& launch) { streamed.launches.push_back(std::move(launch)); });
+    read_run_stream(
+        text, "<text>", [&](const RunRecord& header) { streamed = header; },
+        [&](KernelLaunch&& launch) { streamed.launches.push_back(std::move(launch)); });
     EXPECT_EQ(streamed, run);
     fs::remove(path);
   }
@@ -110,7 +111,9 @@ TEST(CacheControlRecord, AMalformedValueIsAnInputErrorNamingTheField) {
   record["cache_control"] = 1;
   EXPECT_EQ(message_of(record), "'run.json': field \"cache_control\" must be a string or null, not a number (1)");
   std::istringstream streamed(record.dump());
-  EXPECT_THROW(read_run_stream(streamed, "<text>", [](const RunRecord&) {}, [](KernelLaunch&&) {}), InputError);
+  EXPECT_THROW(read_run_stream(
+                   streamed, "<text>", [](const RunRecord&) {}, [](KernelLaunch&&) {}),
+               InputError);
   record["cache_control"] = nullptr;  // as absent
   EXPECT_EQ(run_from_json(record).cache_control, std::nullopt);
 }

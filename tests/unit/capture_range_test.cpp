@@ -14,7 +14,7 @@ namespace {
 
 TEST(CaptureRange, OnlyTheStepsBetweenProfilerStartAndStopAreRecorded) {
   const RunRecord run = read_run_file(testing::kData + "/cupti/h100_capture_range_limiter.json.gz");
-  EXPECT_EQ(run.launches.size(), 370u);  // 10 steps of 37 launches
+  EXPECT_EQ(run.launches.size(), 370u);            // 10 steps of 37 launches
   EXPECT_EQ(run.launches_seen.value_or(0), 370u);  // launches outside the ranges were not even followed
   EXPECT_TRUE(run.missed.empty());
   EXPECT_EQ(run.ended, "exit");

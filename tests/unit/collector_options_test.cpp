@@ -45,30 +45,64 @@ TEST(CollectorOptions, OneModeAtMostAndNoneIsTheDefaultRun) {
   };
   EXPECT_TRUE(runs_default_phases(CollectorOptions{}));
   EXPECT_EQ(with([](auto& o) { o.every_launch = true; }), "");
-  EXPECT_EQ(with([](auto& o) { o.stalls = true; o.stall_period_log2 = 9; }), "");
+  EXPECT_EQ(with([](auto& o) {
+              o.stalls = true;
+              o.stall_period_log2 = 9;
+            }),
+            "");
   EXPECT_EQ(with([](auto& o) { o.stall_period_log2 = 9; }), "");  // the default run's sampling phase
-  EXPECT_EQ(with([](auto& o) { o.per_kernel_count = 3; o.kernel_regex = "gemm"; o.cache_control = "all"; }), "");
-  EXPECT_EQ(with([](auto& o) { o.nvtx = true; o.budget_by_range = true; }), "");  // its budget is per range too
+  EXPECT_EQ(with([](auto& o) {
+              o.per_kernel_count = 3;
+              o.kernel_regex = "gemm";
+              o.cache_control = "all";
+            }),
+            "");
+  EXPECT_EQ(with([](auto& o) {
+              o.nvtx = true;
+              o.budget_by_range = true;
+            }),
+            "");  // its budget is per range too
   EXPECT_EQ(with([](auto& o) { o.stall_window_ms = 300; }), "");
-  EXPECT_EQ(with([](auto& o) { o.trace = true; o.sampling = true; }),
+  EXPECT_EQ(with([](auto& o) {
+              o.trace = true;
+              o.sampling = true;
+            }),
             "--trace and --sampling each choose one mode; choose one, or none for the default run (PC sampling "
             "for a window, then counters for each kernel's first launches, then the timeline)");
-  EXPECT_NE(with([](auto& o) { o.every_launch = true; o.stalls = true; }).find("--every-launch and --stalls each choose"),
+  EXPECT_NE(with([](auto& o) {
+              o.every_launch = true;
+              o.stalls = true;
+            }).find("--every-launch and --stalls each choose"),
             std::string::npos);
-  EXPECT_EQ(with([](auto& o) { o.every_launch = true; o.stall_window_ms = 300; }),
+  EXPECT_EQ(with([](auto& o) {
+              o.every_launch = true;
+              o.stall_window_ms = 300;
+            }),
             "--every-launch cannot be combined with --stall-window: --stall-window bounds the default run's "
             "PC-sampling phase");
-  EXPECT_NE(with([](auto& o) { o.stalls = true; o.stall_window_ms = 300; }).find("--stalls cannot be combined with "
-                                                                                 "--stall-window"),
+  EXPECT_NE(with([](auto& o) {
+              o.stalls = true;
+              o.stall_window_ms = 300;
+            })
+                .find("--stalls cannot be combined with "
+                      "--stall-window"),
             std::string::npos);
   EXPECT_NE(with([](auto& o) { o.stall_window_ms = 0; }).find("--stall-window must be at least 1"), std::string::npos);
-  EXPECT_NE(with([](auto& o) { o.every_launch = true; o.stall_period_log2 = 9; })
+  EXPECT_NE(with([](auto& o) {
+              o.every_launch = true;
+              o.stall_period_log2 = 9;
+            })
                 .find("--every-launch cannot be combined with --stall-period: --stall-period sets PC sampling's "
                       "period, which only --stalls and the default run use"),
             std::string::npos);
-  EXPECT_NE(with([](auto& o) { o.timeline = true; }).find("--timeline goes with --every-launch, not with the default run"),
-            std::string::npos);
-  EXPECT_EQ(with([](auto& o) { o.every_launch = true; o.timeline = true; }), "");
+  EXPECT_NE(
+      with([](auto& o) { o.timeline = true; }).find("--timeline goes with --every-launch, not with the default run"),
+      std::string::npos);
+  EXPECT_EQ(with([](auto& o) {
+              o.every_launch = true;
+              o.timeline = true;
+            }),
+            "");
 }
 
 TEST(CollectorOptions, EachConflictNamesItsFlags) {
@@ -79,7 +113,10 @@ TEST(CollectorOptions, EachConflictNamesItsFlags) {
   };
   EXPECT_NE(with([](auto& o) { o.plan = "nope"; }).find("unknown metric plan 'nope'"), std::string::npos);
   EXPECT_EQ(with([](auto& o) { o.metrics = {"sm__cycles_elapsed.avg"}; }), "");  // a list instead of the plan
-  EXPECT_EQ(with([](auto& o) { o.plan = "nope"; o.metrics = {"sm__cycles_elapsed.avg"}; }),
+  EXPECT_EQ(with([](auto& o) {
+              o.plan = "nope";
+              o.metrics = {"sm__cycles_elapsed.avg"};
+            }),
             "--plan cannot be combined with --metrics: --metrics replaces the plan");
   EXPECT_NE(with([](auto& o) { o.sample_every = 0; }).find("--sample-every must be at least 1"), std::string::npos);
   EXPECT_NE(with([](auto& o) { o.replay = "user"; }).find("--replay must be auto or kernel"), std::string::npos);
@@ -91,33 +128,61 @@ TEST(CollectorOptions, EachConflictNamesItsFlags) {
            [](CollectorOptions& o) { o.kernel_regex = "gemm"; }, [](CollectorOptions& o) { o.skip = 1; },
            [](CollectorOptions& o) { o.count = 5; }, [](CollectorOptions& o) { o.sample_every = 2; },
            [](CollectorOptions& o) { o.profiler_api_regions = true; },
-           [](CollectorOptions& o) { o.graph_profiling = "graph"; }, [](CollectorOptions& o) { o.replay = "kernel"; }}) {
-    EXPECT_NE(with([&](auto& o) { o.sampling = true; filter(o); }).find("--sampling samples the whole GPU"),
+           [](CollectorOptions& o) { o.graph_profiling = "graph"; },
+           [](CollectorOptions& o) { o.replay = "kernel"; }}) {
+    EXPECT_NE(with([&](auto& o) {
+                o.sampling = true;
+                filter(o);
+              }).find("--sampling samples the whole GPU"),
               std::string::npos);
   }
-  EXPECT_EQ(with([](auto& o) { o.sampling = true; o.per_kernel_count = 3; }), "");  // budgets, then sampling
-  EXPECT_NE(with([](auto& o) { o.exact_undecided_count = 3; }).find("--exact-undecided goes with --sampling, not with "
-                                                                     "the default run"),
+  EXPECT_EQ(with([](auto& o) {
+              o.sampling = true;
+              o.per_kernel_count = 3;
+            }),
+            "");  // budgets, then sampling
+  EXPECT_NE(with([](auto& o) { o.exact_undecided_count = 3; })
+                .find("--exact-undecided goes with --sampling, not with "
+                      "the default run"),
             std::string::npos);
-  EXPECT_NE(with([](auto& o) { o.sampling = true; o.exact_undecided_count = 3; o.per_kernel_skip = 1; })
-                .find("--exact-undecided cannot be combined with --per-kernel-skip"),
+  EXPECT_NE(with([](auto& o) {
+              o.sampling = true;
+              o.exact_undecided_count = 3;
+              o.per_kernel_skip = 1;
+            }).find("--exact-undecided cannot be combined with --per-kernel-skip"),
             std::string::npos);
   EXPECT_NE(with([](auto& o) { o.sampling_phase_launches = 5; }).find("--sampling-phase goes with --sampling"),
             std::string::npos);
-  EXPECT_NE(with([](auto& o) { o.sampling = true; o.sampling_phase_launches = 5; })
-                .find("--sampling-phase needs --exact-undecided"),
+  EXPECT_NE(with([](auto& o) {
+              o.sampling = true;
+              o.sampling_phase_launches = 5;
+            }).find("--sampling-phase needs --exact-undecided"),
             std::string::npos);
   EXPECT_NE(with([](auto& o) { o.nvtx_include = {"a/"}; }).find("--no-nvtx cannot be combined with --nvtx-include"),
             std::string::npos);
-  EXPECT_NE(with([](auto& o) { o.every_launch = true; o.nvtx = true; o.budget_by_range = true; })
-                .find("--budget-by-range needs --per-kernel-count"),
+  EXPECT_NE(with([](auto& o) {
+              o.every_launch = true;
+              o.nvtx = true;
+              o.budget_by_range = true;
+            }).find("--budget-by-range needs --per-kernel-count"),
             std::string::npos);
-  EXPECT_NE(with([](auto& o) { o.nvtx = true; o.nvtx_include = {"a//b"}; }).find("empty range name"), std::string::npos);
+  EXPECT_NE(with([](auto& o) {
+              o.nvtx = true;
+              o.nvtx_include = {"a//b"};
+            }).find("empty range name"),
+            std::string::npos);
   // --trace: the timeline alone; regions and NVTX go with it, counters and filters do not.
   EXPECT_EQ(with([](auto& o) { o.trace = true; }), "");
-  EXPECT_EQ(with([](auto& o) { o.trace = true; o.profiler_api_regions = true; o.nvtx = true; }), "");
-  EXPECT_NE(with([](auto& o) { o.trace = true; o.exact_undecided_count = 2; })
-                .find("--trace cannot be combined with --exact-undecided"),
+  EXPECT_EQ(with([](auto& o) {
+              o.trace = true;
+              o.profiler_api_regions = true;
+              o.nvtx = true;
+            }),
+            "");
+  EXPECT_NE(with([](auto& o) {
+              o.trace = true;
+              o.exact_undecided_count = 2;
+            }).find("--trace cannot be combined with --exact-undecided"),
             std::string::npos);
   for (auto exact_only : std::initializer_list<void (*)(CollectorOptions&)>{
            [](CollectorOptions& o) { o.kernel_regex = "gemm"; }, [](CollectorOptions& o) { o.skip = 1; },
@@ -126,7 +191,10 @@ TEST(CollectorOptions, EachConflictNamesItsFlags) {
            [](CollectorOptions& o) { o.metrics = {"sm__cycles_elapsed.avg"}; },
            [](CollectorOptions& o) { o.raw_dir = "raw"; }, [](CollectorOptions& o) { o.replay = "kernel"; },
            [](CollectorOptions& o) { o.graph_profiling = "graph"; }}) {
-    EXPECT_NE(with([&](auto& o) { o.trace = true; exact_only(o); }).find("--trace cannot be combined with --"),
+    EXPECT_NE(with([&](auto& o) {
+                o.trace = true;
+                exact_only(o);
+              }).find("--trace cannot be combined with --"),
               std::string::npos);
   }
   EXPECT_NE(with([](auto& o) { o.range_sync = "some"; }).find("LIMITER_RANGE_SYNC must be none, graph or all"),
@@ -248,9 +316,8 @@ TEST(CollectorOptions, TheKnobsOfAnEmptyEnvironmentAreTheDefaults) {
 TEST(CollectorOptions, AMalformedVariableNamesItself) {
   const auto reading = [](const char* variable, const char* value) {
     try {
-      collector_options_from_environment([&](const char* name) -> const char* {
-        return std::string(name) == variable ? value : nullptr;
-      });
+      collector_options_from_environment(
+          [&](const char* name) -> const char* { return std::string(name) == variable ? value : nullptr; });
     } catch (const InputError& e) {
       return std::string(e.what());
     }

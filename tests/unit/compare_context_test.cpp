@@ -28,13 +28,16 @@ ComparedRun run_of(const std::vector<std::tuple<std::string, std::uint32_t, doub
 }
 
 TEST(CompareContext, NcuAndCuptiSpellingsOfOneKernelAreMatched) {
-  const auto cupti = run_of({{"void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
-                              "std::array<char*, 1ul> >(int, at::native::FillFunctor<float>, std::array<char*, 1ul>)", 8, 100},
-                             {"void cudnn::engines_precompiled::nchwToNhwcKernel<float, false, (cudnnKernelDataType_t)2>(float*)", 4, 50},
-                             {"void cudnn::engines_precompiled::nchwToNhwcKernel<float, false, (cudnnKernelDataType_t)0>(float*)", 4, 60}});
-  const auto ncu = run_of({{"void at::vectorized_elementwise_kernel<4, at::FillFunctor<float>, std::array<char *, 1>>(int, T2, T3)", 8, 90},
-                           {"void cudnn::nchwToNhwcKernel<float, 0, 2>(T1 *)", 4, 45},
-                           {"void cudnn::nchwToNhwcKernel<float, 0, 0>(T1 *)", 4, 66}});
+  const auto cupti = run_of(
+      {{"void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
+        "std::array<char*, 1ul> >(int, at::native::FillFunctor<float>, std::array<char*, 1ul>)",
+        8, 100},
+       {"void cudnn::engines_precompiled::nchwToNhwcKernel<float, false, (cudnnKernelDataType_t)2>(float*)", 4, 50},
+       {"void cudnn::engines_precompiled::nchwToNhwcKernel<float, false, (cudnnKernelDataType_t)0>(float*)", 4, 60}});
+  const auto ncu = run_of(
+      {{"void at::vectorized_elementwise_kernel<4, at::FillFunctor<float>, std::array<char *, 1>>(int, T2, T3)", 8, 90},
+       {"void cudnn::nchwToNhwcKernel<float, 0, 2>(T1 *)", 4, 45},
+       {"void cudnn::nchwToNhwcKernel<float, 0, 0>(T1 *)", 4, 66}});
   const auto comparison = compare_runs(cupti, ncu);
   EXPECT_EQ(comparison.names_matched_by_key, 3u);
   ASSERT_EQ(comparison.matched.size(), 3u);
@@ -61,17 +64,20 @@ TEST(CompareContext, FewMatchedLaunchesAreSaidWithTheCounts) {
   const auto before = run_of({{"a", 1, 1}, {"a", 1, 1}, {"a", 1, 1}, {"b", 1, 1}});
   const auto after = run_of({{"a", 2, 1}, {"a", 2, 1}, {"a", 2, 1}, {"b", 1, 1}});  // a on another grid
   const auto comparison = compare_runs(before, after);
-  EXPECT_EQ(comparison.match_warning,
-            "only 1 of 4 launches before and 1 of 4 after found their kernel and configuration on the other side: check "
-            "that both ran the same program and inputs, or compare one kernel with -k");
+  EXPECT_EQ(
+      comparison.match_warning,
+      "only 1 of 4 launches before and 1 of 4 after found their kernel and configuration on the other side: check "
+      "that both ran the same program and inputs, or compare one kernel with -k");
 }
 
 TEST(CompareContext, DifferentProgramsAreWarnedOf) {
   const auto train = run_of({{"gemm", 1, 1}, {"relu", 1, 1}, {"softmax", 1, 1}}, {"python3", "/a/train.py"});
-  const auto serve = run_of({{"attention", 1, 1}, {"relu", 1, 1}, {"sample", 1, 1}}, {"python3", "serve.py", "--port", "80"});
-  EXPECT_EQ(compare_runs(train, serve).program_warning,
-            "before ran `python3 /a/train.py`, after `python3 serve.py --port 80`; they share 1 of 3 kernel names: they "
-            "look like different programs, so their times say little about one change");
+  const auto serve =
+      run_of({{"attention", 1, 1}, {"relu", 1, 1}, {"sample", 1, 1}}, {"python3", "serve.py", "--port", "80"});
+  EXPECT_EQ(
+      compare_runs(train, serve).program_warning,
+      "before ran `python3 /a/train.py`, after `python3 serve.py --port 80`; they share 1 of 3 kernel names: they "
+      "look like different programs, so their times say little about one change");
   // A changed script running the same kernels is what a comparison is for.
   const auto train_v2 = run_of({{"gemm", 1, 1}, {"relu", 1, 1}, {"softmax", 1, 1}}, {"python3", "train_v2.py"});
   EXPECT_TRUE(compare_runs(train, train_v2).program_warning.empty());
@@ -94,7 +100,8 @@ TEST(CompareContext, AFailedGateNamesTenKernelsAndCountsTheRest) {
   std::ostringstream text;
   write_text_comparison(comparison, text);
   const std::string out = text.str();
-  const auto gate = out.substr(out.find("gate FAILED"), out.find('\n', out.find("gate FAILED")) - out.find("gate FAILED"));
+  const auto gate =
+      out.substr(out.find("gate FAILED"), out.find('\n', out.find("gate FAILED")) - out.find("gate FAILED"));
   EXPECT_LT(gate.size(), 400u) << gate;
   EXPECT_NE(gate.find("and 4,091 more kernels"), std::string::npos) << gate;
 }

@@ -24,7 +24,8 @@ inline RunAnalysis analysis_of(const std::string& relative_path) {
   return analyze_run(import_ncu_csv(in, relative_path));
 }
 
-inline RunComparison compare_files(const std::string& before, const std::string& after, std::optional<double> max_slowdown = {}) {
+inline RunComparison compare_files(const std::string& before, const std::string& after,
+                                   std::optional<double> max_slowdown = {}) {
   CompareOptions options;
   options.before_label = before;
   options.after_label = after;
@@ -39,7 +40,7 @@ inline std::string rendered(const RunComparison& comparison, ReportFormat format
 }
 
 inline KernelAnalysis launch(const std::string& name, std::uint32_t grid_x, std::optional<double> duration_ns,
-                      std::optional<Verdict> verdict = Verdict::bandwidth) {
+                             std::optional<Verdict> verdict = Verdict::bandwidth) {
   KernelAnalysis k;  // run_of() numbers the launches
   k.name = name;
   k.grid = {grid_x, 1, 1};

@@ -21,8 +21,8 @@ TEST(Compare, TimeChangeIsRatioMinusOne) {
 
 TEST(Compare, GroupsByKernelAndConfigurationByDefault) {
   const auto before = run_of({launch("a", 10, 100), launch("b", 10, 50), launch("a", 10, 110), launch("c", 10, 5)});
-  const auto after = run_of({launch("a", 10, 90), launch("c", 20, 5), launch("a", 10, 100), launch("a", 10, 70),
-                             launch("d", 10, 1)});
+  const auto after =
+      run_of({launch("a", 10, 90), launch("c", 20, 5), launch("a", 10, 100), launch("a", 10, 70), launch("d", 10, 1)});
   const auto comparison = compare_runs(before, after);
   EXPECT_FALSE(comparison.launch_rows);
   ASSERT_EQ(comparison.matched.size(), 1u);  // a, with its mean per launch on each side
@@ -43,8 +43,8 @@ TEST(Compare, GroupsByKernelAndConfigurationByDefault) {
 
 TEST(Compare, LaunchRowsMatchByNameConfigurationAndOrderAmongEquals) {
   const auto before = run_of({launch("a", 10, 100), launch("b", 10, 50), launch("a", 10, 110), launch("c", 10, 5)});
-  const auto after = run_of({launch("a", 10, 90), launch("c", 20, 5), launch("a", 10, 100), launch("a", 10, 70),
-                             launch("d", 10, 1)});
+  const auto after =
+      run_of({launch("a", 10, 90), launch("c", 20, 5), launch("a", 10, 100), launch("a", 10, 70), launch("d", 10, 1)});
   const auto comparison = compare_runs(before, after, kLaunchRows);
   ASSERT_EQ(comparison.matched.size(), 2u);
   // The first "a" of BEFORE with the first of AFTER, the second with the second.
@@ -74,8 +74,7 @@ TEST(Compare, ChangesWithinTheSpreadOfRepeatedLaunchesAreNoise) {
   // BEFORE's launches of k range 100..120, AFTER's 115 (+15 %) and 105: the same mean. Launch
   // rows carry their kernel's noise.
   const auto before = run_of({launch("k", 10, 100), launch("k", 10, 120)});
-  const auto noisy = compare_runs(before, run_of({launch("k", 10, 115), launch("k", 10, 105)}),
-                                  {"b", "a", 0.05, true});
+  const auto noisy = compare_runs(before, run_of({launch("k", 10, 115), launch("k", 10, 105)}), {"b", "a", 0.05, true});
   ASSERT_EQ(noisy.matched.size(), 2u);
   EXPECT_TRUE(noisy.matched[0].within_noise);
   EXPECT_TRUE(noisy.matched[1].within_noise);
@@ -127,8 +126,8 @@ TEST(Compare, GateFailsOnSlowKernelsOrTotalAndPassesOtherwise) {
 }
 
 TEST(Compare, UntimedLaunchesAreMatchedButNeverFail) {
-  const auto comparison = compare_runs(run_of({launch("a", 10, std::nullopt)}), run_of({launch("a", 10, 100)}),
-                                       {"b", "a", 0.0});
+  const auto comparison =
+      compare_runs(run_of({launch("a", 10, std::nullopt)}), run_of({launch("a", 10, 100)}), {"b", "a", 0.0});
   ASSERT_EQ(comparison.matched.size(), 1u);
   EXPECT_FALSE(comparison.matched[0].time.change.has_value());
   EXPECT_FALSE(comparison.failed());

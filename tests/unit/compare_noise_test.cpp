@@ -61,9 +61,7 @@ TEST(ChangeIsNoise, OneLaunchOnEachSideIsNeverNoise) {
   EXPECT_FALSE(change_is_noise(stats_of({100}), stats_of({100.5})));
 }
 
-TEST(ChangeIsNoise, UntimedLaunchesAreNeverNoise) {
-  EXPECT_FALSE(change_is_noise(DurationStats{}, stats_of({1, 2})));
-}
+TEST(ChangeIsNoise, UntimedLaunchesAreNeverNoise) { EXPECT_FALSE(change_is_noise(DurationStats{}, stats_of({1, 2}))); }
 
 }  // namespace
 }  // namespace limiter

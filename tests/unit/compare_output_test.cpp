@@ -28,14 +28,16 @@ TEST(Compare, JsonHasTheDocumentedShape) {
   EXPECT_EQ(planted["verdict"]["after"], "latency");
   EXPECT_EQ(planted["verdict"]["changed"], true);
   EXPECT_NEAR(planted["time"]["change"].get<double>(), 0.25, 1e-9);
-  for (const char* key : {"issue", "l2", "dram", "compute", "memory"}) EXPECT_TRUE(planted["utilization"].contains(key));
+  for (const char* key : {"issue", "l2", "dram", "compute", "memory"})
+    EXPECT_TRUE(planted["utilization"].contains(key));
   EXPECT_TRUE(planted["lmem"]["l2_share"].contains("before"));
   EXPECT_TRUE(json["only_before"].empty());
   EXPECT_TRUE(comparison_json(compare_files(kProbe, kProbe))["gate"].is_null());
 }
 
 TEST(Compare, CsvHasOneRowPerKernelAndATotal) {
-  const std::string csv = rendered(compare_files("ncu/synthetic_raw.csv", "compare/synthetic_after_raw.csv"), ReportFormat::csv);
+  const std::string csv =
+      rendered(compare_files("ncu/synthetic_raw.csv", "compare/synthetic_after_raw.csv"), ReportFormat::csv);
   std::istringstream lines(csv);
   std::string line;
   std::vector<std::string> statuses;
@@ -61,8 +63,9 @@ TEST(Compare, GoldenSpeedUpMarkdown) {
   expect_golden("h200_probe_compare_speedup.md", rendered(compare_files(kProbeSlower, kProbe, 0.10), ReportFormat::md));
 }
 TEST(Compare, GoldenRepeatedLaunchesText) {
-  expect_golden("synthetic_compare.txt",
-                rendered(compare_files("ncu/synthetic_raw.csv", "compare/synthetic_after_raw.csv", 0.02), ReportFormat::text));
+  expect_golden(
+      "synthetic_compare.txt",
+      rendered(compare_files("ncu/synthetic_raw.csv", "compare/synthetic_after_raw.csv", 0.02), ReportFormat::text));
 }
 
 }  // namespace

@@ -56,7 +56,8 @@ struct RecordPair {
 const RecordPair kPairs[] = {
     {"cupti/h100_mlp_training_limiter.json.gz", "cupti/h100_mlp_training_limiter.json.gz"},
     {"cupti/h100_mlp_training_limiter.json.gz", "cupti/h100_mlp_training_budget3_limiter.json.gz"},
-    {"cupti/h100_mlp_training_sampled_limiter.json.gz", "cupti/h100_mlp_training_budgets_then_sampling_limiter.json.gz"},
+    {"cupti/h100_mlp_training_sampled_limiter.json.gz",
+     "cupti/h100_mlp_training_budgets_then_sampling_limiter.json.gz"},
     {"default_run/h200_mlp100_default.json.gz", "default_run/h200_mlp100_default.json.gz"},
     {"timeline/h100_gloo_rank0_timeline.json.gz", "timeline/h100_gloo_rank1_timeline.json.gz"},
     {"stalls/synthetic_stalls_run.json", "stalls/h100_stalls_probe.json.gz"},

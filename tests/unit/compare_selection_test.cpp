@@ -15,13 +15,16 @@ namespace {
 using namespace compare_fixtures;
 
 // The matching as it was (quadratic): the occurrence-th launch of a kernel and configuration.
-std::vector<std::pair<std::uint64_t, std::uint64_t>> matched_the_old_way(const RunAnalysis& before, const RunAnalysis& after) {
+std::vector<std::pair<std::uint64_t, std::uint64_t>> matched_the_old_way(const RunAnalysis& before,
+                                                                         const RunAnalysis& after) {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> pairs;
   for (std::size_t i = 0; i < before.kernels.size(); ++i) {
     std::size_t occurrence = 0, seen = 0;
-    for (std::size_t j = 0; j < i; ++j) occurrence += same_kernel_and_configuration(before.kernels[j], before.kernels[i]);
+    for (std::size_t j = 0; j < i; ++j)
+      occurrence += same_kernel_and_configuration(before.kernels[j], before.kernels[i]);
     for (const auto& k : after.kernels)
-      if (same_kernel_and_configuration(k, before.kernels[i]) && seen++ == occurrence) pairs.emplace_back(i, k.sequence);
+      if (same_kernel_and_configuration(k, before.kernels[i]) && seen++ == occurrence)
+        pairs.emplace_back(i, k.sequence);
   }
   return pairs;
 }
@@ -32,8 +35,9 @@ TEST(Compare, HashedMatchingAgreesWithTheQuadraticOne) {
     const auto random_run = [&](std::size_t launches) {
       std::vector<KernelAnalysis> kernels;
       for (std::size_t i = 0; i < launches; ++i)
-        kernels.push_back(launch(std::string(1, static_cast<char>('a' + random() % 4)), static_cast<std::uint32_t>(1 + random() % 3),
-                                 random() % 5 ? std::optional<double>(static_cast<double>(100 + random() % 50)) : std::nullopt));
+        kernels.push_back(
+            launch(std::string(1, static_cast<char>('a' + random() % 4)), static_cast<std::uint32_t>(1 + random() % 3),
+                   random() % 5 ? std::optional<double>(static_cast<double>(100 + random() % 50)) : std::nullopt));
       return run_of(std::move(kernels));
     };
     const auto before = random_run(200 + random() % 100), after = random_run(200 + random() % 100);
@@ -58,7 +62,8 @@ TEST(Compare, HashedMatchingAgreesWithTheQuadraticOne) {
 
 TEST(Compare, HundredThousandLaunchesMatchInOrder) {
   std::vector<KernelAnalysis> kernels;
-  for (std::size_t i = 0; i < 100'000; ++i) kernels.push_back(launch("k" + std::to_string(i % 7), 10, static_cast<double>(100 + i % 13)));
+  for (std::size_t i = 0; i < 100'000; ++i)
+    kernels.push_back(launch("k" + std::to_string(i % 7), 10, static_cast<double>(100 + i % 13)));
   RunAnalysis before = run_of(kernels);
   kernels.push_back(launch("k0", 10, 1));
   const auto comparison = compare_runs(before, run_of(std::move(kernels)), kLaunchRows);
@@ -79,8 +84,8 @@ RunAnalysis every_launch_run() {
   return run;
 }
 RunAnalysis budget_run(double a_ns) {
-  auto run = run_of({launch("a", 1, a_ns), launch("a", 1, a_ns), launch("b", 1, 1000), launch("a", 1, a_ns),
-                     launch("b", 1, 1000)});
+  auto run = run_of(
+      {launch("a", 1, a_ns), launch("a", 1, a_ns), launch("b", 1, 1000), launch("a", 1, a_ns), launch("b", 1, 1000)});
   run.launches_seen = 8;
   run.kernels_seen = {{"a", {1, 1, 1}, {256, 1, 1}, 6}, {"b", {1, 1, 1}, {256, 1, 1}, 2}};
   return run;
@@ -91,8 +96,9 @@ TEST(Compare, EveryLaunchAgainstABudgetIsComparedPerLaunch) {
   EXPECT_TRUE(comparison.per_launch);
   EXPECT_EQ(comparison.before_selection.description, "profiled every launch (8)");
   EXPECT_EQ(comparison.after_selection.description, "profiled 3 per kernel and configuration (5 of 8 seen)");
-  EXPECT_EQ(comparison.selection_warning, "before profiled every launch (8); after profiled 3 per kernel and configuration "
-                                          "(5 of 8 seen): totals are not comparable, compared per launch");
+  EXPECT_EQ(comparison.selection_warning,
+            "before profiled every launch (8); after profiled 3 per kernel and configuration "
+            "(5 of 8 seen): totals are not comparable, compared per launch");
   // Totals would read 2.6 us -> 2.3 us; per launch, with the budget's kernels weighted by the
   // launches seen of them, nothing changed.
   EXPECT_DOUBLE_EQ(*comparison.totals.all.before_ns, 325);
@@ -144,11 +150,13 @@ TEST(Compare, SelectionsAlikeOrNot) {
 
 TEST(Compare, EveryFormatWarnsWhenTheSelectionsDiffer) {
   const auto comparison = compare_runs(every_launch_run(), budget_run(100));
-  const std::string warning = "before profiled every launch (8); after profiled 3 per kernel and configuration (5 of 8 seen)";
+  const std::string warning =
+      "before profiled every launch (8); after profiled 3 per kernel and configuration (5 of 8 seen)";
   EXPECT_NE(rendered(comparison, ReportFormat::text).find("WARNING: " + warning), std::string::npos);
   EXPECT_NE(rendered(comparison, ReportFormat::text).find("\nmean per launch: 325 ns -> 325 ns"), std::string::npos);
   EXPECT_NE(rendered(comparison, ReportFormat::md).find("> **Warning:** " + warning), std::string::npos);
-  EXPECT_NE(rendered(comparison, ReportFormat::html).find("<p class=\"warning\">Warning: " + warning), std::string::npos);
+  EXPECT_NE(rendered(comparison, ReportFormat::html).find("<p class=\"warning\">Warning: " + warning),
+            std::string::npos);
   EXPECT_NE(rendered(comparison, ReportFormat::csv).find("\ntotal_per_launch,\"" + warning), std::string::npos);
   const auto json = comparison_json(comparison);
   EXPECT_EQ(json["selection"]["compared"], "per launch");

@@ -15,8 +15,8 @@ namespace limiter {
 namespace {
 
 const std::string kData = LIMITER_TEST_DATA_DIR;
-const std::string kMlp = "cupti/h100_mlp_training_limiter.json.gz";     // 10,071 launches of PyTorch
-const std::string kOther = "synthetic/pytorch_jax_2k.json.gz";           // another program
+const std::string kMlp = "cupti/h100_mlp_training_limiter.json.gz";  // 10,071 launches of PyTorch
+const std::string kOther = "synthetic/pytorch_jax_2k.json.gz";       // another program
 
 ComparedRun compared(const std::string& relative_path) {
   const RunRecord record = read_run_file(kData + "/" + relative_path);
@@ -46,8 +46,9 @@ TEST(CompareSizes, MarkdownFitsAPullRequestComment) {
   ASSERT_GT(comparison.only_before.size(), 5'000u) << "launch rows: most launches of the MLP are only before";
   const std::string md = rendered(comparison, ReportFormat::md, whole_names(comparison, 0));
   EXPECT_LT(md.size(), kMarkdownCommentLimit);
-  EXPECT_NE(md.find("more rows left out to stay under a pull-request comment's 65,536 characters; `--top N` shows N rows"),
-            std::string::npos);
+  EXPECT_NE(
+      md.find("more rows left out to stay under a pull-request comment's 65,536 characters; `--top N` shows N rows"),
+      std::string::npos);
   // Without the limit (--top given), every row.
   auto unlimited = whole_names(comparison, 0);
   unlimited.markdown_limit = 0;
@@ -67,11 +68,12 @@ TEST(CompareSizes, HtmlOfTenThousandLaunchesStaysUnderAMegabyte) {
   ComparisonOptions options;
   options.top = kDefaultTop;
   EXPECT_LT(rendered(compare_runs(before, compared(kMlp)), ReportFormat::html, options).size(), 1'000'000u);
-  EXPECT_LT(rendered(compare_runs(before, compared(kMlp), {"before", "after", std::nullopt, true}), ReportFormat::html, options)
+  EXPECT_LT(rendered(compare_runs(before, compared(kMlp), {"before", "after", std::nullopt, true}), ReportFormat::html,
+                     options)
                 .size(),
             1'000'000u);
-  EXPECT_LT(rendered(compare_runs(before, compared(kOther), {"before", "after", std::nullopt, true}), ReportFormat::html,
-                     options)
+  EXPECT_LT(rendered(compare_runs(before, compared(kOther), {"before", "after", std::nullopt, true}),
+                     ReportFormat::html, options)
                 .size(),
             1'000'000u);
 }

@@ -57,7 +57,7 @@ TEST_F(TurnsTest, ATurnIsTakenOnceAndReleased) {
   ASSERT_TRUE(turns.take("GPU-a").has_value());
   EXPECT_TRUE(turns.lock("GPU-a").held());
   EXPECT_EQ(*turns.take("GPU-a"), 0.0);  // held already: no wait
-  EXPECT_TRUE(turns.keeper_running());  // from the first turn on
+  EXPECT_TRUE(turns.keeper_running());   // from the first turn on
   EXPECT_TRUE(test::wait_until([&] { return ticks.load() > 0; }));
   turns.release("GPU-a");
   EXPECT_FALSE(turns.lock("GPU-a").held());

@@ -36,8 +36,8 @@ TEST(CuptiRaw, CollectorVerdictsMatchNcuSol) {
   // The same kernels and expected verdicts as tests/data/ncu/h200_probe_expected.csv, here
   // from limiter's own one-pass counters instead of ncu's.
   const auto analysis = analyze_run(detail::evaluate_raw_dir(kCupti + "/h200_probe_raw"));
-  const Verdict expected[] = {Verdict::bandwidth, Verdict::bandwidth,   Verdict::instruction, Verdict::latency,
-                              Verdict::latency,   Verdict::bandwidth,   Verdict::bandwidth};
+  const Verdict expected[] = {Verdict::bandwidth, Verdict::bandwidth, Verdict::instruction, Verdict::latency,
+                              Verdict::latency,   Verdict::bandwidth, Verdict::bandwidth};
   for (std::size_t i = 0; i < 7; ++i) {
     SCOPED_TRACE(analysis.kernels[i].name);
     ASSERT_TRUE(analysis.kernels[i].verdict);
@@ -102,7 +102,8 @@ TEST(CuptiRaw, TruncatedImageIsRefusedBeforeNvperfReadsIt) {
 // nlohmann's out_of_range instead of an InputError naming the line.
 TEST(CuptiRaw, LaunchLineWithoutOrBeyondItsRange) {
   const auto dir = copy_of_probe_raw("ranges");
-  std::ofstream(dir / "launches.jsonl") << R"({"image":0,"launch":{}})" << "\n";
+  std::ofstream(dir / "launches.jsonl") << R"({"image":0,"launch":{}})"
+                                        << "\n";
   EXPECT_NE(evaluation_error(dir).find("launches.jsonl':1: not a launch of a raw data set"), std::string::npos)
       << evaluation_error(dir);
   std::ifstream original(kCupti + "/h200_probe_raw/launches.jsonl");

@@ -25,7 +25,7 @@ TEST(DefaultPhases, TheSamplingWindowThenBudgetsThenTheTimeline) {
   run.through_samples("gemm", 40);
   EXPECT_EQ(run.pc_backend->starts, 1);
   EXPECT_EQ(run.pc_backend->disabled.size(), 1u);  // sampling off before the range profiler starts
-  EXPECT_FALSE(run.timeline_records());              // no kernel records beside the counters
+  EXPECT_FALSE(run.timeline_records());            // no kernel records beside the counters
   run.through_counters("gemm");
   EXPECT_TRUE(run.timeline_records());
   run.launch("gemm");
@@ -52,13 +52,13 @@ TEST(DefaultPhases, TheSamplingWindowThenBudgetsThenTheTimeline) {
 
 TEST(DefaultPhases, AKernelFirstSeenInEachPhase) {
   DefaultRun run;
-  run.launch("in_samples");                    // sampled; its first launches come later: counters too
+  run.launch("in_samples");  // sampled; its first launches come later: counters too
   run.queue_samples("in_samples", 12);
   run.past_the_window();
-  run.launch("in_counters");                   // the counters phase's first launch
+  run.launch("in_counters");  // the counters phase's first launch
   for (int i = 0; i < 80 && run.phases->index() == 1; ++i) run.launch("in_samples");
   ASSERT_EQ(run.phases->index(), 2u);
-  run.launch("in_timeline");                   // no counters, no samples, timed
+  run.launch("in_timeline");  // no counters, no samples, timed
   const RunRecord record = run.phases->finish();
   std::set<std::string> profiled;
   for (const auto& name : names(record)) profiled.insert(name);

@@ -30,7 +30,8 @@ struct DefaultRun {
     options.always_active = true;
     if (options.stall_window_ms == CollectorOptions{}.stall_window_ms) options.stall_window_ms = 5;  // a short window
     options.lock_dir = lock_dir;
-    phases = std::make_unique<Phases>(detail::sessions_for(options, backends, nvtx, &sink), [this] { return ++clock_ns; });
+    phases =
+        std::make_unique<Phases>(detail::sessions_for(options, backends, nvtx, &sink), [this] { return ++clock_ns; });
     pc_backend = backends.pc_backends.at(0);
     phases->on_handover = [this](const RunRecord& handed) { handovers.push_back(handed); };
   }

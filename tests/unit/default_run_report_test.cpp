@@ -76,8 +76,8 @@ TEST(DefaultRunTimeline, KernelConfigurationsRoundTripAndOlderEventsHaveNone) {
   const RunRecord run = synthetic_default_run();
   const Timeline back = timeline_from(nlohmann::json::parse(timeline_json(*run.timeline).dump()));
   EXPECT_EQ(back, *run.timeline);
-  const TimelineEvent older = timeline_event_from(
-      nlohmann::json::parse(R"({"kind": "kernel", "start_ns": 1, "end_ns": 2, "name": "k"})"));
+  const TimelineEvent older =
+      timeline_event_from(nlohmann::json::parse(R"({"kind": "kernel", "start_ns": 1, "end_ns": 2, "name": "k"})"));
   EXPECT_FALSE(older.grid);
   EXPECT_FALSE(timeline_event_json(older).contains("grid"));
   EXPECT_THROW(timeline_event_from(nlohmann::json::parse(
@@ -158,8 +158,9 @@ TEST(DefaultRunSummary, EachKernelGetsItsTimelineTimeAndTheCountersVerdict) {
   EXPECT_FALSE(late.main_verdict);
   EXPECT_EQ(late.timeline->launches, 4u);
   EXPECT_DOUBLE_EQ(*late.timeline->durations.mean_ns, 15e6);
-  EXPECT_EQ(late.no_counters, "no counters: first seen after the counters phase (`limiter run --every-launch` or a "
-                              "larger --per-kernel-count profiles it)");
+  EXPECT_EQ(late.no_counters,
+            "no counters: first seen after the counters phase (`limiter run --every-launch` or a "
+            "larger --per-kernel-count profiles it)");
   ASSERT_TRUE(late.stalls);  // its PC samples, joined by name
   EXPECT_EQ(late.stalls->samples, 3000u);
   EXPECT_EQ(summary.group_of(summary.run.kernels.front()), 0u);  // the launches find their groups in the new order
@@ -190,26 +191,30 @@ TEST(DefaultRunSummary, ATimelineAloneCountsItsKernelsNotZeroLaunches) {
   EXPECT_EQ(summary.groups[0].no_counters,
             "no counters: the record holds the timeline alone (`limiter run` without --trace profiles it)");
   const std::string text = written(summary, ReportFormat::text);
-  expect_contains(text, "no launch with counters in the record; timeline: 23 launches of 3 kernels over 700.0 ms "
-                        "(284.0 ms of kernel time), 3 kernel configurations without counters\n");
+  expect_contains(text,
+                  "no launch with counters in the record; timeline: 23 launches of 3 kernels over 700.0 ms "
+                  "(284.0 ms of kernel time), 3 kernel configurations without counters\n");
   EXPECT_EQ(text.find("0 launches of 0 kernels"), std::string::npos);
 }
 
 TEST(DefaultRunReports, TextShowsTheWindowTheTimelineTimesAndTheKernelWithoutCounters) {
   const std::string text = written(summary_of(synthetic_default_run()), ReportFormat::text);
   expect_contains(text, "3 launches profiled of 2 kernels in 2 launch configurations");
-  expect_contains(text, "; timeline: 23 launches of 3 kernels over 700.0 ms (284.0 ms of kernel time), 1 kernel "
-                        "configuration without counters\n");
+  expect_contains(text,
+                  "; timeline: 23 launches of 3 kernels over 700.0 ms (284.0 ms of kernel time), 1 kernel "
+                  "configuration without counters\n");
   expect_contains(text, "\nprogram: GPU-bound");
-  expect_contains(text, "\n  (judged on the timeline phase: the 300.0 ms at the app's own pace after the counters phase");
+  expect_contains(text,
+                  "\n  (judged on the timeline phase: the 300.0 ms at the app's own pace after the counters phase");
   expect_contains(text, "kernels by time on the timeline, grouped by name and launch configuration");
   expect_contains(text, "profiled  verdict");
   expect_contains(text, "#  time%    total  launches     mean      min      max  profiled  verdict ");
   expect_contains(text, "1    43%   122 ms        12  10.2 ms  1.00 ms  12.0 ms         2  bandwidth ");
   expect_contains(text, "3    21%  60.0 ms         4  15.0 ms  15.0 ms  15.0 ms         —  no counters ");
   expect_contains(text, "no counters");
-  expect_contains(text, "\nlate_kernel — no counters: first seen after the counters phase (`limiter run "
-                        "--every-launch` or a larger --per-kernel-count profiles it)\n");
+  expect_contains(text,
+                  "\nlate_kernel — no counters: first seen after the counters phase (`limiter run "
+                  "--every-launch` or a larger --per-kernel-count profiles it)\n");
   expect_contains(text, "  late_kernel (#3, no counters): Stall Barrier");
   expect_contains(text, "      app.cu:77  BAR.SYNC.DEFER_BLOCKING 0x0");
 }
@@ -240,8 +245,9 @@ TEST(DefaultRunReports, JsonCarriesTheNoteTheTimelineFiguresAndTheReason) {
 TEST(DefaultRunReports, CsvMarkdownAndHtmlShowThemToo) {
   const RunSummary summary = summary_of(synthetic_default_run());
   const std::string csv = written(summary, ReportFormat::csv);
-  expect_contains(csv, ",stall_hot_line,group_timeline_launches,group_timeline_total_ns,group_timeline_mean_ns,"
-                       "group_timeline_min_ns,group_timeline_max_ns,group_timeline_time_share,no_counters\r\n");
+  expect_contains(csv,
+                  ",stall_hot_line,group_timeline_launches,group_timeline_total_ns,group_timeline_mean_ns,"
+                  "group_timeline_min_ns,group_timeline_max_ns,group_timeline_time_share,no_counters\r\n");
   expect_contains(csv, ",late_kernel,64,1,1,256,1,1,");
   expect_contains(csv, ",4,6e+07,1.5e+07,1.5e+07,1.5e+07,0.2112676056338028,no counters: first seen after");
   expect_contains(csv, "\r\n,\"late_kernel(float*, int)\",late_kernel,64,1,1,256,1,1,");  // a row without a sequence
@@ -274,8 +280,9 @@ TEST(DefaultRunReports, SqliteHasTheTimelineColumnsAndTheKernelWithoutCounters) 
   }
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
-  EXPECT_EQ(query(db, "SELECT k.display_name || ' ' || g.launches || ' ' || g.timeline_launches || ' ' || "
-                      "ifnull(g.longest_sequence, 'none') FROM groups g JOIN kernels k USING (kernel_id) WHERE g.rank = 3"),
+  EXPECT_EQ(query(db,
+                  "SELECT k.display_name || ' ' || g.launches || ' ' || g.timeline_launches || ' ' || "
+                  "ifnull(g.longest_sequence, 'none') FROM groups g JOIN kernels k USING (kernel_id) WHERE g.rank = 3"),
             "late_kernel 0 4 none");
   EXPECT_EQ(query(db, "SELECT substr(no_counters, 1, 48) FROM groups WHERE rank = 3"),
             "no counters: first seen after the counters phase");

@@ -23,11 +23,17 @@ namespace limiter::test {
 class FakeActivityBackend final : public detail::ActivityBackend {
  public:
   // Callback ids: driver 3, 5, 7 and runtime 2 are calls the timeline traces, the others not.
-  std::vector<std::string> driver_names = {"", "cuInit", "cuMemAlloc_v2", "cuLaunchKernel", "cuCtxGetDevice",
-                                           "cuMemcpyHtoD_v2", "cuModuleLoad", "cuCtxSynchronize"};
+  std::vector<std::string> driver_names = {"",
+                                           "cuInit",
+                                           "cuMemAlloc_v2",
+                                           "cuLaunchKernel",
+                                           "cuCtxGetDevice",
+                                           "cuMemcpyHtoD_v2",
+                                           "cuModuleLoad",
+                                           "cuCtxSynchronize"};
   std::vector<std::string> runtime_names = {"", "cudaMalloc", "cudaLaunchKernel", "cudaGetDevice"};
   std::optional<CUpti_ActivityKind> refuse;  // enable() of this kind fails as CUPTI's would
-  bool refuse_per_call = false;               // CUPTI refuses the per-call choice of driver calls
+  bool refuse_per_call = false;              // CUPTI refuses the per-call choice of driver calls
 
   // What the session did, for the tests to see (read under lock() where its flusher may run).
   std::set<CUpti_ActivityKind> enabled;
@@ -66,8 +72,10 @@ class FakeActivityBackend final : public detail::ActivityBackend {
       to = client;
       ++buffers;
     }
-    if (to) to->buffer_completed(nullptr, stream, buffer, valid);  // as CUPTI, outside its own locks
-    else std::free(buffer);
+    if (to)
+      to->buffer_completed(nullptr, stream, buffer, valid);  // as CUPTI, outside its own locks
+    else
+      std::free(buffer);
   }
 
   bool attach(detail::ActivityBufferClient& c, std::size_t) override {
@@ -142,11 +150,16 @@ class FakeActivityBackend final : public detail::ActivityBackend {
   static std::size_t size_of(CUpti_ActivityKind kind) {
     switch (kind) {
       case CUPTI_ACTIVITY_KIND_KERNEL:
-      case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: return sizeof(CUpti_ActivityKernel10);
-      case CUPTI_ACTIVITY_KIND_MEMCPY: return sizeof(CUpti_ActivityMemcpy6);
-      case CUPTI_ACTIVITY_KIND_MEMSET: return sizeof(CUpti_ActivityMemset4);
-      case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: return sizeof(CUpti_ActivitySynchronization2);
-      default: return sizeof(CUpti_ActivityAPI);  // RUNTIME, DRIVER
+      case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+        return sizeof(CUpti_ActivityKernel10);
+      case CUPTI_ACTIVITY_KIND_MEMCPY:
+        return sizeof(CUpti_ActivityMemcpy6);
+      case CUPTI_ACTIVITY_KIND_MEMSET:
+        return sizeof(CUpti_ActivityMemset4);
+      case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+        return sizeof(CUpti_ActivitySynchronization2);
+      default:
+        return sizeof(CUpti_ActivityAPI);  // RUNTIME, DRIVER
     }
   }
   bool recorded(const CUpti_Activity& r) const {

@@ -33,11 +33,11 @@ class FakePmSamplingBackend final : public detail::PmSamplingBackend {
  public:
   // What an image holds (0: as many samples as the sampler asked room for).
   std::size_t image_capacity = 0;
-  std::size_t passes = 1;           // the sampling metrics' passes (more: refused)
-  int device = 0;                   // the device of every context
-  std::atomic<std::uint64_t> now_ns{0};     // the GPU clock
-  std::atomic<bool> overflow{false};        // the next decode finds the hardware buffer overflowed
-  std::atomic<int> spurious_full{0};        // the next decodes say the image is full and move nothing
+  std::size_t passes = 1;                // the sampling metrics' passes (more: refused)
+  int device = 0;                        // the device of every context
+  std::atomic<std::uint64_t> now_ns{0};  // the GPU clock
+  std::atomic<bool> overflow{false};     // the next decode finds the hardware buffer overflowed
+  std::atomic<int> spurious_full{0};     // the next decodes say the image is full and move nothing
 
   // The hardware took a sample.
   void take_sample(std::uint64_t start_ns, std::uint64_t end_ns, std::vector<double> values) {
@@ -56,7 +56,7 @@ class FakePmSamplingBackend final : public detail::PmSamplingBackend {
 
   // Calls, for the tests to count.
   std::atomic<int> preloads{0}, enables{0}, starts{0}, stops{0}, disables{0}, decodes{0};
-  std::atomic<int> host_sides{0};          // counter availability asked: a host side prepared
+  std::atomic<int> host_sides{0};  // counter availability asked: a host side prepared
   std::atomic<int> timestamps_made{0}, timestamps_live{0}, forced_flushes{0};
 
   void preload_evaluator() override { ++preloads; }
@@ -101,7 +101,8 @@ class FakePmSamplingBackend final : public detail::PmSamplingBackend {
     ++enables;
     return reinterpret_cast<detail::PmSamplingObject*>(std::uintptr_t{0x50});
   }
-  std::size_t counter_data_size(detail::PmSamplingObject*, const std::vector<const char*>&, std::size_t max_samples) override {
+  std::size_t counter_data_size(detail::PmSamplingObject*, const std::vector<const char*>&,
+                                std::size_t max_samples) override {
     std::lock_guard lock(mutex_);
     if (image_capacity == 0) image_capacity = max_samples;
     return 16;

@@ -58,7 +58,7 @@ class FakeRangeBackend final : public detail::RangeBackend {
   // Calls, for the tests to count.
   // Atomic: a start ahead makes its calls on the preparer's thread while a test polls them.
   std::atomic<int> enables{0}, starts{0}, stops{0}, disables{0}, decodes{0}, pushes{0}, context_syncs{0};
-  std::atomic<int> set_ups{0};  // counter_host calls: one per context set up (and per config built again)
+  std::atomic<int> set_ups{0};       // counter_host calls: one per context set up (and per config built again)
   std::atomic<int> uuid_queries{0};  // the counters' lock is looked up by the device's UUID
   int availability_queries = 0;
   // --cache-control all: flushes, and pushes that came right after one (the launch's own range).
@@ -115,9 +115,12 @@ class FakeRangeBackend final : public detail::RangeBackend {
       const auto& r = backend_.decoded(image).at(range);
       std::vector<double> values;
       for (const auto& metric : metrics) {
-        if (metric == "gpu__time_duration.sum") values.push_back(1000.0 * static_cast<double>(r.index + 1));
-        else if (metric == "fake__range_index") values.push_back(static_cast<double>(r.index));
-        else values.push_back(std::nan(""));
+        if (metric == "gpu__time_duration.sum")
+          values.push_back(1000.0 * static_cast<double>(r.index + 1));
+        else if (metric == "fake__range_index")
+          values.push_back(static_cast<double>(r.index));
+        else
+          values.push_back(std::nan(""));
       }
       return values;
     }
@@ -127,7 +130,8 @@ class FakeRangeBackend final : public detail::RangeBackend {
     bool availability_;
   };
 
-  std::unique_ptr<detail::CounterHost> counter_host(const std::string&, const std::vector<std::uint8_t>& availability) override {
+  std::unique_ptr<detail::CounterHost> counter_host(const std::string&,
+                                                    const std::vector<std::uint8_t>& availability) override {
     ++set_ups;
     return std::make_unique<Host>(*this, !availability.empty());
   }
@@ -137,8 +141,12 @@ class FakeRangeBackend final : public detail::RangeBackend {
     objects_[++next_object_] = context;
     return reinterpret_cast<detail::RangeObject*>(next_object_);
   }
-  std::size_t counter_data_size(detail::RangeObject*, const std::vector<std::string>&, std::size_t) override { return 64; }
-  void initialize_image(detail::RangeObject*, std::vector<std::uint8_t>& image) override { images_[image.data()].clear(); }
+  std::size_t counter_data_size(detail::RangeObject*, const std::vector<std::string>&, std::size_t) override {
+    return 64;
+  }
+  void initialize_image(detail::RangeObject*, std::vector<std::uint8_t>& image) override {
+    images_[image.data()].clear();
+  }
   void set_config(detail::RangeObject* object, const detail::RangeConfig& config) override {
     if (lacks_a_counter && config.config->at(0) != 8)
       throw detail::CuptiError("cuptiRangeProfilerSetConfig: invalid parameter", CUPTI_ERROR_INVALID_PARAMETER);
@@ -152,7 +160,8 @@ class FakeRangeBackend final : public detail::RangeBackend {
       throw detail::CuptiError("cuptiRangeProfilerStart: busy", CUPTI_ERROR_HARDWARE_BUSY);
     }
     auto& state = started_[objects_.at(id(object))];
-    if (state.running) throw detail::CuptiError("cuptiRangeProfilerStart: already started", CUPTI_ERROR_INVALID_OPERATION);
+    if (state.running)
+      throw detail::CuptiError("cuptiRangeProfilerStart: already started", CUPTI_ERROR_INVALID_OPERATION);
     ++starts;
     state.running = true;
   }
@@ -168,7 +177,8 @@ class FakeRangeBackend final : public detail::RangeBackend {
       throw detail::CuptiError("cuptiRangeProfilerPushRange: invalid parameter", CUPTI_ERROR_INVALID_PARAMETER);
     }
     auto& state = started_[objects_.at(id(object))];
-    if (!state.running) throw detail::CuptiError("cuptiRangeProfilerPushRange: not started", CUPTI_ERROR_INVALID_OPERATION);
+    if (!state.running)
+      throw detail::CuptiError("cuptiRangeProfilerPushRange: not started", CUPTI_ERROR_INVALID_OPERATION);
     ++pushes;
     if (flush_pending_) ++pushes_after_flush;
     flush_pending_ = false;
@@ -176,7 +186,8 @@ class FakeRangeBackend final : public detail::RangeBackend {
   }
   void pop_range(detail::RangeObject* object) override {
     auto& state = started_[objects_.at(id(object))];
-    if (!state.running) throw detail::CuptiError("cuptiRangeProfilerPopRange: not started", CUPTI_ERROR_INVALID_OPERATION);
+    if (!state.running)
+      throw detail::CuptiError("cuptiRangeProfilerPopRange: not started", CUPTI_ERROR_INVALID_OPERATION);
     state.recorded.push_back({state.open_name, next_range_++});
   }
   std::size_t decode(detail::RangeObject* object) override {

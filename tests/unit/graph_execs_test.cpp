@@ -11,9 +11,8 @@ namespace {
 
 using Spec = test::FakeRangeBackend::GraphNodeSpec;
 const CUcontext kContext = reinterpret_cast<CUcontext>(0x10);
-const std::vector<Spec> kTwoKernels = {{CU_GRAPH_NODE_TYPE_KERNEL, "alpha"},
-                                       {CU_GRAPH_NODE_TYPE_MEMSET, ""},
-                                       {CU_GRAPH_NODE_TYPE_KERNEL, "beta"}};
+const std::vector<Spec> kTwoKernels = {
+    {CU_GRAPH_NODE_TYPE_KERNEL, "alpha"}, {CU_GRAPH_NODE_TYPE_MEMSET, ""}, {CU_GRAPH_NODE_TYPE_KERNEL, "beta"}};
 
 // The app's graph of two kernels and a memset, and what it instantiates, recorded.
 struct GraphExecsTest : ::testing::Test {

@@ -54,13 +54,15 @@ TEST(HostileInput, StallsAtTheLimits) {
   const RunSummary summary = summarize(analyze_run(run));
   ASSERT_TRUE(summary.groups.front().stalls);
   for (const auto& r : summary.groups.front().stalls->reasons) EXPECT_LE(r.share, 1.0);
-  for (auto format : {ReportFormat::text, ReportFormat::md, ReportFormat::csv, ReportFormat::json, ReportFormat::html}) {
+  for (auto format :
+       {ReportFormat::text, ReportFormat::md, ReportFormat::csv, ReportFormat::json, ReportFormat::html}) {
     std::ostringstream out;
     EXPECT_NO_THROW(write_report(summary, format, out)) << to_string(format);
   }
   std::ostringstream record;
   write_run_json(run, record);
-  EXPECT_EQ(run_from_json(nlohmann::json::parse(record.str(), nullptr, true, false), "r.json").stalls->kernels.size(), 3u);
+  EXPECT_EQ(run_from_json(nlohmann::json::parse(record.str(), nullptr, true, false), "r.json").stalls->kernels.size(),
+            3u);
 }
 
 }  // namespace

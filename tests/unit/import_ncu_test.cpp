@@ -270,11 +270,11 @@ TEST(ImportNcu, ShortAndBinaryUnitForms) {
 }
 
 TEST(ImportNcu, QuotedFieldsMayHoldQuotesAndLineBreaks) {
-  const RunRecord run = import_text(
-      std::string(kRawHeader) +
-      "\"0\",\"1\",\"a\",\"h\",\"op\"\"x\"\"(int,\nfloat)\",\"1\",\"7\",\"(1, 1, 1)\","
-      "\"(1, 1, 1)\",\"0\",\"9.0\",\"5\",\"8\"\n"
-      "\"1\",\"1\",\"a\",\"h\",\"k2\",\"1\",\"7\",\"(1, 1, 1)\",\"(1, 1, 1)\",\"0\",\"9.0\",\"6\",\"8\"\n");
+  const RunRecord run =
+      import_text(std::string(kRawHeader) +
+                  "\"0\",\"1\",\"a\",\"h\",\"op\"\"x\"\"(int,\nfloat)\",\"1\",\"7\",\"(1, 1, 1)\","
+                  "\"(1, 1, 1)\",\"0\",\"9.0\",\"5\",\"8\"\n"
+                  "\"1\",\"1\",\"a\",\"h\",\"k2\",\"1\",\"7\",\"(1, 1, 1)\",\"(1, 1, 1)\",\"0\",\"9.0\",\"6\",\"8\"\n");
   ASSERT_EQ(run.launches.size(), 2u);
   EXPECT_EQ(run.launches[0].name, "op\"x\"(int,\nfloat)");
   EXPECT_EQ(run.launches[1].name, "k2");
@@ -347,8 +347,7 @@ TEST(ImportNcu, MalformedLaunchDimensionIsAnError) {
 }
 
 TEST(ImportNcu, UnterminatedQuoteNamesTheLineItOpened) {
-  const std::string message =
-      import_error(std::string(kRawHeader) + "\"0\",\"1\",\"a\",\"h\",\"k(int\n1,7\n");
+  const std::string message = import_error(std::string(kRawHeader) + "\"0\",\"1\",\"a\",\"h\",\"k(int\n1,7\n");
   EXPECT_NE(message.find("inline.csv:3: a quoted field is never closed"), std::string::npos) << message;
 }
 

@@ -52,9 +52,8 @@ TEST(ImportPlainCsv, SeedCaseStudyAsWritten) {
   // Only the totals are the seed's; the sub-partition split must add up to them exactly.
   EXPECT_EQ(*kernel.counter("l2_subp0_read_sector_queries") + *kernel.counter("l2_subp1_read_sector_queries"),
             99435608.0);
-  EXPECT_EQ(
-      *kernel.counter("l2_subp0_write_sector_queries") + *kernel.counter("l2_subp1_write_sector_queries"),
-      33385908.0);
+  EXPECT_EQ(*kernel.counter("l2_subp0_write_sector_queries") + *kernel.counter("l2_subp1_write_sector_queries"),
+            33385908.0);
   // ptxas -v in the seed: 32 registers, 44 bytes lmem, 6912 bytes smem.
   EXPECT_EQ(kernel.registers_per_thread, 32);
   EXPECT_EQ(kernel.local_bytes_per_thread, 44u);
@@ -146,8 +145,7 @@ TEST(ImportPlainCsv, RepeatedMetricNamesBothLines) {
 
 TEST(ImportPlainCsv, BadLaunchValueNamesItsLine) {
   const std::string message = import_error("k,inst_issued,1\nk,launch__block_size,12.5\n", "sm_20", 16);
-  EXPECT_NE(message.find("inline.csv:2: launch__block_size must be a whole number"), std::string::npos)
-      << message;
+  EXPECT_NE(message.find("inline.csv:2: launch__block_size must be a whole number"), std::string::npos) << message;
 }
 
 TEST(ImportPlainCsv, SmCountMustBePositive) {

@@ -16,10 +16,12 @@ TEST(KernelNameKey, SpellsTemplateArgumentsOneWay) {
   const std::string cupti =
       "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, std::array<char*, 1ul> >"
       "(int, at::native::FillFunctor<float>, std::array<char*, 1ul>)";
-  const std::string ncu = "at::native::vectorized_elementwise_kernel<(int)4, at::native::FillFunctor<float>, "
-                          "std::array<char *, 1UL>>(int, T2, T3)";
+  const std::string ncu =
+      "at::native::vectorized_elementwise_kernel<(int)4, at::native::FillFunctor<float>, "
+      "std::array<char *, 1UL>>(int, T2, T3)";
   EXPECT_EQ(kernel_name_key(cupti), kernel_name_key(ncu));
-  EXPECT_EQ(kernel_name_key(cupti), "at::native::vectorized_elementwise_kernel<4,at::native::FillFunctor<float>,std::array<char*,1>>");
+  EXPECT_EQ(kernel_name_key(cupti),
+            "at::native::vectorized_elementwise_kernel<4,at::native::FillFunctor<float>,std::array<char*,1>>");
 }
 
 TEST(KernelNameKey, KeepsLambdasAndSuffixLikeNames) {
@@ -28,7 +30,8 @@ TEST(KernelNameKey, KeepsLambdasAndSuffixLikeNames) {
 }
 
 TEST(KernelNameKey, DemanglesAMangledName) {
-  EXPECT_EQ(kernel_name_key("_Z13pointer_chasePKjiPj"), kernel_name_key("pointer_chase(unsigned int const*, int, unsigned int*)"));
+  EXPECT_EQ(kernel_name_key("_Z13pointer_chasePKjiPj"),
+            kernel_name_key("pointer_chase(unsigned int const*, int, unsigned int*)"));
 }
 
 TEST(KernelNameKey, QualifiedAndBaseKeys) {

@@ -26,15 +26,16 @@ const std::string kFill =
 std::string clamp(const std::string& number, const std::string& type) {
   const std::string lambda =
       "at::native::(anonymous namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, "
-      "at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#" + number +
-      "}::operator()() const::{lambda(" + type + ")#1}";
+      "at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#" +
+      number + "}::operator()() const::{lambda(" + type + ")#1}";
   return "void at::native::vectorized_elementwise_kernel<4, " + lambda + ", std::array<char*, 2ul> >(int, " + lambda +
          ", std::array<char*, 2ul>)";
 }
 std::string mul(const std::string& functor) {
-  const std::string f = "at::native::" + functor + "<float, float, float, at::native::binary_internal::MulFunctor<float> >";
-  const std::string lambda = "at::native::gpu_kernel_impl_nocast<" + f + " >(at::TensorIteratorBase&, " + f +
-                             " const&)::{lambda(int)#1}";
+  const std::string f =
+      "at::native::" + functor + "<float, float, float, at::native::binary_internal::MulFunctor<float> >";
+  const std::string lambda =
+      "at::native::gpu_kernel_impl_nocast<" + f + " >(at::TensorIteratorBase&, " + f + " const&)::{lambda(int)#1}";
   return "void at::native::elementwise_kernel<128, 2, " + lambda + ">(int, " + lambda + ")";
 }
 std::string sum(const std::string& threads, const std::string& vt) {
@@ -73,12 +74,18 @@ TEST(KernelNames, ShortFormKeepsTheFunctorOrTheLambdasFunction) {
 }
 
 TEST(KernelNames, KernelsThatWouldReadTheSameGetTheirDifference) {
-  const std::vector<std::string> all = {clamp("7", "float"), clamp("8", "c10::Half"), mul("BUnaryFunctor"),
-                                        mul("BinaryFunctor"), sum("512", "1"), sum("256", "2"), kMean};
+  const std::vector<std::string> all = {clamp("7", "float"),
+                                        clamp("8", "c10::Half"),
+                                        mul("BUnaryFunctor"),
+                                        mul("BinaryFunctor"),
+                                        sum("512", "1"),
+                                        sum("256", "2"),
+                                        kMean};
   const auto names = short_kernel_names(all);
   EXPECT_EQ(names.at(clamp("7", "float")), "vectorized_elementwise_kernel<launch_clamp_scalar::{lambda(float)#1}>");
   EXPECT_EQ(names.at(clamp("8", "c10::Half")), "vectorized_elementwise_kernel<launch_clamp_scalar::{lambda(Half)#1}>");
-  EXPECT_EQ(names.at(mul("BUnaryFunctor")), "elementwise_kernel<gpu_kernel_impl_nocast<BUnaryFunctor<MulFunctor<float>>>>");
+  EXPECT_EQ(names.at(mul("BUnaryFunctor")),
+            "elementwise_kernel<gpu_kernel_impl_nocast<BUnaryFunctor<MulFunctor<float>>>>");
   EXPECT_EQ(names.at(sum("512", "1")), "reduce_kernel<512, 1, sum_functor<float, float, float>>");
   EXPECT_EQ(names.at(sum("256", "2")), "reduce_kernel<256, 2, sum_functor<float, float, float>>");
   EXPECT_EQ(names.at(kMean), "reduce_kernel<MeanOps<float, float, float, float>>");
@@ -102,7 +109,8 @@ TEST(KernelNames, EveryKernelOfARealRecordingIsDistinguishable) {
 }
 
 const std::string kKernel2 =
-    "void cutlass::Kernel2<cutlass_80_simt_sgemm_64x64_8x5_nt_align1>(cutlass_80_simt_sgemm_64x64_8x5_nt_align1::Params)";
+    "void "
+    "cutlass::Kernel2<cutlass_80_simt_sgemm_64x64_8x5_nt_align1>(cutlass_80_simt_sgemm_64x64_8x5_nt_align1::Params)";
 const std::string kCutlass3 =
     "void cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<cute::tuple<int, int, int, int>, "
     "cutlass::gemm::collective::CollectiveMma<cutlass::gemm::MainloopSm90TmaGmmaWarpSpecialized<4, cute::tuple<"

@@ -27,9 +27,9 @@ TEST(KernelSelection, ThePrintedNameSelects) {
   // "reduce_kernel<sum_functor<float, float, float>>".
   KernelSelection selection("reduce_kernel<sum");
   EXPECT_TRUE(selection.selects(kSum));
-  EXPECT_TRUE(KernelSelection("reduce_kernel<512, 1, sum_functor").selects(kSum));  // a more detailed form
-  EXPECT_TRUE(KernelSelection("ReduceOp<float").selects(kSum));                        // the demangled name
-  EXPECT_TRUE(KernelSelection("^_ZN2at6native13reduce").selects(kSum, kSumMangled));    // the mangled name
+  EXPECT_TRUE(KernelSelection("reduce_kernel<512, 1, sum_functor").selects(kSum));    // a more detailed form
+  EXPECT_TRUE(KernelSelection("ReduceOp<float").selects(kSum));                       // the demangled name
+  EXPECT_TRUE(KernelSelection("^_ZN2at6native13reduce").selects(kSum, kSumMangled));  // the mangled name
   EXPECT_FALSE(KernelSelection("^_ZN2at6native13reduce").selects(kSum));
   EXPECT_TRUE(KernelSelection().selects("anything"));
 }
@@ -43,12 +43,16 @@ TEST(KernelSelection, TheUnselectedAreKeptForTheMessage) {
 }
 
 TEST(KernelSelection, ClosestNamesFirst) {
-  const std::vector<std::string> shown = {"max_pool_forward_nchw", "reduce_kernel<MeanOps<float, float, float, float>>",
-                                          "reduce_kernel<512, 1, sum_functor<float, float, float>>", "sgemm_largek_lds64",
-                                          "softmax_warp_forward", "splitKreduce_kernel", "scal_kernel"};
+  const std::vector<std::string> shown = {"max_pool_forward_nchw",
+                                          "reduce_kernel<MeanOps<float, float, float, float>>",
+                                          "reduce_kernel<512, 1, sum_functor<float, float, float>>",
+                                          "sgemm_largek_lds64",
+                                          "softmax_warp_forward",
+                                          "splitKreduce_kernel",
+                                          "scal_kernel"};
   const auto closest = closest_kernel_names("reduce_kernel<summ", shown, 3);
   ASSERT_EQ(closest.size(), 3u);
-  EXPECT_EQ(closest[0], "reduce_kernel<512, 1, sum_functor<float, float, float>>");  // "summ": one edit from "sum_"
+  EXPECT_EQ(closest[0], "reduce_kernel<512, 1, sum_functor<float, float, float>>");      // "summ": one edit from "sum_"
   EXPECT_EQ(closest_kernel_names("SOFTMAX", shown, 1).front(), "softmax_warp_forward");  // case ignored
   EXPECT_EQ(closest_kernel_names("x", shown).size(), 5u);
 }
@@ -62,7 +66,8 @@ TEST(KernelSelection, NothingSelectedNamesTheClosestOfTheRecord) {
     FAIL() << "no error";
   } catch (const InputError& e) {
     const std::string message = e.what();
-    EXPECT_EQ(message.rfind("-k 'max_pool_fwd' selects none of the 31 kernels of 'run.json'; closest: 'max_pool_", 0), 0u)
+    EXPECT_EQ(message.rfind("-k 'max_pool_fwd' selects none of the 31 kernels of 'run.json'; closest: 'max_pool_", 0),
+              0u)
         << message;
     EXPECT_EQ(message.find('\n'), std::string::npos);
   }

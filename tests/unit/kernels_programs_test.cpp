@@ -48,9 +48,12 @@ RunRecord launch_bound() {
 
 RunRecord gpu_bound() {
   std::vector<TimelineEvent> e;
-  for (std::uint64_t i = 0, t = 1000 * us; i < 100; ++i, t += 5 * us) e.push_back(event(K::api_call, "cudaLaunchKernel_v7000", t, t + 4 * us));
-  for (std::uint64_t i = 0, t = 1006 * us; i < 100; ++i, t += 160 * us + 900) e.push_back(event(K::kernel, "stream_axpy", t, t + 160 * us));
-  e.push_back(event(K::api_call, "cudaDeviceSynchronize_v3020", 1600 * us, 1006 * us + 100 * (160 * us + 900) + 2 * us));
+  for (std::uint64_t i = 0, t = 1000 * us; i < 100; ++i, t += 5 * us)
+    e.push_back(event(K::api_call, "cudaLaunchKernel_v7000", t, t + 4 * us));
+  for (std::uint64_t i = 0, t = 1006 * us; i < 100; ++i, t += 160 * us + 900)
+    e.push_back(event(K::kernel, "stream_axpy", t, t + 160 * us));
+  e.push_back(
+      event(K::api_call, "cudaDeviceSynchronize_v3020", 1600 * us, 1006 * us + 100 * (160 * us + 900) + 2 * us));
   return record_of(e);
 }
 
@@ -102,7 +105,7 @@ TEST(KernelPrograms, CatalogHasOneProgramPerVerdict) {
     EXPECT_FALSE(entry.problem.empty()) << entry.name;
   }
   EXPECT_EQ(intended, (std::set<ProgramBound>{ProgramBound::launch, ProgramBound::gpu, ProgramBound::sync,
-                                               ProgramBound::copy, ProgramBound::host}));
+                                              ProgramBound::copy, ProgramBound::host}));
   EXPECT_EQ(find_program("launch_bound")->intended, ProgramBound::launch);
   EXPECT_EQ(find_program("no_such_program"), nullptr);
 }
@@ -122,8 +125,10 @@ TEST(KernelPrograms, OnlySelectsInCatalogOrderAndRejectsUnknownNames) {
 }
 
 TEST(KernelPrograms, EachShapeGetsItsIntendedVerdict) {
-  const std::pair<const char*, RunRecord> shapes[] = {{"launch_bound", launch_bound()}, {"gpu_bound", gpu_bound()},
-                                                      {"sync_bound", sync_bound()},     {"copy_bound", copy_bound()},
+  const std::pair<const char*, RunRecord> shapes[] = {{"launch_bound", launch_bound()},
+                                                      {"gpu_bound", gpu_bound()},
+                                                      {"sync_bound", sync_bound()},
+                                                      {"copy_bound", copy_bound()},
                                                       {"host_bound", host_bound()}};
   for (const auto& [name, record] : shapes) {
     const ProgramResult result = check_program(*find_program(name), record, true);

@@ -42,9 +42,12 @@ TEST(KernelReference, StencilOfAQuadraticFieldIsExact) {
   const auto field = [&](StencilField which, std::int64_t cell) {
     const double x = static_cast<double>(cell % grid.stride_y());
     switch (which) {
-      case StencilField::current: return static_cast<float>(x * x);
-      case StencilField::previous: return 0.0f;
-      default: return 1.0f;
+      case StencilField::current:
+        return static_cast<float>(x * x);
+      case StencilField::previous:
+        return 0.0f;
+      default:
+        return 1.0f;
     }
   };
   for (int z = 0; z < grid.nz; z += 4)

@@ -97,10 +97,10 @@ TEST(KernelResults, ReductionTableShowsStepAndCumulativeSpeedupsBesideTheSeed) {
   write_family_tables(measurements, TableContext{}, out);
   const std::string text = out.str();
   EXPECT_NE(text.find("reduction ladder on 2^25 ints"), std::string::npos) << text;
-  EXPECT_EQ(text.find("2^22"), text.find("2^22 ints at the right"));  // no 4M table without 4M results
-  EXPECT_NE(text.find("2.00x"), std::string::npos) << text;   // step 1 -> 2
-  EXPECT_NE(text.find("10.00x"), std::string::npos) << text;  // cumulative 1 -> 7
-  EXPECT_NE(text.find("3.36 TB/s"), std::string::npos) << text;  // 2^27 bytes in 40 us
+  EXPECT_EQ(text.find("2^22"), text.find("2^22 ints at the right"));                // no 4M table without 4M results
+  EXPECT_NE(text.find("2.00x"), std::string::npos) << text;                         // step 1 -> 2
+  EXPECT_NE(text.find("10.00x"), std::string::npos) << text;                        // cumulative 1 -> 7
+  EXPECT_NE(text.find("3.36 TB/s"), std::string::npos) << text;                     // 2^27 bytes in 40 us
   EXPECT_NE(text.find("0.268 ms, 62.67 GB/s, 30.04x"), std::string::npos) << text;  // the seed's kernel 7
 }
 
@@ -109,7 +109,8 @@ TEST(KernelResults, TablesShowVerdictsAndWhetherTheyAreTheIntendedOnes) {
   run.device.name = "NVIDIA H200";
   run.device.arch = "sm_90";
   run.device.sm_count = 132;
-  std::vector<Measurement> measurements = {measured("tail_2_5_waves", 300000), measured("tail_launch_bounds_2_waves", 200000)};
+  std::vector<Measurement> measurements = {measured("tail_2_5_waves", 300000),
+                                           measured("tail_launch_bounds_2_waves", 200000)};
   measurements[1].registers_per_thread = 48;
   RunAnalysis analysis;
   for (const auto& m : measurements) {
@@ -250,7 +251,9 @@ void expect_correct_and_as_intended(const std::string& file, const std::set<std:
   }
 }
 
-TEST(KernelRecording, H200EveryKernelCorrectAndAsIntended) { expect_correct_and_as_intended("h200_kernels_run.json", {}); }
+TEST(KernelRecording, H200EveryKernelCorrectAndAsIntended) {
+  expect_correct_and_as_intended("h200_kernels_run.json", {});
+}
 
 TEST(KernelRecording, H100EveryKernelCorrectAndAsIntendedButTwo) {
   expect_correct_and_as_intended("h100_kernels_run.json",

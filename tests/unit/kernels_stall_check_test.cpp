@@ -91,9 +91,11 @@ TEST(KernelStallCheck, NoDataNoSamplesAndNoKnownAnswer) {
 TEST(KernelStallCheck, ExperimentsSharingAKernelStayApart) {
   // atomics_many_addresses and atomics_few_addresses launch the same atomic_histogram.
   StallInfo suite;
-  StallInfo many = info_of({kernel("atomic_histogram(unsigned int*, unsigned int, long long)", {{"lg_throttle", 50}, {"long_scoreboard", 400}})});
-  StallInfo few = info_of({kernel("atomic_histogram(unsigned int*, unsigned int, long long)", {{"long_scoreboard", 800}}),
-                           kernel("helper", {{"wait", 10}, {"long_scoreboard", 5}})});
+  StallInfo many = info_of({kernel("atomic_histogram(unsigned int*, unsigned int, long long)",
+                                   {{"lg_throttle", 50}, {"long_scoreboard", 400}})});
+  StallInfo few =
+      info_of({kernel("atomic_histogram(unsigned int*, unsigned int, long long)", {{"long_scoreboard", 800}}),
+               kernel("helper", {{"wait", 10}, {"long_scoreboard", 5}})});
   few.dropped_samples = 3;
   add_experiment_stalls(suite, many, "atomics_many_addresses");
   add_experiment_stalls(suite, few, "atomics_few_addresses");
@@ -131,13 +133,14 @@ TEST(KernelStallCheck, TableSaysWhatWasCheckedOrThatNothingWas) {
 }
 
 TEST(KernelStallCheck, CatalogNamesStallsAsNcuDoes) {
-  const std::set<std::string> ncu_keys = {"barrier", "branch_resolving", "dispatch_stall", "drain", "imc_miss",
-                                          "lg_throttle", "long_scoreboard", "math_pipe_throttle", "membar",
-                                          "mio_throttle", "misc", "no_instruction", "not_selected", "short_scoreboard",
-                                          "sleeping", "tex_throttle", "wait"};
+  const std::set<std::string> ncu_keys = {
+      "barrier",         "branch_resolving",   "dispatch_stall", "drain",        "imc_miss", "lg_throttle",
+      "long_scoreboard", "math_pipe_throttle", "membar",         "mio_throttle", "misc",     "no_instruction",
+      "not_selected",    "short_scoreboard",   "sleeping",       "tex_throttle", "wait"};
   std::size_t with_stall = 0;
   for (const auto& entry : catalog()) {
-    for (const auto& reason : entry.intended_stalls) EXPECT_TRUE(ncu_keys.count(reason)) << entry.name << ": " << reason;
+    for (const auto& reason : entry.intended_stalls)
+      EXPECT_TRUE(ncu_keys.count(reason)) << entry.name << ": " << reason;
     with_stall += !entry.intended_stalls.empty();
   }
   EXPECT_EQ(with_stall, 7u);
@@ -145,7 +148,8 @@ TEST(KernelStallCheck, CatalogNamesStallsAsNcuDoes) {
   EXPECT_EQ(find_entry("fma_dependent_chain")->intended_stalls, std::vector<std::string>{"wait"});
   EXPECT_EQ(find_entry("calib_pointer_chase")->intended_stalls, std::vector<std::string>{"long_scoreboard"});
   // ncu's Warp State on an H100 and an H200 (2026-11-26): long scoreboard ~50 %, drain ~33 %.
-  EXPECT_EQ(find_entry("atomics_few_addresses")->intended_stalls, (std::vector<std::string>{"long_scoreboard", "drain"}));
+  EXPECT_EQ(find_entry("atomics_few_addresses")->intended_stalls,
+            (std::vector<std::string>{"long_scoreboard", "drain"}));
   EXPECT_EQ(intended_stall_text(*find_entry("tensor_mma_loop")), "math_pipe_throttle/wait");
   EXPECT_EQ(intended_stall_text(*find_entry("matmul_naive")), "-");
 }

@@ -49,7 +49,7 @@ TEST(LaunchBudgets, EachKernelsFirstLaunchesAreKeptAndTheRestRunUnprofiled) {
   const auto third = b.launch("alpha", kStopped, &kept);
   EXPECT_FALSE(kept);
   EXPECT_EQ(third.selected, 0u);
-  EXPECT_EQ(third.next, Next::run_unprofiled);  // no profiler running: at full speed
+  EXPECT_EQ(third.next, Next::run_unprofiled);                   // no profiler running: at full speed
   EXPECT_EQ(b.launch("alpha", kAutoRange).next, Next::profile);  // a running auto range ranges it anyway
   ASSERT_EQ(b.budgets.selector().kernels_seen().size(), 1u);
   EXPECT_EQ(b.budgets.selector().kernels_seen()[0].launches, 4u);
@@ -58,7 +58,8 @@ TEST(LaunchBudgets, EachKernelsFirstLaunchesAreKeptAndTheRestRunUnprofiled) {
 TEST(LaunchBudgets, ARunOfUnselectedLaunchesPausesAnAutoRangeProfiler) {
   Budgets b(per_kernel(1));
   b.launch("alpha", kAutoRange);
-  for (std::uint64_t i = 1; i < detail::kPauseAfterUnselected; ++i) EXPECT_EQ(b.launch("alpha", kAutoRange).next, Next::profile);
+  for (std::uint64_t i = 1; i < detail::kPauseAfterUnselected; ++i)
+    EXPECT_EQ(b.launch("alpha", kAutoRange).next, Next::profile);
   EXPECT_EQ(b.budgets.unselected_in_a_row(), detail::kPauseAfterUnselected - 1);
   EXPECT_EQ(b.launch("alpha", kAutoRange).next, Next::pause);
   EXPECT_EQ(b.budgets.unselected_in_a_row(), 0u);
@@ -68,7 +69,8 @@ TEST(LaunchBudgets, ARunOfUnselectedLaunchesPausesAnAutoRangeProfiler) {
 TEST(LaunchBudgets, InUserRangeTheRunMustAlsoLastLongEnough) {
   Budgets b(per_kernel(1));
   b.launch("alpha", kUserRange);
-  for (std::uint64_t i = 0; i < 2 * detail::kPauseAfterUnselected; ++i) EXPECT_EQ(b.launch("alpha", kUserRange).next, Next::profile);
+  for (std::uint64_t i = 0; i < 2 * detail::kPauseAfterUnselected; ++i)
+    EXPECT_EQ(b.launch("alpha", kUserRange).next, Next::profile);
   b.now += detail::kMinUnselectedRun;  // the run lasted
   EXPECT_EQ(b.launch("alpha", kUserRange).next, Next::pause);
 }
@@ -78,7 +80,7 @@ TEST(LaunchBudgets, ASessionThatEndsWhenSpentEndsItsPhaseInstead) {
   b.launch("alpha", kUserRange);
   for (std::uint64_t i = 1; i < detail::kPauseAfterUnselected; ++i) b.launch("alpha", kUserRange);
   EXPECT_EQ(b.launch("alpha", kUserRange).next, Next::end_phase);  // no wait for the run to last
-  EXPECT_FALSE(b.budgets.spent());  // the session retires its profilers first
+  EXPECT_FALSE(b.budgets.spent());                                 // the session retires its profilers first
   b.budgets.spend(/*profiler_was_running=*/true);
   EXPECT_TRUE(b.budgets.spent());
   EXPECT_EQ(b.budgets.spent_reason(), "budgets spent");

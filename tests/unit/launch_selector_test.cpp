@@ -47,9 +47,18 @@ TEST(LaunchSelector, PerKernelBudgetsCountEachKernelAndConfiguration) {
   LaunchSelector selector(options);
   EXPECT_TRUE(selector.filters());
   std::string out;
-  for (const auto& [name, configuration] : std::vector<std::pair<std::string, std::string>>{
-           {"a", "64"}, {"b", "64"}, {"a", "64"}, {"a", "128"}, {"a", "64"}, {"a", "64"}, {"b", "64"}, {"a", "128"},
-           {"b", "64"}, {"b", "64"}, {"a", "128"}, {"a", "128"}})
+  for (const auto& [name, configuration] : std::vector<std::pair<std::string, std::string>>{{"a", "64"},
+                                                                                            {"b", "64"},
+                                                                                            {"a", "64"},
+                                                                                            {"a", "128"},
+                                                                                            {"a", "64"},
+                                                                                            {"a", "64"},
+                                                                                            {"b", "64"},
+                                                                                            {"a", "128"},
+                                                                                            {"b", "64"},
+                                                                                            {"b", "64"},
+                                                                                            {"a", "128"},
+                                                                                            {"a", "128"}})
     out += selector.select(name, configuration) ? '1' : '0';
   EXPECT_EQ(out, "001010111010");
   EXPECT_FALSE(LaunchSelector(CollectorOptions{}).filters());
@@ -85,9 +94,14 @@ TEST(LaunchSelector, ExcludedKernelsAreCountedNeverSelected) {
   EXPECT_EQ(wide, "128,1,1/256,1,1");
   selector.exclude({{"judged", wide}});
   std::string out;
-  for (const auto& [name, configuration] : std::vector<std::pair<std::string, std::string>>{
-           {"judged", wide}, {"undecided", wide}, {"judged", wide}, {"judged", "64,1,1/256,1,1"}, {"undecided", wide},
-           {"undecided", wide}, {"new", wide}})
+  for (const auto& [name, configuration] :
+       std::vector<std::pair<std::string, std::string>>{{"judged", wide},
+                                                        {"undecided", wide},
+                                                        {"judged", wide},
+                                                        {"judged", "64,1,1/256,1,1"},
+                                                        {"undecided", wide},
+                                                        {"undecided", wide},
+                                                        {"new", wide}})
     out += selector.select(name, configuration) ? '1' : '0';
   EXPECT_EQ(out, "0101101");  // another configuration of a judged kernel is not judged
   std::uint64_t judged = 0;
@@ -107,7 +121,8 @@ TEST(LaunchSelector, KernelsSeenCountEveryLaunchOfEachKernelAndConfiguration) {
   for (int i = 0; i < 5; ++i) selector.select("gemm", "128,1,1/256,1,1", true, &forward);
   for (int i = 0; i < 3; ++i) selector.select("gemm", "128,1,1/256,1,1", true, &backward);
   selector.select("gemm", "64,2,1/128,1,1", true, nullptr);
-  const std::vector<KernelSeen> expected = {{"gemm", {128, 1, 1}, {256, 1, 1}, 8}, {"gemm", {64, 2, 1}, {128, 1, 1}, 1}};
+  const std::vector<KernelSeen> expected = {{"gemm", {128, 1, 1}, {256, 1, 1}, 8},
+                                            {"gemm", {64, 2, 1}, {128, 1, 1}, 1}};
   auto seen = selector.kernels_seen();
   std::sort(seen.begin(), seen.end(), [](const KernelSeen& a, const KernelSeen& b) { return a.launches > b.launches; });
   EXPECT_EQ(seen, expected);
@@ -124,16 +139,22 @@ TEST(LaunchSelector, SamplingGathersKernelsIntoRounds) {
   std::string out;
   auto launch = [&](const std::string& name, bool running) { out += selector.select(name, "", running) ? '1' : '0'; };
   for (const char* name : {"a", "b", "c", "f"}) launch(name, true);  // first launches: all sampled
-  launch("f", false);                                                 // not due yet
-  launch("f", false);  // due, but 1 of 4 kernels due: waits
-  launch("f", false);  // still waits (its due count is 1)
-  launch("a", false);  // a's first launch since: not due
+  launch("f", false);                                                // not due yet
+  launch("f", false);                                                // due, but 1 of 4 kernels due: waits
+  launch("f", false);                                                // still waits (its due count is 1)
+  launch("a", false);                                                // a's first launch since: not due
   launch("b", false);
   launch("a", false);  // due: 2 of 4 due, a round starts
   launch("f", true);   // the profiler runs: f, due, is taken
   launch("b", true);   // due and running: taken
   launch("c", true);   // not due (1 launch since)
-  EXPECT_EQ(out, "1111" "000" "00" "1" "11" "0");
+  EXPECT_EQ(out,
+            "1111"
+            "000"
+            "00"
+            "1"
+            "11"
+            "0");
 }
 
 TEST(LaunchSelector, BadRegexIsAnInputError) {

@@ -59,8 +59,9 @@ TEST(NothingLost, MissedLaunchesAndEndRoundTripThroughBothReaders) {
   EXPECT_EQ(run_from_json(nlohmann::json::parse(to_json(run).dump())), run);
   std::istringstream text(to_json(run).dump(1));  // the SAX reader
   RunRecord streamed;
-  read_run_stream(text, "<text>", [&](const RunRecord& header) { streamed = header; },
-                  [&](KernelLaunch&& launch) { streamed.launches.push_back(std::move(launch)); });
+  read_run_stream(
+      text, "<text>", [&](const RunRecord& header) { streamed = header; },
+      [&](KernelLaunch&& launch) { streamed.launches.push_back(std::move(launch)); });
   EXPECT_EQ(streamed, run);
   fs::remove(path);
 }
@@ -116,7 +117,8 @@ TEST(NothingLost, PartialRunStatusLinesAreKeptAndDoNotStopTheLaunches) {
 // A record that misses launches says so at the top of every report, with the fix.
 TEST(NothingLost, ReportsSayWhatIsMissingAndHowTheProcessEnded) {
   RunRecord run = run_with_launches(3);
-  run.missed = {{"the GPU's counters were held by another tool (CUPTI_ERROR_HARDWARE_BUSY)", 29, "stop the other tool"}};
+  run.missed = {
+      {"the GPU's counters were held by another tool (CUPTI_ERROR_HARDWARE_BUSY)", 29, "stop the other tool"}};
   run.ended = "signal SIGSEGV";
   const RunSummary summary = summarize(analyze_run(run));
   std::ostringstream text, markdown, json;
@@ -139,11 +141,12 @@ TEST(NothingLost, ReportsSayWhatIsMissingAndHowTheProcessEnded) {
 }
 
 TEST(NothingLost, EverySynchronisingDriverCallIsASyncPoint) {
-  using detail::SyncPoint;
   using detail::sync_point_of;
-  for (const char* name : {"cuCtxSynchronize", "cuCtxSynchronize_v2", "cuStreamSynchronize", "cuStreamSynchronize_ptsz",
-                           "cuEventSynchronize", "cuMemcpy", "cuMemcpy_ptds", "cuMemcpyDtoH_v2", "cuMemcpyDtoH_v2_ptds",
-                           "cuMemcpyHtoD_v2", "cuMemcpy2D_v2", "cuMemcpy3DPeer", "cuMemsetD8_v2", "cuMemsetD32_v2_ptds"})
+  using detail::SyncPoint;
+  for (const char* name :
+       {"cuCtxSynchronize", "cuCtxSynchronize_v2", "cuStreamSynchronize", "cuStreamSynchronize_ptsz",
+        "cuEventSynchronize", "cuMemcpy", "cuMemcpy_ptds", "cuMemcpyDtoH_v2", "cuMemcpyDtoH_v2_ptds", "cuMemcpyHtoD_v2",
+        "cuMemcpy2D_v2", "cuMemcpy3DPeer", "cuMemsetD8_v2", "cuMemsetD32_v2_ptds"})
     EXPECT_EQ(sync_point_of(name), SyncPoint::wait) << name;
   for (const char* name : {"cuStreamQuery", "cuStreamQuery_ptsz", "cuEventQuery"})
     EXPECT_EQ(sync_point_of(name), SyncPoint::query) << name;

@@ -95,7 +95,9 @@ nvtxStringHandle_t register_w(nvtxDomainHandle_t d, const wchar_t* s) {
 int domain_push(nvtxDomainHandle_t d, const nvtxEventAttributes_t* a) {
   return core2<nvtxDomainRangePushEx_impl_fntype>(NVTX_CBID_CORE2_DomainRangePushEx)(d, a);
 }
-int domain_pop(nvtxDomainHandle_t d) { return core2<nvtxDomainRangePop_impl_fntype>(NVTX_CBID_CORE2_DomainRangePop)(d); }
+int domain_pop(nvtxDomainHandle_t d) {
+  return core2<nvtxDomainRangePop_impl_fntype>(NVTX_CBID_CORE2_DomainRangePop)(d);
+}
 nvtxRangeId_t domain_start(nvtxDomainHandle_t d, const nvtxEventAttributes_t* a) {
   return core2<nvtxDomainRangeStartEx_impl_fntype>(NVTX_CBID_CORE2_DomainRangeStartEx)(d, a);
 }
@@ -166,14 +168,14 @@ class NvtxInjection : public testing::Test {
 };
 
 TEST_F(NvtxInjection, InstallsTheRangeFunctionsAndLeavesTheRestToNvtx) {
-  for (unsigned id : {NVTX_CBID_CORE_RangePushA, NVTX_CBID_CORE_RangePushW, NVTX_CBID_CORE_RangePushEx,
-                      NVTX_CBID_CORE_RangePop, NVTX_CBID_CORE_RangeStartA, NVTX_CBID_CORE_RangeStartW,
-                      NVTX_CBID_CORE_RangeStartEx, NVTX_CBID_CORE_RangeEnd})
+  for (unsigned id :
+       {NVTX_CBID_CORE_RangePushA, NVTX_CBID_CORE_RangePushW, NVTX_CBID_CORE_RangePushEx, NVTX_CBID_CORE_RangePop,
+        NVTX_CBID_CORE_RangeStartA, NVTX_CBID_CORE_RangeStartW, NVTX_CBID_CORE_RangeStartEx, NVTX_CBID_CORE_RangeEnd})
     EXPECT_TRUE(fake().core[id]) << id;
-  for (unsigned id : {NVTX_CBID_CORE2_DomainRangePushEx, NVTX_CBID_CORE2_DomainRangePop,
-                      NVTX_CBID_CORE2_DomainRangeStartEx, NVTX_CBID_CORE2_DomainRangeEnd,
-                      NVTX_CBID_CORE2_DomainCreateA, NVTX_CBID_CORE2_DomainCreateW, NVTX_CBID_CORE2_DomainDestroy,
-                      NVTX_CBID_CORE2_DomainRegisterStringA, NVTX_CBID_CORE2_DomainRegisterStringW})
+  for (unsigned id :
+       {NVTX_CBID_CORE2_DomainRangePushEx, NVTX_CBID_CORE2_DomainRangePop, NVTX_CBID_CORE2_DomainRangeStartEx,
+        NVTX_CBID_CORE2_DomainRangeEnd, NVTX_CBID_CORE2_DomainCreateA, NVTX_CBID_CORE2_DomainCreateW,
+        NVTX_CBID_CORE2_DomainDestroy, NVTX_CBID_CORE2_DomainRegisterStringA, NVTX_CBID_CORE2_DomainRegisterStringW})
     EXPECT_TRUE(fake().core2[id]) << id;
   // Marks and names stay unset: NVTX makes them no-ops.
   EXPECT_FALSE(fake().core[NVTX_CBID_CORE_MarkA]);
@@ -233,8 +235,7 @@ TEST_F(NvtxInjection, DomainsAndRegisteredStringsNameTheRanges) {
   EXPECT_LT(domain_pop(lib), 0);
   EXPECT_EQ(pop(), 0);
   domain_destroy(other);
-  EXPECT_EQ(closed_names(recorder_),
-            (std::vector<std::string>{"other@x/", "lib@gemm/wide/", "lib@gemm/", "outer/"}));
+  EXPECT_EQ(closed_names(recorder_), (std::vector<std::string>{"other@x/", "lib@gemm/wide/", "lib@gemm/", "outer/"}));
   EXPECT_EQ(recorder_.calls.back(), CUPTI_CBID_NVTX_nvtxDomainDestroy);
 }
 
@@ -307,8 +308,7 @@ TEST_F(NvtxInjection, DomainsAndStringsMadeBeforeTheCollectorKeepTheirNames) {
   EXPECT_EQ(domain_pop(early), 0);
   EXPECT_EQ(domain_push(wide, &x), 0);
   EXPECT_EQ(domain_pop(wide), 0);
-  EXPECT_EQ(closed_names(recorder_),
-            (std::vector<std::string>{"early_domain@early_step/", "\xc3\xa9t\xc3\xa9@x/"}));
+  EXPECT_EQ(closed_names(recorder_), (std::vector<std::string>{"early_domain@early_step/", "\xc3\xa9t\xc3\xa9@x/"}));
 }
 
 // A thread's domain levels after its thread-local list is gone (thread exit, or the main

@@ -40,7 +40,7 @@ TEST(NvtxExpression, PushPopRangesAtAnyLevelDirectlyInsideOrAnywhereInside) {
   EXPECT_TRUE(matches("train_step/", step));
   EXPECT_TRUE(matches("linear/", step));
   EXPECT_TRUE(matches("train_step/forward/", step));
-  EXPECT_TRUE(matches("train_step/forward", step));  // the last '/' is optional once there is one
+  EXPECT_TRUE(matches("train_step/forward", step));   // the last '/' is optional once there is one
   EXPECT_FALSE(matches("train_step/linear/", step));  // linear is not directly inside train_step
   EXPECT_TRUE(matches("train_step/*/linear/", step));
   EXPECT_TRUE(matches("train_step/*/forward/", step));  // '*' is zero or more ranges
@@ -124,7 +124,7 @@ TEST(LaunchSelectorNvtx, OnlyLaunchesInsideTheIncludedRangesCountTowardsSkipAndC
   EXPECT_TRUE(selector.filters());
   EXPECT_TRUE(selector.filters_nvtx());
   const auto in_step = stack({"train_step", "forward"});
-  EXPECT_FALSE(selector.select("gemm"));  // outside every range (warm-up)
+  EXPECT_FALSE(selector.select("gemm"));                      // outside every range (warm-up)
   EXPECT_FALSE(selector.select("gemm", "", true, &in_step));  // skipped
   EXPECT_TRUE(selector.select("gemm", "", true, &in_step));
   const auto elsewhere = stack({"eval"});
@@ -185,9 +185,9 @@ TEST(NvtxRecord, NullIsNoRangeAndOtherTypesAreRejectedByEveryReader) {
   expected.launches[0].nvtx.clear();
   EXPECT_EQ(run_from_json(nlohmann::json::parse(json.dump())), expected);
   EXPECT_EQ(by_stream(json.dump()), expected);
-  for (const nlohmann::ordered_json& bad : {nlohmann::ordered_json("a/"), nlohmann::ordered_json({1}),
-                                            nlohmann::ordered_json::object(), nlohmann::ordered_json({{"a", 1}}),
-                                            nlohmann::ordered_json::array({nlohmann::ordered_json::array()})}) {
+  for (const nlohmann::ordered_json& bad :
+       {nlohmann::ordered_json("a/"), nlohmann::ordered_json({1}), nlohmann::ordered_json::object(),
+        nlohmann::ordered_json({{"a", 1}}), nlohmann::ordered_json::array({nlohmann::ordered_json::array()})}) {
     SCOPED_TRACE(bad.dump());
     json = to_json(run);
     json["launches"][0]["nvtx"] = bad;

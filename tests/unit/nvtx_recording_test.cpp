@@ -52,8 +52,10 @@ TEST(NvtxRecording, RollsUpByRangeInEveryFormat) {
   double share = 0;
   for (const auto& range : summary.nvtx_ranges) share += range.time_share.value_or(0);
   EXPECT_NEAR(share, 1.0, 1e-9);
-  const std::pair<ReportFormat, const char*> formats[] = {{ReportFormat::text, "txt"}, {ReportFormat::md, "md"},
-                                                          {ReportFormat::csv, "csv"}, {ReportFormat::json, "json"},
+  const std::pair<ReportFormat, const char*> formats[] = {{ReportFormat::text, "txt"},
+                                                          {ReportFormat::md, "md"},
+                                                          {ReportFormat::csv, "csv"},
+                                                          {ReportFormat::json, "json"},
                                                           {ReportFormat::html, "html"}};
   for (const auto& [format, extension] : formats) {
     std::ostringstream out;

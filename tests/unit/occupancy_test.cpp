@@ -138,8 +138,7 @@ TEST(Occupancy, TooManyRegistersPerBlockCannotLaunchAndSaysWhatFits) {
   const auto result = occupancy("sm_90", 1024, 65);
   EXPECT_EQ(result.blocks_per_sm, 0);
   EXPECT_EQ(result.limited_by, OccupancyLimiter::registers);
-  EXPECT_NE(result.cannot_launch_reason.find("at most 64 registers"), std::string::npos)
-      << result.cannot_launch_reason;
+  EXPECT_NE(result.cannot_launch_reason.find("at most 64 registers"), std::string::npos) << result.cannot_launch_reason;
   // The check rounds warps up to the 4 sub-partitions: 993 threads = 32 warps like 1024.
   EXPECT_EQ(occupancy("sm_90", 993, 65).blocks_per_sm, 0);
   // 32 K registers per block on the Tegra parts.
@@ -324,9 +323,9 @@ cudaOccDeviceProp header_properties(const Device& device) {
 // The shared-memory sizes to sweep: the brief's list, 48 KB + 1 and the largest with opt-in
 // and one byte more.
 std::vector<std::size_t> shared_sizes(const Device& device) {
-  std::vector<std::size_t> sizes = {0,         1,         1023,       1024,       1025,       4 * 1024,
-                                    16 * 1024, 48 * 1024, 48 * 1024 + 1, 64 * 1024, 100 * 1024, 164 * 1024,
-                                    227 * 1024};
+  std::vector<std::size_t> sizes = {0,          1,          1023,      1024,          1025,
+                                    4 * 1024,   16 * 1024,  48 * 1024, 48 * 1024 + 1, 64 * 1024,
+                                    100 * 1024, 164 * 1024, 227 * 1024};
   const std::size_t largest = device.shared_per_block_opt_in;
   sizes.push_back(largest);
   sizes.push_back(largest + 1);
@@ -335,10 +334,14 @@ std::vector<std::size_t> shared_sizes(const Device& device) {
 
 unsigned header_bit(OccupancyLimiter limiter) {
   switch (limiter) {
-    case OccupancyLimiter::warps: return OCC_LIMIT_WARPS;
-    case OccupancyLimiter::blocks: return OCC_LIMIT_BLOCKS;
-    case OccupancyLimiter::registers: return OCC_LIMIT_REGISTERS;
-    case OccupancyLimiter::shared_memory: return OCC_LIMIT_SHARED_MEMORY;
+    case OccupancyLimiter::warps:
+      return OCC_LIMIT_WARPS;
+    case OccupancyLimiter::blocks:
+      return OCC_LIMIT_BLOCKS;
+    case OccupancyLimiter::registers:
+      return OCC_LIMIT_REGISTERS;
+    case OccupancyLimiter::shared_memory:
+      return OCC_LIMIT_SHARED_MEMORY;
   }
   return 0;
 }
@@ -379,18 +382,17 @@ class HeaderComparison {
                       actual.shared_bytes_per_block == expected.allocatedSharedMemPerBlock &&
                       (expected.limitingFactors & header_bit(actual.limited_by)) != 0;
     if (!same) {
-      ADD_FAILURE() << device_.arch << " (" << device_.example << ") threads " << threads << ", registers "
-                    << registers << ", shared " << shared << ", carve-out " << carveout_percent
-                    << "%: header status " << status << " blocks " << expected.activeBlocksPerMultiprocessor
-                    << " (warps " << expected.blockLimitWarps << ", blocks " << expected.blockLimitBlocks
-                    << ", registers " << expected.blockLimitRegs << ", shared " << expected.blockLimitSharedMem
-                    << ", factors 0x" << std::hex << expected.limitingFactors << std::dec << ", allocated "
-                    << expected.allocatedRegistersPerBlock << " registers, " << expected.allocatedSharedMemPerBlock
-                    << " B); limiter " << actual.blocks_per_sm << " (warps " << actual.blocks_limit_warps
-                    << ", blocks " << actual.blocks_limit_blocks << ", registers " << actual.blocks_limit_registers
-                    << ", shared " << actual.blocks_limit_shared << ", limited by " << to_string(actual.limited_by)
-                    << ", allocated " << actual.registers_per_block << " registers, "
-                    << actual.shared_bytes_per_block << " B)";
+      ADD_FAILURE() << device_.arch << " (" << device_.example << ") threads " << threads << ", registers " << registers
+                    << ", shared " << shared << ", carve-out " << carveout_percent << "%: header status " << status
+                    << " blocks " << expected.activeBlocksPerMultiprocessor << " (warps " << expected.blockLimitWarps
+                    << ", blocks " << expected.blockLimitBlocks << ", registers " << expected.blockLimitRegs
+                    << ", shared " << expected.blockLimitSharedMem << ", factors 0x" << std::hex
+                    << expected.limitingFactors << std::dec << ", allocated " << expected.allocatedRegistersPerBlock
+                    << " registers, " << expected.allocatedSharedMemPerBlock << " B); limiter " << actual.blocks_per_sm
+                    << " (warps " << actual.blocks_limit_warps << ", blocks " << actual.blocks_limit_blocks
+                    << ", registers " << actual.blocks_limit_registers << ", shared " << actual.blocks_limit_shared
+                    << ", limited by " << to_string(actual.limited_by) << ", allocated " << actual.registers_per_block
+                    << " registers, " << actual.shared_bytes_per_block << " B)";
     }
     return same;
   }
@@ -446,8 +448,8 @@ TEST(OccupancyMatchesCudaOccupancyHeader, EverySharedSize) {
 TEST(OccupancyMatchesCudaOccupancyHeader, CarveoutPreferences) {
   for (const Device& device : devices_since_turing()) {
     HeaderComparison compare(device);
-    for (const int percent : {int{SHAREDMEM_CARVEOUT_MAX_L1}, 10, int{SHAREDMEM_CARVEOUT_HALF}, 70,
-                              int{SHAREDMEM_CARVEOUT_MAX_SHARED}}) {
+    for (const int percent :
+         {int{SHAREDMEM_CARVEOUT_MAX_L1}, 10, int{SHAREDMEM_CARVEOUT_HALF}, 70, int{SHAREDMEM_CARVEOUT_MAX_SHARED}}) {
       for (const std::size_t shared : shared_sizes(device)) {
         for (const int registers : {0, 32, 64, 255}) {
           for (int threads = 1; threads <= 1024; ++threads) {

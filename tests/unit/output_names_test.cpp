@@ -54,7 +54,8 @@ namespace limiter::detail {
 namespace {
 
 TEST(LaunchProgress, LineSaysLaunchesElapsedAndTheKernel) {
-  EXPECT_EQ(LaunchProgress::line(12345, 3.25, "reduce_kernel"), "limiter: 12,345 launches profiled, 3.2 s, last: reduce_kernel");
+  EXPECT_EQ(LaunchProgress::line(12345, 3.25, "reduce_kernel"),
+            "limiter: 12,345 launches profiled, 3.2 s, last: reduce_kernel");
   EXPECT_EQ(LaunchProgress::line(1, 0.0, "k"), "limiter: 1 launch profiled, 0.0 s, last: k");
 }
 

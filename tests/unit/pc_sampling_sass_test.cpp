@@ -39,9 +39,7 @@ TEST(PcSamplingSass, TheListingIsReadPerFunctionAndOffset) {
   EXPECT_TRUE(load);  // the chase's dependent load
 }
 
-TEST(PcSamplingSass, CubinsAreNamedByCrc) {
-  EXPECT_EQ(cubin_file_name(0x1234abcd), "000000001234abcd.cubin");
-}
+TEST(PcSamplingSass, CubinsAreNamedByCrc) { EXPECT_EQ(cubin_file_name(0x1234abcd), "000000001234abcd.cubin"); }
 
 TEST(PcSamplingSass, AMissingCubinOrNvdisasmIsSaidAndLeavesTheSassEmpty) {
   char pattern[] = "/tmp/limiter-sass-XXXXXX";
@@ -69,7 +67,8 @@ TEST(PcSamplingSass, TheHotPcsGetTheirInstructions) {
   std::ofstream(std::filesystem::path(dir) / cubin_file_name(9)) << "cubin";
   // A stand-in disassembler that prints the probe's listing, as nvdisasm would for its cubin.
   const std::string tool = dir + "/fake-nvdisasm";
-  std::ofstream(tool) << "#!/bin/sh\ncat '" << testing::kData + "/stalls/stall_probe.nvdisasm.txt" << "'\n";
+  std::ofstream(tool) << "#!/bin/sh\ncat '" << testing::kData + "/stalls/stall_probe.nvdisasm.txt"
+                      << "'\n";
   std::filesystem::permissions(tool, std::filesystem::perms::owner_all);
   const auto listing = parse_nvdisasm(probe_listing()).at("_Z7barrierPfi");
   StallInfo info;
@@ -95,14 +94,15 @@ TEST(PcSamplingSass, ACubinsFunctionsAreFoundByNameWithTheirSymbolIndicesAndCode
   const auto& chase = cubin.functions.at("_Z5chasePKjPjii");
   const auto& barrier = cubin.functions.at("_Z7barrierPfi");
   EXPECT_NE(chase.symbol, barrier.symbol);
-  EXPECT_GT(barrier.symbol, 0u);  // index 0 is ELF's null symbol
+  EXPECT_GT(barrier.symbol, 0u);         // index 0 is ELF's null symbol
   EXPECT_EQ(chase.code.size(), 0x780u);  // the symbols' sizes, whole 16-byte instructions
   EXPECT_EQ(barrier.code.size(), 0x800u);
   EXPECT_FALSE(std::ranges::equal(chase.code, barrier.code));
   // Views into the file read once, not copies: a function's code is where its symbol says.
   ASSERT_TRUE(cubin.file);
   EXPECT_GE(chase.code.data(), reinterpret_cast<const std::uint8_t*>(cubin.file->data()));
-  EXPECT_LE(chase.code.data() + chase.code.size(), reinterpret_cast<const std::uint8_t*>(cubin.file->data() + cubin.file->size()));
+  EXPECT_LE(chase.code.data() + chase.code.size(),
+            reinterpret_cast<const std::uint8_t*>(cubin.file->data() + cubin.file->size()));
   EXPECT_EQ(cubin.variant, "");
   EXPECT_EQ(cubin.nvdisasm_arch(), "SM90");
   EXPECT_TRUE(read_cubin_functions(testing::kData + "/stalls/stall_probe.cu").functions.empty());  // not ELF
@@ -113,7 +113,8 @@ TEST(PcSamplingSass, ACubinsFunctionsAreFoundByNameWithTheirSymbolIndicesAndCode
 // A stand-in nvdisasm at DIR/NAME that logs its arguments to DIR/args and prints RAW for a raw
 // binary (-b, whose input it keeps as DIR/raw-input; it refuses -b when RAW is empty) and FUN (a
 // file) otherwise.
-std::string fake_nvdisasm(const std::string& dir, const std::string& name, const std::string& raw, const std::string& fun) {
+std::string fake_nvdisasm(const std::string& dir, const std::string& name, const std::string& raw,
+                          const std::string& fun) {
   const std::string tool = dir + "/" + name;
   std::ofstream(dir + "/raw-listing") << raw;
   std::ofstream(tool) << "#!/bin/sh\necho \"$@\" >> '" << dir << "/args'\ncase \"$*\" in *\"-b \"*) "
@@ -148,10 +149,12 @@ TEST(PcSamplingSass, AnArchSpecificCubinIsReadAsItsVariant) {
   EXPECT_EQ(cubin.sm, 90);
   EXPECT_EQ(cubin.variant, "a");
   EXPECT_EQ(cubin.nvdisasm_arch(), "SM90a");
-  EXPECT_EQ(cubin.functions.size(), read_cubin_functions(testing::kData + "/stalls/stall_probe.sm_90.cubin").functions.size());
+  EXPECT_EQ(cubin.functions.size(),
+            read_cubin_functions(testing::kData + "/stalls/stall_probe.sm_90.cubin").functions.size());
   char pattern[] = "/tmp/limiter-sass-XXXXXX";
   const std::string dir = mkdtemp(pattern);
-  std::filesystem::copy_file(testing::kData + "/stalls/stall_probe.sm_90a.cubin", std::filesystem::path(dir) / cubin_file_name(7));
+  std::filesystem::copy_file(testing::kData + "/stalls/stall_probe.sm_90a.cubin",
+                             std::filesystem::path(dir) / cubin_file_name(7));
   const std::string tool = fake_nvdisasm(dir, "fake-nvdisasm", "", testing::kData + "/stalls/stall_probe.nvdisasm.txt");
   StallInfo info;
   info.kernels.push_back(hot_kernel(7, "_Z7barrierPfi", 0x90));
@@ -169,19 +172,36 @@ TEST(PcSamplingSass, TheHotInstructionsGoToOneNvdisasmAsARawBinaryAndBranchesPoi
   // prints them: a relative target as an address in the file, an absolute one as it is.
   const std::uint64_t base = std::uint64_t(1) << 32;
   auto at = [&](std::uint64_t i) { return hex(base + 16 * i); };
-  const std::string raw = "\t.headerflags\t@\"EF_CUDA_SM90\"\n"
-                          "        /*" + at(0) + "*/                   LDC R1, c[0x0][0x28] ;\n"
-                          "        /*" + at(1) + "*/                   LDG.E R7, desc[UR6][R2.64] ;\n"
-                          "        /*" + at(2) + "*/              @!P0 BRA 0x" + hex(base + 0x20 - 0xb0 + 0x40) + " ;\n"
-                          "        /*" + at(3) + "*/                   CALL.REL.NOINC 0x" + hex(base + 0x30 + 0x100) + " ;\n"
-                          "        /*" + at(4) + "*/                   S2R R5, SR_CTAID.X ;\n"
-                          "        /*" + at(5) + "*/                   BSSY B0, 0x" + hex(base + 0x50 + 0x740) + " ;\n"
-                          "        /*" + at(6) + "*/                   JMP 0x1234 ;\n"
-                          "        /*" + at(7) + "*/                   RET.REL.NODEC R20 0x" + hex(base + 0x70 - 0xd0) + " ;\n";
-  const std::string tool = fake_nvdisasm(dir, "fake-nvdisasm", raw, testing::kData + "/stalls/stall_probe.nvdisasm.txt");
+  const std::string raw =
+      "\t.headerflags\t@\"EF_CUDA_SM90\"\n"
+      "        /*" +
+      at(0) +
+      "*/                   LDC R1, c[0x0][0x28] ;\n"
+      "        /*" +
+      at(1) +
+      "*/                   LDG.E R7, desc[UR6][R2.64] ;\n"
+      "        /*" +
+      at(2) + "*/              @!P0 BRA 0x" + hex(base + 0x20 - 0xb0 + 0x40) +
+      " ;\n"
+      "        /*" +
+      at(3) + "*/                   CALL.REL.NOINC 0x" + hex(base + 0x30 + 0x100) +
+      " ;\n"
+      "        /*" +
+      at(4) +
+      "*/                   S2R R5, SR_CTAID.X ;\n"
+      "        /*" +
+      at(5) + "*/                   BSSY B0, 0x" + hex(base + 0x50 + 0x740) +
+      " ;\n"
+      "        /*" +
+      at(6) +
+      "*/                   JMP 0x1234 ;\n"
+      "        /*" +
+      at(7) + "*/                   RET.REL.NODEC R20 0x" + hex(base + 0x70 - 0xd0) + " ;\n";
+  const std::string tool =
+      fake_nvdisasm(dir, "fake-nvdisasm", raw, testing::kData + "/stalls/stall_probe.nvdisasm.txt");
   StallInfo info;
   const std::vector<std::tuple<std::uint64_t, std::string, std::uint64_t>> hot = {
-      {1, "_Z5chasePKjPjii", 0x0}, {1, "_Z7barrierPfi", 0x90}, {1, "_Z7barrierPfi", 0xb0}, {1, "_Z7barrierPfi", 0xc0},
+      {1, "_Z5chasePKjPjii", 0x0},  {1, "_Z7barrierPfi", 0x90}, {1, "_Z7barrierPfi", 0xb0}, {1, "_Z7barrierPfi", 0xc0},
       {2, "_Z5chasePKjPjii", 0x10}, {2, "_Z7barrierPfi", 0xb0}, {2, "_Z7barrierPfi", 0xc0}, {2, "_Z7barrierPfi", 0xd0}};
   for (const auto& [crc, name, offset] : hot) info.kernels.push_back(hot_kernel(crc, name, offset));
   SassRuns runs;
@@ -192,8 +212,8 @@ TEST(PcSamplingSass, TheHotInstructionsGoToOneNvdisasmAsARawBinaryAndBranchesPoi
   EXPECT_EQ(read(dir + "/args").find("-c -b SM90 --base-address 0x100000000 "), 0u) << read(dir + "/args");
   EXPECT_EQ(read(dir + "/args").find('\n'), read(dir + "/args").size() - 1) << "one nvdisasm for both cubins";
   const std::vector<std::string> sass = {"LDC R1, c[0x0][0x28]", "LDG.E R7, desc[UR6][R2.64]", "@!P0 BRA 0x40",
-                                         "CALL.REL.NOINC 0x1c0", "S2R R5, SR_CTAID.X", "BSSY B0, 0x7f0", "JMP 0x1234",
-                                         "RET.REL.NODEC R20 0x0"};
+                                         "CALL.REL.NOINC 0x1c0", "S2R R5, SR_CTAID.X",         "BSSY B0, 0x7f0",
+                                         "JMP 0x1234",           "RET.REL.NODEC R20 0x0"};
   for (std::size_t i = 0; i < sass.size(); ++i) EXPECT_EQ(info.kernels[i].hot_pcs[0].sass, sass[i]) << i;
   // What nvdisasm read: each hot instruction's 16 bytes from its function, in that order.
   const CubinFunctions functions = read_cubin_functions(cubin);

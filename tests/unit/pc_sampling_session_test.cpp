@@ -149,10 +149,10 @@ TEST(PcSampling, TheHottestTwentyPcsAreKeptMostSamplesFirst) {
   const StallInfo info = h.session->stalls();  // by value: a reference into the temporary dangled
   const auto& hot = info.kernels.at(0).hot_pcs;
   ASSERT_EQ(hot.size(), detail::kHotPcsPerKernel);
-  EXPECT_EQ(hot[0].pc_offset, 0u);     // 100 samples, lowest offset first among equals
+  EXPECT_EQ(hot[0].pc_offset, 0u);  // 100 samples, lowest offset first among equals
   EXPECT_EQ(hot[1].pc_offset, 80u);
   EXPECT_EQ(hot[5].samples, 99u);
-  EXPECT_EQ(hot.back().samples, 97u);  // the 96s are the ones left out
+  EXPECT_EQ(hot.back().samples, 97u);            // the 96s are the ones left out
   EXPECT_EQ(info.kernels[0].samples, 25 * 98u);  // all PCs count in the kernel's total
 }
 
@@ -225,7 +225,7 @@ TEST(PcSampling, HotPcsGetTheirSourceLineFromTheKeptCubin) {
   const KernelStalls* kernel = &info.kernels[0];
   EXPECT_EQ(kernel->hot_pcs[0].file, "/src/probe.cu");
   EXPECT_EQ(kernel->hot_pcs[0].line, 12u);
-  EXPECT_FALSE(kernel->hot_pcs[1].line);  // no line info there
+  EXPECT_FALSE(kernel->hot_pcs[1].line);          // no line info there
   EXPECT_FALSE(info.kernels[1].hot_pcs[0].file);  // its module's cubin was never seen
   // The sampled kernels' cubins are kept for their SASS, by CRC; a module without a cubin is not.
   EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(options.raw_dir) / "cubins" / cubin_file_name(crc)));

@@ -21,14 +21,14 @@ using GroupKey = std::string;  // RunSummary::group_key: name, grid and block
 
 std::map<GroupKey, KernelSummary> groups_of(const RunSummary& summary) {
   std::map<GroupKey, KernelSummary> groups;
-  for (const auto& group : summary.groups)
-    groups[RunSummary::group_key(group.name, group.grid, group.block)] = group;
+  for (const auto& group : summary.groups) groups[RunSummary::group_key(group.name, group.grid, group.block)] = group;
   return groups;
 }
 
 TEST(PerKernelBudget, ThreeLaunchesPerKernelGiveTheFullRunsVerdicts) {
   const RunSummary full = summarize_run_file(testing::kData + "/cupti/h100_mlp_training_limiter.json.gz", {}, {}, {});
-  const RunSummary budget = summarize_run_file(testing::kData + "/cupti/h100_mlp_training_budget3_limiter.json.gz", {}, {}, {});
+  const RunSummary budget =
+      summarize_run_file(testing::kData + "/cupti/h100_mlp_training_budget3_limiter.json.gz", {}, {}, {});
   EXPECT_EQ(full.launches, 10071u);
   EXPECT_EQ(budget.run.launches_seen.value_or(0), 10071u);
   EXPECT_EQ(budget.launches, 111u);

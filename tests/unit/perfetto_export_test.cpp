@@ -42,9 +42,8 @@ TEST(PerfettoExport, CommittedRanksMakeAValidChromeTrace) {
   Timeline timelines[2];
   std::vector<PerfettoProcess> processes;
   for (int rank : {0, 1})
-    processes.push_back(process_of(testing::kData + "/timeline/h100_gloo_rank" + std::to_string(rank) +
-                                       "_timeline.json.gz",
-                                   timelines[rank]));
+    processes.push_back(process_of(
+        testing::kData + "/timeline/h100_gloo_rank" + std::to_string(rank) + "_timeline.json.gz", timelines[rank]));
   std::ostringstream out;
   const std::size_t written = write_perfetto_trace(processes, out);
   const auto trace = nlohmann::json::parse(out.str());
@@ -64,7 +63,8 @@ TEST(PerfettoExport, CommittedRanksMakeAValidChromeTrace) {
     }
     ASSERT_EQ(e["ph"], "X") << e.dump();
     ++complete;
-    for (const char* key : {"ts", "dur", "pid", "tid", "name"}) ASSERT_TRUE(e.contains(key)) << key << " in " << e.dump();
+    for (const char* key : {"ts", "dur", "pid", "tid", "name"})
+      ASSERT_TRUE(e.contains(key)) << key << " in " << e.dump();
     EXPECT_TRUE(e["ts"].is_number() && e["dur"].is_number());
     EXPECT_GE(e["ts"].get<double>(), 0);
     EXPECT_GE(e["dur"].get<double>(), 0);

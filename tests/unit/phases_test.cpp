@@ -75,8 +75,8 @@ TEST(Phases, APhaseThatIsOverHandsItsRecordToTheNext) {
   EXPECT_EQ(phases.index(), 1u);
   const RunRecord run = phases.finish();
   EXPECT_EQ(run.launches.size(), 5u);  // 3 handed over, 2 of the exact phase's own
-  EXPECT_EQ(script.calls, (std::vector<std::string>{"sampling.finish", "exact.begin_after(3 launches, follows)",
-                                                    "exact.finish"}));
+  EXPECT_EQ(script.calls,
+            (std::vector<std::string>{"sampling.finish", "exact.begin_after(3 launches, follows)", "exact.finish"}));
 }
 
 TEST(Phases, ARunThatEndsEarlyTellsTheLaterPhasesTheyNeverRan) {
@@ -85,8 +85,8 @@ TEST(Phases, ARunThatEndsEarlyTellsTheLaterPhasesTheyNeverRan) {
   phases.on_launch({});
   const RunRecord run = phases.finish();
   EXPECT_EQ(run.launches.size(), 1u);
-  EXPECT_EQ(script.calls, (std::vector<std::string>{"sampling.finish", "exact.begin_after(1 launches, never ran)",
-                                                    "exact.finish"}));
+  EXPECT_EQ(script.calls,
+            (std::vector<std::string>{"sampling.finish", "exact.begin_after(1 launches, never ran)", "exact.finish"}));
 }
 
 // The in-process API takes a single session's record more than once (each time what it holds
@@ -105,8 +105,8 @@ TEST(Phases, ASingleSessionIsTakenAgainARunOfPhasesOnce) {
   phases.on_launch({});
   EXPECT_EQ(phases.finish().launches.size(), 1u);
   EXPECT_TRUE(phases.finish().launches.empty());
-  EXPECT_EQ(script.calls, (std::vector<std::string>{"sampling.finish", "exact.begin_after(1 launches, never ran)",
-                                                    "exact.finish"}));
+  EXPECT_EQ(script.calls,
+            (std::vector<std::string>{"sampling.finish", "exact.begin_after(1 launches, never ran)", "exact.finish"}));
 }
 
 TEST(Phases, TheSubscriberEnablesWhatAnyPhaseNeeds) {
@@ -149,7 +149,7 @@ TEST(Phases, TheCallbacksAreWhatTheModesSessionsOptInto) {
   EXPECT_FALSE(Phases(detail::sessions_for(options, backends, nvtx, nullptr)).callbacks().graph_destroy);
   Phases default_run(detail::sessions_for(CollectorOptions{}, backends, nvtx, nullptr));
   EXPECT_NE(default_run.background(0).capabilities().launch_exits, nullptr);  // its calls on the timeline
-  EXPECT_TRUE(default_run.callbacks().modules);  // PC sampling's source lines
+  EXPECT_TRUE(default_run.callbacks().modules);                               // PC sampling's source lines
   CollectorOptions sampling;
   sampling.sampling = true;
   const detail::SessionCallbacks none = Phases(detail::sessions_for(sampling, backends, nvtx, nullptr)).callbacks();

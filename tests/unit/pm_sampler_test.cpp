@@ -73,7 +73,8 @@ TEST(PmSampler, SamplesMissingBetweenTwoAreCountedAsLost) {
   backend.take_sample(500, 600, {1, 1});  // 200..500: three samples of 100 ns never arrived
   backend.take_sample(600, 700, {1, 1});
   Received received;
-  PmSampler sampler(backend, options(), 0, gh100(), [&](std::vector<PmSample>&& batch) { received.add(std::move(batch)); });
+  PmSampler sampler(backend, options(), 0, gh100(),
+                    [&](std::vector<PmSample>&& batch) { received.add(std::move(batch)); });
   sampler.stop();
   EXPECT_EQ(sampler.samples(), 4u);
   EXPECT_EQ(sampler.samples_lost(), 3u);
@@ -85,7 +86,8 @@ TEST(PmSampler, AnOverflowEndsSamplingCountsWhatNeverArrivedAndNamesTheFix) {
   backend.take_sample(0, 100, {1, 1});
   backend.take_sample(100, 200, {1, 1});
   Received received;
-  PmSampler sampler(backend, options(), 0, gh100(), [&](std::vector<PmSample>&& batch) { received.add(std::move(batch)); });
+  PmSampler sampler(backend, options(), 0, gh100(),
+                    [&](std::vector<PmSample>&& batch) { received.add(std::move(batch)); });
   ASSERT_TRUE(wait_until([&] { return backend.samples_waiting() == 0; }));  // decoded while it runs
   backend.now_ns = 1200;
   backend.overflow = true;
@@ -105,7 +107,8 @@ TEST(PmSampler, AFreshImageSaidFullWithNoSampleIsMadeAgainAndDecodedAgain) {
   backend.take_sample(0, 100, {1, 1});
   backend.take_sample(100, 200, {1, 1});
   Received received;
-  PmSampler sampler(backend, options(), 0, gh100(), [&](std::vector<PmSample>&& batch) { received.add(std::move(batch)); });
+  PmSampler sampler(backend, options(), 0, gh100(),
+                    [&](std::vector<PmSample>&& batch) { received.add(std::move(batch)); });
   sampler.stop();
   EXPECT_EQ(sampler.error(), "");
   EXPECT_EQ(sampler.samples(), 2u);

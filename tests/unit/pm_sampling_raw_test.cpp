@@ -56,9 +56,9 @@ TEST(PmSamplingRaw, OfflineValuesAreTheGpuMachines) {
   std::istream in(&buffer);
   const std::vector<std::uint8_t> image{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   detail::ProfilerHost host("GH100", {}, /*pm_sampling=*/true);
-  const std::vector<std::string> metrics = {"smsp__inst_issued.sum", "sm__cycles_elapsed.avg", "dram__bytes_read.sum",
-                                            "dram__bytes_write.sum", "lts__t_sectors.sum",
-                                            "lts__t_sectors_srcunit_tex.sum"};
+  const std::vector<std::string> metrics = {"smsp__inst_issued.sum", "sm__cycles_elapsed.avg",
+                                            "dram__bytes_read.sum",  "dram__bytes_write.sum",
+                                            "lts__t_sectors.sum",    "lts__t_sectors_srcunit_tex.sum"};
   // Sample 5 as the probe evaluated it on the H100 (its samples.bin).
   const auto values = host.evaluate(image, 5, metrics);
   const std::vector<double> on_gpu = {0.0, 99741.40909090909, 7168.0, 2304.0, 774.0, 0.0};

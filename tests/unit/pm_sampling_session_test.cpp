@@ -67,9 +67,9 @@ struct Harness {
 
 TEST(PmSamplingSession, AloneSamplesFromTheFirstLaunchAndJoinsSamplesToKernels) {
   Harness h(SamplingRole::alone);
-  EXPECT_EQ(h.backend.preloads, 1);          // the evaluator loaded before any exit handler
-  EXPECT_EQ(h.backend.timestamps_made, 1);   // kernel records from the start
-  EXPECT_EQ(h.backend.enables, 0);           // the sampler waits for a launch's GPU
+  EXPECT_EQ(h.backend.preloads, 1);         // the evaluator loaded before any exit handler
+  EXPECT_EQ(h.backend.timestamps_made, 1);  // kernel records from the start
+  EXPECT_EQ(h.backend.enables, 0);          // the sampler waits for a launch's GPU
   h.launch();
   EXPECT_EQ(h.backend.enables, 1);
   EXPECT_EQ(h.backend.starts, 1);
@@ -185,7 +185,7 @@ TEST(PmSamplingSession, AfterTheExactPhaseItsLaunchesJoinTheirKernelsAggregates)
   const RunRecord run = h.session->finish();
   EXPECT_EQ(h.backend.host_sides, 1);  // prepared ahead, not again
   EXPECT_NE(h.session->timings().find("ahead, during the exact phase"), std::string::npos);
-  EXPECT_EQ(run.launches_seen, 72u);    // the exact phase's 70 and this phase's 2
+  EXPECT_EQ(run.launches_seen, 72u);  // the exact phase's 70 and this phase's 2
   ASSERT_EQ(run.launches.size(), 2u);
   const KernelLaunch* a = h.aggregate(run, "A");
   const KernelLaunch* c = h.aggregate(run, "C");

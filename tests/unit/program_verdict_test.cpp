@@ -55,7 +55,7 @@ TEST(ProgramVerdict, CopyBoundPageableCopies) {
   EXPECT_EQ(p.verdict, ProgramBound::copy);
   EXPECT_EQ(p.evidence.pageable_copies, 300u);
   EXPECT_EQ(p.evidence.pageable_copy_bytes, 300ull * (8u << 20));
-  EXPECT_GT(p.split.copy_only_ns, 0);  // the copies themselves, with no kernel running
+  EXPECT_GT(p.split.copy_only_ns, 0);                     // the copies themselves, with no kernel running
   EXPECT_GT(p.split.idle_copy_ns, p.split.copy_only_ns);  // the host staging them
   EXPECT_NE(p.advice.front().find("pinned"), std::string::npos);
 }
@@ -114,7 +114,8 @@ TEST(ProgramVerdict, ALongHostStretchIsAPauseSetAsideAndSaid) {
   EXPECT_NEAR(p.paused_ns, 5'600'000'000.0, 2'000'000);  // to the loop's first launch call
   EXPECT_NEAR(p.split.wall_ns, loop.split.wall_ns + 1'000, 1);
   EXPECT_NEAR(p.split.busy_share(), loop.split.busy_share(), 0.001);
-  EXPECT_NEAR(p.evidence.launches_per_second, loop.evidence.launches_per_second, loop.evidence.launches_per_second * 0.001);
+  EXPECT_NEAR(p.evidence.launches_per_second, loop.evidence.launches_per_second,
+              loop.evidence.launches_per_second * 0.001);
   EXPECT_NE(p.reason.find("window without its pauses"), std::string::npos) << p.reason;
   EXPECT_NE(p.reason.find("Set aside: 1 pause of 5.6 s"), std::string::npos) << p.reason;
   EXPECT_NE(p.advice.back().find("--capture-range cudaProfilerApi"), std::string::npos) << p.advice.back();
@@ -246,7 +247,7 @@ TEST(ProgramVerdict, BusyIsTheUnionOverStreamsAndClippedToTheWindow) {
   t.end_ns = 1100;
   auto a = timeline_event(ActivityKind::kernel, 0, 600, "a");  // starts before the window
   auto b = timeline_event(ActivityKind::kernel, 500, 800, "b");
-  b.stream_id = 8;  // overlaps a on another stream: counted once
+  b.stream_id = 8;                                                     // overlaps a on another stream: counted once
   auto copy = timeline_event(ActivityKind::memcpy, 700, 900, "DtoH");  // 100 ns of it with no kernel
   auto call = timeline_event(ActivityKind::api_call, 950, 1000, "cuCtxSynchronize");
   t.events = {a, b, copy, call};
@@ -368,7 +369,7 @@ TEST(ProgramVerdictReports, HtmlFragmentForTheReportsToPlaceFirst) {
   EXPECT_EQ(html.rfind("<section class=\"program\" id=\"program\">", 0), 0u);
   EXPECT_NE(html.find("<h2>Program: host-bound</h2>"), std::string::npos);
   EXPECT_NE(html.find("title=\"idle: host outside CUDA: "), std::string::npos);  // the bar's segments
-  EXPECT_NE(html.find("<code>step&lt;1&gt;/</code>"), std::string::npos);   // names escaped
+  EXPECT_NE(html.find("<code>step&lt;1&gt;/</code>"), std::string::npos);        // names escaped
   EXPECT_NE(html.find("<strong>program</strong> — host-bound"), std::string::npos);
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_EQ(html.substr(html.size() - 11), "</section>\n");

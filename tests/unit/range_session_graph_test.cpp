@@ -17,9 +17,8 @@ using test::Harness;
 using test::kContext;
 using Spec = test::FakeRangeBackend::GraphNodeSpec;
 
-const std::vector<Spec> kTwoKernels = {{CU_GRAPH_NODE_TYPE_KERNEL, "alpha"},
-                                       {CU_GRAPH_NODE_TYPE_MEMSET, ""},
-                                       {CU_GRAPH_NODE_TYPE_KERNEL, "beta"}};
+const std::vector<Spec> kTwoKernels = {
+    {CU_GRAPH_NODE_TYPE_KERNEL, "alpha"}, {CU_GRAPH_NODE_TYPE_MEMSET, ""}, {CU_GRAPH_NODE_TYPE_KERNEL, "beta"}};
 
 struct Graph {
   CUgraph graph;
@@ -146,7 +145,7 @@ TEST(RangeSessionGraphs, NodesThatCannotRunAloneMakeTheGraphOneRange) {
 TEST(RangeSessionGraphs, TheAppsGraphIsKeptUntilItsLastExecIsDestroyed) {
   Harness h(exact());
   const Graph g = instantiate(h, kTwoKernels);
-  app_destroys(h, g.graph);  // as PyTorch does right after instantiating
+  app_destroys(h, g.graph);                      // as PyTorch does right after instantiating
   EXPECT_TRUE(h.backend.graph_exists(g.graph));  // our empty graph went in its place
   EXPECT_EQ(h.backend.graphs_created, 1);
   launch(h, g.exec);

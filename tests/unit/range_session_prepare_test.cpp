@@ -130,9 +130,10 @@ TEST(RangeSessionPrepare, AConfigRefusedAheadIsSaidAndTheDeviceStillDescribed) {
   const RunRecord run = finish(h);
   EXPECT_TRUE(run.launches.empty());
   ASSERT_EQ(run.missed.size(), 1u);
-  EXPECT_EQ(run.missed[0].reason, "profiling could not start in this context: no metric 'sm__nothing.sum' on chip GH100");
+  EXPECT_EQ(run.missed[0].reason,
+            "profiling could not start in this context: no metric 'sm__nothing.sum' on chip GH100");
   EXPECT_EQ(run.missed[0].launches, 1u);
-  EXPECT_EQ(run.device.name, "Fake H100");  // described before the config failed, as before
+  EXPECT_EQ(run.device.name, "Fake H100");       // described before the config failed, as before
   EXPECT_EQ(h.backend.config_images.load(), 2);  // and built again on the launch's thread
 }
 
@@ -224,7 +225,7 @@ TEST(RangeSessionPrepare, APreparedContextIsStartedAheadAndItsFirstLaunchPaysALa
 // launch waits for its turn, as before.
 TEST(RangeSessionPrepare, WhileAnotherProcessHasTheCountersNothingIsStartedAhead) {
   Harness first(exact());
-  first.launch("alpha");  // takes the GPU's turn and keeps it (its profiler runs)
+  first.launch("alpha");       // takes the GPU's turn and keeps it (its profiler runs)
   const pid_t child = fork();  // record locks belong to a process
   ASSERT_GE(child, 0);
   if (child == 0) {

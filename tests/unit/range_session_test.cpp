@@ -286,8 +286,8 @@ TEST(RangeSession, UnderFiltersALaunchHasAUserRangeAndAFailedOneIsDropped) {
   options.kernel_regex = "^alpha$";
   Harness h(options);
   h.launch("alpha");
-  h.launch("beta");                     // not selected: no range
-  h.launch("alpha", {1, 1, 1}, true);    // the driver refused it: its range is dropped
+  h.launch("beta");                    // not selected: no range
+  h.launch("alpha", {1, 1, 1}, true);  // the driver refused it: its range is dropped
   const RunRecord run = finish(h);
   EXPECT_EQ(h.names(run.launches), (std::vector<std::string>{"alpha"}));
   EXPECT_EQ(h.backend.pushes, 3);  // the batch's empty range, and one per selected launch

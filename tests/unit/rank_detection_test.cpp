@@ -29,8 +29,8 @@ TEST(RankDetection, EachLauncherItsOwnVariables) {
   const auto torchrun = detect_rank(environment({{"RANK", "3"}, {"WORLD_SIZE", "8"}, {"LOCAL_RANK", "1"}}));
   ASSERT_TRUE(torchrun);
   EXPECT_EQ(*torchrun, (RankInfo{3, 8, 1, "torchrun"}));
-  EXPECT_EQ(detect_rank(environment({{"OMPI_COMM_WORLD_RANK", "1"}, {"OMPI_COMM_WORLD_SIZE", "2"},
-                                     {"OMPI_COMM_WORLD_LOCAL_RANK", "1"}})),
+  EXPECT_EQ(detect_rank(environment(
+                {{"OMPI_COMM_WORLD_RANK", "1"}, {"OMPI_COMM_WORLD_SIZE", "2"}, {"OMPI_COMM_WORLD_LOCAL_RANK", "1"}})),
             (RankInfo{1, 2, 1, "open-mpi"}));
   EXPECT_EQ(detect_rank(environment({{"PMI_RANK", "5"}, {"PMI_SIZE", "6"}})), (RankInfo{5, 6, std::nullopt, "pmi"}));
   EXPECT_EQ(detect_rank(environment({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "4"}, {"SLURM_LOCALID", "0"}})),
@@ -40,26 +40,30 @@ TEST(RankDetection, EachLauncherItsOwnVariables) {
 
 TEST(RankDetection, InnerLauncherWinsOverTheAllocation) {
   // torchrun under srun: SLURM_PROCID numbers the torchrun agents, RANK the workers.
-  const auto rank = detect_rank(environment({{"RANK", "5"}, {"WORLD_SIZE", "8"}, {"SLURM_PROCID", "1"},
-                                             {"SLURM_NTASKS", "2"}}));
+  const auto rank =
+      detect_rank(environment({{"RANK", "5"}, {"WORLD_SIZE", "8"}, {"SLURM_PROCID", "1"}, {"SLURM_NTASKS", "2"}}));
   ASSERT_TRUE(rank);
   EXPECT_EQ(rank->launcher, "torchrun");
   EXPECT_EQ(rank->rank, 5);
   // mpirun inside a Slurm allocation inherits the batch step's SLURM_PROCID.
-  EXPECT_EQ(detect_rank(environment({{"OMPI_COMM_WORLD_RANK", "3"}, {"OMPI_COMM_WORLD_SIZE", "4"},
-                                     {"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "1"}}))->launcher,
+  EXPECT_EQ(detect_rank(environment({{"OMPI_COMM_WORLD_RANK", "3"},
+                                     {"OMPI_COMM_WORLD_SIZE", "4"},
+                                     {"SLURM_PROCID", "0"},
+                                     {"SLURM_NTASKS", "1"}}))
+                ->launcher,
             "open-mpi");
 }
 
 TEST(RankDetection, MalformedVariablesArePassedOver) {
-  EXPECT_FALSE(detect_rank(environment({{"RANK", "0"}})));                            // no world size
-  EXPECT_FALSE(detect_rank(environment({{"RANK", "2"}, {"WORLD_SIZE", "2"}})));      // outside its world
+  EXPECT_FALSE(detect_rank(environment({{"RANK", "0"}})));                       // no world size
+  EXPECT_FALSE(detect_rank(environment({{"RANK", "2"}, {"WORLD_SIZE", "2"}})));  // outside its world
   EXPECT_FALSE(detect_rank(environment({{"RANK", "x"}, {"WORLD_SIZE", "2"}})));
   EXPECT_FALSE(detect_rank(environment({{"RANK", "-1"}, {"WORLD_SIZE", "2"}})));
   EXPECT_FALSE(detect_rank(environment({{"RANK", "1 "}, {"WORLD_SIZE", "2"}})));
   // A malformed torchrun set falls through to the next launcher.
-  EXPECT_EQ(detect_rank(environment({{"RANK", "x"}, {"WORLD_SIZE", "2"}, {"PMI_RANK", "1"}, {"PMI_SIZE", "2"}}))->launcher,
-            "pmi");
+  EXPECT_EQ(
+      detect_rank(environment({{"RANK", "x"}, {"WORLD_SIZE", "2"}, {"PMI_RANK", "1"}, {"PMI_SIZE", "2"}}))->launcher,
+      "pmi");
 }
 
 // A rank prepares its profiling ahead, a worker it started does not: the worker's parent is the

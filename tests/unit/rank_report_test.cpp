@@ -113,7 +113,8 @@ TEST_F(RankReport, ALaunchersEmptyRecordIsLeftOut) {
   const RankSummary summary = summarize_ranks({agent, rank0, rank1}, {});
   EXPECT_EQ(summary.ranks.size(), 2u);
   ASSERT_EQ(summary.notes.size(), 1u);
-  EXPECT_EQ(summary.notes.front(), "'" + agent + "' names no rank and holds no launch (a launcher's own process): left out");
+  EXPECT_EQ(summary.notes.front(),
+            "'" + agent + "' names no rank and holds no launch (a launcher's own process): left out");
   // Alone, records without ranks are all kept, shown by file name.
   const RankSummary unranked = summarize_ranks({agent, kData + "/cupti/h200_probe_run.json"}, {});
   ASSERT_EQ(unranked.ranks.size(), 2u);
@@ -192,7 +193,9 @@ std::string render_ranks(const std::vector<std::string>& paths, ReportFormat for
   return out.str();
 }
 
-std::string render_recorded(ReportFormat format, std::size_t top = 20) { return render_ranks(recorded_ranks(), format, top); }
+std::string render_recorded(ReportFormat format, std::size_t top = 20) {
+  return render_ranks(recorded_ranks(), format, top);
+}
 
 TEST(RankReportRecorded, TheRecordsCarryRankHostAndGpu) {
   const RankSummary summary = summarize_ranks(recorded_ranks(), {});

@@ -65,8 +65,8 @@ TEST(RankSets, OneRankTwiceIsTwoRecordsNotAJob) {
 
 // `limiter run --trace` on each rank: no launch with counters, every kernel on the timelines.
 TEST(RankSets, TraceRanksTakeTheirKernelTimeFromTheTimelines) {
-  const RankSummary summary = summarize_ranks({kData + "/ranks/trace/h100_gloo_rank1_trace.json.gz",
-                                               kData + "/ranks/trace/h100_gloo_rank0_trace.json.gz"}, {});
+  const RankSummary summary = summarize_ranks(
+      {kData + "/ranks/trace/h100_gloo_rank1_trace.json.gz", kData + "/ranks/trace/h100_gloo_rank0_trace.json.gz"}, {});
   EXPECT_TRUE(summary.one_job);
   ASSERT_EQ(summary.ranks.size(), 2u);
   EXPECT_GT(summary.total_ns, 0);
@@ -128,7 +128,9 @@ TEST(RankSets, StallRanksSumTheHotLines) {
   EXPECT_EQ(copy.hot_lines[0].where(), "+0x90");
   EXPECT_EQ(copy.hot_lines[0].samples, 3400u);
   const std::string text = text_of(summary);
-  EXPECT_NE(text.find("\n    cutlass/gemm/collective/sm90_mma_tma_gmma_ss_warpspecialized.hpp:398  HGMMA"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n    cutlass/gemm/collective/sm90_mma_tma_gmma_ss_warpspecialized.hpp:398  HGMMA"),
+            std::string::npos)
+      << text;
 }
 
 // One record's report keeps its five hottest lines; the merged one too, of every line the ranks kept.
@@ -145,8 +147,12 @@ TEST(RankSets, StallRanksKeepTheHotLinesAsOneRecord) {
     }
     StallThresholds all_lines;
     all_lines.hot_lines = 100;
-    run->summary.stalled_kernels.push_back({"k", "k", std::make_shared<const KernelStallAnalysis>(
-                                                         analyze_kernel_stalls(kernel, all_lines)), std::nullopt, {}});
+    run->summary.stalled_kernels.push_back(
+        {"k",
+         "k",
+         std::make_shared<const KernelStallAnalysis>(analyze_kernel_stalls(kernel, all_lines)),
+         std::nullopt,
+         {}});
   }
   const RankSummary summary = merge_ranks({one, two});
   ASSERT_EQ(summary.stalled_kernels.size(), 1u);
@@ -159,7 +165,8 @@ TEST(RankSets, StallRanksKeepTheHotLinesAsOneRecord) {
 
 // Read side by side or one at a time, the records make the same report.
 TEST(RankSets, ReadingInParallelChangesNothing) {
-  const std::vector<std::string> paths = {kData + "/ranks/h100_gloo_rank0.json.gz", kData + "/ranks/h100_gloo_rank1.json.gz",
+  const std::vector<std::string> paths = {kData + "/ranks/h100_gloo_rank0.json.gz",
+                                          kData + "/ranks/h100_gloo_rank1.json.gz",
                                           kData + "/ranks/h100_gloo_torchrun_agent.json"};
   std::vector<RankRun> one_at_a_time;
   for (const auto& path : paths) {

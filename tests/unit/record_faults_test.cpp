@@ -21,7 +21,8 @@ using ordered_json = nlohmann::ordered_json;
 // In the order limiter writes a record's fields (the reader takes the run's fields before its
 // launches), so that the stream reader sees the same record as the DOM reader.
 ordered_json good_record() {
-  return ordered_json::parse(R"({"schema_version": 1, "kind": "limiter-run", "tool_version": "0.1.0", "command_line": ["./app"],
+  return ordered_json::parse(
+      R"({"schema_version": 1, "kind": "limiter-run", "tool_version": "0.1.0", "command_line": ["./app"],
     "device": {"name": "NVIDIA H100", "arch": "sm_90", "chip": "GH100", "sm_count": 132, "l2_bytes": null},
     "launches": [{"sequence": 0, "name": "scale", "grid": [64, 1, 1], "block": [256, 1, 1],
                   "registers_per_thread": null, "counters": {"gpu__time_duration.sum": 1000, "x": null}}]})");
@@ -31,7 +32,8 @@ ordered_json good_record() {
 std::string stream_message(const std::string& text) {
   std::istringstream in(text);
   try {
-    read_run_stream(in, "'run.json'", [](const RunRecord&) {}, [](KernelLaunch&&) {});
+    read_run_stream(
+        in, "'run.json'", [](const RunRecord&) {}, [](KernelLaunch&&) {});
   } catch (const InputError& e) {
     return e.what();
   }
@@ -77,7 +79,8 @@ TEST(RecordFaults, AFieldOfTheWrongTypeIsNamedWithWhatWasFound) {
   EXPECT_EQ(dom_message(record), expected);
   record = good_record();
   record["device"]["l2_bytes"] = true;
-  EXPECT_EQ(dom_message(record), "'run.json': field \"device.l2_bytes\" must be a number or null, not a boolean (true)");
+  EXPECT_EQ(dom_message(record),
+            "'run.json': field \"device.l2_bytes\" must be a number or null, not a boolean (true)");
   record = good_record();
   record["command_line"] = "./app --big";
   EXPECT_EQ(dom_message(record),
@@ -95,7 +98,8 @@ TEST(RecordFaults, NestedArraysNameTheElement) {
   record["missed"] = ordered_json::array({{{"reason", "busy"}, {"launches", 3}}, {{"reason", "busy"}}});
   EXPECT_EQ(dom_message(record), "'run.json': field \"missed[1].launches\" is missing");
   record = good_record();
-  record["kernels_seen"] = ordered_json::array({{{"name", "k"}, {"grid", {1, 1}}, {"block", {1, 1, 1}}, {"launches", 1}}});
+  record["kernels_seen"] =
+      ordered_json::array({{{"name", "k"}, {"grid", {1, 1}}, {"block", {1, 1, 1}}, {"launches", 1}}});
   EXPECT_EQ(dom_message(record),
             "'run.json': field \"kernels_seen[0].grid\" must be [x, y, z] (three numbers), not an array ([1,1])");
   record = good_record();

@@ -17,8 +17,8 @@ RunRecord sample_run() {
   run.source = "cupti";
   run.created_at = "2026-11-22T01:00:00Z";
   run.command_line = {"./app", "--size", "1024"};
-  run.device = {"NVIDIA H200", "sm_90", "GH100", 132, 1.98e9, 3.2e9, 6144, 62914560, 150011559936,
-                "GPU-00000000-0000-0000-0000-000000000001"};
+  run.device = {"NVIDIA H200", "sm_90", "GH100",  132,          1.98e9,
+                3.2e9,         6144,    62914560, 150011559936, "GPU-00000000-0000-0000-0000-000000000001"};
   KernelLaunch copy;
   copy.sequence = 0;
   copy.name = "copy(const float*, float*, int)";
@@ -37,9 +37,9 @@ RunRecord sample_run() {
   chase.sequence = 1;
   chase.name = "chase";
   chase.registers_per_thread.reset();  // unknown stays unknown through the round trip
-  chase.graph_id = 3;                   // a kernel node of a CUDA graph, profiled on its own
+  chase.graph_id = 3;                  // a kernel node of a CUDA graph, profiled on its own
   chase.graph_node = 4;
-  chase.user_range_ns = 25000.0;        // profiled in a user range, timed by the engine's active cycles
+  chase.user_range_ns = 25000.0;  // profiled in a user range, timed by the engine's active cycles
   chase.kernel_active_ns = 3600.0;
   chase.counters = {{"smsp__inst_issued.sum", 1.5e9}};
   run.launches = {copy, chase};
@@ -118,9 +118,7 @@ TEST(RecordJson, PartialRunIsRecoveredAndFinishedWithoutTheTornLine) {
   std::filesystem::remove(output);
 }
 
-TEST(RecordJson, MissingFileIsAnInputError) {
-  EXPECT_THROW(read_run_file("/nonexistent/run.json"), InputError);
-}
+TEST(RecordJson, MissingFileIsAnInputError) { EXPECT_THROW(read_run_file("/nonexistent/run.json"), InputError); }
 
 TEST(RecordJson, WrongTypeNamesTheLaunch) {
   auto json = nlohmann::json::parse(to_json(sample_run()).dump());

@@ -125,8 +125,8 @@ RunRecord read_complete(std::istream& in) {
   RunRecord run;
   std::vector<KernelLaunch> launches;
   const RunHeaderSink take = [&](const RunRecord& header) { run = header; };
-  read_run_stream(in, "<text>", take, [&](KernelLaunch&& launch) { launches.push_back(std::move(launch)); }, nullptr,
-                  take);
+  read_run_stream(
+      in, "<text>", take, [&](KernelLaunch&& launch) { launches.push_back(std::move(launch)); }, nullptr, take);
   run.launches = std::move(launches);
   return run;
 }
@@ -140,7 +140,8 @@ TEST(RecordLayouts, FieldsAfterTheLaunchesAreRead) {
   run.host = "node1";
   std::string text = probe_as_written();
   const auto end = text.rfind(']');
-  text.insert(end + 1, R"(, "host": "node1", "rank": {"rank": 3, "world_size": 8, "local_rank": 3, "launcher": "torchrun"})");
+  text.insert(end + 1,
+              R"(, "host": "node1", "rank": {"rank": 3, "world_size": 8, "local_rank": 3, "launcher": "torchrun"})");
   std::vector<std::string> layouts = other_layouts(text);
   layouts.push_back(text);
   for (const std::string& layout : layouts) {
@@ -150,8 +151,8 @@ TEST(RecordLayouts, FieldsAfterTheLaunchesAreRead) {
   OneWayBuffer one_way(text);
   std::istream in(&one_way);
   EXPECT_EQ(read_complete(in), run);
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("limiter_rank_last_" + std::to_string(::getpid()) + ".json")).string();
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("limiter_rank_last_" + std::to_string(::getpid()) + ".json")).string();
   std::ofstream(path) << text;
   EXPECT_EQ(read_run_file(path), run);
   EXPECT_EQ(read_run_header(path).rank, run.rank);

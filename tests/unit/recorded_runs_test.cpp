@@ -75,8 +75,7 @@ TEST_P(H200Probe, VerdictsMatchIntentAndNcu) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(BothExportForms, H200Probe,
-                         ::testing::Values("h200_probe_raw.csv", "h200_probe_details.csv"));
+INSTANTIATE_TEST_SUITE_P(BothExportForms, H200Probe, ::testing::Values("h200_probe_raw.csv", "h200_probe_details.csv"));
 
 TEST(H200ProbeNumbers, UtilizationsAgreeWithNcuBreakdowns) {
   const auto analysis = analyze_ncu_file("h200_probe_raw.csv");
@@ -96,11 +95,11 @@ TEST(H200ProbeNumbers, ReturnPathModelReproducesNcu) {
   RunRecord run = import_ncu_file_for_model(in);
   for (auto& launch : run.launches) {
     const double measured = launch.counters.at("lts__lts2xbar_cycles_active.avg.pct_of_peak_sustained_elapsed") / 100;
-    for (const char* metric : {"lts__lts2xbar_cycles_active.avg.pct_of_peak_sustained_elapsed",
-                               "lts__xbar2lts_cycles_active.avg.pct_of_peak_sustained_elapsed",
-                               "lts__d_sectors.avg.pct_of_peak_sustained_elapsed",
-                               "lts__t_sectors.avg.pct_of_peak_sustained_elapsed",
-                               "lts__throughput.avg.pct_of_peak_sustained_elapsed"})
+    for (const char* metric :
+         {"lts__lts2xbar_cycles_active.avg.pct_of_peak_sustained_elapsed",
+          "lts__xbar2lts_cycles_active.avg.pct_of_peak_sustained_elapsed",
+          "lts__d_sectors.avg.pct_of_peak_sustained_elapsed", "lts__t_sectors.avg.pct_of_peak_sustained_elapsed",
+          "lts__throughput.avg.pct_of_peak_sustained_elapsed"})
       launch.counters.erase(metric);
     RunRecord one = run;
     one.launches = {launch};
@@ -166,8 +165,7 @@ TEST(H200CollectorVsNcu, DeterministicCountersAgreeExactly) {
     SCOPED_TRACE(ours.launches[i].name);
     for (const char* metric : {"lts__t_sectors_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_write.sum",
                                "smsp__inst_executed_op_local_st.sum", "smsp__inst_executed_op_local_ld.sum",
-                               "l1tex__t_sectors_pipe_lsu_mem_local_op_st_lookup_miss.sum"})
-    {
+                               "l1tex__t_sectors_pipe_lsu_mem_local_op_st_lookup_miss.sum"}) {
       // Kernels that read a few hundred sectors (parameters, code) vary with cache state.
       const double value = theirs.launches[i].counters.at(metric);
       if (value > 10000) {

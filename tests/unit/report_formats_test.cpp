@@ -29,7 +29,6 @@ using testing::analysis_of;
 RunAnalysis probe_analysis() { return analysis_of("ncu/h200_probe_raw.csv"); }
 RunAnalysis synthetic_analysis() { return analysis_of("ncu/synthetic_raw.csv"); }
 
-
 using SummaryWriter = void (*)(const RunSummary&, std::ostream&, const ReportOptions&);
 
 std::string render(const RunAnalysis& analysis, SummaryWriter writer, const ReportOptions& options = {}) {
@@ -166,8 +165,10 @@ TEST(Rollup, AdviceHeadlinesStopAtTheFirstRemedy) {
             "Occupancy is 37.5% (3 blocks per SM, limited by registers): use fewer registers per thread");
   EXPECT_EQ(advice_headline("No colon here. Second sentence."), "No colon here");
   EXPECT_EQ(advice_headline("Short."), "Short");
-  EXPECT_FALSE(is_actionable_advice("Local memory is 2.0% of issued instructions: ... so the spills are not worth fixing."));
-  EXPECT_FALSE(is_actionable_advice("Local memory is only 3.0% of L1-L2 traffic: spills are not what limits this kernel."));
+  EXPECT_FALSE(
+      is_actionable_advice("Local memory is 2.0% of issued instructions: ... so the spills are not worth fixing."));
+  EXPECT_FALSE(
+      is_actionable_advice("Local memory is only 3.0% of L1-L2 traffic: spills are not what limits this kernel."));
   EXPECT_TRUE(is_actionable_advice("The grid is too small to fill the GPU: launch more blocks."));
 }
 
@@ -185,7 +186,9 @@ TEST(ReportFormat, NamesRoundTripAndUnknownNamesAreRefused) {
   }
 }
 
-TEST(ReportFormat, MarkdownGolden) { expect_golden("h200_probe_report.md", render(probe_analysis(), write_markdown_report)); }
+TEST(ReportFormat, MarkdownGolden) {
+  expect_golden("h200_probe_report.md", render(probe_analysis(), write_markdown_report));
+}
 TEST(ReportFormat, CsvGolden) { expect_golden("h200_probe_report.csv", render(probe_analysis(), write_csv_report)); }
 TEST(ReportFormat, HtmlGolden) { expect_golden("h200_probe_report.html", render(probe_analysis(), write_html_report)); }
 TEST(ReportFormat, GroupedTextGolden) {
@@ -194,7 +197,9 @@ TEST(ReportFormat, GroupedTextGolden) {
 TEST(ReportFormat, GroupedMarkdownGolden) {
   expect_golden("synthetic_report.md", render(synthetic_analysis(), write_markdown_report));
 }
-TEST(ReportFormat, GroupedCsvGolden) { expect_golden("synthetic_report.csv", render(synthetic_analysis(), write_csv_report)); }
+TEST(ReportFormat, GroupedCsvGolden) {
+  expect_golden("synthetic_report.csv", render(synthetic_analysis(), write_csv_report));
+}
 
 TEST(ReportFormat, CsvHasOneRowPerLaunchWithTheDocumentedColumns) {
   const auto analysis = probe_analysis();
@@ -220,7 +225,7 @@ TEST(ReportFormat, CsvHasOneRowPerLaunchWithTheDocumentedColumns) {
     EXPECT_TRUE(std::regex_match(rows[i][column("duration_ns")], std::regex("[0-9.e+]+")));
     EXPECT_TRUE(rows[i][column("balanced")] == "true" || rows[i][column("balanced")] == "false");
   }
-  EXPECT_EQ(rows[7][column("verdict")], "bandwidth");          // spill_pressure
+  EXPECT_EQ(rows[7][column("verdict")], "bandwidth");  // spill_pressure
   EXPECT_EQ(rows[7][column("fix_first_rank")], "1");
   EXPECT_EQ(rows[5][column("latency_causes")], "small_grid");  // pointer_chase
 }

@@ -25,7 +25,6 @@ RunAnalysis probe_analysis() {
   return analyze_run(import_ncu_csv(in, "h200_probe_raw.csv"));
 }
 
-
 TEST(Report, TextGolden) {
   std::ostringstream out;
   write_text_report(probe_analysis(), out);
@@ -56,7 +55,8 @@ TEST(Report, JsonHasTheDocumentedKeys) {
   const auto& kernel = json["kernels"][6];
   for (const char* key : {"name", "verdict", "verdict_reason", "utilization", "lmem", "occupancy", "advice"})
     EXPECT_TRUE(kernel.contains(key)) << key;
-  for (const char* key : {"l2_share", "l2_share_seed", "instruction_share"}) EXPECT_TRUE(kernel["lmem"].contains(key)) << key;
+  for (const char* key : {"l2_share", "l2_share_seed", "instruction_share"})
+    EXPECT_TRUE(kernel["lmem"].contains(key)) << key;
   for (const char* key : {"issue", "l2", "dram"}) EXPECT_TRUE(kernel["utilization"].contains(key)) << key;
   EXPECT_TRUE(kernel["occupancy"].contains("theoretical"));
   EXPECT_EQ(kernel["verdict"], "bandwidth");

@@ -22,7 +22,8 @@ po::options_description table_description() {
   return description;
 }
 
-CollectorOptions parsed(const std::vector<std::string>& args, const std::map<std::string, std::string>& environment = {}) {
+CollectorOptions parsed(const std::vector<std::string>& args,
+                        const std::map<std::string, std::string>& environment = {}) {
   const po::options_description description = table_description();
   po::variables_map vm;
   po::store(po::command_line_parser(args).options(description).run(), vm);
@@ -86,8 +87,8 @@ TEST(RunFlagOptions, AFlagGivenWinsOverItsVariable) {
   EXPECT_EQ(parsed({}, {{"LIMITER_SKIP", "4"}}).skip, 4u);  // an older name
   EXPECT_TRUE(parsed({}, {{"LIMITER_TIMELINE", "1"}}).timeline);
   EXPECT_TRUE(parsed({"--timeline"}).timeline);
-  EXPECT_EQ(parsed({}, {{"LIMITER_RANGE_SYNC", "all"}}).range_sync, "all");  // a knob
-  EXPECT_TRUE(parsed({}).nvtx);                                               // limiter run records NVTX ranges
+  EXPECT_EQ(parsed({}, {{"LIMITER_RANGE_SYNC", "all"}}).range_sync, "all");         // a knob
+  EXPECT_TRUE(parsed({}).nvtx);                                                     // limiter run records NVTX ranges
   EXPECT_TRUE(parsed({}, {{"LIMITER_COMMAND", R"(["x"])"}}).command_line.empty());  // limiter run's own to set
 }
 
@@ -102,7 +103,8 @@ TEST(RunFlagOptions, AMalformedFlagIsOneLineNamingIt) {
     parsed({"--capture-range", "nvtx"});
     ADD_FAILURE() << "accepted";
   } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "--capture-range must be none or cudaProfilerApi, not 'nvtx' (for NVTX ranges: --nvtx-include)");
+    EXPECT_STREQ(e.what(),
+                 "--capture-range must be none or cudaProfilerApi, not 'nvtx' (for NVTX ranges: --nvtx-include)");
   }
 }
 

@@ -18,7 +18,8 @@ using Environment = std::map<std::string, std::string>;
 
 Environment as_map(const std::vector<std::string>& entries) {
   Environment environment;
-  for (const auto& entry : entries) environment.emplace(entry.substr(0, entry.find('=')), entry.substr(entry.find('=') + 1));
+  for (const auto& entry : entries)
+    environment.emplace(entry.substr(0, entry.find('=')), entry.substr(entry.find('=') + 1));
   return environment;
 }
 
@@ -63,17 +64,47 @@ TEST(RunFlags, EveryEarlierVariableIsStillRead) {
     read.insert(environment_name(flag));
     if (!flag.alias.empty()) read.insert(flag.alias);
   }
-  for (const char* earlier :
-       {"LIMITER_PLAN", "LIMITER_METRICS", "LIMITER_KERNEL_REGEX", "LIMITER_SKIP", "LIMITER_COUNT",
-        "LIMITER_SAMPLE_EVERY", "LIMITER_PER_KERNEL_SKIP", "LIMITER_PER_KERNEL_COUNT", "LIMITER_NVTX",
-        "LIMITER_NVTX_INCLUDE", "LIMITER_NVTX_EXCLUDE", "LIMITER_NVTX_PUSH_POP_SCOPE", "LIMITER_BUDGET_BY_RANGE",
-        "LIMITER_SAVE_RAW", "LIMITER_COMMAND", "LIMITER_REPLAY", "LIMITER_GRAPH_PROFILING", "LIMITER_RANGES_PER_IMAGE",
-        "LIMITER_ALWAYS_ACTIVE", "LIMITER_CAPTURE_RANGE", "LIMITER_SAMPLING", "LIMITER_SAMPLING_INTERVAL_NS",
-        "LIMITER_EXACT_UNDECIDED", "LIMITER_SAMPLING_PHASE", "LIMITER_ACTIVITY_TRACE", "LIMITER_API_RECORDS",
-        "LIMITER_STALLS", "LIMITER_EVERY_LAUNCH", "LIMITER_STALL_WINDOW_MS", "LIMITER_STALL_WINDOW_SAMPLES",
-        "LIMITER_CUBIN_DIR", "LIMITER_STALL_PERIOD", "LIMITER_CACHE_CONTROL", "LIMITER_LOCK_TIMEOUT",
-        "LIMITER_LOCK_DIR", "LIMITER_DEBUG", "LIMITER_FILTER_RANGES", "LIMITER_RANGE_SYNC", "LIMITER_PM_BUFFER_MIB",
-        "LIMITER_PM_RAW_IMAGES", "LIMITER_TIMELINE"})
+  for (const char* earlier : {"LIMITER_PLAN",
+                              "LIMITER_METRICS",
+                              "LIMITER_KERNEL_REGEX",
+                              "LIMITER_SKIP",
+                              "LIMITER_COUNT",
+                              "LIMITER_SAMPLE_EVERY",
+                              "LIMITER_PER_KERNEL_SKIP",
+                              "LIMITER_PER_KERNEL_COUNT",
+                              "LIMITER_NVTX",
+                              "LIMITER_NVTX_INCLUDE",
+                              "LIMITER_NVTX_EXCLUDE",
+                              "LIMITER_NVTX_PUSH_POP_SCOPE",
+                              "LIMITER_BUDGET_BY_RANGE",
+                              "LIMITER_SAVE_RAW",
+                              "LIMITER_COMMAND",
+                              "LIMITER_REPLAY",
+                              "LIMITER_GRAPH_PROFILING",
+                              "LIMITER_RANGES_PER_IMAGE",
+                              "LIMITER_ALWAYS_ACTIVE",
+                              "LIMITER_CAPTURE_RANGE",
+                              "LIMITER_SAMPLING",
+                              "LIMITER_SAMPLING_INTERVAL_NS",
+                              "LIMITER_EXACT_UNDECIDED",
+                              "LIMITER_SAMPLING_PHASE",
+                              "LIMITER_ACTIVITY_TRACE",
+                              "LIMITER_API_RECORDS",
+                              "LIMITER_STALLS",
+                              "LIMITER_EVERY_LAUNCH",
+                              "LIMITER_STALL_WINDOW_MS",
+                              "LIMITER_STALL_WINDOW_SAMPLES",
+                              "LIMITER_CUBIN_DIR",
+                              "LIMITER_STALL_PERIOD",
+                              "LIMITER_CACHE_CONTROL",
+                              "LIMITER_LOCK_TIMEOUT",
+                              "LIMITER_LOCK_DIR",
+                              "LIMITER_DEBUG",
+                              "LIMITER_FILTER_RANGES",
+                              "LIMITER_RANGE_SYNC",
+                              "LIMITER_PM_BUFFER_MIB",
+                              "LIMITER_PM_RAW_IMAGES",
+                              "LIMITER_TIMELINE"})
     EXPECT_TRUE(read.count(earlier)) << earlier;
 }
 
@@ -94,7 +125,9 @@ TEST(RunFlags, EveryRowRoundTripsThroughTheEnvironment) {
 }
 
 TEST(RunFlags, AnOlderNameIsReadInItsOwnUnitAndTheNewNameWins) {
-  const auto read = [](const Environment& environment) { return collector_options_from_environment(lookup_in(environment)); };
+  const auto read = [](const Environment& environment) {
+    return collector_options_from_environment(lookup_in(environment));
+  };
   EXPECT_TRUE(read({{"LIMITER_NVTX", "1"}}).nvtx);
   EXPECT_FALSE(read({{"LIMITER_NO_NVTX", "1"}, {"LIMITER_NVTX", "1"}}).nvtx);
   EXPECT_EQ(read({{"LIMITER_SAMPLING_INTERVAL_NS", "50000"}}).sampling_interval_ns, 50000u);
@@ -107,8 +140,10 @@ TEST(RunFlags, AnOlderNameIsReadInItsOwnUnitAndTheNewNameWins) {
 
 // Each value a row refuses, read from its variable: one line that names the variable and the value.
 TEST(RunFlags, AMalformedVariableIsOneLineNamingIt) {
-  const std::map<ValueType, std::string> malformed = {{ValueType::on_off, "maybe"}, {ValueType::number, "3x"},
-                                                      {ValueType::seconds, "soon"}, {ValueType::choice, "bogus"},
+  const std::map<ValueType, std::string> malformed = {{ValueType::on_off, "maybe"},
+                                                      {ValueType::number, "3x"},
+                                                      {ValueType::seconds, "soon"},
+                                                      {ValueType::choice, "bogus"},
                                                       {ValueType::list, "[1, 2"}};
   for (const RunFlag& flag : run_flags()) {
     const auto bad = malformed.find(flag.type);
@@ -149,8 +184,9 @@ TEST(RunFlags, EachModeConflictNamesBothSides) {
       CollectorOptions options = in_mode(mode);
       set_run_flag(flag, options, example(flag), display_name(flag));
       const std::string message = refusal(options);
-      const std::string refused = mode == kDefaultRun ? display_name(flag) + " goes with "
-                                                      : mode_flag(mode) + " cannot be combined with " + display_name(flag);
+      const std::string refused = mode == kDefaultRun
+                                      ? display_name(flag) + " goes with "
+                                      : mode_flag(mode) + " cannot be combined with " + display_name(flag);
       if (flag.modes & mode) {
         EXPECT_EQ(message.find(refused), std::string::npos) << message;
         continue;
@@ -184,23 +220,47 @@ TEST(RunFlags, ConflictsAndNeedsNameBothSides) {
     change(options);
     return refusal(options);
   };
-  EXPECT_EQ(with([](auto& o) { o.cache_control = "all"; o.replay = "kernel"; }),
+  EXPECT_EQ(with([](auto& o) {
+              o.cache_control = "all";
+              o.replay = "kernel";
+            }),
             "--cache-control all cannot be combined with --replay kernel: CUPTI replays the passes itself, with no "
             "moment in between to empty L2 (use the default --replay auto with a one-pass plan)");
-  EXPECT_NE(with([](auto& o) { o.sampling = true; o.cache_control = "all"; })
-                .find("--cache-control all needs --per-kernel-count or --exact-undecided with --sampling"),
+  EXPECT_NE(with([](auto& o) {
+              o.sampling = true;
+              o.cache_control = "all";
+            }).find("--cache-control all needs --per-kernel-count or --exact-undecided with --sampling"),
             std::string::npos);
-  EXPECT_EQ(with([](auto& o) { o.sampling = true; o.cache_control = "all"; o.per_kernel_count = 2; }), "");
-  EXPECT_NE(with([](auto& o) { o.sampling = true; o.exact_undecided_count = 3; o.per_kernel_count = 1; })
-                .find("--exact-undecided cannot be combined with --per-kernel-count"),
-            std::string::npos);
-  EXPECT_NE(with([](auto& o) { o.every_launch = true; o.budget_by_range = true; o.nvtx = true; })
-                .find("--budget-by-range needs --per-kernel-count or --per-kernel-skip:"),
-            std::string::npos);
-  EXPECT_EQ(with([](auto& o) { o.every_launch = true; o.budget_by_range = true; o.nvtx = true; o.per_kernel_skip = 1; }),
+  EXPECT_EQ(with([](auto& o) {
+              o.sampling = true;
+              o.cache_control = "all";
+              o.per_kernel_count = 2;
+            }),
             "");
-  EXPECT_NE(with([](auto& o) { o.every_launch = true; o.budget_by_range = true; o.per_kernel_count = 1; })
-                .find("--no-nvtx cannot be combined with --budget-by-range"),
+  EXPECT_NE(with([](auto& o) {
+              o.sampling = true;
+              o.exact_undecided_count = 3;
+              o.per_kernel_count = 1;
+            }).find("--exact-undecided cannot be combined with --per-kernel-count"),
+            std::string::npos);
+  EXPECT_NE(with([](auto& o) {
+              o.every_launch = true;
+              o.budget_by_range = true;
+              o.nvtx = true;
+            }).find("--budget-by-range needs --per-kernel-count or --per-kernel-skip:"),
+            std::string::npos);
+  EXPECT_EQ(with([](auto& o) {
+              o.every_launch = true;
+              o.budget_by_range = true;
+              o.nvtx = true;
+              o.per_kernel_skip = 1;
+            }),
+            "");
+  EXPECT_NE(with([](auto& o) {
+              o.every_launch = true;
+              o.budget_by_range = true;
+              o.per_kernel_count = 1;
+            }).find("--no-nvtx cannot be combined with --budget-by-range"),
             std::string::npos);
 }
 

@@ -111,8 +111,8 @@ RunRecord sampled_run(std::uint64_t samples, double purity) {
   k.block = {256, 1, 1};
   k.registers_per_thread = 32;
   // 90 % of the issue slots: 4 schedulers x 132 SMs per cycle.
-  k.counters = {{"smsp__inst_issued.sum", 0.9 * 4 * 132 * 1e6}, {"sm__cycles_elapsed.avg", 1e6},
-                {"gpu__time_duration.sum", 5e5}};
+  k.counters = {
+      {"smsp__inst_issued.sum", 0.9 * 4 * 132 * 1e6}, {"sm__cycles_elapsed.avg", 1e6}, {"gpu__time_duration.sum", 5e5}};
   k.sampled = SampleSupport{10, 5e5, samples, purity, 0.0, std::nullopt, {}, 0, {}};
   run.launches.push_back(k);
   return run;

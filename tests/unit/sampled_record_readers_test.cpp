@@ -1,6 +1,6 @@
 // A sampled record (PM-sampling mode) keeps each kernel's sample support in every reader and
-// layout (the stream reader on a launch per line, indented and one-line text), so `limiter report` applies the analysis's sample gate; and
-// the report counts the launches behind each aggregate, not one per aggregate.
+// layout (the stream reader on a launch per line, indented and one-line text), so `limiter report` applies the
+// analysis's sample gate; and the report counts the launches behind each aggregate, not one per aggregate.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -103,7 +103,8 @@ TEST(SampledRecordReaders, ReportCountsLaunchesAndGatesVerdicts) {
     } else {
       EXPECT_EQ(group.launches, 200u);
       EXPECT_FALSE(group.longest.too_few_samples);
-      EXPECT_NE(group.longest.verdict_reason.find("separability 75"), std::string::npos) << group.longest.verdict_reason;
+      EXPECT_NE(group.longest.verdict_reason.find("separability 75"), std::string::npos)
+          << group.longest.verdict_reason;
     }
   }
   std::filesystem::remove(path);

@@ -77,7 +77,7 @@ TEST(SamplingThenExact, TheUndecidedKernelsOfTheSamplingPhaseAreProfiledExactlyN
   ASSERT_TRUE(record.sampling);
   EXPECT_TRUE(record.sampling->exact_after_sampling);
   EXPECT_EQ(record.cache_control, "none");  // the exact phase's counters: the app's own caches
-  ASSERT_EQ(record.launches.size(), 1u);  // one sample cannot judge alpha: 2 launches exactly
+  ASSERT_EQ(record.launches.size(), 1u);    // one sample cannot judge alpha: 2 launches exactly
   ASSERT_TRUE(record.launches[0].sampled);
   EXPECT_EQ(record.launches[0].sampled->exact_launches, 2u);
   ASSERT_EQ(record.kernels_seen.size(), 1u);
@@ -90,7 +90,7 @@ TEST(SamplingThenExact, TheExactPhasesDeviceIsPreparedWhileTheSamplerRuns) {
   ASSERT_TRUE(test::wait_until([&] { return run.range.config_images.load() == 1; }));
   EXPECT_EQ(run.range.support_checks.load(), 1);
   EXPECT_EQ(run.range.descriptions.load(), 1);
-  EXPECT_EQ(run.phases->index(), 0u);  // before the hand-over
+  EXPECT_EQ(run.phases->index(), 0u);      // before the hand-over
   EXPECT_EQ(run.range.enables.load(), 0);  // prepared only: no profiler beside the sampler
   EXPECT_EQ(run.range.starts.load(), 0);
   for (int i = 0; i < 3; ++i) run.launch("alpha");

@@ -28,9 +28,7 @@ void expect_sol_maxima_match(const std::string& path) {
   }
 }
 
-TEST(SolUnits, MaximaReproduceNsightComputeOnAPyTorchProgram) {
-  expect_sol_maxima_match("cupti/h200_pytorch_ncu.csv");
-}
+TEST(SolUnits, MaximaReproduceNsightComputeOnAPyTorchProgram) { expect_sol_maxima_match("cupti/h200_pytorch_ncu.csv"); }
 
 TEST(SolUnits, MaximaReproduceNsightComputeOnTheProbe) { expect_sol_maxima_match("ncu/h200_probe_raw.csv"); }
 

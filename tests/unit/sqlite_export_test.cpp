@@ -48,8 +48,9 @@ TEST(SqliteExport, TablesHoldTheRunItsLaunchesCountersAndGroups) {
             summary.groups.front().display_name);
   // Launch durations sum to the run's total.
   EXPECT_NEAR(std::stod(query(db, "SELECT sum(duration_ns) FROM launches")), summary.total_ns, 1e-6 * summary.total_ns);
-  EXPECT_EQ(query(db, "SELECT count(*) FROM launches l JOIN counters c USING (sequence) "
-                      "WHERE c.metric = 'gpu__time_duration.sum' AND c.value = l.duration_ns"),
+  EXPECT_EQ(query(db,
+                  "SELECT count(*) FROM launches l JOIN counters c USING (sequence) "
+                  "WHERE c.metric = 'gpu__time_duration.sum' AND c.value = l.duration_ns"),
             std::to_string(run.launches.size()));
   sqlite3_close(db);
   std::filesystem::remove(path);
@@ -74,7 +75,8 @@ const std::string kStallFixture = kData + "/stalls/synthetic_stalls_run.json";
 class StallExport : public ::testing::Test {
  protected:
   void SetUp() override {
-    path_ = (std::filesystem::temp_directory_path() / ("limiter_stalls_" + std::to_string(::getpid()) + ".sqlite")).string();
+    path_ = (std::filesystem::temp_directory_path() / ("limiter_stalls_" + std::to_string(::getpid()) + ".sqlite"))
+                .string();
     SummaryOptions options;
     options.keep_launches = false;
     {
@@ -100,8 +102,9 @@ TEST_F(StallExport, StallsHoldEveryKernelsReasonsWithTheirShares) {
   EXPECT_EQ(query(db_, "SELECT title FROM stalls WHERE reason = 'mio_throttle'"), "Stall MIO Throttle");
   EXPECT_EQ(query(db_, "SELECT round(share, 4) FROM stalls WHERE kernel LIKE 'pointer_chase%' AND reason = 'selected'"),
             "0.0875");
-  EXPECT_EQ(query(db_, "SELECT round(stall_share, 4) FROM stalls WHERE kernel LIKE 'block_reduce%' AND reason = 'barrier'"),
-            "0.7358");
+  EXPECT_EQ(
+      query(db_, "SELECT round(stall_share, 4) FROM stalls WHERE kernel LIKE 'block_reduce%' AND reason = 'barrier'"),
+      "0.7358");
   // Joined to the launches by name, as the report joins them.
   EXPECT_EQ(query(db_, "SELECT count(*) FROM stalls s JOIN kernels k ON k.name = s.kernel WHERE s.reason = 'selected'"),
             "4");

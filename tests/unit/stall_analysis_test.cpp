@@ -45,16 +45,16 @@ TEST(StallShares, SharesOfAllAndOfStalledSamples) {
   EXPECT_DOUBLE_EQ(a.reasons[0].share, 0.6);
   EXPECT_DOUBLE_EQ(a.reasons[0].stall_share, 0.75);
   EXPECT_DOUBLE_EQ(a.reasons[1].stall_share, 0.25);  // barrier; "selected" ties it by samples, comes after
-  const auto selected = std::find_if(a.reasons.begin(), a.reasons.end(),
-                                     [](const StallShare& r) { return r.reason == "selected"; });
+  const auto selected =
+      std::find_if(a.reasons.begin(), a.reasons.end(), [](const StallShare& r) { return r.reason == "selected"; });
   ASSERT_NE(selected, a.reasons.end());
   EXPECT_DOUBLE_EQ(selected->share, 0.2);
   EXPECT_DOUBLE_EQ(selected->stall_share, 0.0);  // not a stall
 }
 
 TEST(StallShares, DominantReasonsAreAtLeastAFifthAndAtMostTwo) {
-  const auto a = analyze_kernel_stalls(kernel_with(
-      {{"long_scoreboard", 40}, {"barrier", 30}, {"mio_throttle", 21}, {"wait", 9}, {"selected", 500}}));
+  const auto a = analyze_kernel_stalls(
+      kernel_with({{"long_scoreboard", 40}, {"barrier", 30}, {"mio_throttle", 21}, {"wait", 9}, {"selected", 500}}));
   ASSERT_EQ(a.dominant.size(), 2u);  // mio_throttle (21 %) is a third reason above 20 %: left out
   EXPECT_EQ(a.dominant[0].reason, "long_scoreboard");
   EXPECT_EQ(a.dominant[1].reason, "barrier");
@@ -63,7 +63,8 @@ TEST(StallShares, DominantReasonsAreAtLeastAFifthAndAtMostTwo) {
   const auto spread = analyze_kernel_stalls(kernel_with({{"a", 19}, {"b", 19}, {"c", 19}, {"d", 19}, {"e", 24}}));
   ASSERT_EQ(spread.dominant.size(), 1u);
   EXPECT_EQ(spread.dominant[0].reason, "e");
-  const auto flat = analyze_kernel_stalls(kernel_with({{"a", 10}, {"b", 10}, {"c", 10}, {"d", 10}, {"e", 10}, {"f", 11}}));
+  const auto flat =
+      analyze_kernel_stalls(kernel_with({{"a", 10}, {"b", 10}, {"c", 10}, {"d", 10}, {"e", 10}, {"f", 11}}));
   EXPECT_TRUE(flat.dominant.empty());
   EXPECT_EQ(dominant_stalls_text(flat), "f 18%");  // none dominant: the top reason is still named
 }
@@ -138,8 +139,10 @@ TEST(StallAnalysis, FixtureAdviceFollowsEachKernelsDominantReason) {
   ASSERT_EQ(transpose.stalls->dominant.size(), 2u);
   EXPECT_EQ(transpose.stalls->dominant[0].reason, "short_scoreboard");
   EXPECT_EQ(transpose.stalls->dominant[1].reason, "mio_throttle");
-  EXPECT_NE(transpose.advice.front().find("(Stall Short Scoreboard, 55% of the stalled samples; Stall MIO Throttle, 34%"),
-            std::string::npos) << transpose.advice.front();
+  EXPECT_NE(
+      transpose.advice.front().find("(Stall Short Scoreboard, 55% of the stalled samples; Stall MIO Throttle, 34%"),
+      std::string::npos)
+      << transpose.advice.front();
   EXPECT_EQ(std::count_if(transpose.advice.begin(), transpose.advice.end(),
                           [](const std::string& a) { return a.find("pad shared arrays") != std::string::npos; }),
             1);  // one item for both shared-memory reasons

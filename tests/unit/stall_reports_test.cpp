@@ -35,8 +35,9 @@ TEST(StallReports, TextNamesWhyEachKernelWaits) {
   expect_contains(text, "probe.cu:41  LDG.E R2, [R2.64]  65% (Stall Long Scoreboard)");
   expect_contains(text, "Stall Short Scoreboard 55%, Stall MIO Throttle 34% of stalled samples");
   expect_contains(text, "Warps wait at __syncthreads (Stall Barrier, 74% of the stalled samples)");
-  expect_contains(text, "why they wait (PC samples by stall reason, most samples first):\n"
-                       "  pointer_chase (#2, latency): Stall Long Scoreboard 86%");
+  expect_contains(text,
+                  "why they wait (PC samples by stall reason, most samples first):\n"
+                  "  pointer_chase (#2, latency): Stall Long Scoreboard 86%");
   expect_contains(text, "  unlaunched_helper (no launch in the record): Stall Wait 100% of stalled samples");
   expect_contains(text, "    - Warps wait on fixed-latency dependencies (Stall Wait, 100% of the stalled samples)");
 }
@@ -54,10 +55,12 @@ TEST(StallReports, MarkdownHasATableAndTheHotLines) {
 
 TEST(StallReports, CsvHasTheDominantReasonsAsColumns) {
   const std::string csv = report(ReportFormat::csv);
-  expect_contains(csv, ",stall_samples,stall_issued_share,stall_reason_1,stall_share_1,stall_reason_2,stall_share_2,"
-                       "stall_hot_line\r\n");
-  expect_contains(csv, ",8000,0.0875,long_scoreboard,0.863013698630137,,,\"probe.cu:41  LDG.E R2, [R2.64]  65% (Stall "
-                       "Long Scoreboard)\"\r\n");
+  expect_contains(csv,
+                  ",stall_samples,stall_issued_share,stall_reason_1,stall_share_1,stall_reason_2,stall_share_2,"
+                  "stall_hot_line\r\n");
+  expect_contains(csv,
+                  ",8000,0.0875,long_scoreboard,0.863013698630137,,,\"probe.cu:41  LDG.E R2, [R2.64]  65% (Stall "
+                  "Long Scoreboard)\"\r\n");
   expect_contains(csv, ",short_scoreboard,0.5454545454545454,mio_throttle,0.3409090909090909,");
 }
 
@@ -111,7 +114,8 @@ TEST(StallReports, ARecordOfSamplesAloneIsReportedInEveryFormat) {
   expect_contains(text, "  pointer_chase (no launch in the record): Stall Long Scoreboard 86% of stalled samples");
   expect_contains(text, "      probe.cu:41  LDG.E R2, [R2.64]  65% (Stall Long Scoreboard)");
   expect_contains(text, "    - Warps wait at __syncthreads (Stall Barrier, 74% of the stalled samples)");
-  expect_contains(written(ReportFormat::md), "| `transpose_shared` | no launch | Stall Short Scoreboard 55%, Stall MIO Throttle 34%");
+  expect_contains(written(ReportFormat::md),
+                  "| `transpose_shared` | no launch | Stall Short Scoreboard 55%, Stall MIO Throttle 34%");
   const auto json = nlohmann::json::parse(written(ReportFormat::json));
   ASSERT_EQ(json["stalled_kernels"].size(), 5u);
   EXPECT_TRUE(json["stalled_kernels"][0]["group"].is_null());

@@ -81,7 +81,7 @@ TEST(StallsRecord, LineLayoutPutsStallsBeforeTheLaunches) {
   const std::string written = text.str();
   ASSERT_NE(written.find("\"stalls\""), std::string::npos);
   EXPECT_LT(written.find("\"stalls\""), written.find("\"launches\""));
-  EXPECT_EQ(read_back(run), run);  // the streaming reader
+  EXPECT_EQ(read_back(run), run);                      // the streaming reader
   const RunRecord header = read_run_header(kFixture);  // the header alone has them
   ASSERT_TRUE(header.stalls);
   EXPECT_EQ(header.stalls->kernels.size(), 5u);
@@ -123,7 +123,8 @@ TEST(StallsRecord, EveryReasonReportedHasATitle) {
   for (const auto reason : cupti_stall_reasons()) reasons.insert(std::string(reason));
   EXPECT_TRUE(reasons.count("warpgroup_arrive"));  // Hopper's wgmma waits
   std::size_t records = 0;
-  for (const auto& [path, header] : testing::committed_run_records([](const std::string& p) { return read_run_header(p); })) {
+  for (const auto& [path, header] :
+       testing::committed_run_records([](const std::string& p) { return read_run_header(p); })) {
     const auto& stalls = header.stalls;
     // The synthetic fixtures hold a made-up reason on purpose (stalls/README.md): it must print raw.
     if (!stalls || (!header.command_line.empty() && header.command_line.front() == "synthetic")) continue;
@@ -206,7 +207,8 @@ TEST(StallsRecord, AStatusLineKeepsAFinishedPhasesStallsAndTheWindows) {
   const std::string partial = temp_path("phases.jsonl"), output = temp_path("phases.json");
   RunRecord status;
   status.stalls = run.stalls;
-  status.phases = {{"counters", 10, 20, 5, "budgets spent"}, {"samples", 20, 30, 7, "window of 5 ms over"},
+  status.phases = {{"counters", 10, 20, 5, "budgets spent"},
+                   {"samples", 20, 30, 7, "window of 5 ms over"},
                    {"timeline", 30, 0, 0, ""}};
   RunRecord later;  // the windows at the signal: no stalls, so the earlier line's stay
   later.phases = status.phases;

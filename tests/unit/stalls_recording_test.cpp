@@ -34,7 +34,7 @@ TEST(StallsRecording, TheH100ProbeWaitsWhereItWasWrittenTo) {
       EXPECT_NE(pc.file->find("stall_probe.cu"), std::string::npos);
     }
   }
-  EXPECT_EQ(*chase->hot_pcs[0].line, 13u);  // p = next[p]
+  EXPECT_EQ(*chase->hot_pcs[0].line, 13u);              // p = next[p]
   EXPECT_EQ(barrier->hot_pcs[0].sass, "LDS R6, [R4]");  // the load after the barrier waits for it
 }
 

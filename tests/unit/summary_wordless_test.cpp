@@ -49,7 +49,8 @@ TEST(SummaryWordless, GroupsReadAsWhenEveryLaunchWasExplained) {
     expect_same_words(a.longest, b.longest);
   }
   ASSERT_EQ(streamed.fix_first.size(), explained.fix_first.size());
-  for (std::size_t i = 0; i < streamed.fix_first.size(); ++i) EXPECT_EQ(streamed.fix_first[i].advice, explained.fix_first[i].advice);
+  for (std::size_t i = 0; i < streamed.fix_first.size(); ++i)
+    EXPECT_EQ(streamed.fix_first[i].advice, explained.fix_first[i].advice);
 }
 
 TEST(SummaryWordless, AWordlessAnalysisHasTheSameNumbersAndVerdicts) {

@@ -92,11 +92,10 @@ inline RunRecord synthetic_default_run() {
 
   StallInfo stalls;
   stalls.sample_period_cycles = 4096;
-  stalls.kernels = {
-      kernel_stalls(chase.name, {{"long_scoreboard", 5200}, {"selected", 400}, {"wait", 400}}, 0x1a0,
-                    "LDG.E R2, [R2.64]", 41),
-      kernel_stalls(kLateKernel, {{"barrier", 2600}, {"selected", 300}, {"short_scoreboard", 100}}, 0x2f0,
-                    "BAR.SYNC.DEFER_BLOCKING 0x0", 77)};
+  stalls.kernels = {kernel_stalls(chase.name, {{"long_scoreboard", 5200}, {"selected", 400}, {"wait", 400}}, 0x1a0,
+                                  "LDG.E R2, [R2.64]", 41),
+                    kernel_stalls(kLateKernel, {{"barrier", 2600}, {"selected", 300}, {"short_scoreboard", 100}}, 0x2f0,
+                                  "BAR.SYNC.DEFER_BLOCKING 0x0", 77)};
   for (const auto& k : stalls.kernels) stalls.samples += k.samples;
   run.stalls = std::move(stalls);
   return run;

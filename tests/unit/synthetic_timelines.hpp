@@ -34,7 +34,8 @@ inline Timeline synthetic_timeline(Shape shape, std::uint64_t kernels = 2000) {
   t.start_ns = now;
   std::uint32_t correlation = 1;
   for (std::uint64_t i = 0; i < kernels; ++i) {
-    const auto add = [&](ActivityKind kind, std::uint64_t start, std::uint64_t end, std::string name) -> TimelineEvent& {
+    const auto add = [&](ActivityKind kind, std::uint64_t start, std::uint64_t end,
+                         std::string name) -> TimelineEvent& {
       t.events.push_back(timeline_event(kind, start, end, std::move(name)));
       t.events.back().correlation_id = correlation;
       return t.events.back();

@@ -36,7 +36,8 @@ inline void expect_golden(const std::string& name, const std::string& actual) {
   ASSERT_TRUE(in) << "missing golden file " << path << " (set LIMITER_UPDATE_GOLDEN=1 to create it)";
   std::stringstream expected;
   expected << in.rdbuf();
-  EXPECT_EQ(actual, expected.str()) << "rendering of " << name << " changed: regenerate with LIMITER_UPDATE_GOLDEN=1 "
+  EXPECT_EQ(actual, expected.str()) << "rendering of " << name
+                                    << " changed: regenerate with LIMITER_UPDATE_GOLDEN=1 "
                                        "if intended";
 }
 

@@ -61,7 +61,8 @@ TEST(TimelineReader, CommittedRecordsReadAsTheDomReaderReadsThem) {
 }
 
 TEST(TimelineReader, HeaderWithoutEventsKeepsEveryOtherField) {
-  for (const auto& entry : testing::committed_run_records(static_cast<RunRecord (*)(const std::string&)>(read_run_header))) {
+  for (const auto& entry :
+       testing::committed_run_records(static_cast<RunRecord (*)(const std::string&)>(read_run_header))) {
     const std::string& path = entry.first;
     RunRecord header = entry.second;
     RunRecord without = read_run_header(path, TimelineEvents::skipped);
@@ -121,7 +122,8 @@ TEST(TimelineReader, EveryEventFieldIsKept) {
 
   RunRecord run = small_run();
   run.timeline = timeline;
-  const std::string path = (fs::temp_directory_path() / ("limiter_timeline_reader_" + std::to_string(::getpid()) + ".json")).string();
+  const std::string path =
+      (fs::temp_directory_path() / ("limiter_timeline_reader_" + std::to_string(::getpid()) + ".json")).string();
   write_run_file(run, path);
   EXPECT_EQ(read_run_file(path).timeline, timeline);
   EXPECT_EQ(read_run_header(path).timeline, timeline);
@@ -150,7 +152,11 @@ TEST(TimelineReader, OddAndFaultyTimelinesGiveTheDomReadersOutcome) {
   const std::vector<std::pair<std::string, std::function<void(ordered&)>>> changes = {
       {"no kind", [&](ordered& r) { event(r).erase("kind"); }},
       {"kind a number", [&](ordered& r) { event(r)["kind"] = 3; }},
-      {"unknown kind, bad start", [&](ordered& r) { event(r)["kind"] = "graph"; event(r)["start_ns"] = "x"; }},
+      {"unknown kind, bad start",
+       [&](ordered& r) {
+         event(r)["kind"] = "graph";
+         event(r)["start_ns"] = "x";
+       }},
       {"no start", [&](ordered& r) { event(r).erase("start_ns"); }},
       {"null end", [&](ordered& r) { event(r)["end_ns"] = nullptr; }},
       {"negative start", [&](ordered& r) { event(r)["start_ns"] = -5; }},
@@ -165,10 +171,19 @@ TEST(TimelineReader, OddAndFaultyTimelinesGiveTheDomReadersOutcome) {
       {"pageable a number", [&](ordered& r) { event(r)["pageable"] = 1; }},
       {"null pageable", [&](ordered& r) { event(r)["pageable"] = nullptr; }},
       {"thread over 32 bits", [&](ordered& r) { event(r)["thread_id"] = 1ULL << 33; }},
-      {"grid of two", [&](ordered& r) { event(r)["grid"] = {1, 2}; }},
-      {"block over 32 bits", [&](ordered& r) { event(r)["block"] = {1ULL << 32, 1, 1}; }},
+      {"grid of two",
+       [&](ordered& r) {
+         event(r)["grid"] = {1, 2};
+       }},
+      {"block over 32 bits",
+       [&](ordered& r) {
+         event(r)["block"] = {1ULL << 32, 1, 1};
+       }},
       {"null grid", [&](ordered& r) { event(r)["grid"] = nullptr; }},
-      {"an extra field", [&](ordered& r) { event(r)["future"] = {{"a", 1}}; }},
+      {"an extra field",
+       [&](ordered& r) {
+         event(r)["future"] = {{"a", 1}};
+       }},
       {"event not an object", [&](ordered& r) { r["timeline"]["events"][0] = 5; }},
       {"events not an array", [&](ordered& r) { r["timeline"]["events"] = "none"; }},
       {"window start a string", [&](ordered& r) { r["timeline"]["start_ns"] = "0"; }},
@@ -176,21 +191,24 @@ TEST(TimelineReader, OddAndFaultyTimelinesGiveTheDomReadersOutcome) {
       {"timeline not an object", [&](ordered& r) { r["timeline"] = 5; }},
       {"null timeline", [&](ordered& r) { r["timeline"] = nullptr; }},
   };
-  const std::string path = (fs::temp_directory_path() / ("limiter_timeline_faults_" + std::to_string(::getpid()) + ".json")).string();
+  const std::string path =
+      (fs::temp_directory_path() / ("limiter_timeline_faults_" + std::to_string(::getpid()) + ".json")).string();
   const auto check = [&](const std::string& what, const std::string& text) {
     std::ofstream(path, std::ios::binary) << text;
     const std::string dom = outcome([&] { return dom_read(path); });
     EXPECT_EQ(outcome([&] { return read_run_file(path); }), dom) << what;
     EXPECT_EQ(outcome([&] { return read_run_header(path); }), dom.starts_with("read ") ? outcome([&] {
-      RunRecord header = dom_read(path);
-      header.launches.clear();
-      return header;
-    }) : dom) << what;
+                RunRecord header = dom_read(path);
+                header.launches.clear();
+                return header;
+              })
+                                                                                       : dom)
+        << what;
   };
   for (const auto& [what, change] : changes) {
     ordered bad = good;
     change(bad);
-    check(what, json_text(bad));                               // the timeline before the launches
+    check(what, json_text(bad));                                            // the timeline before the launches
     check(what + ", keys sorted", json_text(json::parse(json_text(bad))));  // and after them
   }
   // Texts a JSON writer does not make: -0, a number over 64 bits, a field given twice.
@@ -223,7 +241,7 @@ TEST(TimelineWriter, EventsAreWrittenAsTheirJsonObjectsWouldBe) {
   TimelineEvent every = every_field_set();
   events.push_back(every);
   for (const std::string& name : {std::string("tab\there"), std::string("nul\0in", 6), std::string("bad \xFF utf-8"),
-                                 std::string("\x7F"), std::string("")}) {
+                                  std::string("\x7F"), std::string("")}) {
     every.name = name;
     events.push_back(every);
   }
@@ -238,10 +256,12 @@ TEST(TimelineWriter, EventsAreWrittenAsTheirJsonObjectsWouldBe) {
 
 // Malformed events are named by the whole reader; the header without events never looks at them.
 TEST(TimelineReader, AMalformedTimelineIsNamedWhereItsEventsAreRead) {
-  const std::string path = (fs::temp_directory_path() / ("limiter_timeline_malformed_" + std::to_string(::getpid()) + ".json")).string();
-  std::ofstream(path) << json_text(to_json(small_run())).substr(0, 1)
-                      << "\n\"timeline\": {\"dropped_records\": 4, \"events\": [{\"kind\": \"kernel\", \"end_ns\": tru}]},"
-                      << json_text(to_json(small_run())).substr(1);
+  const std::string path =
+      (fs::temp_directory_path() / ("limiter_timeline_malformed_" + std::to_string(::getpid()) + ".json")).string();
+  std::ofstream(path)
+      << json_text(to_json(small_run())).substr(0, 1)
+      << "\n\"timeline\": {\"dropped_records\": 4, \"events\": [{\"kind\": \"kernel\", \"end_ns\": tru}]},"
+      << json_text(to_json(small_run())).substr(1);
   try {
     read_run_file(path);
     FAIL() << "a malformed timeline was read";

@@ -258,7 +258,8 @@ TEST(TimelineRecord, HundredThousandEventsRead) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_TRUE(header.timeline);
   EXPECT_EQ(header.timeline->events.size(), 100'000u);
-  std::cout << "100,000 timeline events read in " << seconds << " s (" << static_cast<double>(fs::file_size(path)) / 1e6 << " MB)\n";
+  std::cout << "100,000 timeline events read in " << seconds << " s (" << static_cast<double>(fs::file_size(path)) / 1e6
+            << " MB)\n";
   fs::remove(path);
 }
 

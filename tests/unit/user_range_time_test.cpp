@@ -30,7 +30,7 @@ KernelLaunch ranged_launch() {
       {"dram__bytes.sum.peak_sustained", 1280.0},
       {"sm__warps_active.avg.pct_of_peak_sustained_active", 70.0},
       {"dram__bytes_read.sum", 4.0e6},
-      {"gr__cycles_active.max", 7200.0},    // the compute engine active 4 us of the range's 20 us
+      {"gr__cycles_active.max", 7200.0},  // the compute engine active 4 us of the range's 20 us
       {"gr__cycles_elapsed.max", 36000.0},
   };
   return launch;

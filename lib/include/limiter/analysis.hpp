@@ -24,19 +24,19 @@ std::string to_string(LatencyCause cause);
 
 // Defaults are Nsight Compute's SOLBottleneck thresholds (80 / 60 / 10) and waves < 1.
 struct Thresholds {
-  double high_utilization = 0.80;   // at or above: throughput-limited by the busiest unit
-  double latency = 0.60;            // below on both sides: latency-limited
-  double balance_gap = 0.10;        // in between: the side that leads by this much wins
-  double small_grid_waves = 1.0;    // fewer waves than this: "small grid"
-  double low_occupancy = 0.50;      // theoretical occupancy below this: "low occupancy"
-  double tail_idle = 0.10;          // share of SM time idle in the last wave: "tail effect"
-  double lmem_significant = 0.10;   // LMEM share worth fixing (ncu LocalMemoryUsage: 10 %)
-  double lmem_negligible = 0.05;    // LMEM instruction share not worth fixing (seed 001)
+  double high_utilization = 0.80;  // at or above: throughput-limited by the busiest unit
+  double latency = 0.60;           // below on both sides: latency-limited
+  double balance_gap = 0.10;       // in between: the side that leads by this much wins
+  double small_grid_waves = 1.0;   // fewer waves than this: "small grid"
+  double low_occupancy = 0.50;     // theoretical occupancy below this: "low occupancy"
+  double tail_idle = 0.10;         // share of SM time idle in the last wave: "tail effect"
+  double lmem_significant = 0.10;  // LMEM share worth fixing (ncu LocalMemoryUsage: 10 %)
+  double lmem_negligible = 0.05;   // LMEM instruction share not worth fixing (seed 001)
   // PM-sampling mode: a kernel's aggregate gets a verdict only with this much support.
-  std::uint64_t min_samples = 20;   // samples that overlap its launches
-  double min_purity = 0.5;          // its share of the busy time in those samples
-  double max_overlap = 0.5;         // share of its time another kernel ran concurrently
-  double min_separability = 0.3;    // or, when less pure: how well the least-squares fit separates it
+  std::uint64_t min_samples = 20;  // samples that overlap its launches
+  double min_purity = 0.5;         // its share of the busy time in those samples
+  double max_overlap = 0.5;        // share of its time another kernel ran concurrently
+  double min_separability = 0.3;   // or, when less pure: how well the least-squares fit separates it
   // With the fit's standard errors: the verdict must hold with every fitted counter moved by two
   // of them plus this share of its value, the systematic part (on an H100 PyTorch loop the
   // sampled SM-side percentages of pure GEMMs read 8-9 % above the exact mode's).
@@ -57,32 +57,32 @@ struct AnalysisOptions {
 struct Evidence {
   std::string quantity;  // "utilization.dram"
   double value = 0.0;
-  std::string detail;    // "1.05 GB in 264.5 us = 3.98 TB/s of 4.81 TB/s (theoretical: ...)"
+  std::string detail;  // "1.05 GB in 264.5 us = 3.98 TB/s of 4.81 TB/s (theoretical: ...)"
 };
 
 // One sub-unit's busy share (0..1), as ncu's Speed-of-Light breakdown defines it, or derived
 // from raw counters where the record lacks ncu's own figure.
 struct SubUnitUse {
-  std::string label;       // "tensor pipe", "L2 atomics and reductions", "DRAM"
+  std::string label;  // "tensor pipe", "L2 atomics and reductions", "DRAM"
   bool compute_side = false;
-  std::string group;       // issue, pipe, l1, l2, dram
+  std::string group;  // issue, pipe, l1, l2, dram
   double value = 0.0;
-  std::string source;      // the metric, or how it was derived
-  bool direct = true;      // false: derived from raw counters and peaks
+  std::string source;  // the metric, or how it was derived
+  bool direct = true;  // false: derived from raw counters and peaks
 };
 
 // Utilisations as fractions of peak (0..1); empty where the counters do not allow a value.
 struct Utilization {
-  std::optional<double> issue;   // warp instructions issued / scheduler slots
-  std::optional<double> l2;      // busiest L2 sub-unit (tag lookups, L2<->crossbar paths)
-  std::optional<double> dram;    // DRAM bytes / (time x peak)
-  std::optional<double> l1;      // L1TEX data pipe, when the record has it
-  std::map<std::string, double> pipes;  // per SM pipe, against elapsed cycles
-  std::string l2_source;         // which L2 sub-unit gave the value
+  std::optional<double> issue;             // warp instructions issued / scheduler slots
+  std::optional<double> l2;                // busiest L2 sub-unit (tag lookups, L2<->crossbar paths)
+  std::optional<double> dram;              // DRAM bytes / (time x peak)
+  std::optional<double> l1;                // L1TEX data pipe, when the record has it
+  std::map<std::string, double> pipes;     // per SM pipe, against elapsed cycles
+  std::string l2_source;                   // which L2 sub-unit gave the value
   std::vector<SubUnitUse> units;           // every sub-unit the record allows, busiest first
   std::vector<std::string> missing_units;  // SOL sub-units the record lacks (labels)
-  std::optional<double> compute() const;  // max over the SM side: issue, pipes
-  std::optional<double> memory() const;   // max over the memory side: L1, L2, DRAM
+  std::optional<double> compute() const;   // max over the SM side: issue, pipes
+  std::optional<double> memory() const;    // max over the memory side: L1, L2, DRAM
   const SubUnitUse* busiest(bool compute_side) const;
 };
 
@@ -94,16 +94,16 @@ struct LmemAnalysis {
   std::optional<double> l2_share;
   std::optional<double> l2_share_lower_bound;
   bool l2_share_is_upper_bound = false;
-  std::optional<double> l2_share_seed;   // the seed's estimate: 2 x load misses / all L2 queries
-  std::optional<double> l2_read_share;   // local load misses / L2 reads from L1
-  std::optional<double> l2_write_share;  // local store sectors / L2 writes from L1
+  std::optional<double> l2_share_seed;      // the seed's estimate: 2 x load misses / all L2 queries
+  std::optional<double> l2_read_share;      // local load misses / L2 reads from L1
+  std::optional<double> l2_write_share;     // local store sectors / L2 writes from L1
   std::optional<double> instruction_share;  // local ld+st instructions / issued
   std::optional<double> l1_load_hit_rate;
   std::optional<double> l1_store_hit_rate;
-  std::optional<double> l2_sectors;      // LMEM sectors reaching L2 (32-byte units)
-  bool significant = false;              // a share relevant to the verdict >= lmem_significant
-  bool dominant = false;                 // LMEM alone would keep the busiest memory unit >= latency
-  std::vector<std::string> warnings;     // e.g. a read or write side above 1
+  std::optional<double> l2_sectors;   // LMEM sectors reaching L2 (32-byte units)
+  bool significant = false;           // a share relevant to the verdict >= lmem_significant
+  bool dominant = false;              // LMEM alone would keep the busiest memory unit >= latency
+  std::vector<std::string> warnings;  // e.g. a read or write side above 1
 };
 
 struct OccupancyFigures {
@@ -128,9 +128,9 @@ struct KernelAnalysis {
   std::string limiting_group;      // its kind: "dram", "l2", "l1", "issue", "pipe"
   std::vector<LatencyCause> latency_causes;
   std::string verdict_reason;
-  std::string coverage_note;       // SOL sub-units the record lacks, and whether they could matter
+  std::string coverage_note;             // SOL sub-units the record lacks, and whether they could matter
   std::optional<SampleSupport> sampled;  // PM-sampling mode: the samples behind this aggregate
-  bool too_few_samples = false;    // sampled, and the support is below the thresholds: no verdict
+  bool too_few_samples = false;          // sampled, and the support is below the thresholds: no verdict
   std::vector<Evidence> evidence;
   std::vector<std::string> advice;
   // Why it waits, when the record has PC samples of the kernel (by name; shared by its launches).
@@ -150,13 +150,13 @@ struct RunAnalysis {
   PeakKind peaks = PeakKind::theoretical;
   std::string peaks_origin;
   Thresholds thresholds;
-  std::vector<MissedLaunches> missed;   // from the record: launches seen but not profiled
-  std::string ended;                    // from the record: how the profiled process ended
-  std::optional<std::string> cache_control;  // from the record: "none", "all" or unknown (RunRecord's)
-  std::optional<std::uint64_t> launches_seen;  // from the record: launches seen, profiled or not
-  std::vector<KernelSeen> kernels_seen;  // from the record: per kernel and configuration (budgets)
-  std::string host;                     // from the record: where the process ran
-  std::optional<RankInfo> rank;         // from the record: its rank in a job
+  std::vector<MissedLaunches> missed;           // from the record: launches seen but not profiled
+  std::string ended;                            // from the record: how the profiled process ended
+  std::optional<std::string> cache_control;     // from the record: "none", "all" or unknown (RunRecord's)
+  std::optional<std::uint64_t> launches_seen;   // from the record: launches seen, profiled or not
+  std::vector<KernelSeen> kernels_seen;         // from the record: per kernel and configuration (budgets)
+  std::string host;                             // from the record: where the process ran
+  std::optional<RankInfo> rank;                 // from the record: its rank in a job
   std::optional<StallSampling> stall_sampling;  // from the record: how its PC samples were taken
   std::vector<PhaseWindow> phases;      // from the record: the default run's phases, where each answer came from
   std::vector<KernelAnalysis> kernels;  // launch order

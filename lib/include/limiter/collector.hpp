@@ -61,7 +61,7 @@ class Collector {
   Collector(const Collector&) = delete;
   Collector& operator=(const Collector&) = delete;
 
-  void start();  // launches after this are profiled (nested calls count)
+  void start();          // launches after this are profiled (nested calls count)
   void stop() noexcept;  // and before this; decodes what was launched (errors go to stderr)
 
   // Decodes launches still waiting in a user-replay batch (synchronises their contexts).

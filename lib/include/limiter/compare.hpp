@@ -62,7 +62,9 @@ class OptionalNumber {
   double operator*() const { return std::bit_cast<double>(bits_); }
   double value_or(double otherwise) const { return has_value() ? **this : otherwise; }
   operator std::optional<double>() const { return has_value() ? std::optional<double>(**this) : std::nullopt; }
-  friend bool operator==(const OptionalNumber& a, const std::optional<double>& b) { return std::optional<double>(a) == b; }
+  friend bool operator==(const OptionalNumber& a, const std::optional<double>& b) {
+    return std::optional<double>(a) == b;
+  }
   friend bool operator==(const OptionalNumber& a, const OptionalNumber& b) {
     return std::optional<double>(a) == std::optional<double>(b);
   }
@@ -85,7 +87,7 @@ struct ComparedLaunch {
   // PM sampling: the entry aggregates this many launches (0: it is one launch).
   std::uint64_t aggregated_launches = 0;
   std::uint64_t exact_launches = 0;  // of them, profiled exactly (per-kernel budgets first)
-  struct Utilization {  // fractions of peak, as KernelAnalysis::utilization gives them
+  struct Utilization {               // fractions of peak, as KernelAnalysis::utilization gives them
     OptionalNumber issue, l2, dram, compute, memory;
   } utilization;
   struct Lmem {
@@ -194,8 +196,8 @@ struct UnmatchedKernel {
 struct SampledKernelComparison {
   std::string name;
   std::uint64_t before_samples = 0, after_samples = 0;
-  std::optional<double> before_share, after_share;  // of the run's samples
-  std::string before_reason, after_reason;          // most samples (stalls.hpp key); "" when none
+  std::optional<double> before_share, after_share;                // of the run's samples
+  std::string before_reason, after_reason;                        // most samples (stalls.hpp key); "" when none
   std::optional<double> before_reason_share, after_reason_share;  // of the kernel's samples
 };
 
@@ -243,7 +245,7 @@ struct RunComparison {
   std::string match_warning;
   // Kernel names matched though spelled differently (ncu's and CUPTI's spellings).
   std::size_t names_matched_by_key = 0;
-  bool launch_rows = false;  // matched holds launch rows (--launches)
+  bool launch_rows = false;                  // matched holds launch rows (--launches)
   std::vector<KernelComparison> matched;     // in BEFORE's launch order: group rows, or launch rows
   std::vector<KernelComparison> kernels;     // group rows, always: what the gate counts
   std::vector<UnmatchedKernel> only_before;  // launch order: groups, or launches with launch rows

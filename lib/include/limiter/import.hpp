@@ -22,8 +22,7 @@ RunRecord import_ncu_csv_file(const std::string& path, std::vector<std::string>*
 // Plain `kernel,metric,value` CSV in either counter model (detected from the metric names).
 // Kernels appear in the order they first appear. The architecture and SM count are not in
 // the file, so the caller gives them.
-RunRecord import_plain_csv(std::istream& in, const std::string& origin, const std::string& arch,
-                           int sm_count);
+RunRecord import_plain_csv(std::istream& in, const std::string& origin, const std::string& arch, int sm_count);
 // The same from a file, plain or gzip-compressed.
 RunRecord import_plain_csv_file(const std::string& path, const std::string& arch, int sm_count);
 

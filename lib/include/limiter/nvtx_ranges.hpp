@@ -29,8 +29,8 @@ struct NvtxStartEnd {
 };
 
 struct NvtxRanges {
-  std::vector<NvtxStack> push_pop;       // the launching thread's stacks, one per domain
-  std::vector<NvtxStartEnd> start_end;   // the process's open start/end ranges, oldest first
+  std::vector<NvtxStack> push_pop;      // the launching thread's stacks, one per domain
+  std::vector<NvtxStartEnd> start_end;  // the process's open start/end ranges, oldest first
   bool empty() const;
 };
 

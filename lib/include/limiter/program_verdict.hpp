@@ -33,10 +33,10 @@ std::string_view to_string(ProgramBound bound);
 std::string_view program_bound_key(ProgramBound bound);
 
 struct ProgramThresholds {
-  double gpu_bound_share = 0.80;   // kernels busy at least this share of the window: GPU-bound
+  double gpu_bound_share = 0.80;     // kernels busy at least this share of the window: GPU-bound
   double gpu_majority_share = 0.50;  // or at least this share and more than any idle cause
-  double fix_min_share = 0.05;     // a program-level fix is listed when its time is this share of the window
-  double short_kernel_ns = 20'000; // kernels shorter than this on average: graphs pay off
+  double fix_min_share = 0.05;       // a program-level fix is listed when its time is this share of the window
+  double short_kernel_ns = 20'000;   // kernels shorter than this on average: graphs pay off
   // Host time between two launch calls shorter than this counts as launching (the host issuing
   // work: the loop around the calls, and a tracer's own work per call), not as host work.
   double issue_gap_ns = 20'000;
@@ -52,15 +52,15 @@ struct ProgramThresholds {
 
 // Where the window's time went, in ns; each idle part is time the GPU ran nothing.
 struct TimeSplit {
-  double wall_ns = 0;        // the window (or a range's instances summed)
-  double gpu_busy_ns = 0;    // union of kernel, copy and memset intervals over all streams
-  double kernel_ns = 0;      // union of kernel intervals
-  double copy_only_ns = 0;   // copies or memsets running and no kernel: copies on the critical path
-  double idle_ns = 0;        // wall - busy
-  double idle_launch_ns = 0; // idle, the host inside a CUDA call that is neither a sync nor a copy
-  double idle_sync_ns = 0;   // idle, the host inside a synchronisation
-  double idle_copy_ns = 0;   // idle, the host inside a memcpy call (pageable copies are staged by the host)
-  double idle_host_ns = 0;   // idle, the host outside CUDA
+  double wall_ns = 0;               // the window (or a range's instances summed)
+  double gpu_busy_ns = 0;           // union of kernel, copy and memset intervals over all streams
+  double kernel_ns = 0;             // union of kernel intervals
+  double copy_only_ns = 0;          // copies or memsets running and no kernel: copies on the critical path
+  double idle_ns = 0;               // wall - busy
+  double idle_launch_ns = 0;        // idle, the host inside a CUDA call that is neither a sync nor a copy
+  double idle_sync_ns = 0;          // idle, the host inside a synchronisation
+  double idle_copy_ns = 0;          // idle, the host inside a memcpy call (pageable copies are staged by the host)
+  double idle_host_ns = 0;          // idle, the host outside CUDA
   double idle_unattributed_ns = 0;  // idle with no host activity in the record at all
   double share(double ns) const { return wall_ns > 0 ? ns / wall_ns : 0; }
   double busy_share() const { return share(gpu_busy_ns); }
@@ -71,16 +71,16 @@ struct TimeSplit {
 
 struct ProgramEvidence {
   std::size_t kernels = 0, copies = 0, memsets = 0, synchronizations = 0, api_calls = 0, nvtx_ranges = 0;
-  std::size_t launch_calls = 0;        // api calls that issue work (not syncs, not copies)
+  std::size_t launch_calls = 0;  // api calls that issue work (not syncs, not copies)
   std::size_t pageable_copies = 0;
   std::uint64_t copy_bytes = 0, pageable_copy_bytes = 0;
   double mean_kernel_ns = 0;
-  double median_kernel_gap_ns = 0;     // between the end of a kernel and the start of the next on the GPU
-  double mean_launch_call_ns = 0;      // time the host spends in a launch call
-  double launches_per_second = 0;      // kernels over the window
-  double sync_call_ns = 0;             // the host inside synchronisations (idle or not)
-  bool host_activity = false;          // the timeline holds api calls or synchronisations
-  std::uint64_t dropped_records = 0;   // timeline records dropped: every figure is a lower bound
+  double median_kernel_gap_ns = 0;    // between the end of a kernel and the start of the next on the GPU
+  double mean_launch_call_ns = 0;     // time the host spends in a launch call
+  double launches_per_second = 0;     // kernels over the window
+  double sync_call_ns = 0;            // the host inside synchronisations (idle or not)
+  bool host_activity = false;         // the timeline holds api calls or synchronisations
+  std::uint64_t dropped_records = 0;  // timeline records dropped: every figure is a lower bound
 };
 
 // A program-level fix, ranked with the kernels in "what to fix first" by the time it can save.
@@ -108,14 +108,14 @@ struct ProgramPause {
 
 struct ProgramVerdict {
   ProgramBound verdict = ProgramBound::gpu;
-  TimeSplit split;                    // the window without its pauses: what the verdict judges
-  std::vector<ProgramPause> pauses;   // set aside, in time order
-  double paused_ns = 0;               // their total
+  TimeSplit split;                   // the window without its pauses: what the verdict judges
+  std::vector<ProgramPause> pauses;  // set aside, in time order
+  double paused_ns = 0;              // their total
   ProgramEvidence evidence;
   std::uint64_t window_start_ns = 0, window_end_ns = 0;
-  std::string reason;                 // the verdict and the numbers it used, in one sentence
-  std::vector<std::string> advice;    // what fits the verdict, first the most useful
-  std::vector<ProgramFix> fixes;      // each cause at or above fix_min_share, most time first
+  std::string reason;                       // the verdict and the numbers it used, in one sentence
+  std::vector<std::string> advice;          // what fits the verdict, first the most useful
+  std::vector<ProgramFix> fixes;            // each cause at or above fix_min_share, most time first
   std::vector<RangeProgramVerdict> ranges;  // most wall time first; empty without NVTX ranges
   ProgramThresholds thresholds;
   // Where it was judged, in one sentence, for a run of several phases (judge_run_program): "judged

@@ -30,11 +30,11 @@ enum class CounterModel {
 
 // The GPU the run was recorded on. Fields a source cannot provide stay empty.
 struct DeviceDescription {
-  std::string name;                  // "NVIDIA H200"
-  std::string arch;                  // "sm_90"
-  std::string chip;                  // "GH100"
+  std::string name;  // "NVIDIA H200"
+  std::string arch;  // "sm_90"
+  std::string chip;  // "GH100"
   int sm_count = 0;
-  std::optional<double> sm_clock_hz;       // clock the counters were taken at, if known
+  std::optional<double> sm_clock_hz;  // clock the counters were taken at, if known
   std::optional<double> memory_clock_hz;
   std::optional<int> memory_bus_width_bits;
   std::optional<std::uint64_t> l2_bytes;
@@ -51,11 +51,11 @@ inline constexpr const char* kStandardErrorPrefix = "se:";
 inline constexpr const char* kExactCounterPrefix = "exact:";
 
 struct SampleSupport {
-  std::uint64_t launches = 0;     // launches of this kernel and configuration aggregated
-  double kernel_time_ns = 0;      // their summed duration (Activity API)
-  std::uint64_t samples = 0;      // samples that overlap at least one of them
-  double purity = 0;              // share of the busy time in those samples that was this kernel's (0..1)
-  double overlap_share = 0;       // share of its time another kernel ran concurrently (0..1)
+  std::uint64_t launches = 0;  // launches of this kernel and configuration aggregated
+  double kernel_time_ns = 0;   // their summed duration (Activity API)
+  std::uint64_t samples = 0;   // samples that overlap at least one of them
+  double purity = 0;           // share of the busy time in those samples that was this kernel's (0..1)
+  double overlap_share = 0;    // share of its time another kernel ran concurrently (0..1)
   // Set where its activity counters come from the least-squares fit across samples: the share of
   // its sample signal no other kernel's can explain (0..1; sampling.hpp).
   std::optional<double> separability;
@@ -74,10 +74,10 @@ struct SampleSupport {
 struct SamplingInfo {
   std::string mode = "pm-sampling";
   std::uint64_t interval_ns = 0;
-  std::uint64_t samples = 0;        // samples decoded
-  std::uint64_t samples_lost = 0;   // hardware-buffer overflows: samples that never arrived (estimate)
+  std::uint64_t samples = 0;                    // samples decoded
+  std::uint64_t samples_lost = 0;               // hardware-buffer overflows: samples that never arrived (estimate)
   std::string attribution = "busy-time share";  // how a sample's counters are split among kernels
-  std::vector<std::string> metrics;  // what each sample holds
+  std::vector<std::string> metrics;             // what each sample holds
   // False when kernels ran but no sample counted an instruction: the SM-side counters did not
   // count (on an H100, after the range profiler ran in the process), so no sampled verdict.
   bool sm_side_counted = true;
@@ -89,10 +89,10 @@ struct SamplingInfo {
 
 // One kernel launch, in launch order, with its configuration, resources and counters.
 struct KernelLaunch {
-  std::uint64_t sequence = 0;        // 0-based launch order within the run
-  std::string name;                  // demangled, as a user reads it
+  std::uint64_t sequence = 0;  // 0-based launch order within the run
+  std::string name;            // demangled, as a user reads it
   std::string mangled_name;
-  Dim3 grid;   // 0 x 0 x 0 when the source does not give the launch configuration
+  Dim3 grid;  // 0 x 0 x 0 when the source does not give the launch configuration
   Dim3 block;
   std::optional<int> registers_per_thread;
   std::optional<std::uint64_t> static_shared_bytes;
@@ -121,7 +121,7 @@ struct KernelLaunch {
   // metric name -> value in base units; looked up by string_view (std::less<>): the analysis
   // asks for dozens of counters per launch, without building a string for each.
   std::map<std::string, double, std::less<>> counters;
-  std::optional<SampleSupport> sampled;    // PM-sampling mode: an aggregate over launches, not one launch
+  std::optional<SampleSupport> sampled;  // PM-sampling mode: an aggregate over launches, not one launch
   // When the kernel ran (the timeline's clock, ns) and where its duration comes from:
   // "activity" (its kernel activity record) or "range" (the counters of its range).
   std::optional<std::uint64_t> start_ns, end_ns;
@@ -171,35 +171,35 @@ struct KernelSeen {
 // collected and when, so that every report knows where each answer came from. Times are CUPTI
 // timestamps, the timeline's clock; 0 where no clock was read (the phase never began).
 struct PhaseWindow {
-  std::string name;                // "counters", "samples", "timeline"
+  std::string name;  // "counters", "samples", "timeline"
   std::uint64_t start_ns = 0, end_ns = 0;
-  std::uint64_t launches = 0;      // the launches seen while it was the current phase
-  std::string ended_by;            // "budgets spent", "window over", "the app ended", "never began"
+  std::uint64_t launches = 0;  // the launches seen while it was the current phase
+  std::string ended_by;        // "budgets spent", "window over", "the app ended", "never began"
   std::uint64_t duration_ns() const { return end_ns > start_ns ? end_ns - start_ns : 0; }
   friend bool operator==(const PhaseWindow&, const PhaseWindow&) = default;
 };
 
 struct RunRecord {
   int schema_version = kExactRunSchemaVersion;  // kRunSchemaVersion when `sampling` is set
-  std::string tool_version;                 // limiter version that wrote it
-  std::string source;                       // "cupti", "ncu-csv", "plain-csv"
-  std::string created_at;                   // ISO 8601 UTC
-  std::vector<std::string> command_line;    // the profiled (or importing) command
-  std::string host;                         // host name of the profiled process; empty: unknown
-  std::optional<RankInfo> rank;             // set when the process was one rank of a job
+  std::string tool_version;                     // limiter version that wrote it
+  std::string source;                           // "cupti", "ncu-csv", "plain-csv"
+  std::string created_at;                       // ISO 8601 UTC
+  std::vector<std::string> command_line;        // the profiled (or importing) command
+  std::string host;                             // host name of the profiled process; empty: unknown
+  std::optional<RankInfo> rank;                 // set when the process was one rank of a job
   CounterModel counter_model = CounterModel::perfworks;
   DeviceDescription device;
-  std::vector<MissedLaunches> missed;       // launches seen but not profiled (empty: none)
+  std::vector<MissedLaunches> missed;          // launches seen but not profiled (empty: none)
   std::optional<std::uint64_t> launches_seen;  // all launches the collector saw, selected or not
-  std::vector<KernelSeen> kernels_seen;     // per kernel and configuration, with per-kernel budgets
-  std::string ended;                        // how the profiled process ended: "exit", "signal SIGTERM",
-                                            // "killed" (recovered from its partial file); empty: unknown
+  std::vector<KernelSeen> kernels_seen;        // per kernel and configuration, with per-kernel budgets
+  std::string ended;                           // how the profiled process ended: "exit", "signal SIGTERM",
+                                               // "killed" (recovered from its partial file); empty: unknown
   // The cache condition the exact counters were measured under (`limiter run --cache-control`):
   // "none", the app's own cache state; "all", L2 flushed and invalidated before each profiled
   // launch (Nsight Compute's default). Unset in records with no exact counters (--trace, --stalls,
   // --sampling alone), in imports and in records before it.
   std::optional<std::string> cache_control;
-  std::optional<SamplingInfo> sampling;     // set: a PM-sampling run (launches are per-kernel aggregates)
+  std::optional<SamplingInfo> sampling;  // set: a PM-sampling run (launches are per-kernel aggregates)
   // The activity timeline of the profiled window (timeline.hpp): the program verdict and the
   // Perfetto export read it. Unset in records before it and in imported ones.
   std::optional<Timeline> timeline;

@@ -14,7 +14,7 @@ namespace limiter {
 nlohmann::ordered_json to_json(const RunRecord& run);
 RunRecord run_from_json(const nlohmann::json& json, const std::string& origin = "<json>");
 
-RunRecord read_run_file(const std::string& path);              // throws InputError
+RunRecord read_run_file(const std::string& path);  // throws InputError
 // In the layout of `limiter run`'s records: the run's fields indented, then a launch per line.
 void write_run_file(const RunRecord& run, const std::string& path);  // atomic: temp + rename
 void write_run_json(const RunRecord& run, std::ostream& out);

@@ -45,9 +45,9 @@ struct KernelGroup {
   Dim3 grid, block;
   std::vector<std::size_t> launch_indices;  // into RunAnalysis::kernels, in launch order
   DurationStats durations;
-  std::optional<double> time_share;         // of the run's total time
+  std::optional<double> time_share;  // of the run's total time
   VerdictCounts verdicts;
-  std::optional<Verdict> main_verdict;      // the verdict of most of the group's time
+  std::optional<Verdict> main_verdict;                // the verdict of most of the group's time
   std::shared_ptr<const KernelStallAnalysis> stalls;  // its PC samples by stall reason, when recorded
   std::size_t launches() const { return launch_indices.size(); }
 };
@@ -64,8 +64,8 @@ struct FixFirstItem {
   std::size_t representative = 0;  // index into RunAnalysis::kernels: the group's longest launch
   std::optional<Verdict> verdict;  // of the representative launch
   std::string limiting_unit;
-  std::string headline;            // the advice, cut to its first remedy
-  std::string advice;              // the advice item the headline comes from, in full
+  std::string headline;  // the advice, cut to its first remedy
+  std::string advice;    // the advice item the headline comes from, in full
 };
 
 struct RunRollup {

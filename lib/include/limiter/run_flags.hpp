@@ -34,20 +34,20 @@ struct FlagCodec {
 };
 
 struct RunFlag {
-  std::string name;          // the flag without "--"; its variable is LIMITER_ + NAME in capitals, '-' as '_'
-  char short_name = 0;       // -k, or 0
+  std::string name;     // the flag without "--"; its variable is LIMITER_ + NAME in capitals, '-' as '_'
+  char short_name = 0;  // -k, or 0
   FlagKind kind = FlagKind::flag;
   ValueType type = ValueType::text;
   std::string default_text;  // limiter run's default ("" none); differing from it puts the option in effect
   std::string help;
-  std::string field;         // the CollectorOptions field it sets (its documentation is there)
-  ModeSet modes = kAllModes; // the modes that allow it
-  ModeSet chooses = 0;       // a mode's own flag (--trace): the mode it chooses
-  std::string why;           // why it goes only with its modes, for the refusal (none: the mode's own reason)
-  std::string alias;         // an older variable kept working where the name does not follow the rule
+  std::string field;          // the CollectorOptions field it sets (its documentation is there)
+  ModeSet modes = kAllModes;  // the modes that allow it
+  ModeSet chooses = 0;        // a mode's own flag (--trace): the mode it chooses
+  std::string why;            // why it goes only with its modes, for the refusal (none: the mode's own reason)
+  std::string alias;          // an older variable kept working where the name does not follow the rule
   std::optional<FlagCodec> alias_codec;  // the older variable's value when it differs (another unit)
-  std::string alias_note;    // how, then, for --help
-  std::string hint;          // added to a bad value's message
+  std::string alias_note;                // how, then, for --help
+  std::string hint;                      // added to a bad value's message
   FlagCodec codec;
 };
 
@@ -55,8 +55,8 @@ struct RunFlag {
 const std::vector<RunFlag>& run_flags();
 const RunFlag& run_flag(const std::string& name);  // throws std::logic_error for a name not in the table
 
-std::string environment_name(const RunFlag& flag);  // LIMITER_PER_KERNEL_COUNT
-std::string display_name(const RunFlag& flag);      // --per-kernel-count, or the variable for a knob
+std::string environment_name(const RunFlag& flag);                     // LIMITER_PER_KERNEL_COUNT
+std::string display_name(const RunFlag& flag);                         // --per-kernel-count, or the variable for a knob
 bool in_effect(const RunFlag& flag, const CollectorOptions& options);  // its value is not its default
 
 // Sets FLAG's field from TEXT; an InputError "WHO must be ..., not 'TEXT'" (one line) when malformed.

@@ -26,8 +26,8 @@
 namespace limiter {
 
 struct SummaryOptions {
-  std::string kernel_regex;    // -k: only kernels a name of which matches (kernel_selection.hpp)
-  bool keep_launches = true;   // keep each selected launch's analysis (--launches, csv, json)
+  std::string kernel_regex;   // -k: only kernels a name of which matches (kernel_selection.hpp)
+  bool keep_launches = true;  // keep each selected launch's analysis (--launches, csv, json)
   // Beyond this many selected launches none is kept (RunSummary::launches_dropped): memory stays flat.
   std::size_t keep_launches_up_to = std::numeric_limits<std::size_t>::max();
   NameStyle names = NameStyle::short_form;
@@ -99,9 +99,9 @@ struct NvtxRangeSummary {
   std::string ranges;  // e.g. "train_step/forward/"
   std::size_t launches = 0;
   DurationStats durations;
-  std::optional<double> time_share;     // of the whole run's time
+  std::optional<double> time_share;  // of the whole run's time
   VerdictCounts verdicts;
-  std::optional<Verdict> main_verdict;  // the verdict of most of the range's time
+  std::optional<Verdict> main_verdict;   // the verdict of most of the range's time
   std::vector<std::string> top_kernels;  // display names, most time first (at most kNvtxTopKernels)
 };
 inline constexpr std::size_t kNvtxTopKernels = 3;
@@ -133,13 +133,13 @@ struct RunSummary {
   // With per-kernel budgets (the record's kernels_seen): the estimated time of all launches seen,
   // profiled or not. Kernel time shares are then of this.
   std::optional<double> estimated_total_ns;
-  std::size_t distinct_kernels = 0;   // distinct names among the selected launches
+  std::size_t distinct_kernels = 0;  // distinct names among the selected launches
   // With -k: the kernels (demangled) of the launches, timeline and samples it did not select.
   std::vector<std::string> unselected_kernels;
-  bool launches_dropped = false;      // more selected launches than SummaryOptions::keep_launches_up_to
+  bool launches_dropped = false;              // more selected launches than SummaryOptions::keep_launches_up_to
   std::set<std::uint64_t> longest_sequences;  // SummaryOptions::longest_to_note
-  std::vector<KernelSummary> groups;  // selected launches, most total time first
-  std::vector<VerdictTime> time_by_verdict;  // selected launches: bandwidth, instruction, latency, none
+  std::vector<KernelSummary> groups;          // selected launches, most total time first
+  std::vector<VerdictTime> time_by_verdict;   // selected launches: bandwidth, instruction, latency, none
   std::vector<FixFirstEntry> fix_first;
   // Selected launches by NVTX ranges, most time first; empty when no launch has a range.
   std::vector<NvtxRangeSummary> nvtx_ranges;

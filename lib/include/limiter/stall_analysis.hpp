@@ -23,26 +23,26 @@ namespace limiter {
 inline constexpr const char* kIssuedReason = "selected";
 
 struct StallThresholds {
-  double dominant_share = 0.20;     // of the stalled samples: a reason worth naming and advising on
-  std::size_t dominant_limit = 2;   // at most this many dominant reasons
-  std::size_t hot_lines = 5;        // the hottest PCs kept for the reports
+  double dominant_share = 0.20;    // of the stalled samples: a reason worth naming and advising on
+  std::size_t dominant_limit = 2;  // at most this many dominant reasons
+  std::size_t hot_lines = 5;       // the hottest PCs kept for the reports
 };
 
 struct StallShare {
-  std::string reason;       // key, as stalls.hpp: "long_scoreboard"
-  std::string title;        // as ncu prints it: "Stall Long Scoreboard"
+  std::string reason;  // key, as stalls.hpp: "long_scoreboard"
+  std::string title;   // as ncu prints it: "Stall Long Scoreboard"
   std::uint64_t samples = 0;
-  double share = 0;         // of all the kernel's samples (0..1)
-  double stall_share = 0;   // of its stalled samples (0..1); 0 for "selected"
+  double share = 0;        // of all the kernel's samples (0..1)
+  double stall_share = 0;  // of its stalled samples (0..1); 0 for "selected"
 };
 
 // One of the kernel's hottest PCs.
 struct HotLine {
   std::uint64_t pc_offset = 0;
   std::uint64_t samples = 0;
-  double share = 0;                  // of all the kernel's samples
-  std::string reason;                // the reason with most of its samples (key); empty when none
-  StallCounts reasons;               // all of its samples by reason: what merging ranks' lines sums
+  double share = 0;     // of all the kernel's samples
+  std::string reason;   // the reason with most of its samples (key); empty when none
+  StallCounts reasons;  // all of its samples by reason: what merging ranks' lines sums
   std::string sass;
   std::optional<std::string> file;
   std::optional<std::uint32_t> line;
@@ -51,12 +51,12 @@ struct HotLine {
 };
 
 struct KernelStallAnalysis {
-  std::string name;                    // demangled, as KernelLaunch::name
-  std::uint64_t samples = 0;           // all, "selected" included (the reasons' sum)
-  std::uint64_t stalled_samples = 0;   // all but "selected"
-  std::vector<StallShare> reasons;     // every reason with samples, most first
-  std::vector<StallShare> dominant;    // stall reasons >= dominant_share of the stalled samples, most first
-  std::vector<HotLine> hot_lines;      // most samples first, at most StallThresholds::hot_lines
+  std::string name;                   // demangled, as KernelLaunch::name
+  std::uint64_t samples = 0;          // all, "selected" included (the reasons' sum)
+  std::uint64_t stalled_samples = 0;  // all but "selected"
+  std::vector<StallShare> reasons;    // every reason with samples, most first
+  std::vector<StallShare> dominant;   // stall reasons >= dominant_share of the stalled samples, most first
+  std::vector<HotLine> hot_lines;     // most samples first, at most StallThresholds::hot_lines
   double issued_share() const {
     return samples ? static_cast<double>(samples - stalled_samples) / static_cast<double>(samples) : 0.0;
   }

@@ -41,15 +41,15 @@ struct HotPc {
   std::uint64_t pc_offset = 0;  // from the function's start, bytes
   std::uint64_t samples = 0;
   StallCounts reasons;
-  std::string sass;                  // the instruction, disassembled; empty when the cubin was not kept
-  std::optional<std::string> file;   // source file and line (module built with -lineinfo)
+  std::string sass;                 // the instruction, disassembled; empty when the cubin was not kept
+  std::optional<std::string> file;  // source file and line (module built with -lineinfo)
   std::optional<std::uint32_t> line;
   friend bool operator==(const HotPc&, const HotPc&) = default;
 };
 
 // One kernel (function), its samples summed over every launch sampled.
 struct KernelStalls {
-  std::string name;          // demangled, as KernelLaunch::name: joins the launches
+  std::string name;  // demangled, as KernelLaunch::name: joins the launches
   std::string mangled_name;
   std::uint64_t cubin_crc = 0;  // which module (two modules can hold functions of one name)
   std::uint64_t samples = 0;    // all samples of the kernel, "selected" included

@@ -1,14 +1,13 @@
 #pragma once
 // Times of launches profiled in user ranges (graph launches, and every launch after them). A user
 // range on the GPU lasts from PushRange to PopRange, so it spans the host's work between them as
-// well as the kernel: a 3.6 us kernel read 16-33 us on an H100 (bench/results/2026-11-23-graphs.md). Counts (instructions,
-// sectors) are exact; what scales with elapsed time is not. The compute engine's active cycles
-// in the range (gr__cycles_active, collected with every plan in the same pass) give the kernel's
-// own duration, and those counters are rescaled to it. The engine is also busy with the
-// profiler's own range work: on an H100 a 3.6 us kernel read 6.2 us in an eager user range and
-// 8.7 us as a graph node (p50; the ranges themselves 17 and 23 us). The work of an empty range is
-// taken out (kRangeWorkCounter): 4.0 us eager, ~6.8 us as a node, which keeps the graph launch's
-// own front-end work (bench/results/2026-11-24-graphs-default.md).
+// well as the kernel: a 3.6 us kernel read 16-33 us on an H100 (bench/results/2026-11-23-graphs.md). Counts
+// (instructions, sectors) are exact; what scales with elapsed time is not. The compute engine's active cycles in the
+// range (gr__cycles_active, collected with every plan in the same pass) give the kernel's own duration, and those
+// counters are rescaled to it. The engine is also busy with the profiler's own range work: on an H100 a 3.6 us kernel
+// read 6.2 us in an eager user range and 8.7 us as a graph node (p50; the ranges themselves 17 and 23 us). The work of
+// an empty range is taken out (kRangeWorkCounter): 4.0 us eager, ~6.8 us as a node, which keeps the graph launch's own
+// front-end work (bench/results/2026-11-24-graphs-default.md).
 //
 // Rejected: the kernels' CUPTI activity records (concurrent-kernel), matched by correlation ID.
 // Enabling them instruments the kernels inside the range: on an H100 a small kernel's

@@ -31,17 +31,21 @@ void bandwidth_advice(const KernelAnalysis& k, const Thresholds& t, std::vector<
                      " of L1-L2 traffic: spills are not what limits this kernel.");
   }
   if (k.limiting_unit == "L2 atomics and reductions") {
-    advice.push_back("L2's atomic units are the busiest: combine updates before they reach L2 (aggregate within "
-                     "a warp with __reduce_add_sync or a shared-memory histogram per block, or sort the indices so "
-                     "equal targets are summed first).");
+    advice.push_back(
+        "L2's atomic units are the busiest: combine updates before they reach L2 (aggregate within "
+        "a warp with __reduce_add_sync or a shared-memory histogram per block, or sort the indices so "
+        "equal targets are summed first).");
   } else if (k.limiting_unit == "L1/shared data pipe") {
-    advice.push_back("The L1/shared-memory data pipe is the busiest: look for shared-memory bank conflicts (pad "
-                     "arrays, use odd strides) and uncoalesced accesses that take several wavefronts each.");
+    advice.push_back(
+        "The L1/shared-memory data pipe is the busiest: look for shared-memory bank conflicts (pad "
+        "arrays, use odd strides) and uncoalesced accesses that take several wavefronts each.");
   } else if (k.limiting_group == "dram") {
-    advice.push_back("DRAM is the busiest unit: move fewer bytes (reuse data through shared memory or L2, "
-                     "smaller types, fuse kernels that re-read the same arrays).");
+    advice.push_back(
+        "DRAM is the busiest unit: move fewer bytes (reuse data through shared memory or L2, "
+        "smaller types, fuse kernels that re-read the same arrays).");
   } else {
-    advice.push_back("The " + k.limiting_unit + " is the busiest unit: cut L1/L2 transactions (coalesce "
+    advice.push_back("The " + k.limiting_unit +
+                     " is the busiest unit: cut L1/L2 transactions (coalesce "
                      "accesses, widen loads, keep reused data in shared memory or registers).");
   }
 }
@@ -57,11 +61,13 @@ void instruction_advice(const KernelAnalysis& k, const Thresholds& t, std::vecto
                      "so the spills are not worth fixing.");
   }
   if (k.limiting_unit.rfind("tensor pipe", 0) == 0) {
-    advice.push_back("The tensor pipe is the limit: the matrix math itself. Only fewer or cheaper MMAs help "
-                     "(lower precision such as bf16 or fp8, sparsity, Hopper's warpgroup MMA in place of mma.sync).");
+    advice.push_back(
+        "The tensor pipe is the limit: the matrix math itself. Only fewer or cheaper MMAs help "
+        "(lower precision such as bf16 or fp8, sparsity, Hopper's warpgroup MMA in place of mma.sync).");
     return;
   }
-  advice.push_back("Issue slots or a pipe (" + k.limiting_unit + ") are the limit: execute fewer instructions "
+  advice.push_back("Issue slots or a pipe (" + k.limiting_unit +
+                   ") are the limit: execute fewer instructions "
                    "(simpler index arithmetic, wider loads, work moved out of inner loops, faster math "
                    "intrinsics where accuracy allows).");
 }
@@ -80,9 +86,15 @@ void latency_advice(const KernelAnalysis& k, const Thresholds& t, std::vector<st
         case OccupancyLimiter::registers:
           how = "use fewer registers per thread (__launch_bounds__ or -maxrregcount; watch for spills)";
           break;
-        case OccupancyLimiter::shared_memory: how = "use less shared memory per block"; break;
-        case OccupancyLimiter::blocks: how = "use larger blocks (at least 64 threads each)"; break;
-        case OccupancyLimiter::warps: how = "use smaller blocks so that more of them fit"; break;
+        case OccupancyLimiter::shared_memory:
+          how = "use less shared memory per block";
+          break;
+        case OccupancyLimiter::blocks:
+          how = "use larger blocks (at least 64 threads each)";
+          break;
+        case OccupancyLimiter::warps:
+          how = "use smaller blocks so that more of them fit";
+          break;
       }
       advice.push_back("Occupancy is " + format_percent(occ.occupancy) + " (" + std::to_string(occ.blocks_per_sm) +
                        " blocks per SM, limited by " + to_string(occ.limited_by) + "): " + how +
@@ -99,8 +111,9 @@ void latency_advice(const KernelAnalysis& k, const Thresholds& t, std::vector<st
                      " of the time: each miss waits for L2; " + kSpillRemedies + ".");
   }
   if (k.latency_causes.empty()) {
-    advice.push_back("No unit is busy: expose more independent work per warp (ILP: unroll, several elements "
-                     "per thread) or more warps (TLP), and shorten dependent chains of loads.");
+    advice.push_back(
+        "No unit is busy: expose more independent work per warp (ILP: unroll, several elements "
+        "per thread) or more warps (TLP), and shorten dependent chains of loads.");
   }
   (void)t;
 }
@@ -111,14 +124,15 @@ void conditional_advice(const KernelAnalysis& k, const Thresholds& t, std::vecto
     advice.push_back("If this kernel is bandwidth-limited: local memory is " + l2_share_text(k.lmem) +
                      " of L2 traffic" +
                      (*k.lmem.l2_share >= t.lmem_significant ? ", significant: " + std::string(kSpillRemedies)
-                                                             : ", not significant") + ".");
+                                                             : ", not significant") +
+                     ".");
   }
   if (k.lmem.instruction_share) {
     const bool negligible = *k.lmem.instruction_share < t.lmem_negligible;
-    advice.push_back("If it is instruction-limited: local memory is " + format_percent(k.lmem.instruction_share) +
-                     " of issued instructions" +
-                     (negligible ? ", not worth fixing (removing every spill gains at most that much)"
-                                 : ", worth reducing") + ".");
+    advice.push_back(
+        "If it is instruction-limited: local memory is " + format_percent(k.lmem.instruction_share) +
+        " of issued instructions" +
+        (negligible ? ", not worth fixing (removing every spill gains at most that much)" : ", worth reducing") + ".");
   }
 }
 

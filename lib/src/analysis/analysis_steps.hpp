@@ -11,8 +11,8 @@ namespace limiter::detail {
 
 // Fills utilisations and appends the evidence of how each was computed (none, and no wording
 // of sub-unit sources, when EVIDENCE is null: AnalysisOptions::explain off).
-Utilization compute_utilization(const KernelLaunch& launch, const DeviceDescription& device,
-                                CounterModel model, const PeakSet& peaks, std::vector<Evidence>* evidence);
+Utilization compute_utilization(const KernelLaunch& launch, const DeviceDescription& device, CounterModel model,
+                                const PeakSet& peaks, std::vector<Evidence>* evidence);
 
 LmemAnalysis compute_lmem(const KernelLaunch& launch, const DeviceDescription& device, CounterModel model);
 

@@ -14,18 +14,24 @@ namespace limiter {
 
 std::string to_string(Verdict verdict) {
   switch (verdict) {
-    case Verdict::bandwidth: return "bandwidth";
-    case Verdict::instruction: return "instruction";
-    case Verdict::latency: return "latency";
+    case Verdict::bandwidth:
+      return "bandwidth";
+    case Verdict::instruction:
+      return "instruction";
+    case Verdict::latency:
+      return "latency";
   }
   return "latency";
 }
 
 std::string to_string(LatencyCause cause) {
   switch (cause) {
-    case LatencyCause::small_grid: return "small_grid";
-    case LatencyCause::low_occupancy: return "low_occupancy";
-    case LatencyCause::tail_effect: return "tail_effect";
+    case LatencyCause::small_grid:
+      return "small_grid";
+    case LatencyCause::low_occupancy:
+      return "low_occupancy";
+    case LatencyCause::tail_effect:
+      return "tail_effect";
   }
   return "small_grid";
 }
@@ -75,14 +81,15 @@ void note_missing_units(KernelAnalysis& out, const Thresholds& t, const std::str
   const double top = std::max(out.utilization.compute().value_or(0.0), out.utilization.memory().value_or(0.0));
   const bool settled = top >= t.high_utilization;
   out.coverage_note = (settled ? "not collected, unlikely to matter: " : "not collected, could change the verdict: ") +
-                      names + (source == "ncu-csv" ? " (ncu's --section SpeedOfLight collects them)"
-                                                   : " (`limiter run --plan sol` collects them)");
-  out.evidence.push_back({"coverage", static_cast<double>(missing.size()),
-                          "not in this record: " + names +
-                              (settled ? " (the verdict stands unless one of them is busier than the " +
-                                             out.limiting_unit + ")"
-                                       : " (any of them could be the busier unit)") +
-                              "; `limiter run --plan sol`, or ncu with --section SpeedOfLight, collects them"});
+                      names +
+                      (source == "ncu-csv" ? " (ncu's --section SpeedOfLight collects them)"
+                                           : " (`limiter run --plan sol` collects them)");
+  out.evidence.push_back(
+      {"coverage", static_cast<double>(missing.size()),
+       "not in this record: " + names +
+           (settled ? " (the verdict stands unless one of them is busier than the " + out.limiting_unit + ")"
+                    : " (any of them could be the busier unit)") +
+           "; `limiter run --plan sol`, or ncu with --section SpeedOfLight, collects them"});
 }
 
 // The verdict, and in words why (when EXPLAIN).
@@ -91,8 +98,9 @@ void decide(const KernelLaunch& k, const Thresholds& t, const std::string& sourc
   const auto memory = out.utilization.memory();
   if (!compute && !memory) {
     if (explain)
-      out.verdict_reason = "the counters allow no utilisation (need cycles or a duration with the instruction, "
-                           "L2 or DRAM counters), so no verdict";
+      out.verdict_reason =
+          "the counters allow no utilisation (need cycles or a duration with the instruction, "
+          "L2 or DRAM counters), so no verdict";
     return;
   }
   const double compute_value = compute.value_or(0.0), memory_value = memory.value_or(0.0);
@@ -112,9 +120,10 @@ void decide(const KernelLaunch& k, const Thresholds& t, const std::string& sourc
   }
   if (compute_value < t.latency && memory_value < t.latency) {
     out.verdict = Verdict::latency;
-    if (explain) out.verdict_reason = "busiest unit " + top_text + " of peak; compute " + format_percent(compute_value) +
-                         " and memory " + format_percent(memory_value) + " are both below " +
-                         format_percent(t.latency, 0);
+    if (explain)
+      out.verdict_reason = "busiest unit " + top_text + " of peak; compute " + format_percent(compute_value) +
+                           " and memory " + format_percent(memory_value) + " are both below " +
+                           format_percent(t.latency, 0);
     const auto waves = waves_of(k, out);
     if (waves && *waves < t.small_grid_waves) {
       out.latency_causes.push_back(LatencyCause::small_grid);
@@ -123,14 +132,16 @@ void decide(const KernelLaunch& k, const Thresholds& t, const std::string& sourc
     if (out.occupancy.theoretical && out.occupancy.theoretical->blocks_per_sm > 0 &&
         out.occupancy.theoretical->occupancy < t.low_occupancy) {
       out.latency_causes.push_back(LatencyCause::low_occupancy);
-      if (explain) out.verdict_reason += "; theoretical occupancy " + format_percent(out.occupancy.theoretical->occupancy) +
-                            " (limited by " + to_string(out.occupancy.theoretical->limited_by) + ")";
+      if (explain)
+        out.verdict_reason += "; theoretical occupancy " + format_percent(out.occupancy.theoretical->occupancy) +
+                              " (limited by " + to_string(out.occupancy.theoretical->limited_by) + ")";
     }
     if (out.occupancy.waves && out.occupancy.waves->full_waves >= 1 &&
         out.occupancy.waves->tail_idle_fraction >= t.tail_idle) {
       out.latency_causes.push_back(LatencyCause::tail_effect);
-      if (explain) out.verdict_reason += "; the last wave leaves " + format_percent(out.occupancy.waves->tail_idle_fraction) +
-                            " of SM time idle";
+      if (explain)
+        out.verdict_reason +=
+            "; the last wave leaves " + format_percent(out.occupancy.waves->tail_idle_fraction) + " of SM time idle";
     }
     return;
   }
@@ -175,7 +186,8 @@ std::vector<Verdict> verdicts_within_errors(const KernelLaunch& launch, const Ru
       KernelAnalysis corner;
       corner.utilization = detail::compute_utilization(shifted, run.device, run.counter_model, peaks, nullptr);
       decide(shifted, t, run.source, false, corner);
-      if (corner.verdict && std::find(out.begin(), out.end(), *corner.verdict) == out.end()) out.push_back(*corner.verdict);
+      if (corner.verdict && std::find(out.begin(), out.end(), *corner.verdict) == out.end())
+        out.push_back(*corner.verdict);
     }
   }
   return out;
@@ -194,8 +206,8 @@ void use_exact_launches(const KernelLaunch& launch, const RunRecord& run, const 
   exact.counters.clear();
   for (const auto& [metric, value] : s.exact_counters) exact.counters[metric] = value;
   KernelAnalysis e;
-  e.utilization = detail::compute_utilization(exact, run.device, run.counter_model, peaks,
-                                              options.explain ? &e.evidence : nullptr);
+  e.utilization =
+      detail::compute_utilization(exact, run.device, run.counter_model, peaks, options.explain ? &e.evidence : nullptr);
   e.lmem = detail::compute_lmem(exact, run.device, run.counter_model);
   e.occupancy = out.occupancy;
   decide(exact, options.thresholds, run.source, options.explain, e);
@@ -271,7 +283,7 @@ KernelAnalysis LaunchAnalyzer::analyze(const KernelLaunch& launch) const {
   decide(launch, t, run_.source, options_.explain, kernel);
   kernel.sampled = launch.sampled;
   detail::judge_sample_support(t, verdicts_within_errors(launch, run_, peaks_, t), sm_side_problem_,
-                       run_.sampling && run_.sampling->exact_after_sampling, kernel);
+                               run_.sampling && run_.sampling->exact_after_sampling, kernel);
   use_exact_launches(launch, run_, peaks_, options_, kernel);
   judge_lmem(t, kernel);
   kernel.ncu_sm_throughput = launch.counter(c::ncu_sm_throughput_pct);

@@ -54,8 +54,10 @@ void group_durations(const ComparedRun& run, const std::vector<std::uint32_t>& g
   counts.assign(groups, 0);
   for (std::size_t i = 0; i < run.launches.size(); ++i) {
     const auto& k = run.launches[i];
-    if (k.aggregated_launches > 0) stats[group_of[i]].add_aggregate(k.duration_ns, k.aggregated_launches);
-    else stats[group_of[i]].add(k.duration_ns);
+    if (k.aggregated_launches > 0)
+      stats[group_of[i]].add_aggregate(k.duration_ns, k.aggregated_launches);
+    else
+      stats[group_of[i]].add(k.duration_ns);
     counts[group_of[i]] += k.aggregated_launches > 0 ? k.aggregated_launches : 1;
   }
 }
@@ -111,7 +113,8 @@ std::vector<UnmatchedKernel> unmatched_groups(const ComparedRun& run, const std:
 
 // Launch rows (--launches, the same selection): the k-th launch of a kernel and configuration
 // against the k-th; each row carries its group's noise and gate.
-void match_in_order(const ComparedRun& before, const ComparedRun& after, const Grouping& grouping, RunComparison& result) {
+void match_in_order(const ComparedRun& before, const ComparedRun& after, const Grouping& grouping,
+                    RunComparison& result) {
   std::vector<const KernelComparison*> row_of_group(grouping.groups, nullptr);
   for (const auto& row : result.kernels) row_of_group[row.group] = &row;
   // AFTER's launches by group, in launch order: a group's in one run of PARTNERS from its START.
@@ -121,7 +124,8 @@ void match_in_order(const ComparedRun& before, const ComparedRun& after, const G
   std::vector<std::uint32_t> partners(after.launches.size());
   {
     std::vector<std::size_t> next(start.begin(), start.end() - 1);
-    for (std::size_t j = 0; j < after.launches.size(); ++j) partners[next[grouping.after[j]]++] = static_cast<std::uint32_t>(j);
+    for (std::size_t j = 0; j < after.launches.size(); ++j)
+      partners[next[grouping.after[j]]++] = static_cast<std::uint32_t>(j);
   }
   std::vector<std::size_t> seen(grouping.groups, 0);
   std::vector<bool> after_matched(after.launches.size(), false);
@@ -165,7 +169,8 @@ std::vector<std::optional<double>> launches_seen_by_group(const ComparedRun& run
     if (group == seen.size()) seen.push_back(0);
     seen[group] += k.launches;
   }
-  const bool holds_every = selection.kind == LaunchSelection::Kind::every || selection.kind == LaunchSelection::Kind::sampled;
+  const bool holds_every =
+      selection.kind == LaunchSelection::Kind::every || selection.kind == LaunchSelection::Kind::sampled;
   for (std::size_t i = 0; i < run.launches.size(); ++i) {
     const auto& k = run.launches[i];
     if (const std::uint32_t* found = groups.find(k.name, k.grid, k.block))
@@ -181,12 +186,12 @@ std::vector<std::optional<double>> launches_seen_by_group(const ComparedRun& run
 // mix of launches, however few of each they profiled.
 std::optional<double> mean_per_launch(const std::vector<DurationStats>& stats,
                                       const std::vector<std::optional<double>>& before_seen,
-                                      const std::vector<std::optional<double>>& after_seen, const std::vector<bool>& in) {
+                                      const std::vector<std::optional<double>>& after_seen,
+                                      const std::vector<bool>& in) {
   double time = 0, launches = 0;
   for (std::size_t g = 0; g < stats.size(); ++g) {
     if (!in[g] || !stats[g].mean_ns) continue;
-    const double weight =
-        before_seen[g].value_or(after_seen[g].value_or(static_cast<double>(stats[g].timed_launches)));
+    const double weight = before_seen[g].value_or(after_seen[g].value_or(static_cast<double>(stats[g].timed_launches)));
     time += *stats[g].mean_ns * weight;
     launches += weight;
   }
@@ -259,8 +264,8 @@ RunComparison compare(const ComparedRun& before, const ComparedRun& after, const
     match_in_order(before, after, grouping, result);
   } else {
     result.matched = result.kernels;
-    result.only_before = unmatched_groups(before, grouping.before, grouping.first_before, grouping, result.before_spreads,
-                                          result.before_counts);
+    result.only_before = unmatched_groups(before, grouping.before, grouping.first_before, grouping,
+                                          result.before_spreads, result.before_counts);
     result.only_after = unmatched_groups(after, grouping.after, grouping.first_after, grouping, result.after_spreads,
                                          result.after_counts);
     // AFTER's means at BEFORE's launch counts: the plain sums where the counts agree, and the same
@@ -305,8 +310,9 @@ std::vector<const KernelComparison*> RunComparison::slowest_kernels(std::size_t 
   for (const auto& k : kernels)
     if (k.slower_than_limit) slower.push_back(&k);
   const std::size_t shown = std::min(limit, slower.size());
-  std::partial_sort(slower.begin(), slower.begin() + static_cast<std::ptrdiff_t>(shown), slower.end(),
-                    [](const KernelComparison* a, const KernelComparison* b) { return *a->time.change > *b->time.change; });
+  std::partial_sort(
+      slower.begin(), slower.begin() + static_cast<std::ptrdiff_t>(shown), slower.end(),
+      [](const KernelComparison* a, const KernelComparison* b) { return *a->time.change > *b->time.change; });
   slower.resize(shown);
   return slower;
 }

@@ -71,7 +71,8 @@ std::string match_warning(const RunComparison& result) {
     before_matched += result.before_counts[row.group];
     after_matched += result.after_counts[row.group];
   }
-  if (before_all == 0 || after_all == 0 || (2 * before_matched >= before_all && 2 * after_matched >= after_all)) return "";
+  if (before_all == 0 || after_all == 0 || (2 * before_matched >= before_all && 2 * after_matched >= after_all))
+    return "";
   return "only " + count_text(before_matched) + " of " + count_text(before_all) + " launches before and " +
          count_text(after_matched) + " of " + count_text(after_all) +
          " after found their kernel and configuration on the other side: check that both ran the same program and "
@@ -118,7 +119,6 @@ std::vector<SampledKernelComparison> compare_samples(const StallInfo& before, co
   return sorted;
 }
 
-
 std::string configuration_key(std::string_view base, const Dim3& grid, const Dim3& block) {
   std::string key(base);
   for (std::uint32_t v : {grid.x, grid.y, grid.z, block.x, block.y, block.z}) key += "," + std::to_string(v);
@@ -133,7 +133,8 @@ std::size_t match_by_configuration(const ComparedRun& before, ComparedRun& after
   const auto before_names = kernel_names(before), after_names = kernel_names(after);
   const std::unordered_set<std::string_view> in_before(before_names.begin(), before_names.end());
   const std::unordered_set<std::string_view> in_after(after_names.begin(), after_names.end());
-  if (std::all_of(after_names.begin(), after_names.end(), [&](std::string_view n) { return in_before.contains(n); })) return 0;
+  if (std::all_of(after_names.begin(), after_names.end(), [&](std::string_view n) { return in_before.contains(n); }))
+    return 0;
   std::unordered_map<std::string_view, std::string> base;  // each unmatched name's base key, once
   const auto key_of = [&](const ComparedLaunch& k, const std::unordered_set<std::string_view>& other) -> std::string {
     if (other.contains(k.name)) return "";
@@ -175,7 +176,6 @@ void align_configurations(ComparedRun& before, ComparedRun& after) {
   for (auto& launch : (before_unknown ? after : before).launches) launch.grid = launch.block = Dim3{0, 0, 0};
 }
 
-
 std::size_t align_kernel_names(const ComparedRun& before, ComparedRun& after) {
   const auto matches = match_kernel_names(kernel_names(before), kernel_names(after));
   if (matches.empty()) return match_by_configuration(before, after);
@@ -185,7 +185,8 @@ std::size_t align_kernel_names(const ComparedRun& before, ComparedRun& after) {
   for (auto& launch : after.launches) {
     auto [entry, added] = renamed.try_emplace(launch.name.data(), launch.name);
     if (added) {
-      if (const auto match = matches.find(launch.name); match != matches.end()) entry->second = after.names->intern(match->second);
+      if (const auto match = matches.find(launch.name); match != matches.end())
+        entry->second = after.names->intern(match->second);
     }
     launch.name = entry->second;
   }
@@ -193,7 +194,8 @@ std::size_t align_kernel_names(const ComparedRun& before, ComparedRun& after) {
     if (const auto match = matches.find(seen.name); match != matches.end()) seen.name = std::string(match->second);
   if (after.stalls)
     for (auto& kernel : after.stalls->kernels)
-      if (const auto match = matches.find(kernel.name); match != matches.end()) kernel.name = std::string(match->second);
+      if (const auto match = matches.find(kernel.name); match != matches.end())
+        kernel.name = std::string(match->second);
   return matches.size() + match_by_configuration(before, after);
 }
 

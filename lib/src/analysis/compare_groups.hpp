@@ -32,9 +32,7 @@ class LaunchGroups {
  private:
   using View = std::pair<const char*, std::size_t>;
   struct ViewHash {
-    std::size_t operator()(const View& view) const {
-      return std::hash<const void*>{}(view.first) * 31 + view.second;
-    }
+    std::size_t operator()(const View& view) const { return std::hash<const void*>{}(view.first) * 31 + view.second; }
   };
   struct Key {
     std::uint32_t name;

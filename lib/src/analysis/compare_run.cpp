@@ -92,8 +92,9 @@ class CounterLaunches {
 
  private:
   static std::string key(std::string_view name, const Dim3& grid, const Dim3& block) {
-    return std::string(name) + "|" + std::to_string(grid.x) + "," + std::to_string(grid.y) + "," + std::to_string(grid.z) +
-           "|" + std::to_string(block.x) + "," + std::to_string(block.y) + "," + std::to_string(block.z);
+    return std::string(name) + "|" + std::to_string(grid.x) + "," + std::to_string(grid.y) + "," +
+           std::to_string(grid.z) + "|" + std::to_string(block.x) + "," + std::to_string(block.y) + "," +
+           std::to_string(block.z);
   }
   std::unordered_map<std::string, const ComparedLaunch*> by_configuration_, by_name_;
 };

@@ -27,17 +27,20 @@ std::string selection_text(const LaunchSelection& s) {
   const std::string missed = s.missed > 0 ? ", " + count_text(s.missed) + " missed" : "";
   switch (s.kind) {
     case LaunchSelection::Kind::every:
-      return s.seen ? "profiled every launch (" + seen + missed + ")" : "profiled " + count_text(s.profiled) + " launches";
+      return s.seen ? "profiled every launch (" + seen + missed + ")"
+                    : "profiled " + count_text(s.profiled) + " launches";
     case LaunchSelection::Kind::subset:
-      return "profiled " + count_text(s.profiled) + " of " + seen + " launches seen" + (missed.empty() ? "" : " (" + missed.substr(2) + ")");
+      return "profiled " + count_text(s.profiled) + " of " + seen + " launches seen" +
+             (missed.empty() ? "" : " (" + missed.substr(2) + ")");
     case LaunchSelection::Kind::per_kernel:
       return "profiled " + count_text(s.per_kernel) + " per kernel and configuration (" + count_text(s.profiled) +
              (s.seen ? " of " + seen + " seen" : "") + missed + ")";
     case LaunchSelection::Kind::sampled:
       return (s.per_kernel > 0 ? "profiled " + count_text(s.per_kernel) + " per kernel and configuration, then " : "") +
-             "sampled " + count_text(s.sampled) + (s.seen && *s.seen > s.sampled ? " of " + seen + " launches seen" : " launches") +
-             " (PM sampling: " + count_text(s.aggregates) + (s.aggregates == 1 ? " kernel aggregate" : " kernel aggregates") +
-             missed + ")";
+             "sampled " + count_text(s.sampled) +
+             (s.seen && *s.seen > s.sampled ? " of " + seen + " launches seen" : " launches") +
+             " (PM sampling: " + count_text(s.aggregates) +
+             (s.aggregates == 1 ? " kernel aggregate" : " kernel aggregates") + missed + ")";
   }
   return {};
 }
@@ -84,9 +87,11 @@ bool same_selection(const LaunchSelection& before, const LaunchSelection& after)
   using Kind = LaunchSelection::Kind;
   if (before.kind != after.kind) return false;
   switch (before.kind) {
-    case Kind::every: return true;
+    case Kind::every:
+      return true;
     case Kind::per_kernel:
-    case Kind::sampled: return before.per_kernel == after.per_kernel;
+    case Kind::sampled:
+      return before.per_kernel == after.per_kernel;
     case Kind::subset: {
       // The record keeps no flags: a subset is told by its share of the launches seen. The
       // change under test moves that share a little; another -c, -s or --sample-every, a lot.

@@ -38,7 +38,8 @@ inline constexpr const char* local_ld_requests = "l1tex__t_requests_pipe_lsu_mem
 inline constexpr const char* local_st_requests = "l1tex__t_requests_pipe_lsu_mem_local_op_st.sum";
 inline constexpr const char* achieved_occupancy_pct = "sm__warps_active.avg.pct_of_peak_sustained_active";
 inline constexpr const char* ncu_sm_throughput_pct = "sm__throughput.avg.pct_of_peak_sustained_elapsed";
-inline constexpr const char* ncu_memory_throughput_pct = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed";
+inline constexpr const char* ncu_memory_throughput_pct =
+    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed";
 inline constexpr const char* ncu_waves_per_sm = "launch__waves_per_multiprocessor";
 
 // --- legacy events (Fermi / Kepler), per SM ---

@@ -27,8 +27,10 @@ std::size_t parameter_list_start(std::string_view text) {
   if (!text.ends_with(')')) return std::string_view::npos;
   int depth = 0;
   for (std::size_t i = text.size(); i-- > 0;) {
-    if (text[i] == ')') ++depth;
-    else if (text[i] == '(' && --depth == 0) return i;
+    if (text[i] == ')')
+      ++depth;
+    else if (text[i] == '(' && --depth == 0)
+      return i;
   }
   return std::string_view::npos;
 }
@@ -51,7 +53,8 @@ std::string canonical_spelling(std::string_view text) {
         continue;
       }
     }
-    if ((c == 'u' || c == 'U' || c == 'l' || c == 'L') && !out.empty() && std::isdigit(static_cast<unsigned char>(out.back()))) {
+    if ((c == 'u' || c == 'U' || c == 'l' || c == 'L') && !out.empty() &&
+        std::isdigit(static_cast<unsigned char>(out.back()))) {
       // A suffix only when the number started a token: not the 1 of `sm_1l`.
       std::size_t digits = out.size();
       while (digits > 0 && std::isdigit(static_cast<unsigned char>(out[digits - 1]))) --digits;
@@ -72,9 +75,12 @@ std::string without_templates(std::string_view text) {
   std::string out;
   int depth = 0;
   for (char c : text) {
-    if (c == '<') ++depth;
-    else if (c == '>' && depth > 0) --depth;
-    else if (depth == 0) out += c;
+    if (c == '<')
+      ++depth;
+    else if (c == '>' && depth > 0)
+      --depth;
+    else if (depth == 0)
+      out += c;
   }
   return out;
 }
@@ -109,7 +115,8 @@ std::string unqualified(std::string key) {
 using KeyOf = std::function<std::string(std::string_view)>;
 
 // One round: names of UNMATCHED_AFTER whose KEY names exactly one name on each side.
-void match_by(const KeyOf& key, std::vector<std::string_view>& unmatched_before, std::vector<std::string_view>& unmatched_after,
+void match_by(const KeyOf& key, std::vector<std::string_view>& unmatched_before,
+              std::vector<std::string_view>& unmatched_after,
               std::unordered_map<std::string_view, std::string_view>& matches) {
   std::unordered_map<std::string, std::pair<int, std::string_view>> before_by_key, after_by_key;
   for (auto name : unmatched_before) {
@@ -159,15 +166,16 @@ std::string kernel_base_key(std::string_view name) {
 
 std::unordered_map<std::string_view, std::string_view> match_kernel_names(const std::vector<std::string_view>& before,
                                                                           const std::vector<std::string_view>& after) {
-  const std::unordered_set<std::string_view> before_set(before.begin(), before.end()), after_set(after.begin(), after.end());
+  const std::unordered_set<std::string_view> before_set(before.begin(), before.end()),
+      after_set(after.begin(), after.end());
   std::vector<std::string_view> unmatched_before, unmatched_after;
   for (auto name : before_set)
     if (!after_set.contains(name)) unmatched_before.push_back(name);
   for (auto name : after_set)
     if (!before_set.contains(name)) unmatched_after.push_back(name);
   std::unordered_map<std::string_view, std::string_view> matches;
-  for (const KeyOf& key : {KeyOf(kernel_name_key), KeyOf(kernel_unqualified_key), KeyOf(kernel_qualified_key),
-                           KeyOf(kernel_base_key)}) {
+  for (const KeyOf& key :
+       {KeyOf(kernel_name_key), KeyOf(kernel_unqualified_key), KeyOf(kernel_qualified_key), KeyOf(kernel_base_key)}) {
     if (unmatched_before.empty() || unmatched_after.empty()) break;
     match_by(key, unmatched_before, unmatched_after, matches);
   }

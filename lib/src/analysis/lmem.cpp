@@ -56,7 +56,8 @@ LmemAnalysis perfworks_lmem(const KernelLaunch& k) {
 
   auto all_reads = optional_sum(k, {c::l2_read_sectors});
   auto all_writes = optional_sum(k, {c::l2_write_sectors});
-  auto all_queries = optional_sum(k, {c::l2_read_sectors, c::l2_write_sectors}, {c::l2_atom_sectors, c::l2_red_sectors});
+  auto all_queries =
+      optional_sum(k, {c::l2_read_sectors, c::l2_write_sectors}, {c::l2_atom_sectors, c::l2_red_sectors});
   auto tex_reads = optional_sum(k, {c::l2_tex_read_sectors});
   auto tex_writes = optional_sum(k, {c::l2_tex_write_sectors});
   auto tex_all = optional_sum(k, {c::l2_tex_read_sectors, c::l2_tex_write_sectors},
@@ -74,8 +75,9 @@ LmemAnalysis perfworks_lmem(const KernelLaunch& k) {
       lmem.l2_share = ratio(lmem_sectors, all_queries);
       lmem.l2_read_share = ratio(ld_miss, all_reads);
       lmem.l2_write_share = ratio(*st_hit + *st_miss, all_writes);
-      lmem.warnings.push_back("no L1-sourced L2 counters (lts__t_sectors_srcunit_tex_*): the share is taken over "
-                              "all L2 lookups, which count traffic between L2 partitions twice, so it is understated");
+      lmem.warnings.push_back(
+          "no L1-sourced L2 counters (lts__t_sectors_srcunit_tex_*): the share is taken over "
+          "all L2 lookups, which count traffic between L2 partitions twice, so it is understated");
     }
     if (lmem_sectors == 0 && !lmem.l2_share) lmem.l2_share = 0.0;
   }

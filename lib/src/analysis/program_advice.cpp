@@ -44,7 +44,8 @@ std::string advice_for(ProgramBound bound, const ProgramVerdict& p) {
   const auto& ev = p.evidence;
   switch (bound) {
     case ProgramBound::gpu:
-      return "The GPU is busy " + pct(s.busy_share()) + " of the window: the kernels' own verdicts below say what to fix.";
+      return "The GPU is busy " + pct(s.busy_share()) +
+             " of the window: the kernels' own verdicts below say what to fix.";
     case ProgramBound::launch:
       return "The queue runs dry between launches: the GPU is idle " + ms(s.idle_launch_ns) + " (" +
              pct(s.share(s.idle_launch_ns)) + " of the window) while the host is inside launch calls (" +
@@ -68,7 +69,8 @@ std::string advice_for(ProgramBound bound, const ProgramVerdict& p) {
                          pct(s.share(s.idle_host_ns)) + " of the window, " + format_fixed(ev.launches_per_second, 0) +
                          " launches a second): larger batches, fused kernels (torch.compile), less Python between "
                          "launches, data loading off the training thread (DataLoader workers)";
-      if (short_kernels(p)) text += std::string("; with kernels of ") + ms(ev.mean_kernel_ns) + " on average, " + kGraphs;
+      if (short_kernels(p))
+        text += std::string("; with kernels of ") + ms(ev.mean_kernel_ns) + " on average, " + kGraphs;
       return text + ".";
     }
     case ProgramBound::unknown:
@@ -80,14 +82,19 @@ std::string advice_for(ProgramBound bound, const ProgramVerdict& p) {
 
 std::string headline_for(ProgramBound bound, const ProgramVerdict& p) {
   switch (bound) {
-    case ProgramBound::gpu: return "the kernels below";
-    case ProgramBound::launch: return "CUDA graphs or torch.compile(mode=\"reduce-overhead\"): fewer launches";
-    case ProgramBound::sync: return "fewer synchronisations, asynchronous copies";
-    case ProgramBound::copy: return "pinned memory, copies overlapped with kernels";
+    case ProgramBound::gpu:
+      return "the kernels below";
+    case ProgramBound::launch:
+      return "CUDA graphs or torch.compile(mode=\"reduce-overhead\"): fewer launches";
+    case ProgramBound::sync:
+      return "fewer synchronisations, asynchronous copies";
+    case ProgramBound::copy:
+      return "pinned memory, copies overlapped with kernels";
     case ProgramBound::host:
       return short_kernels(p) ? "larger batches, fusion, less Python between launches (or CUDA graphs)"
                               : "larger batches, fusion, less Python between launches";
-    case ProgramBound::unknown: return "record the host's API calls to say why the GPU idles";
+    case ProgramBound::unknown:
+      return "record the host's API calls to say why the GPU idles";
   }
   return "";
 }
@@ -104,8 +111,9 @@ std::string pause_advice(const ProgramVerdict& p) {
   const double window = static_cast<double>(p.window_end_ns - p.window_start_ns);
   const auto& first = p.pauses.front();
   return "Set aside from the verdict: " + pauses_text(p) + " (" + pct(window > 0 ? p.paused_ns / window : 0) +
-         " of the " + ms(window) + " recorded; the first " + ms(static_cast<double>(first.start_ns - p.window_start_ns)) +
-         " into it), where the host worked for " + ms(p.thresholds.min_pause_ns) +
+         " of the " + ms(window) + " recorded; the first " +
+         ms(static_cast<double>(first.start_ns - p.window_start_ns)) + " into it), where the host worked for " +
+         ms(p.thresholds.min_pause_ns) +
          " or more with the GPU idle and no CUDA call: imports, model building, compilation, loading, checkpoints. "
          "Where such a pause repeats in the work you care about, it is host time on the critical path: move that "
          "work off the training thread or overlap it with the GPU. To judge one loop alone, mark it with an NVTX "
@@ -131,8 +139,8 @@ void word_program_verdict(ProgramVerdict& p) {
   if (p.verdict != ProgramBound::gpu && s.kernel_ns > 0)
     p.advice.push_back("Faster kernels shorten the run only where the host waits for them: the GPU is idle " +
                        pct(s.share(s.idle_ns)) + " of the window.");
-  for (const auto bound : {ProgramBound::launch, ProgramBound::sync, ProgramBound::copy, ProgramBound::host,
-                           ProgramBound::unknown}) {
+  for (const auto bound :
+       {ProgramBound::launch, ProgramBound::sync, ProgramBound::copy, ProgramBound::host, ProgramBound::unknown}) {
     const double ns = s.time_of(bound);
     if (s.wall_ns <= 0 || s.share(ns) < p.thresholds.fix_min_share) continue;
     p.fixes.push_back({bound, ns, s.share(ns), headline_for(bound, p), advice_for(bound, p)});

@@ -12,8 +12,8 @@
 //   "cudaMemcpy*": the host stages pageable copies, or waits for a blocking one) -> copy; inside
 //   any other CUDA call (cuLaunchKernel, cuGraphLaunch, cuMemsetAsync, ...: the queue ran dry
 //   while the host was still issuing work), or between two such calls less than
-//   ProgramThresholds::issue_gap_ns apart (the loop around the launches, and the tracer's own work per call, which falls outside
-//   the call's record: on an H100, 20,000 launches of a tiny kernel took 6.3 us each under
+//   ProgramThresholds::issue_gap_ns apart (the loop around the launches, and the tracer's own work per call, which
+//   falls outside the call's record: on an H100, 20,000 launches of a tiny kernel took 6.3 us each under
 //   --trace, ~3 us of it between the records) -> launch; in no CUDA call -> host. A timeline with no
 //   API call and no synchronisation at all leaves its idle time unattributed.
 // - verdict: GPU-bound when kernels are busy >= 80 % of the window, or >= 50 % and more than
@@ -47,8 +47,10 @@ std::vector<Interval> union_of(std::vector<Interval> intervals, std::uint64_t lo
     i.start = std::max(i.start, low);
     i.end = std::min(i.end, high);
     if (i.end <= i.start) continue;
-    if (!merged.empty() && i.start <= merged.back().end) merged.back().end = std::max(merged.back().end, i.end);
-    else merged.push_back(i);
+    if (!merged.empty() && i.start <= merged.back().end)
+      merged.back().end = std::max(merged.back().end, i.end);
+    else
+      merged.push_back(i);
   }
   return merged;
 }
@@ -57,16 +59,16 @@ std::vector<Interval> union_of(std::vector<Interval> intervals, std::uint64_t lo
 std::vector<Interval> bridged(std::vector<Interval> intervals, std::uint64_t gap) {
   std::vector<Interval> out;
   for (const auto& i : intervals) {
-    if (!out.empty() && i.start - out.back().end < gap) out.back().end = std::max(out.back().end, i.end);
-    else out.push_back(i);
+    if (!out.empty() && i.start - out.back().end < gap)
+      out.back().end = std::max(out.back().end, i.end);
+    else
+      out.push_back(i);
   }
   return out;
 }
 
 bool is_sync_call(const std::string& name) { return name.find("Synchronize") != std::string::npos; }
-bool is_copy_call(const std::string& name) {
-  return name.starts_with("cuMemcpy") || name.starts_with("cudaMemcpy");
-}
+bool is_copy_call(const std::string& name) { return name.starts_with("cuMemcpy") || name.starts_with("cudaMemcpy"); }
 
 // What the window's time was at each moment, by priority: kernel > copies alone > idle causes.
 enum class State { kernel, copy_only, sync, copy_call, launch, host, unattributed };
@@ -86,14 +88,21 @@ class Segmentation {
     for (const auto& e : timeline.events) {
       const Interval i{e.start_ns, e.end_ns};
       switch (e.kind) {
-        case ActivityKind::kernel: lists[0].push_back(i); break;
+        case ActivityKind::kernel:
+          lists[0].push_back(i);
+          break;
         case ActivityKind::memcpy:
-        case ActivityKind::memset: lists[1].push_back(i); break;
-        case ActivityKind::synchronization: lists[2].push_back(i); break;
+        case ActivityKind::memset:
+          lists[1].push_back(i);
+          break;
+        case ActivityKind::synchronization:
+          lists[2].push_back(i);
+          break;
         case ActivityKind::api_call:
           lists[is_sync_call(e.name) ? 2 : is_copy_call(e.name) ? 3 : 4].push_back(i);
           break;
-        case ActivityKind::nvtx_range: break;
+        case ActivityKind::nvtx_range:
+          break;
       }
     }
     std::vector<std::uint64_t> points{low, high};
@@ -116,11 +125,11 @@ class Segmentation {
         while (next[l] < lists[l].size() && lists[l][next[l]].end <= start) ++next[l];
         in[l] = next[l] < lists[l].size() && lists[l][next[l]].start <= start;
       }
-      const State state = in[0] ? State::kernel
-                          : in[1] ? State::copy_only
-                          : in[2] ? State::sync
-                          : in[3] ? State::copy_call
-                          : in[4] ? State::launch
+      const State state = in[0]           ? State::kernel
+                          : in[1]         ? State::copy_only
+                          : in[2]         ? State::sync
+                          : in[3]         ? State::copy_call
+                          : in[4]         ? State::launch
                           : host_activity ? State::host
                                           : State::unattributed;
       if (!segments_.empty() && segments_.back().state == state && segments_.back().end == start)
@@ -144,7 +153,8 @@ class Segmentation {
   // The split of [START, END).
   TimeSplit split(std::uint64_t start, std::uint64_t end) const {
     double by_state[kStates] = {};
-    auto it = std::partition_point(segments_.begin(), segments_.end(), [&](const Segment& s) { return s.end <= start; });
+    auto it =
+        std::partition_point(segments_.begin(), segments_.end(), [&](const Segment& s) { return s.end <= start; });
     for (; it != segments_.end() && it->start < end; ++it) {
       const std::uint64_t from = std::max(it->start, start), to = std::min(it->end, end);
       if (to > from) by_state[static_cast<std::size_t>(it->state)] += static_cast<double>(to - from);
@@ -209,7 +219,9 @@ ProgramEvidence evidence_of(const Timeline& timeline) {
           ev.pageable_copy_bytes += e.bytes.value_or(0);
         }
         break;
-      case ActivityKind::memset: ++ev.memsets; break;
+      case ActivityKind::memset:
+        ++ev.memsets;
+        break;
       case ActivityKind::synchronization:
         ++ev.synchronizations;
         ev.sync_call_ns += ns;
@@ -227,7 +239,9 @@ ProgramEvidence evidence_of(const Timeline& timeline) {
           launch_call_total += ns;
         }
         break;
-      case ActivityKind::nvtx_range: ++ev.nvtx_ranges; break;
+      case ActivityKind::nvtx_range:
+        ++ev.nvtx_ranges;
+        break;
     }
   }
   ev.host_activity = ev.api_calls + ev.synchronizations > 0;
@@ -238,7 +252,8 @@ ProgramEvidence evidence_of(const Timeline& timeline) {
   // Gaps between consecutive kernels on the GPU as a whole (kernels merged over streams).
   const auto merged = union_of(std::move(kernels), timeline.start_ns, std::max(timeline.end_ns, timeline.start_ns));
   std::vector<double> gaps;
-  for (std::size_t i = 1; i < merged.size(); ++i) gaps.push_back(static_cast<double>(merged[i].start - merged[i - 1].end));
+  for (std::size_t i = 1; i < merged.size(); ++i)
+    gaps.push_back(static_cast<double>(merged[i].start - merged[i - 1].end));
   ev.median_kernel_gap_ns = median(std::move(gaps));
   return ev;
 }
@@ -247,36 +262,54 @@ ProgramEvidence evidence_of(const Timeline& timeline) {
 
 std::string_view to_string(ProgramBound bound) {
   switch (bound) {
-    case ProgramBound::gpu: return "GPU-bound";
-    case ProgramBound::launch: return "launch-bound";
-    case ProgramBound::sync: return "sync-bound";
-    case ProgramBound::copy: return "copy-bound";
-    case ProgramBound::host: return "host-bound";
-    case ProgramBound::unknown: return "idle (cause unknown)";
+    case ProgramBound::gpu:
+      return "GPU-bound";
+    case ProgramBound::launch:
+      return "launch-bound";
+    case ProgramBound::sync:
+      return "sync-bound";
+    case ProgramBound::copy:
+      return "copy-bound";
+    case ProgramBound::host:
+      return "host-bound";
+    case ProgramBound::unknown:
+      return "idle (cause unknown)";
   }
   return "GPU-bound";
 }
 
 std::string_view program_bound_key(ProgramBound bound) {
   switch (bound) {
-    case ProgramBound::gpu: return "gpu";
-    case ProgramBound::launch: return "launch";
-    case ProgramBound::sync: return "sync";
-    case ProgramBound::copy: return "copy";
-    case ProgramBound::host: return "host";
-    case ProgramBound::unknown: return "unknown";
+    case ProgramBound::gpu:
+      return "gpu";
+    case ProgramBound::launch:
+      return "launch";
+    case ProgramBound::sync:
+      return "sync";
+    case ProgramBound::copy:
+      return "copy";
+    case ProgramBound::host:
+      return "host";
+    case ProgramBound::unknown:
+      return "unknown";
   }
   return "gpu";
 }
 
 double TimeSplit::time_of(ProgramBound bound) const {
   switch (bound) {
-    case ProgramBound::gpu: return kernel_ns;
-    case ProgramBound::launch: return idle_launch_ns;
-    case ProgramBound::sync: return idle_sync_ns;
-    case ProgramBound::copy: return idle_copy_ns + copy_only_ns;
-    case ProgramBound::host: return idle_host_ns;
-    case ProgramBound::unknown: return idle_unattributed_ns;
+    case ProgramBound::gpu:
+      return kernel_ns;
+    case ProgramBound::launch:
+      return idle_launch_ns;
+    case ProgramBound::sync:
+      return idle_sync_ns;
+    case ProgramBound::copy:
+      return idle_copy_ns + copy_only_ns;
+    case ProgramBound::host:
+      return idle_host_ns;
+    case ProgramBound::unknown:
+      return idle_unattributed_ns;
   }
   return 0;
 }
@@ -285,8 +318,8 @@ ProgramBound program_bound_of(const TimeSplit& split, bool host_activity, const 
   (void)host_activity;  // unattributed time is zero wherever the host was recorded
   if (split.wall_ns <= 0) return ProgramBound::gpu;
   ProgramBound largest = ProgramBound::launch;
-  for (const auto bound : {ProgramBound::launch, ProgramBound::sync, ProgramBound::copy, ProgramBound::host,
-                           ProgramBound::unknown})
+  for (const auto bound :
+       {ProgramBound::launch, ProgramBound::sync, ProgramBound::copy, ProgramBound::host, ProgramBound::unknown})
     if (split.time_of(bound) > split.time_of(largest)) largest = bound;
   const double kernels = split.kernel_share();
   if (kernels >= thresholds.gpu_bound_share) return ProgramBound::gpu;
@@ -305,7 +338,8 @@ ProgramVerdict judge_program(const Timeline& timeline, const ProgramThresholds& 
   program.split = segments.split(program.window_start_ns, program.window_end_ns);
   program.pauses = segments.pauses(program.window_start_ns, program.window_end_ns, thresholds.min_pause_ns);
   for (const auto& pause : program.pauses) program.paused_ns += pause.duration_ns();
-  if (program.pauses.size() > thresholds.max_pauses || program.split.wall_ns - program.paused_ns < thresholds.min_judged_ns) {
+  if (program.pauses.size() > thresholds.max_pauses ||
+      program.split.wall_ns - program.paused_ns < thresholds.min_judged_ns) {
     program.pauses.clear();  // not one-off: judged with the rest
     program.paused_ns = 0;
   }
@@ -313,8 +347,7 @@ ProgramVerdict judge_program(const Timeline& timeline, const ProgramThresholds& 
   program.split.idle_ns -= program.paused_ns;
   program.split.idle_host_ns -= program.paused_ns;
   if (program.split.wall_ns > 0)  // launches a second while the program runs, not while it pauses
-    program.evidence.launches_per_second =
-        static_cast<double>(program.evidence.kernels) * 1e9 / program.split.wall_ns;
+    program.evidence.launches_per_second = static_cast<double>(program.evidence.kernels) * 1e9 / program.split.wall_ns;
   program.verdict = program_bound_of(program.split, program.evidence.host_activity, thresholds);
   // Per NVTX range path: its instances' splits summed.
   std::map<std::string, RangeProgramVerdict> ranges;
@@ -323,7 +356,8 @@ ProgramVerdict judge_program(const Timeline& timeline, const ProgramThresholds& 
     auto& range = ranges[e.name];
     range.range = e.name;
     ++range.instances;
-    add_to(range.split, segments.split(std::max(e.start_ns, program.window_start_ns), std::min(e.end_ns, program.window_end_ns)));
+    add_to(range.split,
+           segments.split(std::max(e.start_ns, program.window_start_ns), std::min(e.end_ns, program.window_end_ns)));
   }
   for (auto& [name, range] : ranges) {
     range.verdict = program_bound_of(range.split, program.evidence.host_activity, thresholds);

@@ -59,21 +59,21 @@ std::optional<ProgramVerdict> judge_run_program(const RunRecord& run, const Prog
     const std::uint64_t start = std::max(own_pace->start_ns, std::min(timeline.start_ns, end));
     ProgramVerdict program = judge_program(timeline_between(timeline, start, end), thresholds);
     const std::string before = phases_before_text(counters, samples);
-    program.window_note = "judged on the timeline phase: the " + format_duration_ns(judged_ns(program)) +
-                          " at the app's own pace" +
-                          (before.empty() ? "" : " after " + before + ", which " +
-                                                     (began(counters) && began(samples) ? "are" : "is") + " set aside");
+    program.window_note =
+        "judged on the timeline phase: the " + format_duration_ns(judged_ns(program)) + " at the app's own pace" +
+        (before.empty()
+             ? ""
+             : " after " + before + ", which " + (began(counters) && began(samples) ? "are" : "is") + " set aside");
     return program;
   }
   // The app ended before the timeline phase: nothing ran at its own pace.
   if (timeline.events.empty()) return std::nullopt;  // it ended in the counters phase: no timeline to judge
   ProgramVerdict program = judge_program(timeline, thresholds);
   const std::string span = format_duration_ns(judged_ns(program));
-  program.window_note = began(samples)
-                            ? "the app ended before the timeline phase: judged on the whole timeline (" + span +
-                                  "), sampling's cost included"
-                            : "the app ended before the timeline phase: judged on the whole timeline (" + span +
-                                  "), profiling's cost included";
+  program.window_note = began(samples) ? "the app ended before the timeline phase: judged on the whole timeline (" +
+                                             span + "), sampling's cost included"
+                                       : "the app ended before the timeline phase: judged on the whole timeline (" +
+                                             span + "), profiling's cost included";
   return program;
 }
 

@@ -12,18 +12,27 @@ void VerdictCounts::add(const std::optional<Verdict>& verdict) {
     return;
   }
   switch (*verdict) {
-    case Verdict::bandwidth: ++bandwidth; break;
-    case Verdict::instruction: ++instruction; break;
-    case Verdict::latency: ++latency; break;
+    case Verdict::bandwidth:
+      ++bandwidth;
+      break;
+    case Verdict::instruction:
+      ++instruction;
+      break;
+    case Verdict::latency:
+      ++latency;
+      break;
   }
 }
 
 std::size_t VerdictCounts::of(const std::optional<Verdict>& verdict) const {
   if (!verdict) return none;
   switch (*verdict) {
-    case Verdict::bandwidth: return bandwidth;
-    case Verdict::instruction: return instruction;
-    case Verdict::latency: return latency;
+    case Verdict::bandwidth:
+      return bandwidth;
+    case Verdict::instruction:
+      return instruction;
+    case Verdict::latency:
+      return latency;
   }
   return none;
 }
@@ -32,8 +41,8 @@ void DurationStats::add(const std::optional<double>& duration_ns) {
   if (!duration_ns) return;
   const double old_mean = mean_ns.value_or(0);
   ++timed_launches;
-  squared_deviations += (*duration_ns - old_mean) * (*duration_ns - (old_mean + (*duration_ns - old_mean) /
-                                                                                  static_cast<double>(timed_launches)));
+  squared_deviations += (*duration_ns - old_mean) *
+                        (*duration_ns - (old_mean + (*duration_ns - old_mean) / static_cast<double>(timed_launches)));
   total_ns = total_ns.value_or(0) + *duration_ns;
   min_ns = min_ns ? std::min(*min_ns, *duration_ns) : *duration_ns;
   max_ns = max_ns ? std::max(*max_ns, *duration_ns) : *duration_ns;
@@ -72,8 +81,7 @@ bool RunRollup::has_repeated_launches() const {
 bool is_actionable_advice(const std::string& advice) {
   // advise() words its "leave it alone" conclusions this way (seed 001: spills under 5 % of
   // instructions are not worth fixing); such an item must not head the fix-first list.
-  return advice.find("not worth fixing") == std::string::npos &&
-         advice.find("not what limits") == std::string::npos;
+  return advice.find("not worth fixing") == std::string::npos && advice.find("not what limits") == std::string::npos;
 }
 
 std::string advice_headline(const std::string& advice) {
@@ -116,15 +124,16 @@ std::vector<KernelGroup> group_launches(const RunAnalysis& analysis) {
 
 // The verdict that holds for most of the group's time (by count when nothing is timed).
 std::optional<Verdict> main_verdict_of(const KernelGroup& group, const RunAnalysis& analysis) {
-  const std::array<std::optional<Verdict>, 4> candidates = {Verdict::bandwidth, Verdict::instruction,
-                                                            Verdict::latency, std::nullopt};
+  const std::array<std::optional<Verdict>, 4> candidates = {Verdict::bandwidth, Verdict::instruction, Verdict::latency,
+                                                            std::nullopt};
   std::optional<Verdict> best;
   double best_weight = -1;
   for (const auto& candidate : candidates) {
     double weight = 0;
     for (std::size_t index : group.launch_indices) {
       const auto& kernel = analysis.kernels[index];
-      if (kernel.verdict == candidate) weight += group.durations.timed_launches > 0 ? kernel.duration_ns.value_or(0) : 1.0;
+      if (kernel.verdict == candidate)
+        weight += group.durations.timed_launches > 0 ? kernel.duration_ns.value_or(0) : 1.0;
     }
     if (weight > best_weight) {
       best_weight = weight;

@@ -24,10 +24,11 @@ constexpr double kMinSampledShare = 0.8;
 
 std::string sm_side_problem(const RunRecord& run, std::uint64_t min_samples) {
   if (!run.sampling) return {};
-  const std::string cause = run.sampling->exact_after_sampling
-                                ? std::string()
-                                : " (on an H100 PM samples miss SM-side work after the range profiler ran in the process, "
-                                  "as it does with --per-kernel-count)";
+  const std::string cause =
+      run.sampling->exact_after_sampling
+          ? std::string()
+          : " (on an H100 PM samples miss SM-side work after the range profiler ran in the process, "
+            "as it does with --per-kernel-count)";
   if (!run.sampling->sm_side_counted)
     return "no sample of the run counted an instruction while kernels ran: the SM-side counters did not count" + cause;
   double fitted = 0, expected = 0;
@@ -48,7 +49,8 @@ std::string sm_side_problem(const RunRecord& run, std::uint64_t min_samples) {
   // instructions, 0-2.4 % of the samples counted any, 21 % with --sampling alone (H100, 2026-11-25).
   if (expected <= 0)
     return uncounted ? "the exactly profiled launches did not count instructions, so the samples' SM side cannot be "
-                         "checked against them" + cause
+                       "checked against them" +
+                           cause
                      : std::string();
   const double share = fitted / expected;
   if (share >= kMinSampledShare && share <= 1.0 / kMinSampledShare) return {};
@@ -65,8 +67,8 @@ void judge_sample_support(const Thresholds& t, const std::vector<Verdict>& alter
                           const std::string& sm_side_problem, bool exact_after_sampling, KernelAnalysis& out) {
   if (!out.sampled) return;
   const SampleSupport& s = *out.sampled;
-  std::string support = std::to_string(s.samples) + " samples over " + std::to_string(s.launches) +
-                        " launches, " + format_percent(s.purity) + " of their busy time this kernel's, " +
+  std::string support = std::to_string(s.samples) + " samples over " + std::to_string(s.launches) + " launches, " +
+                        format_percent(s.purity) + " of their busy time this kernel's, " +
                         format_percent(s.overlap_share) + " of its time beside another kernel";
   if (s.separability) support += ", least-squares separability " + format_percent(*s.separability);
   out.evidence.push_back({"sampling", static_cast<double>(s.samples), "PM-sampling aggregate: " + support});
@@ -80,10 +82,12 @@ void judge_sample_support(const Thresholds& t, const std::vector<Verdict>& alter
   const SubUnitUse* impossible = nullptr;
   if (fitted)
     for (const auto& unit : out.utilization.units)
-      if (unit.value > 1.0 + t.sampling_systematic_error && (!impossible || unit.value > impossible->value)) impossible = &unit;
+      if (unit.value > 1.0 + t.sampling_systematic_error && (!impossible || unit.value > impossible->value))
+        impossible = &unit;
   if (!sm_side_problem.empty()) {
     lacking = sm_side_problem;
-  } else if (s.samples < t.min_samples) lacking = "fewer than " + std::to_string(t.min_samples) + " samples";
+  } else if (s.samples < t.min_samples)
+    lacking = "fewer than " + std::to_string(t.min_samples) + " samples";
   else if (impossible) {
     lacking = "the least-squares fit puts the " + impossible->label + " at " + format_percent(impossible->value) +
               " of its peak, more than the hardware can do: the fit did not separate it from the kernels beside it";
@@ -96,7 +100,8 @@ void judge_sample_support(const Thresholds& t, const std::vector<Verdict>& alter
     lacking = "its samples are mostly other kernels' work (purity below " + format_percent(t.min_purity, 0) +
               ") and the least-squares fit cannot tell it from its neighbours (separability below " +
               format_percent(t.min_separability, 0) + ")";
-  else if (s.overlap_share > t.max_overlap) lacking = "it ran beside other kernels more than " + format_percent(t.max_overlap, 0) + " of its time";
+  else if (s.overlap_share > t.max_overlap)
+    lacking = "it ran beside other kernels more than " + format_percent(t.max_overlap, 0) + " of its time";
   if (lacking.empty()) {
     out.verdict_reason += " [sampled: " + support + "]";
     return;
@@ -105,12 +110,13 @@ void judge_sample_support(const Thresholds& t, const std::vector<Verdict>& alter
   out.verdict.reset();
   out.balanced = false;
   out.latency_causes.clear();
-  out.verdict_reason = "no verdict from sampling: " + lacking + " (" + support + "); " +
-                       (exact_after_sampling
-                            ? "it did not run again after the sampling phase, where --exact-undecided profiles such a "
-                              "kernel exactly: a smaller --sampling-phase"
-                            : "`--sampling --per-kernel-count 1` profiles its first launch exactly for one, as the exact "
-                              "mode (limiter run without --sampling) does");
+  out.verdict_reason =
+      "no verdict from sampling: " + lacking + " (" + support + "); " +
+      (exact_after_sampling
+           ? "it did not run again after the sampling phase, where --exact-undecided profiles such a "
+             "kernel exactly: a smaller --sampling-phase"
+           : "`--sampling --per-kernel-count 1` profiles its first launch exactly for one, as the exact "
+             "mode (limiter run without --sampling) does");
 }
 
 }  // namespace limiter::detail

@@ -9,7 +9,7 @@ namespace limiter::detail {
 enum class SolSide { compute, memory };
 
 struct SolUnit {
-  const char* unit;   // PerfWorks counter, without the roll-up suffix
+  const char* unit;  // PerfWorks counter, without the roll-up suffix
   SolSide side;
   const char* group;  // issue, pipe, l1, l2, dram, memory: what the advice and LMEM judgement key on
   const char* label;  // how the report names it
@@ -75,11 +75,22 @@ inline constexpr SolUnit kSolUnits[] = {
 // Sub-units whose absence can hide a limiter: named in the verdict's evidence when missing.
 // (HMMA and the MMA-type tensor counters are parts of `sm__pipe_tensor_cycles_active`.)
 inline constexpr const char* kSolCoreUnits[] = {
-    "sm__issue_active", "sm__pipe_tensor_cycles_active", "sm__pipe_shared_cycles_active",
-    "sm__pipe_fma_cycles_active", "sm__pipe_alu_cycles_active", "sm__pipe_fp64_cycles_active",
-    "sm__inst_executed_pipe_xu", "sm__inst_executed_pipe_lsu", "dram__cycles_active", "lts__t_sectors",
-    "lts__t_tag_requests", "lts__d_atomic_input_cycles_active", "lts__xbar2lts_cycles_active",
-    "lts__lts2xbar_cycles_active", "l1tex__data_pipe_lsu_wavefronts", "l1tex__lsuin_requests",
+    "sm__issue_active",
+    "sm__pipe_tensor_cycles_active",
+    "sm__pipe_shared_cycles_active",
+    "sm__pipe_fma_cycles_active",
+    "sm__pipe_alu_cycles_active",
+    "sm__pipe_fp64_cycles_active",
+    "sm__inst_executed_pipe_xu",
+    "sm__inst_executed_pipe_lsu",
+    "dram__cycles_active",
+    "lts__t_sectors",
+    "lts__t_tag_requests",
+    "lts__d_atomic_input_cycles_active",
+    "lts__xbar2lts_cycles_active",
+    "lts__lts2xbar_cycles_active",
+    "l1tex__data_pipe_lsu_wavefronts",
+    "l1tex__lsuin_requests",
 };
 
 }  // namespace limiter::detail

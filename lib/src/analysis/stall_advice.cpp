@@ -23,14 +23,16 @@ std::string occupancy_note(const KernelAnalysis& k) {
   const auto& occ = *k.occupancy.theoretical;
   std::string note = "; occupancy is " + format_percent(occ.occupancy, 0) + ", limited by " + to_string(occ.limited_by);
   if (occ.limited_by == OccupancyLimiter::registers)
-    note += ": cap the registers (__launch_bounds__(threads, minBlocksPerSM) or -maxrregcount) as far as no spills appear";
+    note +=
+        ": cap the registers (__launch_bounds__(threads, minBlocksPerSM) or -maxrregcount) as far as no spills appear";
   return note;
 }
 
 std::string long_scoreboard(const KernelAnalysis& k, const StallShare& r) {
   std::string text = "Warps wait on global or local memory (" + measured(r) +
                      "): put more independent loads in flight per thread (load several elements before using any: "
-                     "unroll, ILP), or run more warps per SM to hide the latency" + occupancy_note(k);
+                     "unroll, ILP), or run more warps per SM to hide the latency" +
+                     occupancy_note(k);
   if (spills(k))
     text += "; local memory is " + format_percent(k.lmem.l2_share) + " of the L1-L2 traffic and " +
             format_percent(k.lmem.instruction_share) +
@@ -43,8 +45,8 @@ std::string barrier(const KernelAnalysis& k, const StallShare& r) {
   std::string blocks = k.block.count() >= 512 ? " (blocks of " + std::to_string(k.block.count()) + " threads)" : "";
   return "Warps wait at __syncthreads (" + measured(r) +
          "): fewer barriers (more work between them; warp-level primitives such as __shfl_down_sync for the "
-         "last steps of a reduction, with no barrier), or smaller blocks" + blocks +
-         " and more of them per SM, so that while one block waits at its barrier another runs.";
+         "last steps of a reduction, with no barrier), or smaller blocks" +
+         blocks + " and more of them per SM, so that while one block waits at its barrier another runs.";
 }
 
 bool is_shared_memory(const std::string& reason) { return reason == "short_scoreboard" || reason == "mio_throttle"; }
@@ -101,7 +103,8 @@ std::string other_reason(const KernelAnalysis& k, const StallShare& r) {
     return "Warps wait on the constant cache (" + measured(r) +
            "): keep __constant__ accesses uniform across a warp; indexed tables belong in global memory.";
   if (key == "drain")
-    return "Warps wait for their stores to drain as they finish (" + measured(r) + "): fewer stores at the kernel's end.";
+    return "Warps wait for their stores to drain as they finish (" + measured(r) +
+           "): fewer stores at the kernel's end.";
   if (key == "sleeping")
     return "Warps sleep (" + measured(r) + "): check the back-off of spin loops (__nanosleep) and warp yields.";
   if (key == "warpgroup_arrive")
@@ -122,12 +125,18 @@ std::vector<std::string> stall_advice(const KernelAnalysis& kernel) {
   bool shared_named = false;
   for (const auto& reason : kernel.stalls->dominant) {
     const std::string& key = reason.reason;
-    if (key == "long_scoreboard") advice.push_back(long_scoreboard(kernel, reason));
-    else if (key == "barrier") advice.push_back(barrier(kernel, reason));
-    else if (is_shared_memory(key) && shared_named) continue;
-    else if (is_shared_memory(key)) advice.push_back(shared_memory(kernel.stalls->dominant));
-    else if (key == "math_pipe_throttle" || key == "wait") advice.push_back(dependent_math(kernel, reason));
-    else advice.push_back(other_reason(kernel, reason));
+    if (key == "long_scoreboard")
+      advice.push_back(long_scoreboard(kernel, reason));
+    else if (key == "barrier")
+      advice.push_back(barrier(kernel, reason));
+    else if (is_shared_memory(key) && shared_named)
+      continue;
+    else if (is_shared_memory(key))
+      advice.push_back(shared_memory(kernel.stalls->dominant));
+    else if (key == "math_pipe_throttle" || key == "wait")
+      advice.push_back(dependent_math(kernel, reason));
+    else
+      advice.push_back(other_reason(kernel, reason));
     shared_named = shared_named || is_shared_memory(key);
   }
   return advice;

@@ -86,7 +86,8 @@ KernelStallAnalysis analyze_kernel_stalls(const std::vector<const KernelStalls*>
                    [](const StallShare& a, const StallShare& b) { return a.samples > b.samples; });
   for (const auto& reason : out.reasons) {
     if (out.dominant.size() >= thresholds.dominant_limit) break;
-    if (reason.reason != kIssuedReason && reason.stall_share >= thresholds.dominant_share) out.dominant.push_back(reason);
+    if (reason.reason != kIssuedReason && reason.stall_share >= thresholds.dominant_share)
+      out.dominant.push_back(reason);
   }
   out.hot_lines = hot_lines_of(kernels, out.samples, thresholds.hot_lines);
   return out;
@@ -107,7 +108,8 @@ KernelStalls sum_kernel_stalls(const std::vector<const KernelStalls*>& kernels) 
       sum.mangled_name = kernel->mangled_name;
     }
     sum.samples = saturating_add(sum.samples, kernel->samples);
-    for (const auto& [reason, samples] : kernel->reasons) sum.reasons[reason] = saturating_add(sum.reasons[reason], samples);
+    for (const auto& [reason, samples] : kernel->reasons)
+      sum.reasons[reason] = saturating_add(sum.reasons[reason], samples);
     for (const auto& pc : kernel->hot_pcs) {
       const auto [slot, added] = kept.emplace(PcKey{pc.pc_offset, pc.sass, pc.file, pc.line}, sum.hot_pcs.size());
       if (added) {
@@ -116,15 +118,16 @@ KernelStalls sum_kernel_stalls(const std::vector<const KernelStalls*>& kernels) 
       }
       HotPc& same = sum.hot_pcs[slot->second];
       same.samples = saturating_add(same.samples, pc.samples);
-      for (const auto& [reason, samples] : pc.reasons) same.reasons[reason] = saturating_add(same.reasons[reason], samples);
+      for (const auto& [reason, samples] : pc.reasons)
+        same.reasons[reason] = saturating_add(same.reasons[reason], samples);
     }
   }
   return sum;
 }
 
 StallSampling stall_sampling_of(const StallInfo& info) {
-  return {info.sample_period_cycles, info.collection, info.samples, info.dropped_samples, info.hardware_buffer_full,
-          info.kernels.size()};
+  return {info.sample_period_cycles, info.collection,           info.samples,
+          info.dropped_samples,      info.hardware_buffer_full, info.kernels.size()};
 }
 
 std::shared_ptr<const KernelStallAnalysis> StallIndex::of(const std::string& name) const {
@@ -149,7 +152,8 @@ std::vector<std::shared_ptr<const KernelStallAnalysis>> StallIndex::all() const 
   for (const auto& kernel : info_->kernels)
     if (names.insert(kernel.name).second)
       if (auto analysis = of(kernel.name)) kernels.push_back(std::move(analysis));
-  std::stable_sort(kernels.begin(), kernels.end(), [](const auto& a, const auto& b) { return a->samples > b->samples; });
+  std::stable_sort(kernels.begin(), kernels.end(),
+                   [](const auto& a, const auto& b) { return a->samples > b->samples; });
   return kernels;
 }
 

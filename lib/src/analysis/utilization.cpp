@@ -89,8 +89,8 @@ double legacy_issue_per_sm_cycle(int compute_capability) {
   return 1.0;
 }
 
-void issue_utilization(const KernelLaunch& k, const DeviceDescription& device, CounterModel model,
-                       const PeakSet& peaks, Utilization& u, std::vector<Evidence>* evidence) {
+void issue_utilization(const KernelLaunch& k, const DeviceDescription& device, CounterModel model, const PeakSet& peaks,
+                       Utilization& u, std::vector<Evidence>* evidence) {
   if (model == CounterModel::legacy) {
     auto issued = k.counter(c::legacy_inst_issued);
     auto cycles = k.counter(c::legacy_elapsed_cycles);
@@ -100,8 +100,8 @@ void issue_utilization(const KernelLaunch& k, const DeviceDescription& device, C
     u.issue = *issued / slots;
     if (evidence)
       evidence->push_back({"utilization.issue", *u.issue,
-                        format_count(*issued) + " warp instructions issued per SM over " + format_count(*cycles) +
-                            " cycles x " + format_fixed(legacy_issue_per_sm_cycle(cc), 0) + " issue slots"});
+                           format_count(*issued) + " warp instructions issued per SM over " + format_count(*cycles) +
+                               " cycles x " + format_fixed(legacy_issue_per_sm_cycle(cc), 0) + " issue slots"});
     return;
   }
   auto issued = k.counter(c::inst_issued);
@@ -121,14 +121,15 @@ void issue_utilization(const KernelLaunch& k, const DeviceDescription& device, C
                        : "1 per scheduler x " + std::to_string(architecture_limits(device.arch).sub_partitions_per_sm) +
                              " schedulers x " + std::to_string(device.sm_count) + " SMs";
       evidence->push_back({"utilization.issue", *u.issue,
-                          format_count(*issued) + " warp instructions issued / (" + format_fixed(*per_cycle, 0) +
-                              " per cycle (" + peak_origin + ") x " + format_count(*cycles) + " SM cycles)"});
+                           format_count(*issued) + " warp instructions issued / (" + format_fixed(*per_cycle, 0) +
+                               " per cycle (" + peak_origin + ") x " + format_count(*cycles) + " SM cycles)"});
       return;
     }
   }
   if (auto pct = k.counter(c::inst_issued_pct)) {
     u.issue = *pct / 100.0;
-    if (evidence) evidence->push_back({"utilization.issue", *u.issue, std::string(c::inst_issued_pct) + " from the record"});
+    if (evidence)
+      evidence->push_back({"utilization.issue", *u.issue, std::string(c::inst_issued_pct) + " from the record"});
   }
 }
 
@@ -150,18 +151,19 @@ void dram_utilization(const KernelLaunch& k, const PeakSet& peaks, Utilization& 
       const double rate = *bytes / (*duration * 1e-9);
       u.dram = rate / *peak;
       if (!evidence) return;
-      const std::string origin = from_counters
-                                     ? std::string("theoretical: dram__bytes.sum.peak_sustained x DRAM clock from the record")
-                                     : to_string(peaks.kind) + ": " + peaks.origin;
+      const std::string origin =
+          from_counters ? std::string("theoretical: dram__bytes.sum.peak_sustained x DRAM clock from the record")
+                        : to_string(peaks.kind) + ": " + peaks.origin;
       evidence->push_back({"utilization.dram", *u.dram,
-                          format_bytes(*bytes) + " in " + format_duration_ns(*duration) + " = " + format_rate(rate) +
-                              " of " + format_rate(*peak) + " (" + origin + ")"});
+                           format_bytes(*bytes) + " in " + format_duration_ns(*duration) + " = " + format_rate(rate) +
+                               " of " + format_rate(*peak) + " (" + origin + ")"});
       return;
     }
   }
   if (auto pct = k.counter(c::dram_throughput_pct)) {
     u.dram = *pct / 100.0;
-    if (evidence) evidence->push_back({"utilization.dram", *u.dram, std::string(c::dram_throughput_pct) + " from the record"});
+    if (evidence)
+      evidence->push_back({"utilization.dram", *u.dram, std::string(c::dram_throughput_pct) + " from the record"});
   }
 }
 
@@ -191,8 +193,8 @@ void l2_utilization(const KernelLaunch& k, const PeakSet& peaks, const SolPercen
     }
   }
   // Delivered L1<->L2 bandwidth against the calibrated L2-resident read rate.
-  auto tex_sectors = sum_of(k, {c::l2_tex_read_sectors, c::l2_tex_write_sectors, c::l2_tex_atom_sectors,
-                                c::l2_tex_red_sectors}, false);
+  auto tex_sectors = sum_of(
+      k, {c::l2_tex_read_sectors, c::l2_tex_write_sectors, c::l2_tex_atom_sectors, c::l2_tex_red_sectors}, false);
   auto duration = k.counter(c::duration_ns);
   if (tex_sectors && duration && *duration > 0 && peaks.kind == PeakKind::calibrated &&
       peaks.l2_delivered_bytes_per_second) {
@@ -283,7 +285,8 @@ void finish_units(Utilization& u, std::vector<Evidence>* evidence) {
       *same = std::move(use);
     }
   }
-  std::stable_sort(kept.begin(), kept.end(), [](const SubUnitUse& a, const SubUnitUse& b) { return a.value > b.value; });
+  std::stable_sort(kept.begin(), kept.end(),
+                   [](const SubUnitUse& a, const SubUnitUse& b) { return a.value > b.value; });
   u.units = std::move(kept);
   u.issue = u.l2 = u.dram = u.l1 = std::nullopt;
   u.pipes.clear();
@@ -337,7 +340,8 @@ PeakSet choose_peaks(const RunRecord& run, PeakKind kind) {
   }
   if (spec) return spec->theoretical;
   PeakSet from_counters;
-  from_counters.origin = "'" + run.device.name + "' is not in limiter's table of GPUs: peaks from the record's own "
+  from_counters.origin = "'" + run.device.name +
+                         "' is not in limiter's table of GPUs: peaks from the record's own "
                          "*.peak_sustained counters (the device's), sub-units as the hardware reports them; "
                          "`limiter calibrate` on it measures achieved peaks";
   return from_counters;

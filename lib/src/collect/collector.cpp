@@ -155,7 +155,8 @@ CollectorTimings Collector::timings() const {
     std::string text = impl_->phases.timings(i);
     if (i < windows.size()) {  // a run of several phases: each one's share of the app's time
       char window[160];
-      std::snprintf(window, sizeof window, "%.3f s, %llu launches, ended: %s\n  ", static_cast<double>(windows[i].duration_ns()) / 1e9,
+      std::snprintf(window, sizeof window, "%.3f s, %llu launches, ended: %s\n  ",
+                    static_cast<double>(windows[i].duration_ns()) / 1e9,
                     static_cast<unsigned long long>(windows[i].launches),
                     windows[i].ended_by.empty() ? "running" : windows[i].ended_by.c_str());
       text = window + text;
@@ -163,8 +164,8 @@ CollectorTimings Collector::timings() const {
     times.parts.push_back({impl_->phases.at(i).name(), text});
   }
   for (std::size_t i = 0; i < impl_->phases.background_size(); ++i)
-    times.parts.push_back({std::string(impl_->phases.background(i).name()) + " (beside)",
-                           impl_->phases.background(i).timings()});
+    times.parts.push_back(
+        {std::string(impl_->phases.background(i).name()) + " (beside)", impl_->phases.background(i).timings()});
   return times;
 }
 
@@ -183,10 +184,12 @@ RunRecord Collector::take_run() {
     run.source = "cupti";
     run.created_at = utc_timestamp();
     run.command_line = options_.command_line;
-    run.missed.push_back({"this process was forked from the profiled one: profiling is off in a forked child (its "
-                          "parent's record holds the parent's launches)",
-                          0, "profile the child's own CUDA work in a process that starts CUDA itself (spawn, or "
-                          "fork and exec)"});
+    run.missed.push_back(
+        {"this process was forked from the profiled one: profiling is off in a forked child (its "
+         "parent's record holds the parent's launches)",
+         0,
+         "profile the child's own CUDA work in a process that starts CUDA itself (spawn, or "
+         "fork and exec)"});
     return run;
   }
   return impl_->finish_phases();

@@ -64,9 +64,13 @@ struct Need {
 };
 const Need kNeeds[] = {
     {"sampling-phase", kAllModes, {"exact-undecided"}, "it is the sampling phase before the exact one"},
-    {"budget-by-range", kAllModes & ~kDefaultRun, {"per-kernel-count", "per-kernel-skip"},
+    {"budget-by-range",
+     kAllModes & ~kDefaultRun,
+     {"per-kernel-count", "per-kernel-skip"},
      "it splits each kernel's budget by NVTX range (only the default run has a budget of its own)"},
-    {"cache-control", kSamplingMode, {"per-kernel-count", "exact-undecided"},
+    {"cache-control",
+     kSamplingMode,
+     {"per-kernel-count", "exact-undecided"},
      "it flushes L2 before each exactly profiled launch, and --sampling alone profiles none exactly"},
 };
 
@@ -107,7 +111,8 @@ void check_modes(const CollectorOptions& o) {
     for (const auto& flag : run_flags())
       if (flag.chooses == rule.mode && in_effect(flag, o)) chosen.push_back(display_name(flag));
   if (chosen.size() > 1)
-    throw InputError(chosen[0] + " and " + chosen[1] + " each choose one mode; choose one, or none for the default run "
+    throw InputError(chosen[0] + " and " + chosen[1] +
+                     " each choose one mode; choose one, or none for the default run "
                      "(PC sampling for a window, then counters for each kernel's first launches, then the timeline)");
   const ModeSet mode = mode_of(o);
   for (const auto& flag : run_flags())
@@ -148,7 +153,7 @@ void validate_collector_options(const CollectorOptions& o) {
   }
   check_modes(o);
   check_needs_and_conflicts(o);
-  if (o.metrics.empty()) (void)metric_plan(o.plan);  // an unknown plan lists the plans
+  if (o.metrics.empty()) (void)metric_plan(o.plan);                           // an unknown plan lists the plans
   [[maybe_unused]] const NvtxFilter checked(o.nvtx_include, o.nvtx_exclude);  // a bad expression names itself
 }
 

@@ -15,7 +15,6 @@
 namespace limiter::detail {
 namespace {
 
-
 // A poll interval well below a batch (~100 ms) and above the cost of the probe (~1 us).
 constexpr auto kPollInterval = std::chrono::microseconds(500);
 // After its own release a process steps back this long when others wait: the waiters poll
@@ -36,7 +35,7 @@ int open_lock_file(const std::string& path, std::string& error) {
 // A whole-file record lock: F_WRLCK, F_RDLCK or F_UNLCK; false when another process holds a
 // conflicting one.
 bool set_lock(int fd, short type) {
-  struct flock lock{};
+  struct flock lock {};
   lock.l_type = type;
   lock.l_whence = SEEK_SET;
   while (::fcntl(fd, F_SETLK, &lock) != 0) {
@@ -107,7 +106,7 @@ void CounterLock::release() {
 bool CounterLock::others_waiting() const {
   if (waiting_fd_ < 0) return false;
   // Would a write lock conflict? Only with other processes' read locks: those of waiters.
-  struct flock probe{};
+  struct flock probe {};
   probe.l_type = F_WRLCK;
   probe.l_whence = SEEK_SET;
   if (::fcntl(waiting_fd_, F_GETLK, &probe) != 0) return false;

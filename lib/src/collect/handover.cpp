@@ -26,11 +26,14 @@ void ExactHandover::begin(RunRecord before, bool follows) {
   if (follows && after_pm_samples) {  // PC samples (the default run's window) judge no kernel
     try {
       for (const auto& k : analyze_run(before, {}).kernels) {
-        if (k.verdict && !k.too_few_samples) judged.emplace_back(k.name, LaunchSelector::configuration_text(k.grid, k.block));
-        else ++undecided;
+        if (k.verdict && !k.too_few_samples)
+          judged.emplace_back(k.name, LaunchSelector::configuration_text(k.grid, k.block));
+        else
+          ++undecided;
       }
     } catch (const std::exception& e) {  // every kernel is then profiled exactly
-      std::fprintf(stderr, "limiter: the sampled phase could not be analysed (%s): every kernel is profiled exactly\n", e.what());
+      std::fprintf(stderr, "limiter: the sampled phase could not be analysed (%s): every kernel is profiled exactly\n",
+                   e.what());
       judged.clear();
     }
   }
@@ -41,7 +44,8 @@ void ExactHandover::begin(RunRecord before, bool follows) {
     if (after_pm_samples)  // the default run's PC-sampling window: its phase windows say it
       before.missed.push_back({"the exact phase never began: the app ended after " + std::to_string(sampled_launches) +
                                    " launches, within the sampling phase of " +
-                                   std::to_string(options_.sampling_phase_launches) + " (the record holds the samples only)",
+                                   std::to_string(options_.sampling_phase_launches) +
+                                   " (the record holds the samples only)",
                                0, "a smaller --sampling-phase"});
   } else if (!after_pm_samples) {  // the default run: PC samples judge no kernel
     text_ = "PC-sampling window over after " + std::to_string(sampled_launches) +
@@ -49,7 +53,8 @@ void ExactHandover::begin(RunRecord before, bool follows) {
   } else {
     char text[320];
     std::snprintf(text, sizeof text,
-                  "sampling phase over after %" PRIu64 " launches: %zu kernels judged by their samples; the next %" PRIu64
+                  "sampling phase over after %" PRIu64
+                  " launches: %zu kernels judged by their samples; the next %" PRIu64
                   " launches of the other %zu (and of any new kernel) exactly; switch %.0f ms\n",
                   sampled_launches, judged_count, options_.per_kernel_count, undecided, seconds_since(started) * 1e3);
     text_ = text;

@@ -58,7 +58,8 @@ PhaseList default_phases(const CollectorOptions& options, const std::vector<std:
 
 }  // namespace
 
-PhaseList sessions_for(const CollectorOptions& options, SessionBackends& backends, NvtxTracker& nvtx, LaunchSink* sink) {
+PhaseList sessions_for(const CollectorOptions& options, SessionBackends& backends, NvtxTracker& nvtx,
+                       LaunchSink* sink) {
   PhaseList list;
   auto& sessions = list.phases;
   if (options.trace) {  // no range profiler at all: the timeline alone
@@ -69,7 +70,8 @@ PhaseList sessions_for(const CollectorOptions& options, SessionBackends& backend
     sessions.push_back(std::make_unique<PcSamplingSession>(options, backends.pc_sampling()));
     return list;
   }
-  const std::vector<std::string> metrics = options.metrics.empty() ? metric_plan(options.plan).metrics : options.metrics;
+  const std::vector<std::string> metrics =
+      options.metrics.empty() ? metric_plan(options.plan).metrics : options.metrics;
   if (runs_default_phases(options)) return default_phases(options, metrics, backends, nvtx, sink);
   const bool budgets = options.per_kernel_count != CollectorOptions{}.per_kernel_count || options.per_kernel_skip > 0;
   if (!options.sampling) {
@@ -98,8 +100,7 @@ PhaseList sessions_for(const CollectorOptions& options, SessionBackends& backend
         std::make_unique<RangeSession>(exact, metrics, backends.range(), nvtx, sink), exact);
   }
   if (!budgets) {  // no range profiler at all: the sampler and kernel timestamps
-    sessions.push_back(std::make_unique<PmSamplingSession>(options, sink, SamplingRole::alone,
-                                                          backends.pm_sampling()));
+    sessions.push_back(std::make_unique<PmSamplingSession>(options, sink, SamplingRole::alone, backends.pm_sampling()));
     return list;
   }
   // Each kernel's first launches exactly, then sampling from where a budget run would pause.
@@ -107,9 +108,9 @@ PhaseList sessions_for(const CollectorOptions& options, SessionBackends& backend
   exact.sampling = false;
   exact.keep_launches = true;
   exact.raw_dir.clear();
-  auto range = std::make_unique<RangeSession>(exact, metrics, backends.range(), nvtx, sink, /*ends_when_budgets_spent=*/true);
-  auto sampler = std::make_unique<PmSamplingSession>(options, sink, SamplingRole::after_exact,
-                                                          backends.pm_sampling());
+  auto range =
+      std::make_unique<RangeSession>(exact, metrics, backends.range(), nvtx, sink, /*ends_when_budgets_spent=*/true);
+  auto sampler = std::make_unique<PmSamplingSession>(options, sink, SamplingRole::after_exact, backends.pm_sampling());
   // The sampler's host side is prepared while the exact phase runs, off the app's path.
   range->on_context_ready = [sampler = sampler.get()](int device, const std::string& chip) {
     sampler->prepare_ahead(device, chip);

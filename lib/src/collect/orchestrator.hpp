@@ -23,8 +23,8 @@ struct Collector::Impl {
   ~Impl();
 
   CollectorOptions options;
-  detail::NvtxTracker nvtx;  // the app's NVTX ranges (options.nvtx), for every session
-  detail::LaunchSink sink;   // injection: each completed launch goes to disk at once
+  detail::NvtxTracker nvtx;                           // the app's NVTX ranges (options.nvtx), for every session
+  detail::LaunchSink sink;                            // injection: each completed launch goes to disk at once
   std::unique_ptr<detail::SessionBackends> backends;  // CUPTI's
   detail::Phases phases;
   CUpti_SubscriberHandle subscriber = nullptr;

@@ -34,7 +34,8 @@ bool Phases::current_over() const {
 void Phases::note_launch() {
   ++phase_launches_;
   // The first phase's window opens at the first launch, not at cuInit: the app's set-up is no phase's.
-  if (windows_.empty() || first_launch_seen_.load(std::memory_order_relaxed) || first_launch_seen_.exchange(true)) return;
+  if (windows_.empty() || first_launch_seen_.load(std::memory_order_relaxed) || first_launch_seen_.exchange(true))
+    return;
   std::lock_guard lock(windows_mutex_);
   if (windows_[0].start_ns == 0) windows_[0].start_ns = now();
 }
@@ -75,9 +76,8 @@ void Phases::advance() {
   join_completer();  // a phase before this one's (none in the lists there are)
   handed_over_ = false;
   try {
-    completer_ = std::thread([this, ended = ending.completion, handed = record]() mutable {
-      hand_over(ended, std::move(handed));
-    });
+    completer_ = std::thread(
+        [this, ended = ending.completion, handed = record]() mutable { hand_over(ended, std::move(handed)); });
   } catch (const std::system_error&) {  // no thread: on the app's
     hand_over(ending.completion, record);
   }
@@ -91,8 +91,10 @@ void Phases::advance() {
 PhaseHandover* Phases::handover(std::size_t i) const { return i < handovers_.size() ? handovers_[i].get() : nullptr; }
 
 void Phases::begin_phase(std::size_t i, RunRecord before, bool follows) {
-  if (PhaseHandover* rule = handover(i)) rule->begin(std::move(before), follows);
-  else sessions_[i]->begin_after(std::move(before), follows);
+  if (PhaseHandover* rule = handover(i))
+    rule->begin(std::move(before), follows);
+  else
+    sessions_[i]->begin_after(std::move(before), follows);
 }
 
 RunRecord Phases::finish_phase(std::size_t i) {

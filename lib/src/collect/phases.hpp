@@ -41,8 +41,8 @@ class PhaseHandover {
 // A mode: its phases in order, and the sessions that run beside them until the end.
 struct PhaseList {
   std::vector<std::unique_ptr<Session>> phases, background;
-  std::vector<std::size_t> background_from;  // the phase each background session begins with (none: 0)
-  std::vector<std::string> names;            // the phases' names in the record (none: no windows recorded)
+  std::vector<std::size_t> background_from;               // the phase each background session begins with (none: 0)
+  std::vector<std::string> names;                         // the phases' names in the record (none: no windows recorded)
   std::vector<std::unique_ptr<PhaseHandover>> handovers;  // by phase; none: the session takes the record
 };
 
@@ -128,7 +128,6 @@ class Phases {
   PhaseHandover* handover(std::size_t i) const;  // phase I's, or none
   RunRecord finish_phase(std::size_t i);
 
-
   void ask_capabilities();  // once, at construction
   const SessionCapabilities& current_takes() const { return takes_[index_.load()]; }
 
@@ -140,12 +139,12 @@ class Phases {
   std::atomic<std::size_t> index_{0};
   PhaseClock clock_;
   mutable std::timed_mutex windows_mutex_;
-  std::vector<PhaseWindow> windows_;       // one per phase when the list names them
+  std::vector<PhaseWindow> windows_;              // one per phase when the list names them
   std::atomic<std::uint64_t> phase_launches_{0};  // the current phase's
   std::atomic<bool> first_launch_seen_{false};
   bool finished_ = false;
-  std::thread completer_;                // advance()'s: Session::complete_record, then on_handover
-  std::atomic<bool> handed_over_{true};  // no hand-over pending
+  std::thread completer_;                      // advance()'s: Session::complete_record, then on_handover
+  std::atomic<bool> handed_over_{true};        // no hand-over pending
   std::optional<StallInfo> completed_stalls_;  // what complete() added, for the run's record
 };
 

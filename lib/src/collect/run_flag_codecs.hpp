@@ -26,10 +26,10 @@ FlagCodec on_off_codec(Member<bool> field, bool inverted = false);  // 1 or 0 (a
 // One of CHOICES; OLD_NAMES are older spellings, read as their new name.
 FlagCodec choice_codec(Member<std::string> field, std::vector<std::string> choices,
                        std::vector<std::pair<std::string, std::string>> old_names = {});
-FlagCodec two_choice_codec(Member<bool> field, std::string off, std::string on);  // a switch spelt as two words
-FlagCodec json_list_codec(Member<std::vector<std::string>> field);                 // ["a","b"]; "" when empty
-FlagCodec comma_list_codec(Member<std::vector<std::string>> field);                // a,b
-FlagCodec seconds_codec(Member<double> field);                                     // 0 or more
+FlagCodec two_choice_codec(Member<bool> field, std::string off, std::string on);        // a switch spelt as two words
+FlagCodec json_list_codec(Member<std::vector<std::string>> field);                      // ["a","b"]; "" when empty
+FlagCodec comma_list_codec(Member<std::vector<std::string>> field);                     // a,b
+FlagCodec seconds_codec(Member<double> field);                                          // 0 or more
 FlagCodec microseconds_codec(Member<std::uint64_t> nanoseconds, std::uint64_t min_us);  // the field in ns
 
 // A whole number from MIN to MAX.
@@ -41,7 +41,8 @@ FlagCodec number_codec(Member<Number> field, std::uint64_t min = 0, std::string 
             const auto value = whole_number(text);
             if (!value) return "must be a whole number";
             if (*value < min || *value > max)
-              return range_problem(min, max == std::numeric_limits<Number>::max() ? std::nullopt : std::optional(max), note);
+              return range_problem(min, max == std::numeric_limits<Number>::max() ? std::nullopt : std::optional(max),
+                                   note);
             o.*field = static_cast<Number>(*value);
             return "";
           }};

@@ -161,13 +161,13 @@ struct SessionCapabilities {
 
 // The driver callbacks the sessions need enabled (the union of their capabilities).
 struct SessionCallbacks {
-  bool launch_exit = false;     // launches' EXIT as well as their ENTER
-  bool sync_points = false;     // synchronisations and successful queries
-  bool graphs = false;          // executable graphs created and destroyed
-  bool graph_destroy = false;   // the app's cuGraphDestroy (graphs kept for node-by-node profiling)
-  bool modules = false;         // modules loaded
-  bool contexts = false;        // contexts created
-  bool nvtx = false;            // the app's NVTX range calls
+  bool launch_exit = false;    // launches' EXIT as well as their ENTER
+  bool sync_points = false;    // synchronisations and successful queries
+  bool graphs = false;         // executable graphs created and destroyed
+  bool graph_destroy = false;  // the app's cuGraphDestroy (graphs kept for node-by-node profiling)
+  bool modules = false;        // modules loaded
+  bool contexts = false;       // contexts created
+  bool nvtx = false;           // the app's NVTX range calls
 };
 
 }  // namespace limiter::detail

@@ -26,8 +26,14 @@ using detail::GraphEvent;
 using detail::LaunchCall;
 
 enum class CallKind : std::uint8_t {
-  other, launch, wait, query, profiler_start, profiler_stop,
-  graph_destroy, graph_exec_destroy  // kept_graphs.cpp
+  other,
+  launch,
+  wait,
+  query,
+  profiler_start,
+  profiler_stop,
+  graph_destroy,
+  graph_exec_destroy  // kept_graphs.cpp
 };
 
 // The kind of every driver callback id, from its name, once.
@@ -40,9 +46,14 @@ const std::vector<CallKind>& call_kinds() {
           !name)
         continue;
       switch (detail::sync_point_of(name)) {
-        case detail::SyncPoint::wait: out[id] = CallKind::wait; break;
-        case detail::SyncPoint::query: out[id] = CallKind::query; break;
-        case detail::SyncPoint::none: break;
+        case detail::SyncPoint::wait:
+          out[id] = CallKind::wait;
+          break;
+        case detail::SyncPoint::query:
+          out[id] = CallKind::query;
+          break;
+        case detail::SyncPoint::none:
+          break;
       }
     }
     for (CUpti_CallbackId id : detail::kLaunchCallbacks) out[id] = CallKind::launch;
@@ -152,14 +163,17 @@ void on_driver_call(Collector::Impl& impl, CUpti_CallbackId cbid, const CUpti_Ca
       impl.phases.on_sync(query ? detail::SyncKind::query : detail::SyncKind::wait);
       return;
     }
-    case CallKind::profiler_start:  // --capture-range cudaProfilerApi: a region opens after Start
+    case CallKind::profiler_start:   // --capture-range cudaProfilerApi: a region opens after Start
     case CallKind::profiler_stop: {  // and closes before Stop returns, its launches decoded
       if (!impl.options.profiler_api_regions || enter) return;
-      if (kind_of(cbid) == CallKind::profiler_start) impl.phases.begin_region();
-      else impl.phases.end_region();
+      if (kind_of(cbid) == CallKind::profiler_start)
+        impl.phases.begin_region();
+      else
+        impl.phases.end_region();
       return;
     }
-    case CallKind::other: return;
+    case CallKind::other:
+      return;
   }
 }
 
@@ -217,13 +231,16 @@ void on_injected_nvtx(void* user, CUpti_CallbackId cbid, const CUpti_NvtxData& d
 }
 
 void CUPTIAPI on_callback(void* user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
-  if (detail::in_forked_child()) return;  // the parent profiles; a forked child runs unprofiled
+  if (detail::in_forked_child()) return;   // the parent profiles; a forked child runs unprofiled
   if (detail::inside_own_calls()) return;  // our L2 flush's kernel and wait (l2_flush.hpp), not the app's
   auto& impl = *static_cast<Collector::Impl*>(user);
   try {
-    if (domain == CUPTI_CB_DOMAIN_DRIVER_API) on_driver_call(impl, cbid, *static_cast<const CUpti_CallbackData*>(data));
-    else if (domain == CUPTI_CB_DOMAIN_NVTX) on_nvtx(impl, cbid, *static_cast<const CUpti_NvtxData*>(data));
-    else if (domain == CUPTI_CB_DOMAIN_RESOURCE) on_resource(impl, cbid, *static_cast<const CUpti_ResourceData*>(data));
+    if (domain == CUPTI_CB_DOMAIN_DRIVER_API)
+      on_driver_call(impl, cbid, *static_cast<const CUpti_CallbackData*>(data));
+    else if (domain == CUPTI_CB_DOMAIN_NVTX)
+      on_nvtx(impl, cbid, *static_cast<const CUpti_NvtxData*>(data));
+    else if (domain == CUPTI_CB_DOMAIN_RESOURCE)
+      on_resource(impl, cbid, *static_cast<const CUpti_ResourceData*>(data));
   } catch (const std::exception& e) {
     // A session's launch work catches its own errors; this is anything else: said, and the app runs on.
     std::fprintf(stderr, "limiter: profiling error: %s\n", e.what());
@@ -235,33 +252,36 @@ void CUPTIAPI on_callback(void* user, CUpti_CallbackDomain domain, CUpti_Callbac
 void Collector::Impl::subscribe() {
   const CUptiResult status = cuptiSubscribe(&subscriber, on_callback, this);
   if (status == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
-    throw SystemError("another CUPTI tool (Nsight Systems, Nsight Compute, a profiler in the app) is attached to this "
-                      "process; run without it");
+    throw SystemError(
+        "another CUPTI tool (Nsight Systems, Nsight Compute, a profiler in the app) is attached to this "
+        "process; run without it");
   }
   if (status != CUPTI_SUCCESS) detail::throw_cupti_error(status, "cuptiSubscribe");
   const detail::SessionCallbacks wanted = phases.callbacks();
   const auto& kinds = call_kinds();
   for (std::size_t id = 0; id < kinds.size(); ++id) {
     const CallKind kind = kinds[id];
-    const bool enable = kind == CallKind::launch ||
-                        ((kind == CallKind::wait || kind == CallKind::query) && wanted.sync_points) ||
-                        ((kind == CallKind::profiler_start || kind == CallKind::profiler_stop) && options.profiler_api_regions) ||
-                        ((kind == CallKind::graph_destroy || kind == CallKind::graph_exec_destroy) && wanted.graph_destroy);
+    const bool enable =
+        kind == CallKind::launch || ((kind == CallKind::wait || kind == CallKind::query) && wanted.sync_points) ||
+        ((kind == CallKind::profiler_start || kind == CallKind::profiler_stop) && options.profiler_api_regions) ||
+        ((kind == CallKind::graph_destroy || kind == CallKind::graph_exec_destroy) && wanted.graph_destroy);
     if (enable)
       LIMITER_CUPTI_CHECK(
           cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, static_cast<CUpti_CallbackId>(id)));
   }
-  LIMITER_CUPTI_CHECK(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE,
-                                          CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING));
+  LIMITER_CUPTI_CHECK(
+      cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING));
   if (wanted.graphs) {
     for (CUpti_CallbackId id : {CUPTI_CBID_RESOURCE_GRAPHEXEC_CREATED, CUPTI_CBID_RESOURCE_GRAPHEXEC_DESTROY_STARTING,
                                 CUPTI_CBID_RESOURCE_GRAPH_DESTROY_STARTING})
       LIMITER_CUPTI_CHECK(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, id));
   }
   if (wanted.contexts)
-    LIMITER_CUPTI_CHECK(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED));
+    LIMITER_CUPTI_CHECK(
+        cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED));
   if (wanted.modules)
-    LIMITER_CUPTI_CHECK(cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED));
+    LIMITER_CUPTI_CHECK(
+        cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED));
   // The app's NVTX calls go to the one tool NVTX_INJECTION64_PATH named when its NVTX started:
   // limiter's own injection under `limiter run` (the receiver below), libcupti for an app that
   // set it so with the in-process API (CUPTI's NVTX domain). Both are on: only one ever delivers.

@@ -10,7 +10,7 @@ void trace_line(const char* format, ...) noexcept __attribute__((format(printf, 
 
 }  // namespace limiter::detail
 
-#define LIMITER_TRACE(...)                                               \
-  do {                                                                   \
+#define LIMITER_TRACE(...)                                                        \
+  do {                                                                            \
     if (::limiter::detail::tracing()) ::limiter::detail::trace_line(__VA_ARGS__); \
   } while (0)

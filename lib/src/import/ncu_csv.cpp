@@ -84,11 +84,13 @@ std::string_view without_trailing_text(std::string_view table, std::size_t heade
   if (left_out == 0) return table;
   if (warnings) {
     const std::string_view above = table.substr(0, first_left_out_offset);
-    const std::size_t line_number = header_line + static_cast<std::size_t>(std::count(above.begin(), above.end(), '\n'));
+    const std::size_t line_number =
+        header_line + static_cast<std::size_t>(std::count(above.begin(), above.end(), '\n'));
     const std::string shown =
         first_left_out.size() > 60 ? std::string(first_left_out.substr(0, 57)) + "..." : std::string(first_left_out);
     warnings->push_back("'" + origin + "': " + std::to_string(left_out) + (left_out == 1 ? " line" : " lines") +
-                        " after the CSV table left out, from line " + std::to_string(line_number) + ": \"" + shown + "\"");
+                        " after the CSV table left out, from line " + std::to_string(line_number) + ": \"" + shown +
+                        "\"");
   }
   return table.substr(0, end + 1);
 }
@@ -113,8 +115,8 @@ RunRecord import_ncu_csv(std::istream& in, const std::string& origin, std::vecto
                      ". Plain kernel,metric,value rows are imported as csv "
                      "(limiter import --from csv)");
   }
-  const auto rows = detail::parse_csv(without_trailing_text(text.substr(location->offset), location->line, origin, warnings),
-                                     origin, location->line);
+  const auto rows = detail::parse_csv(
+      without_trailing_text(text.substr(location->offset), location->line, origin, warnings), origin, location->line);
   Header header{{}, location->line};
   for (const auto& title : rows.front().fields) header.titles.emplace_back(trim(title));
 

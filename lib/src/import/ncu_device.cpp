@@ -37,21 +37,20 @@ void fill_launch_fields(PendingLaunch& pending, const std::string& origin) {
     if (!value) return std::nullopt;
     return to_dimension(*value, origin, pending.lines[metric], metric);
   };
-  const auto dim3_from = [&](const char* x, const char* y, const char* z,
-                             const char* total) -> std::optional<Dim3> {
+  const auto dim3_from = [&](const char* x, const char* y, const char* z, const char* total) -> std::optional<Dim3> {
     if (const auto dx = dimension(x)) return Dim3{*dx, dimension(y).value_or(1), dimension(z).value_or(1)};
     if (const auto all = dimension(total)) return Dim3{*all, 1, 1};  // only the total is known
     return std::nullopt;
   };
   if (!pending.grid_from_column) {
-    if (const auto grid = dim3_from("launch__grid_dim_x", "launch__grid_dim_y", "launch__grid_dim_z",
-                                    "launch__grid_size")) {
+    if (const auto grid =
+            dim3_from("launch__grid_dim_x", "launch__grid_dim_y", "launch__grid_dim_z", "launch__grid_size")) {
       launch.grid = *grid;
     }
   }
   if (!pending.block_from_column) {
-    if (const auto block = dim3_from("launch__block_dim_x", "launch__block_dim_y", "launch__block_dim_z",
-                                     "launch__block_size")) {
+    if (const auto block =
+            dim3_from("launch__block_dim_x", "launch__block_dim_y", "launch__block_dim_z", "launch__block_size")) {
       launch.block = *block;
     }
   }
@@ -83,18 +82,15 @@ DeviceDescription describe_device(const std::vector<PendingLaunch>& launches, co
     const std::string_view cc = first.cc_column;
     const std::size_t dot = cc.find('.');
     const auto major = parse_number(cc.substr(0, dot));
-    const auto minor =
-        dot == std::string_view::npos ? std::optional<double>(0) : parse_number(cc.substr(dot + 1));
+    const auto minor = dot == std::string_view::npos ? std::optional<double>(0) : parse_number(cc.substr(dot + 1));
     const auto major_whole = major ? whole_number(*major) : std::nullopt;
     const auto minor_whole = minor ? whole_number(*minor) : std::nullopt;
     if (!major_whole || !minor_whole || *minor_whole > 9) {
-      fail_at(origin, first.line,
-              "'" + first.cc_column + "' in column 'CC' is not a compute capability like 9.0");
+      fail_at(origin, first.line, "'" + first.cc_column + "' in column 'CC' is not a compute capability like 9.0");
     }
     device.arch = arch_from_compute_capability(*major_whole, *minor_whole);
   } else if (const auto major = whole("device__attribute_compute_capability_major")) {
-    device.arch =
-        arch_from_compute_capability(*major, whole("device__attribute_compute_capability_minor").value_or(0));
+    device.arch = arch_from_compute_capability(*major, whole("device__attribute_compute_capability_minor").value_or(0));
   }
   if (const auto it = first.texts.find("device__attribute_chip"); it != first.texts.end()) {
     device.chip = it->second;  // ncu 2025 writes a number here; older versions a name

@@ -61,16 +61,15 @@ void fail_at(const std::string& origin, std::size_t line, const std::string& mes
 }
 
 void fail_cell(const Cell& cell, const std::string& message) {
-  fail_at(cell.origin, cell.line,
-          "column " + std::to_string(cell.column + 1) + " ('" + cell.title + "'): " + message);
+  fail_at(cell.origin, cell.line, "column " + std::to_string(cell.column + 1) + " ('" + cell.title + "'): " + message);
 }
 
 // Stores one metric value. Text values are kept aside when the metric has no unit (ncu's
 // text metrics: device name, cache config, scheduling policy); a text value where a quantity
 // is expected is an error. A second, different value under the same name goes under
 // `conflict_name` when one is given (details pages repeat labels across sections).
-void add_metric(PendingLaunch& pending, const std::string& metric, std::string_view unit,
-                std::string_view value_text, const Cell& cell, const std::string& conflict_name) {
+void add_metric(PendingLaunch& pending, const std::string& metric, std::string_view unit, std::string_view value_text,
+                const Cell& cell, const std::string& conflict_name) {
   value_text = trim(value_text);
   unit = trim(unit);
   if (is_skipped_value(value_text)) return;
@@ -86,8 +85,7 @@ void add_metric(PendingLaunch& pending, const std::string& metric, std::string_v
     return;
   }
   if (!unit.empty() || is_interpreted_metric(metric)) {
-    fail_cell(cell, "metric '" + metric + "' has the value '" + std::string(value_text) +
-                        "', which is not a number" +
+    fail_cell(cell, "metric '" + metric + "' has the value '" + std::string(value_text) + "', which is not a number" +
                         (unit.empty() ? std::string() : " (unit '" + std::string(unit) + "')") +
                         "; fix the value or export the CSV again (" + kExportHint + ")");
   }
@@ -115,8 +113,7 @@ std::optional<std::uint64_t> whole_counter(const PendingLaunch& pending, const s
   return whole;
 }
 
-std::uint32_t to_dimension(std::uint64_t value, const std::string& origin, std::size_t line,
-                           const std::string& what) {
+std::uint32_t to_dimension(std::uint64_t value, const std::string& origin, std::size_t line, const std::string& what) {
   if (value == 0 || value > std::numeric_limits<std::uint32_t>::max()) {
     fail_at(origin, line, what + " " + std::to_string(value) + " is not a valid launch dimension");
   }

@@ -42,15 +42,14 @@ struct Cell {
 // text metrics: device name, cache config, scheduling policy); a text value where a quantity
 // is expected is an error. A second, different value under the same name goes under
 // `conflict_name` when one is given (details pages repeat labels across sections).
-void add_metric(PendingLaunch& pending, const std::string& metric, std::string_view unit,
-                std::string_view value_text, const Cell& cell, const std::string& conflict_name = {});
+void add_metric(PendingLaunch& pending, const std::string& metric, std::string_view unit, std::string_view value_text,
+                const Cell& cell, const std::string& conflict_name = {});
 
 std::optional<std::uint64_t> whole_number(double value);
 // A counter that must be a whole number (a size, a count, an id), if present.
 std::optional<std::uint64_t> whole_counter(const PendingLaunch& pending, const std::string& metric,
                                            const std::string& origin);
-std::uint32_t to_dimension(std::uint64_t value, const std::string& origin, std::size_t line,
-                           const std::string& what);
+std::uint32_t to_dimension(std::uint64_t value, const std::string& origin, std::size_t line, const std::string& what);
 // "(256, 1, 1)" → Dim3.
 Dim3 parse_dim3(std::string_view text, const Cell& cell);
 std::optional<std::uint64_t> parse_id(std::string_view text, const Cell& cell);

@@ -19,8 +19,8 @@ bool is_descriptive_column(const std::string& title) {
   return title.empty() || descriptive.contains(title) || title.find(' ') != std::string::npos;
 }
 
-void read_identity(PendingLaunch& pending, const IdentityColumns& columns, const Header& header,
-                   const CsvRow& row, const std::string& origin) {
+void read_identity(PendingLaunch& pending, const IdentityColumns& columns, const Header& header, const CsvRow& row,
+                   const std::string& origin) {
   const auto cell = [&](std::size_t column) { return Cell{origin, row.line, column, header.titles[column]}; };
   const auto text = [&](const std::optional<std::size_t>& column) -> std::string {
     return column ? std::string(trim(row.fields[*column])) : std::string();
@@ -49,8 +49,7 @@ void read_identity(PendingLaunch& pending, const IdentityColumns& columns, const
 }
 
 bool is_skipped_row(const CsvRow& row) {
-  if (std::all_of(row.fields.begin(), row.fields.end(),
-                  [](const std::string& f) { return trim(f).empty(); })) {
+  if (std::all_of(row.fields.begin(), row.fields.end(), [](const std::string& f) { return trim(f).empty(); })) {
     return true;
   }
   return row.fields.size() == 1 && trim(row.fields[0]).starts_with("==");  // ==PROF== etc.
@@ -95,25 +94,22 @@ std::vector<PendingLaunch> read_details(const std::vector<CsvRow>& rows, const H
     // changes or a metric repeats.
     PendingLaunch* pending = nullptr;
     if (identity.id) {
-      const std::string process =
-          identity.process_id ? std::string(trim(row.fields[*identity.process_id])) : "";
+      const std::string process = identity.process_id ? std::string(trim(row.fields[*identity.process_id])) : "";
       const auto [it, inserted] =
           launch_by_key.emplace(process + "/" + std::string(trim(row.fields[*identity.id])), launches.size());
       if (inserted) launches.emplace_back();
       pending = &launches[it->second];
     } else {
-      const std::string kernel =
-          identity.kernel_name ? std::string(trim(row.fields[*identity.kernel_name])) : "";
-      if (launches.empty() || launches.back().launch.name != kernel ||
-          launches.back().lines.contains(metric) || launches.back().texts.contains(metric)) {
+      const std::string kernel = identity.kernel_name ? std::string(trim(row.fields[*identity.kernel_name])) : "";
+      if (launches.empty() || launches.back().launch.name != kernel || launches.back().lines.contains(metric) ||
+          launches.back().texts.contains(metric)) {
         launches.emplace_back();
       }
       pending = &launches.back();
     }
     if (pending->line == 0) read_identity(*pending, identity, header, row, origin);
 
-    add_metric(*pending, metric,
-               metric_unit ? std::string_view(row.fields[*metric_unit]) : std::string_view(),
+    add_metric(*pending, metric, metric_unit ? std::string_view(row.fields[*metric_unit]) : std::string_view(),
                row.fields[metric_value], Cell{origin, row.line, metric_value, header.titles[metric_value]},
                conflict_name);
   }
@@ -121,8 +117,7 @@ std::vector<PendingLaunch> read_details(const std::vector<CsvRow>& rows, const H
 }
 
 // The raw page: one row per launch, a units row under the header.
-std::vector<PendingLaunch> read_raw(const std::vector<CsvRow>& rows, const Header& header,
-                                    const std::string& origin) {
+std::vector<PendingLaunch> read_raw(const std::vector<CsvRow>& rows, const Header& header, const std::string& origin) {
   const IdentityColumns identity(header);
   const std::size_t width = header.titles.size();
   std::vector<std::string> units(width);
@@ -156,8 +151,7 @@ std::vector<PendingLaunch> read_raw(const std::vector<CsvRow>& rows, const Heade
     read_identity(pending, identity, header, row, origin);
     for (std::size_t c = 0; c < width; ++c) {
       if (is_descriptive_column(header.titles[c])) continue;
-      add_metric(pending, header.titles[c], units[c], row.fields[c],
-                 Cell{origin, row.line, c, header.titles[c]});
+      add_metric(pending, header.titles[c], units[c], row.fields[c], Cell{origin, row.line, c, header.titles[c]});
     }
   }
   return launches;

@@ -29,8 +29,8 @@ struct Header {
 };
 
 struct IdentityColumns {
-  std::optional<std::size_t> id, process_id, kernel_name, mangled_name, context, stream, block_size,
-      grid_size, device, cc;
+  std::optional<std::size_t> id, process_id, kernel_name, mangled_name, context, stream, block_size, grid_size, device,
+      cc;
 
   explicit IdentityColumns(const Header& h)
       : id(h.find("ID")),
@@ -56,7 +56,6 @@ struct IdentityColumns {
 
 std::vector<PendingLaunch> read_details(const std::vector<CsvRow>& rows, const Header& header,
                                         const std::string& origin);
-std::vector<PendingLaunch> read_raw(const std::vector<CsvRow>& rows, const Header& header,
-                                    const std::string& origin);
+std::vector<PendingLaunch> read_raw(const std::vector<CsvRow>& rows, const Header& header, const std::string& origin);
 
 }  // namespace limiter::detail::ncu

@@ -94,9 +94,8 @@ bool looks_like_arch(std::string_view arch) {
   if (!arch.starts_with("sm_")) return false;
   arch.remove_prefix(3);
   if (!arch.empty() && std::islower(static_cast<unsigned char>(arch.back()))) arch.remove_suffix(1);
-  return (arch.size() == 2 || arch.size() == 3) && std::all_of(arch.begin(), arch.end(), [](char c) {
-           return std::isdigit(static_cast<unsigned char>(c));
-         });
+  return (arch.size() == 2 || arch.size() == 3) &&
+         std::all_of(arch.begin(), arch.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
 }
 
 bool is_header(const std::vector<std::string>& fields) {
@@ -129,8 +128,7 @@ void fill_launch_fields(PendingKernel& kernel, const std::string& origin) {
   };
   const auto dimension = [&](const char* metric) -> std::optional<std::uint32_t> {
     const auto value = whole(metric, 0xFFFFFFFFu);
-    if (value && *value == 0)
-      fail_at(origin, kernel.lines[metric], std::string(metric) + " must be at least 1");
+    if (value && *value == 0) fail_at(origin, kernel.lines[metric], std::string(metric) + " must be at least 1");
     if (!value) return std::nullopt;
     return static_cast<std::uint32_t>(*value);
   };
@@ -160,8 +158,7 @@ void fill_launch_fields(PendingKernel& kernel, const std::string& origin) {
 
 }  // namespace
 
-RunRecord import_plain_csv(std::istream& in, const std::string& origin, const std::string& arch,
-                           int sm_count) {
+RunRecord import_plain_csv(std::istream& in, const std::string& origin, const std::string& arch, int sm_count) {
   if (!looks_like_arch(arch)) {
     throw InputError("architecture '" + arch +
                      "' is not of the form sm_NN (e.g. sm_20 for Fermi, "
@@ -179,8 +176,8 @@ RunRecord import_plain_csv(std::istream& in, const std::string& origin, const st
     const std::size_t end = std::min(text.find('\n', start), text.size());
     const std::string_view line = detail::strip_bom(std::string_view(text).substr(start, end - start));
     if (trim(line).starts_with("#")) {
-      std::fill(text.begin() + static_cast<std::ptrdiff_t>(start),
-                text.begin() + static_cast<std::ptrdiff_t>(end), ' ');
+      std::fill(text.begin() + static_cast<std::ptrdiff_t>(start), text.begin() + static_cast<std::ptrdiff_t>(end),
+                ' ');
     }
     start = end + 1;
   }
@@ -191,8 +188,7 @@ RunRecord import_plain_csv(std::istream& in, const std::string& origin, const st
   std::optional<std::pair<std::string, std::size_t>> first_legacy, first_perfworks;  // metric, line
   bool first_data_row = true;
   for (const auto& row : rows) {
-    if (std::all_of(row.fields.begin(), row.fields.end(),
-                    [](const std::string& f) { return trim(f).empty(); })) {
+    if (std::all_of(row.fields.begin(), row.fields.end(), [](const std::string& f) { return trim(f).empty(); })) {
       continue;  // blank or comment line
     }
     if (first_data_row && is_header(row.fields)) {
@@ -250,8 +246,8 @@ RunRecord import_plain_csv(std::istream& in, const std::string& origin, const st
   }
   if (first_legacy && first_perfworks) {
     throw InputError(origin + ": mixes counter models: " + first_legacy->first + " (line " +
-                     std::to_string(first_legacy->second) + ") is a Fermi/Kepler event, " +
-                     first_perfworks->first + " (line " + std::to_string(first_perfworks->second) +
+                     std::to_string(first_legacy->second) + ") is a Fermi/Kepler event, " + first_perfworks->first +
+                     " (line " + std::to_string(first_perfworks->second) +
                      ") a PerfWorks metric; put each model's counters in its own file");
   }
   if (!first_legacy && !first_perfworks) {

@@ -10,7 +10,6 @@
 #include "collect/forked_child.hpp"
 #include "limiter/record.hpp"
 
-
 namespace limiter::detail {
 namespace {
 
@@ -33,8 +32,10 @@ bool app_handles(const struct sigaction& action) {
 
 void pass_on(int signal, siginfo_t* info, void* context) {
   const struct sigaction& action = previous[signal];
-  if (action.sa_flags & SA_SIGINFO) action.sa_sigaction(signal, info, context);
-  else action.sa_handler(signal);
+  if (action.sa_flags & SA_SIGINFO)
+    action.sa_sigaction(signal, info, context);
+  else
+    action.sa_handler(signal);
 }
 
 bool debug = false;  // CollectorOptions::debug: where a fatal signal hit, before anything else runs
@@ -44,7 +45,7 @@ void on_signal(int signal, siginfo_t* info, void* context) {
   if (debug && !terminating) {
     char line[96];
     const int length = std::snprintf(line, sizeof line, "limiter: signal %d on thread %ld; backtrace:\n", signal,
-                                      static_cast<long>(gettid()));
+                                     static_cast<long>(gettid()));
     if (length > 0) (void)!write(STDERR_FILENO, line, static_cast<std::size_t>(length));
     void* frames[64];
     backtrace_symbols_fd(frames, backtrace(frames, 64), STDERR_FILENO);
@@ -70,7 +71,7 @@ void on_signal(int signal, siginfo_t* info, void* context) {
 }
 
 void install(int signal) {
-  struct sigaction action{};
+  struct sigaction action {};
   action.sa_sigaction = on_signal;
   action.sa_flags = SA_SIGINFO;
   sigemptyset(&action.sa_mask);

@@ -17,19 +17,24 @@ namespace {
 // PC sampling (--stalls) keeps no snapshot: the record says the samples were lost, and why.
 void write_sampled_record_on_signal(const std::string& ended) {
   if (injection->pc_sampling) {
-    std::fprintf(stderr, "limiter: the app ended by %s while PC sampling; its samples are read only at the end, so "
-                 "the record holds none\n", ended.c_str());
+    std::fprintf(stderr,
+                 "limiter: the app ended by %s while PC sampling; its samples are read only at the end, so "
+                 "the record holds none\n",
+                 ended.c_str());
     limiter::RunRecord run = injection->header;
     run.source = "cupti-pc-sampling";
     run.ended = ended;
-    run.missed.push_back({"the process ended by " + ended + " before PC sampling's samples were read (they are read "
-                          "when the app exits normally)",
+    run.missed.push_back({"the process ended by " + ended +
+                              " before PC sampling's samples were read (they are read "
+                              "when the app exits normally)",
                           0, "let the app end normally (catch the signal and exit), or sample a shorter run"});
     limiter::write_run_file(run, injection->output);
     return;
   }
-  std::fprintf(stderr, "limiter: the app ended by %s while PM sampling; the record holds the last snapshot of the "
-               "aggregates (up to ~3 s old)\n", ended.c_str());
+  std::fprintf(stderr,
+               "limiter: the app ended by %s while PM sampling; the record holds the last snapshot of the "
+               "aggregates (up to ~3 s old)\n",
+               ended.c_str());
   if (std::filesystem::exists(injection->partial)) {
     limiter::finish_partial_run(injection->partial, injection->output, ended);
     std::filesystem::remove(injection->partial);
@@ -39,7 +44,8 @@ void write_sampled_record_on_signal(const std::string& ended) {
   run.source = "cupti-pm-sampling";
   run.sampling = limiter::SamplingInfo{};
   run.ended = ended;
-  run.missed.push_back({"the process ended before PM sampling started", 0, "run the exact mode (limiter run without --sampling)"});
+  run.missed.push_back(
+      {"the process ended before PM sampling started", 0, "run the exact mode (limiter run without --sampling)"});
   limiter::write_run_file(run, injection->output);
 }
 
@@ -62,8 +68,9 @@ void finish_phases(const std::string& ended) {
   part.missed = injection->collector->missed();
   part.launches_seen = injection->collector->launches_seen();
   if (in_window)
-    part.missed.push_back({"the process ended by " + ended + " inside the PC-sampling window: its samples are read at "
-                           "the window's end, so the record holds none (what finished phases hold is kept)",
+    part.missed.push_back({"the process ended by " + ended +
+                               " inside the PC-sampling window: its samples are read at "
+                               "the window's end, so the record holds none (what finished phases hold is kept)",
                            0, "let the app end normally, or a shorter --stall-window"});
   write_phases_status(part);
 }
@@ -83,7 +90,8 @@ void write_final_record(const std::string& ended) {
   try {
     // A worker the app started (a compile worker, a helper that only queried the GPU) that
     // launched nothing leaves no record behind; the app's own process always writes one.
-    if (!injection->app_process && injection->collector->launches_seen() == 0 && injection->collector->missed().empty()) {
+    if (!injection->app_process && injection->collector->launches_seen() == 0 &&
+        injection->collector->missed().empty()) {
       injection->partial_out.close();
       std::filesystem::remove(injection->partial);
       return;
@@ -91,7 +99,8 @@ void write_final_record(const std::string& ended) {
     if (injection->collector->sampling()) {  // a few aggregates: written whole, not streamed
       if (ended != "exit") return write_sampled_record_on_signal(ended);
       limiter::RunRecord run = injection->collector->take_run();
-      if (!env("LIMITER_TIMING").empty()) std::fputs(("limiter: " + injection->collector->timings().to_text()).c_str(), stderr);
+      if (!env("LIMITER_TIMING").empty())
+        std::fputs(("limiter: " + injection->collector->timings().to_text()).c_str(), stderr);
       run.rank = injection->header.rank;
       run.host = injection->header.host;
       run.ended = ended;
@@ -105,7 +114,8 @@ void write_final_record(const std::string& ended) {
     if (!in_window) injection->collector->flush_before_exit(std::chrono::seconds(2));
     injection->collector->write_raw_files();
     if (injection->phased) finish_phases(ended);
-    if (!env("LIMITER_TIMING").empty()) std::fputs(("limiter: " + injection->collector->timings().to_text()).c_str(), stderr);
+    if (!env("LIMITER_TIMING").empty())
+      std::fputs(("limiter: " + injection->collector->timings().to_text()).c_str(), stderr);
     if (!injection->header_written) {  // no kernel ran: an empty record, with what was missed
       injection->header.created_at = limiter::utc_timestamp();
       injection->header.missed = injection->collector->missed();
@@ -113,7 +123,7 @@ void write_final_record(const std::string& ended) {
       injection->header.kernels_seen = injection->collector->kernels_seen();
       injection->header.ended = ended;
       injection->header.timeline = injection->timeline;  // copies and syncs, if no kernel was profiled
-      if (const auto& part = injection->phases_part) {  // the default run ended in its sampling phase
+      if (const auto& part = injection->phases_part) {   // the default run ended in its sampling phase
         injection->header.phases = part->phases;
         injection->header.stalls = part->stalls;
         injection->header.missed = part->missed;
@@ -138,7 +148,8 @@ void write_final_record(const std::string& ended) {
     std::filesystem::remove(injection->partial);
     if (!env("LIMITER_TIMING").empty()) {  // the app's exit waits for it: a timeline's events are most of it
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - written_from).count();
-      std::fprintf(stderr, "limiter: the record written at the app's exit in %.2f s (%zu launches, %zu timeline events)\n",
+      std::fprintf(stderr,
+                   "limiter: the record written at the app's exit in %.2f s (%zu launches, %zu timeline events)\n",
                    seconds, launches, injection->timeline ? injection->timeline->events.size() : std::size_t{0});
     }
   } catch (const std::exception& e) {

@@ -72,12 +72,15 @@ void check_nvtx_injection() {
   const std::string named = std::filesystem::canonical(set, error).string();
   if (named == ours) return;
   if (named == canonical_path_of(reinterpret_cast<const void*>(&cuptiSubscribe))) {
-    std::fprintf(stderr, "limiter: NVTX_INJECTION64_PATH is the libcupti limiter uses: NVTX ranges are recorded "
+    std::fprintf(stderr,
+                 "limiter: NVTX_INJECTION64_PATH is the libcupti limiter uses: NVTX ranges are recorded "
                  "through CUPTI's NVTX callbacks (~9 us a range); unset it for limiter's own (~0.5 us)\n");
     return;
   }
-  std::fprintf(stderr, "limiter: NVTX_INJECTION64_PATH is '%s', not limiter's NVTX tool (%s): NVTX ranges are not "
-               "recorded; unset it\n", set.c_str(), ours.c_str());
+  std::fprintf(stderr,
+               "limiter: NVTX_INJECTION64_PATH is '%s', not limiter's NVTX tool (%s): NVTX ranges are not "
+               "recorded; unset it\n",
+               set.c_str(), ours.c_str());
 }
 
 void register_output(const std::string& session_dir) {
@@ -110,8 +113,10 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     const bool default_name = env("LIMITER_OUTPUT").empty() || env("LIMITER_OUTPUT_IS_DEFAULT") == "1";
     const std::string pattern = limiter::detail::output_pattern_for(given, default_name, rank);
     if (rank && rank->world_size > 1 && !limiter::detail::names_each_process(pattern)) {
-      std::fprintf(stderr, "limiter: rank %d of %d writes to '%s', as every rank does: they overwrite each other; "
-                   "put %%r in the name (-o 'run_rank%%r.json')\n", rank->rank, rank->world_size, pattern.c_str());
+      std::fprintf(stderr,
+                   "limiter: rank %d of %d writes to '%s', as every rank does: they overwrite each other; "
+                   "put %%r in the name (-o 'run_rank%%r.json')\n",
+                   rank->rank, rank->world_size, pattern.c_str());
     }
     const std::string session = env("LIMITER_SESSION_DIR");
     const std::string named = limiter::detail::expand_output_name(pattern, rank);
@@ -147,7 +152,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     // (its environment read from /proc: a mark set here would not reach Python's os.environ,
     // which torch.compile's workers are started with; a review's finding, 2026-11-26).
     const bool job_rank = rank.has_value() && !limiter::detail::started_by_its_rank(
-                                                   *rank, limiter::detail::environment_of_process(getppid()));
+                                                  *rank, limiter::detail::environment_of_process(getppid()));
     options.prepare_ahead = injection->app_process || job_rank;
     injection->collector = new limiter::Collector(options, limiter::Collector::AlreadyValidated{});
     auto& sink = injection->collector->impl_sink();

@@ -18,7 +18,7 @@ namespace limiter::inject {
 struct Injection {
   Collector* collector = nullptr;  // never destroyed: the driver may still call back at exit
   std::string output, partial;
-  bool app_process = true;  // limiter run started this process itself (not a worker the app started)
+  bool app_process = true;   // limiter run started this process itself (not a worker the app started)
   bool pc_sampling = false;  // --stalls: samples read at the end, none on disk before it
   bool phased = false;       // the default run: samples, counters, timeline (modes.hpp)
   std::ofstream partial_out;
@@ -29,9 +29,9 @@ struct Injection {
   // from CUPTI's buffer thread. Events that complete before the header waits here.
   std::mutex partial_mutex;
   std::vector<TimelineEvent> early_events;
-  std::string pending_status;  // a finished phase's status line that came before the header
+  std::string pending_status;            // a finished phase's status line that came before the header
   std::optional<RunRecord> phases_part;  // the last of them: a record with no launch is made of it
-  std::optional<Timeline> timeline;  // the whole timeline when the process ends (LaunchSink::on_timeline_final)
+  std::optional<Timeline> timeline;      // the whole timeline when the process ends (LaunchSink::on_timeline_final)
 };
 
 // The process's one injection: set once in InitializeInjection, never destroyed.

@@ -55,7 +55,7 @@ int pushed(const void* domain) noexcept {
 int popped(const void* domain) noexcept {
   int* depth = depth_of(domain);
   if (!depth || *depth == 0) return -1;  // nothing to pop
-  return --*depth;  // the level of the range ended
+  return --*depth;                       // the level of the range ended
 }
 
 std::atomic<nvtxRangeId_t> next_range_id{1};
@@ -141,9 +141,7 @@ int range_push_ex(const nvtxEventAttributes_t* attributes) noexcept {
   return push(CUPTI_CBID_NVTX_nvtxRangePushEx, "nvtxRangePushEx", nullptr, nvtxRangePushEx_params{attributes});
 }
 
-int range_pop() noexcept {
-  return pop(CUPTI_CBID_NVTX_nvtxRangePop, "nvtxRangePop", nullptr, nvtxRangePop_params{});
-}
+int range_pop() noexcept { return pop(CUPTI_CBID_NVTX_nvtxRangePop, "nvtxRangePop", nullptr, nvtxRangePop_params{}); }
 
 nvtxRangeId_t range_start_a(const char* message) noexcept {
   return start(CUPTI_CBID_NVTX_nvtxRangeStartA, "nvtxRangeStartA", nvtxRangeStartA_params{message});

@@ -29,7 +29,8 @@ std::string expand_output_name(const std::string& pattern, const std::optional<R
       name += host;
     } else if (code == 'r') {
       if (!rank) {
-        throw InputError("output name '" + pattern + "': %r, but this process is no rank of a job (no RANK, "
+        throw InputError("output name '" + pattern +
+                         "': %r, but this process is no rank of a job (no RANK, "
                          "OMPI_COMM_WORLD_RANK, PMI_RANK or SLURM_PROCID with its world size); use %p");
       }
       name += std::to_string(rank->rank);

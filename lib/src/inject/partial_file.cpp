@@ -82,7 +82,7 @@ void write_phases_status(const limiter::RunRecord& part) {
   status.launches_seen = part.launches_seen;
   std::lock_guard lock(injection->partial_mutex);
   if (!injection->header_written) {  // no device yet (the counters phase describes it): written with the header
-    if (injection->phases_part) {  // a later part keeps what an earlier one had (a finished window's samples)
+    if (injection->phases_part) {    // a later part keeps what an earlier one had (a finished window's samples)
       if (!status.stalls) status.stalls = injection->phases_part->stalls;
       if (part.device.name.empty()) status.device = injection->phases_part->device;
     }

@@ -55,7 +55,8 @@ std::optional<RankInfo> detect_rank(const EnvironmentLookup& lookup) {
 }
 
 bool started_by_its_rank(const RankInfo& rank, const EnvironmentLookup& parent) {
-  const std::optional<RankInfo> parents = detect_rank(parent ? parent : [](const char*) -> const char* { return nullptr; });
+  const std::optional<RankInfo> parents =
+      detect_rank(parent ? parent : [](const char*) -> const char* { return nullptr; });
   return parents && parents->launcher == rank.launcher && parents->rank == rank.rank &&
          parents->world_size == rank.world_size;
 }

@@ -51,8 +51,10 @@ std::vector<KernelSeen> add_sampled_launches(std::vector<KernelSeen> exact_phase
     const auto it = std::find_if(exact_phase.begin(), exact_phase.end(), [&](const KernelSeen& seen) {
       return seen.name == k.name && seen.grid == k.grid && seen.block == k.block;
     });
-    if (it == exact_phase.end()) exact_phase.push_back({k.name, k.grid, k.block, k.sampled->launches});
-    else it->launches += k.sampled->launches;
+    if (it == exact_phase.end())
+      exact_phase.push_back({k.name, k.grid, k.block, k.sampled->launches});
+    else
+      it->launches += k.sampled->launches;
   }
   return exact_phase;
 }

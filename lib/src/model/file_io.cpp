@@ -8,9 +8,8 @@
 namespace limiter {
 
 void write_file_atomically(const std::string& path, std::string_view content) {
-  write_file_atomically(path, [&](std::ostream& out) {
-    out.write(content.data(), static_cast<std::streamsize>(content.size()));
-  });
+  write_file_atomically(
+      path, [&](std::ostream& out) { out.write(content.data(), static_cast<std::streamsize>(content.size())); });
 }
 
 void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write) {

@@ -40,8 +40,8 @@ inline std::optional<std::uint64_t> count_field(const nlohmann::json& in, const 
     return std::nullopt;
   }
   if (!it->is_number_unsigned() || it->get<std::uint64_t>() > max)
-    throw InputError(std::string("\"") + key + "\" must be a whole number from 0 to " + std::to_string(max) +
-                     ", not " + (it->is_number() ? it->dump() : std::string("a ") + it->type_name()));
+    throw InputError(std::string("\"") + key + "\" must be a whole number from 0 to " + std::to_string(max) + ", not " +
+                     (it->is_number() ? it->dump() : std::string("a ") + it->type_name()));
   return it->get<std::uint64_t>();
 }
 

@@ -34,8 +34,7 @@ bool escaped(const char* data, std::size_t at) {
 
 }  // namespace
 
-JsonStream::JsonStream(std::streambuf& in)
-    : in_(in), start_(in.pubseekoff(0, std::ios::cur, std::ios::in)) {}
+JsonStream::JsonStream(std::streambuf& in) : in_(in), start_(in.pubseekoff(0, std::ios::cur, std::ios::in)) {}
 
 void JsonStream::seek(Position position) {
   in_.pubseekpos(position.offset, std::ios::in);
@@ -49,8 +48,10 @@ int JsonStream::peek() {
   for (;;) {
     for (; begin_ < end_; ++begin_) {
       const char c = buffer_[begin_];
-      if (c == '\n') ++line_;
-      else if (!is_space(c)) return static_cast<unsigned char>(c);
+      if (c == '\n')
+        ++line_;
+      else if (!is_space(c))
+        return static_cast<unsigned char>(c);
     }
     if (!refill()) return kEnd;
   }
@@ -94,13 +95,20 @@ bool JsonStream::scan_value(Scan& scan) const {
     while (scan.end < size && kOutside[static_cast<unsigned char>(data[scan.end])] == Outside::other) ++scan.end;
     if (scan.end == size) return false;
     switch (kOutside[static_cast<unsigned char>(data[scan.end++])]) {
-      case Outside::quote: scan.in_string = true; break;
-      case Outside::open: ++scan.depth; break;
+      case Outside::quote:
+        scan.in_string = true;
+        break;
+      case Outside::open:
+        ++scan.depth;
+        break;
       case Outside::close:
         if (--scan.depth <= 0) return true;
         break;
-      case Outside::newline: ++scan.lines; break;
-      case Outside::other: break;
+      case Outside::newline:
+        ++scan.lines;
+        break;
+      case Outside::other:
+        break;
     }
   }
   return false;

@@ -54,7 +54,7 @@ class JsonStream {
   bool refill();
 
   std::streambuf& in_;
-  std::streamoff start_;  // the stream's position when it came; -1 where it cannot seek
+  std::streamoff start_;     // the stream's position when it came; -1 where it cannot seek
   std::size_t dropped_ = 0;  // bytes read from there and dropped from the buffer
   std::vector<char> buffer_;
   std::size_t begin_ = 0, end_ = 0;  // the unread part of buffer_

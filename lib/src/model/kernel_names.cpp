@@ -23,9 +23,12 @@ NameStyle name_style_from_string(const std::string& text) {
 
 std::string to_string(NameStyle style) {
   switch (style) {
-    case NameStyle::short_form: return "short";
-    case NameStyle::demangled: return "demangled";
-    case NameStyle::mangled: return "mangled";
+    case NameStyle::short_form:
+      return "short";
+    case NameStyle::demangled:
+      return "demangled";
+    case NameStyle::mangled:
+      return "mangled";
   }
   return "short";
 }
@@ -36,9 +39,18 @@ using Parts = std::vector<std::string_view>;
 
 int nesting(char c) {
   switch (c) {
-    case '<': case '(': case '{': case '[': return 1;
-    case '>': case ')': case '}': case ']': return -1;
-    default: return 0;
+    case '<':
+    case '(':
+    case '{':
+    case '[':
+      return 1;
+    case '>':
+    case ')':
+    case '}':
+    case ']':
+      return -1;
+    default:
+      return 0;
   }
 }
 
@@ -270,7 +282,7 @@ std::string display_form(const KernelName& name, int level, const std::vector<co
     if (!differs && i != telling) continue;
     const auto argument = kernel.arguments[i];
     // The telling argument alone (same for all peers) stays in its level-1 form.
-    shown.push_back(is_plain(argument)  ? std::string(argument)
+    shown.push_back(is_plain(argument)       ? std::string(argument)
                     : !differs || level == 2 ? telling_form(argument, 1)
                     : level == 3             ? telling_form(argument, 2)
                                              : full_form(argument));

@@ -77,46 +77,86 @@ void LaunchParser::parse(std::string_view text, std::size_t index, std::size_t l
       case LaunchField::mangled_name:
         launch.mangled_name.assign(string_of(value, "\"mangled_name\" must be a string"));
         break;
-      case LaunchField::grid: launch.grid = dim3_of(value, "grid"); has_grid = true; break;
-      case LaunchField::block: launch.block = dim3_of(value, "block"); has_block = true; break;
+      case LaunchField::grid:
+        launch.grid = dim3_of(value, "grid");
+        has_grid = true;
+        break;
+      case LaunchField::block:
+        launch.block = dim3_of(value, "block");
+        has_block = true;
+        break;
       case LaunchField::registers:
         if (auto n = number_of(value, "\"registers_per_thread\" must be a number or null"))
           launch.registers_per_thread = static_cast<int>(n->as_double);
         break;
-      case LaunchField::static_shared: set_u64(launch.static_shared_bytes, value, "static_shared_bytes"); break;
-      case LaunchField::dynamic_shared: set_u64(launch.dynamic_shared_bytes, value, "dynamic_shared_bytes"); break;
-      case LaunchField::local_bytes: set_u64(launch.local_bytes_per_thread, value, "local_bytes_per_thread"); break;
-      case LaunchField::stream_id: set_u64(launch.stream_id, value, "stream_id"); break;
-      case LaunchField::context_id: set_u64(launch.context_id, value, "context_id"); break;
-      case LaunchField::graph_id: set_u64(launch.graph_id, value, "graph_id"); break;
-      case LaunchField::graph_node: set_u64(launch.graph_node, value, "graph_node"); break;
+      case LaunchField::static_shared:
+        set_u64(launch.static_shared_bytes, value, "static_shared_bytes");
+        break;
+      case LaunchField::dynamic_shared:
+        set_u64(launch.dynamic_shared_bytes, value, "dynamic_shared_bytes");
+        break;
+      case LaunchField::local_bytes:
+        set_u64(launch.local_bytes_per_thread, value, "local_bytes_per_thread");
+        break;
+      case LaunchField::stream_id:
+        set_u64(launch.stream_id, value, "stream_id");
+        break;
+      case LaunchField::context_id:
+        set_u64(launch.context_id, value, "context_id");
+        break;
+      case LaunchField::graph_id:
+        set_u64(launch.graph_id, value, "graph_id");
+        break;
+      case LaunchField::graph_node:
+        set_u64(launch.graph_node, value, "graph_node");
+        break;
       case LaunchField::user_range_ns:
-        if (auto n = number_of(value, "\"user_range_ns\" must be a number or null")) launch.user_range_ns = n->as_double;
+        if (auto n = number_of(value, "\"user_range_ns\" must be a number or null"))
+          launch.user_range_ns = n->as_double;
         break;
       case LaunchField::kernel_active_ns:
-        if (auto n = number_of(value, "\"kernel_active_ns\" must be a number or null")) launch.kernel_active_ns = n->as_double;
+        if (auto n = number_of(value, "\"kernel_active_ns\" must be a number or null"))
+          launch.kernel_active_ns = n->as_double;
         break;
       case LaunchField::device:
-        if (auto n = number_of(value, "\"device\" must be a number or null")) launch.device = static_cast<int>(n->as_double);
+        if (auto n = number_of(value, "\"device\" must be a number or null"))
+          launch.device = static_cast<int>(n->as_double);
         break;
-      case LaunchField::nvtx: read_nvtx(value, launch); break;
-      case LaunchField::counters: read_counters(value, launch); has_counters = true; break;
-      case LaunchField::sampled: read_sampled(value, launch); break;
-      case LaunchField::start_ns: set_u64(launch.start_ns, value, "start_ns"); break;  // the timeline's clock
-      case LaunchField::end_ns: set_u64(launch.end_ns, value, "end_ns"); break;
+      case LaunchField::nvtx:
+        read_nvtx(value, launch);
+        break;
+      case LaunchField::counters:
+        read_counters(value, launch);
+        has_counters = true;
+        break;
+      case LaunchField::sampled:
+        read_sampled(value, launch);
+        break;
+      case LaunchField::start_ns:
+        set_u64(launch.start_ns, value, "start_ns");
+        break;  // the timeline's clock
+      case LaunchField::end_ns:
+        set_u64(launch.end_ns, value, "end_ns");
+        break;
       case LaunchField::duration_source: {
         od::json_type type;
         check(value.type().get(type));
-        if (type == od::json_type::null) check(value.is_null().error());
-        else launch.duration_source.emplace(string_of(value, "\"duration_source\" must be a string or null"));
+        if (type == od::json_type::null)
+          check(value.is_null().error());
+        else
+          launch.duration_source.emplace(string_of(value, "\"duration_source\" must be a string or null"));
         break;
       }
-      case LaunchField::ignored: break;  // skipped by the next step of the iteration
+      case LaunchField::ignored:
+        break;  // skipped by the next step of the iteration
     }
   }
   recycler_.finish(launch);
-  for (const auto& [present, name] : {std::pair{has_sequence, "sequence"}, {has_name, "name"}, {has_grid, "grid"},
-                                      {has_block, "block"}, {has_counters, "counters"}}) {
+  for (const auto& [present, name] : {std::pair{has_sequence, "sequence"},
+                                      {has_name, "name"},
+                                      {has_grid, "grid"},
+                                      {has_block, "block"},
+                                      {has_counters, "counters"}}) {
     if (!present) fail(std::string("no \"") + name + "\"");
   }
 }
@@ -139,13 +179,15 @@ std::optional<LaunchParser::Number> LaunchParser::number_of(od::value& value, co
   switch (number.get_number_type()) {
     case od::number_type::signed_integer: {
       const std::int64_t i = number.get_int64();
-      return Number{static_cast<double>(i), i >= 0 ? static_cast<std::uint64_t>(i) : u64_from_double(static_cast<double>(i))};
+      return Number{static_cast<double>(i),
+                    i >= 0 ? static_cast<std::uint64_t>(i) : u64_from_double(static_cast<double>(i))};
     }
     case od::number_type::unsigned_integer: {
       const std::uint64_t u = number.get_uint64();
       return Number{static_cast<double>(u), u};
     }
-    default: return Number{number.get_double(), u64_from_double(number.get_double())};
+    default:
+      return Number{number.get_double(), u64_from_double(number.get_double())};
   }
 }
 
@@ -182,7 +224,8 @@ Dim3 LaunchParser::dim3_of(od::value& value, const char* name) {
     ++count;
   }
   if (count != 3) fail("expected [x, y, z] for \"" + std::string(name) + "\"");
-  return Dim3{static_cast<std::uint32_t>(dims[0]), static_cast<std::uint32_t>(dims[1]), static_cast<std::uint32_t>(dims[2])};
+  return Dim3{static_cast<std::uint32_t>(dims[0]), static_cast<std::uint32_t>(dims[1]),
+              static_cast<std::uint32_t>(dims[2])};
 }
 
 // The launch's NVTX range paths: an array of strings; null as none (as the DOM reader).
@@ -206,16 +249,18 @@ void LaunchParser::read_nvtx(od::value& value, KernelLaunch& launch) {
 
 void LaunchParser::read_counters(od::value& value, KernelLaunch& launch) {
   // null: a counter the hardware could not provide.
-  read_numbers(value, "\"counters\" must be an object", true,
-               [](std::string_view metric) { return "counter \"" + std::string(metric) + "\" is not a number"; },
-               [&](std::string_view metric, double d) { recycler_.add_counter(launch, metric, d); });
+  read_numbers(
+      value, "\"counters\" must be an object", true,
+      [](std::string_view metric) { return "counter \"" + std::string(metric) + "\" is not a number"; },
+      [&](std::string_view metric, double d) { recycler_.add_counter(launch, metric, d); });
 }
 
 void LaunchParser::read_sampled(od::value& value, KernelLaunch& launch) {
   SampleSupport support;
-  read_numbers(value, "\"sampled\" must be an object", false,
-               [](std::string_view key) { return "\"sampled\": \"" + std::string(key) + "\" is not a number"; },
-               [&](std::string_view key, double d) { set_sample_support(support, key, d); });
+  read_numbers(
+      value, "\"sampled\" must be an object", false,
+      [](std::string_view key) { return "\"sampled\": \"" + std::string(key) + "\" is not a number"; },
+      [&](std::string_view key, double d) { set_sample_support(support, key, d); });
   launch.sampled = support;
 }
 
@@ -257,7 +302,8 @@ void LaunchParser::corrupt() const {
 }
 
 void LaunchParser::fail(const std::string& what) const {
-  throw InputError(origin_ + ": launch " + std::to_string(index_) + ": " + what + " (line " + std::to_string(line_) + ")");
+  throw InputError(origin_ + ": launch " + std::to_string(index_) + ": " + what + " (line " + std::to_string(line_) +
+                   ")");
 }
 
 }  // namespace limiter::detail

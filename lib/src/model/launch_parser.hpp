@@ -61,8 +61,8 @@ class LaunchParser {
   void read_counters(simdjson::ondemand::value& value, KernelLaunch& launch);
   void read_sampled(simdjson::ondemand::value& value, KernelLaunch& launch);
   template <class NotANumber, class OnNumber>
-  void read_numbers(simdjson::ondemand::value& value, const char* not_an_object, bool null_ok,
-                    NotANumber not_a_number, OnNumber on_number);
+  void read_numbers(simdjson::ondemand::value& value, const char* not_an_object, bool null_ok, NotANumber not_a_number,
+                    OnNumber on_number);
   void check(simdjson::error_code error) const {
     if (error) corrupt();
   }

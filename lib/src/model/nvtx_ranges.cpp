@@ -99,7 +99,8 @@ NvtxExpression::NvtxExpression(const std::string& text) : text_(text) {
       try {
         element.pattern.emplace(name, std::regex::ECMAScript | std::regex::optimize);
       } catch (const std::regex_error& e) {
-        throw InputError("NVTX expression '" + text + "': '" + name + "' is not a valid regular expression: " + e.what());
+        throw InputError("NVTX expression '" + text + "': '" + name +
+                         "' is not a valid regular expression: " + e.what());
       }
     }
     elements_.push_back(std::move(element));
@@ -112,9 +113,8 @@ bool NvtxExpression::matches(const NvtxRanges& ranges) const {
       return range.domain == domain_ && elements_.front().matches(range.name);
     });
   }
-  return std::any_of(ranges.push_pop.begin(), ranges.push_pop.end(), [&](const NvtxStack& stack) {
-    return stack.domain == domain_ && matches_stack(stack.ranges);
-  });
+  return std::any_of(ranges.push_pop.begin(), ranges.push_pop.end(),
+                     [&](const NvtxStack& stack) { return stack.domain == domain_ && matches_stack(stack.ranges); });
 }
 
 bool NvtxExpression::matches_stack(const std::vector<std::string>& stack) const {

@@ -134,8 +134,8 @@ std::string with_kernel_times(const std::string& line,
 
 }  // namespace
 
-std::size_t finish_partial_run(const std::string& partial, const std::string& output, const std::string& ended_if_unknown,
-                               const Timeline* timeline, const StallInfo* stalls) {
+std::size_t finish_partial_run(const std::string& partial, const std::string& output,
+                               const std::string& ended_if_unknown, const Timeline* timeline, const StallInfo* stalls) {
   std::ifstream in;
   ordered_json header;
   RunRecord status = open_partial_run(in, partial, header);
@@ -147,12 +147,15 @@ std::size_t finish_partial_run(const std::string& partial, const std::string& ou
   while (std::getline(in, line)) {
     // With the whole timeline given, its chunks on disk are not parsed (JSON-parsing 1.2M events
     // took 15 s of the app's exit on the build machine).
-    const bool is_status = line.starts_with(kStatusPrefix), is_timeline = !timeline && line.starts_with(kTimelinePrefix);
+    const bool is_status = line.starts_with(kStatusPrefix),
+               is_timeline = !timeline && line.starts_with(kTimelinePrefix);
     if (!is_status && !is_timeline) continue;
     try {
       const json entry = json::parse(line);
-      if (is_status) apply_partial_status(entry, status);
-      else apply_partial_timeline(entry, status);
+      if (is_status)
+        apply_partial_status(entry, status);
+      else
+        apply_partial_timeline(entry, status);
     } catch (const std::exception&) {
       break;  // the torn last line
     }

@@ -23,7 +23,7 @@ class RateFit {
     // metric's fit over all samples (model error included: launches that differ, work that spills
     // into a neighbour's time). NaN where there are no more samples than kernels.
     std::vector<std::vector<double>> errors;
-    std::vector<double> separability;        // [kernel], 0..1: its signal no other kernel's can explain
+    std::vector<double> separability;  // [kernel], 0..1: its signal no other kernel's can explain
   };
   Solution solve() const;
 

@@ -10,8 +10,10 @@ namespace limiter {
 
 std::string to_string(CounterModel model) {
   switch (model) {
-    case CounterModel::perfworks: return "perfworks";
-    case CounterModel::legacy: return "legacy";
+    case CounterModel::perfworks:
+      return "perfworks";
+    case CounterModel::legacy:
+      return "legacy";
   }
   return "perfworks";
 }
@@ -26,17 +28,28 @@ std::string tool_version() { return LIMITER_VERSION; }
 
 std::string ended_by_signal(int signal) {
   switch (signal) {
-    case SIGINT: return "signal SIGINT";
-    case SIGTERM: return "signal SIGTERM";
-    case SIGKILL: return "signal SIGKILL";
-    case SIGSEGV: return "signal SIGSEGV";
-    case SIGBUS: return "signal SIGBUS";
-    case SIGFPE: return "signal SIGFPE";
-    case SIGILL: return "signal SIGILL";
-    case SIGABRT: return "signal SIGABRT";
-    case SIGHUP: return "signal SIGHUP";
-    case SIGALRM: return "signal SIGALRM";
-    default: return "signal " + std::to_string(signal);
+    case SIGINT:
+      return "signal SIGINT";
+    case SIGTERM:
+      return "signal SIGTERM";
+    case SIGKILL:
+      return "signal SIGKILL";
+    case SIGSEGV:
+      return "signal SIGSEGV";
+    case SIGBUS:
+      return "signal SIGBUS";
+    case SIGFPE:
+      return "signal SIGFPE";
+    case SIGILL:
+      return "signal SIGILL";
+    case SIGABRT:
+      return "signal SIGABRT";
+    case SIGHUP:
+      return "signal SIGHUP";
+    case SIGALRM:
+      return "signal SIGALRM";
+    default:
+      return "signal " + std::to_string(signal);
   }
 }
 

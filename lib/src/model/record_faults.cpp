@@ -24,10 +24,14 @@ constexpr Field kRankFields[] = {{"rank", Kind::number, true},
                                  {"world_size", Kind::number, true},
                                  {"local_rank", Kind::number, false, true},
                                  {"launcher", Kind::string}};
-constexpr Field kSamplingFields[] = {{"mode", Kind::string},         {"interval_ns", Kind::number, true},
-                                     {"samples", Kind::number},      {"samples_lost", Kind::number},
-                                     {"attribution", Kind::string},  {"metrics", Kind::strings},
-                                     {"sm_side_counted", Kind::boolean}, {"exact_phase", Kind::string}};
+constexpr Field kSamplingFields[] = {{"mode", Kind::string},
+                                     {"interval_ns", Kind::number, true},
+                                     {"samples", Kind::number},
+                                     {"samples_lost", Kind::number},
+                                     {"attribution", Kind::string},
+                                     {"metrics", Kind::strings},
+                                     {"sm_side_counted", Kind::boolean},
+                                     {"exact_phase", Kind::string}};
 constexpr Field kDeviceFields[] = {{"name", Kind::string},
                                    {"arch", Kind::string},
                                    {"chip", Kind::string},
@@ -38,7 +42,8 @@ constexpr Field kDeviceFields[] = {{"name", Kind::string},
                                    {"l2_bytes", Kind::number, false, true},
                                    {"global_memory_bytes", Kind::number, false, true},
                                    {"uuid", Kind::string}};
-constexpr Field kMissedFields[] = {{"reason", Kind::string, true}, {"launches", Kind::number, true}, {"fix", Kind::string}};
+constexpr Field kMissedFields[] = {
+    {"reason", Kind::string, true}, {"launches", Kind::number, true}, {"fix", Kind::string}};
 constexpr Field kKernelSeenFields[] = {{"name", Kind::string, true},
                                        {"grid", Kind::dim3, true},
                                        {"block", Kind::dim3, true},
@@ -93,14 +98,22 @@ constexpr Field kLaunchFields[] = {{"sequence", Kind::number, true},
 
 const char* kind_words(Kind kind) {
   switch (kind) {
-    case Kind::string: return "a string";
-    case Kind::number: return "a number";
-    case Kind::boolean: return "true or false";
-    case Kind::object: return "an object";
-    case Kind::array: return "an array";
-    case Kind::strings: return "an array of strings";
-    case Kind::dim3: return "[x, y, z] (three numbers)";
-    case Kind::numbers: return "an object of numbers (or null)";
+    case Kind::string:
+      return "a string";
+    case Kind::number:
+      return "a number";
+    case Kind::boolean:
+      return "true or false";
+    case Kind::object:
+      return "an object";
+    case Kind::array:
+      return "an array";
+    case Kind::strings:
+      return "an array of strings";
+    case Kind::dim3:
+      return "[x, y, z] (three numbers)";
+    case Kind::numbers:
+      return "an object of numbers (or null)";
   }
   return "";
 }
@@ -109,15 +122,26 @@ const char* kind_words(Kind kind) {
 std::string found_words(const json& value) {
   std::string words;
   switch (value.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::object: return "an object";
-    case json::value_t::array: words = "an array"; break;
-    case json::value_t::string: words = "a string"; break;
-    case json::value_t::boolean: words = "a boolean"; break;
-    case json::value_t::number_integer: case json::value_t::number_unsigned: case json::value_t::number_float:
+    case json::value_t::null:
+      return "null";
+    case json::value_t::object:
+      return "an object";
+    case json::value_t::array:
+      words = "an array";
+      break;
+    case json::value_t::string:
+      words = "a string";
+      break;
+    case json::value_t::boolean:
+      words = "a boolean";
+      break;
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned:
+    case json::value_t::number_float:
       words = "a number";
       break;
-    default: return value.type_name();
+    default:
+      return value.type_name();
   }
   std::string shown = value.dump(-1, ' ', false, json::error_handler_t::replace);
   if (shown.size() > 40) shown = shown.substr(0, 37) + "...";
@@ -131,13 +155,20 @@ bool holds(const json& value, Kind kind) {
     return true;
   };
   switch (kind) {
-    case Kind::string: return value.is_string();
-    case Kind::number: return value.is_number();
-    case Kind::boolean: return value.is_boolean();
-    case Kind::object: return value.is_object();
-    case Kind::array: return value.is_array();
-    case Kind::strings: return value.is_array() && all_of([](const json& e) { return e.is_string(); });
-    case Kind::dim3: return value.is_array() && value.size() == 3 && all_of([](const json& e) { return e.is_number(); });
+    case Kind::string:
+      return value.is_string();
+    case Kind::number:
+      return value.is_number();
+    case Kind::boolean:
+      return value.is_boolean();
+    case Kind::object:
+      return value.is_object();
+    case Kind::array:
+      return value.is_array();
+    case Kind::strings:
+      return value.is_array() && all_of([](const json& e) { return e.is_string(); });
+    case Kind::dim3:
+      return value.is_array() && value.size() == 3 && all_of([](const json& e) { return e.is_number(); });
     case Kind::numbers:
       return value.is_object() && all_of([](const json& e) { return e.is_number() || e.is_null(); });
   }

@@ -87,14 +87,17 @@ ordered_json launch_json(const KernelLaunch& k) {
   put_optional(out, "graph_node", k.graph_node);
   put_optional(out, "user_range_ns", k.user_range_ns);
   put_optional(out, "kernel_active_ns", k.kernel_active_ns);
-  if (!k.nvtx.empty()) out["nvtx"] = k.nvtx;  // records without NVTX ranges stay as they were
+  if (!k.nvtx.empty()) out["nvtx"] = k.nvtx;        // records without NVTX ranges stay as they were
   detail::put_if_set(out, "start_ns", k.start_ns);  // records without a timeline stay as they were
   detail::put_if_set(out, "end_ns", k.end_ns);
   detail::put_if_set(out, "duration_source", k.duration_source);
   if (k.sampled) {
     const auto& s = *k.sampled;
-    out["sampled"] = {{"launches", s.launches},   {"kernel_time_ns", s.kernel_time_ns}, {"samples", s.samples},
-                      {"purity", s.purity},       {"overlap_share", s.overlap_share}};
+    out["sampled"] = {{"launches", s.launches},
+                      {"kernel_time_ns", s.kernel_time_ns},
+                      {"samples", s.samples},
+                      {"purity", s.purity},
+                      {"overlap_share", s.overlap_share}};
     if (s.separability) out["sampled"]["separability"] = *s.separability;
     for (const auto& [metric, error] : s.standard_errors) out["sampled"][kStandardErrorPrefix + metric] = error;
     if (s.exact_launches > 0) {
@@ -109,9 +112,13 @@ ordered_json launch_json(const KernelLaunch& k) {
 }
 
 ordered_json sampling_json(const SamplingInfo& s) {
-  ordered_json out = {{"mode", s.mode},       {"interval_ns", s.interval_ns}, {"samples", s.samples},
-                      {"samples_lost", s.samples_lost}, {"attribution", s.attribution}, {"metrics", s.metrics}};
-  if (!s.sm_side_counted) out["sm_side_counted"] = false;  // written only when it did not
+  ordered_json out = {{"mode", s.mode},
+                      {"interval_ns", s.interval_ns},
+                      {"samples", s.samples},
+                      {"samples_lost", s.samples_lost},
+                      {"attribution", s.attribution},
+                      {"metrics", s.metrics}};
+  if (!s.sm_side_counted) out["sm_side_counted"] = false;             // written only when it did not
   if (s.exact_after_sampling) out["exact_phase"] = "after_sampling";  // else before, if any
   return out;
 }
@@ -166,10 +173,11 @@ KernelLaunch launch_fields_from(const json& in) {
     s.samples = sampled->at("samples").get<std::uint64_t>();
     s.purity = sampled->value("purity", 0.0);
     s.overlap_share = sampled->value("overlap_share", 0.0);
-    if (auto fit = sampled->find("separability"); fit != sampled->end() && fit->is_number()) s.separability = fit->get<double>();
+    if (auto fit = sampled->find("separability"); fit != sampled->end() && fit->is_number())
+      s.separability = fit->get<double>();
     for (const auto& [key, value] : sampled->items())  // the errors and exact counters, as the streaming readers
-      if (value.is_number() && (key.starts_with(kStandardErrorPrefix) || key.starts_with(kExactCounterPrefix) ||
-                                key == "exact_launches"))
+      if (value.is_number() &&
+          (key.starts_with(kStandardErrorPrefix) || key.starts_with(kExactCounterPrefix) || key == "exact_launches"))
         detail::set_sample_support(s, key, value.get<double>());
     k.sampled = s;
   }
@@ -200,7 +208,8 @@ ordered_json missed_json(const std::vector<MissedLaunches>& missed) {
 ordered_json kernels_seen_json(const std::vector<KernelSeen>& seen) {
   ordered_json out = ordered_json::array();
   for (const auto& k : seen)
-    out.push_back({{"name", k.name}, {"grid", dim3_json(k.grid)}, {"block", dim3_json(k.block)}, {"launches", k.launches}});
+    out.push_back(
+        {{"name", k.name}, {"grid", dim3_json(k.grid)}, {"block", dim3_json(k.block)}, {"launches", k.launches}});
   return out;
 }
 
@@ -217,7 +226,10 @@ std::vector<KernelSeen> kernels_seen_from(const json& in) {
 ordered_json phases_json(const std::vector<PhaseWindow>& phases) {
   ordered_json out = ordered_json::array();
   for (const auto& p : phases)
-    out.push_back({{"name", p.name}, {"start_ns", p.start_ns}, {"end_ns", p.end_ns}, {"launches", p.launches},
+    out.push_back({{"name", p.name},
+                   {"start_ns", p.start_ns},
+                   {"end_ns", p.end_ns},
+                   {"launches", p.launches},
                    {"ended_by", p.ended_by}});
   return out;
 }

@@ -50,8 +50,10 @@ class RunReader {
       corrupt("it does not start with '{'");
     }
     text_.take();
-    if (text_.peek() == '}') text_.take();
-    else other_fields(field());
+    if (text_.peek() == '}')
+      text_.take();
+    else
+      other_fields(field());
     if (!header_sent_) send_header();
     for (const auto& launch : held_)
       on_text_(std::string_view(launch.text).substr(0, launch.size), launch.index, launch.line);
@@ -83,8 +85,10 @@ class RunReader {
     } else {
       const std::string_view value = text_.value();
       if (value.empty()) corrupt("\"" + key + "\" is cut short");
-      if (key == "timeline") timeline(value);
-      else header_[key] = parsed(value, "\"" + key + "\"");
+      if (key == "timeline")
+        timeline(value);
+      else
+        header_[key] = parsed(value, "\"" + key + "\"");
     }
     return key;
   }
@@ -146,7 +150,8 @@ class RunReader {
     }
     for (;;) {
       const int first = text_.peek();
-      if (first == JsonStream::kEnd) corrupt("the record does not end after its " + std::to_string(index) + " launches");
+      if (first == JsonStream::kEnd)
+        corrupt("the record does not end after its " + std::to_string(index) + " launches");
       if (first != '{') {
         if (starts_value(first)) fail_launch(index, "expected an object");
         corrupt("expected launch " + std::to_string(index) + " after ','");
@@ -203,8 +208,10 @@ class RunReader {
   void send_completed_header() {
     for (auto field = header_.begin(); field != header_.end(); ++field) sent_fields_[field.key()] = std::move(*field);
     RunRecord completed = run_from_json(sent_fields_, origin_);
-    if (fast_timeline_) completed.timeline = std::move(*fast_timeline_);
-    else if (!header_.contains("timeline")) completed.timeline = std::move(sent_.timeline);
+    if (fast_timeline_)
+      completed.timeline = std::move(*fast_timeline_);
+    else if (!header_.contains("timeline"))
+      completed.timeline = std::move(sent_.timeline);
     if (!header_.contains("stalls")) completed.stalls = std::move(sent_.stalls);
     header_ = json::object();
     on_completed_(completed);
@@ -212,16 +219,17 @@ class RunReader {
 
   [[noreturn]] void corrupt(const std::string& what) const { corrupt(what, text_.line()); }
   [[noreturn]] void corrupt(const std::string& what, std::size_t line) const {
-    throw InputError(origin_ + " is not valid JSON (truncated or corrupt?): " + what + " (line " + std::to_string(line) +
-                     ")");
+    throw InputError(origin_ + " is not valid JSON (truncated or corrupt?): " + what + " (line " +
+                     std::to_string(line) + ")");
   }
   [[noreturn]] void fail_launch(std::size_t index, const std::string& what) const {
     throw InputError(origin_ + ": launch " + std::to_string(index) + ": " + what + " (line " +
                      std::to_string(text_.line()) + ")");
   }
   std::string not_a_run() const {
-    return origin_ + ": not a limiter run record (no \"kind\": \"limiter-run\"); make one with `limiter run`, "
-                     "`limiter kernels` or `limiter import`";
+    return origin_ +
+           ": not a limiter run record (no \"kind\": \"limiter-run\"); make one with `limiter run`, "
+           "`limiter kernels` or `limiter import`";
   }
 
   // A launch read before the run's fields were complete, handed on after them.
@@ -236,12 +244,12 @@ class RunReader {
   const RunHeaderSink& on_completed_;
   const TimelineEvents events_;
   JsonStream text_;
-  json header_ = json::object();  // the run's fields but its launches, not yet sent
+  json header_ = json::object();           // the run's fields but its launches, not yet sent
   std::optional<Timeline> fast_timeline_;  // the timeline, not yet sent, where it was read straight
-  RunRecord sent_;                // the header sent before the launches
-  json sent_fields_;              // its fields but the timeline and the stalls
+  RunRecord sent_;                         // the header sent before the launches
+  json sent_fields_;                       // its fields but the timeline and the stalls
   bool saw_launches_ = false, header_sent_ = false;
-  bool skipping_ = false;  // reading the fields after the launches first
+  bool skipping_ = false;             // reading the fields after the launches first
   bool read_trailing_first_ = false;  // they were, before the header was sent
   std::vector<HeldLaunch> held_;
 };
@@ -263,7 +271,8 @@ void read_run_texts(const std::string& path, const RunHeaderSink& on_header, con
     return;
   }
   std::filebuf in;
-  if (!in.open(path, std::ios::in | std::ios::binary)) throw InputError("cannot open run file '" + path + "': check the path");
+  if (!in.open(path, std::ios::in | std::ios::binary))
+    throw InputError("cannot open run file '" + path + "': check the path");
   read_run_texts(in, "'" + path + "'", on_header, on_text, on_completed, events);
 }
 
@@ -300,7 +309,8 @@ RunRecord read_run_header(const std::string& path, TimelineEvents events) {
   // To the end, the launches cut out but never parsed: a field after them completes the header.
   RunRecord header;
   const RunHeaderSink take = [&](const RunRecord& run) { header = run; };
-  detail::read_run_texts(path, take, [](std::string_view, std::size_t, std::size_t) {}, take, events);
+  detail::read_run_texts(
+      path, take, [](std::string_view, std::size_t, std::size_t) {}, take, events);
   return header;
 }
 
@@ -310,7 +320,8 @@ RunRecord read_run_streamed(const std::string& path) {
   RunRecord run;
   std::vector<KernelLaunch> launches;
   const RunHeaderSink take = [&](const RunRecord& header) { run = header; };
-  read_run_stream(path, take, [&](KernelLaunch&& launch) { launches.push_back(std::move(launch)); }, nullptr, take);
+  read_run_stream(
+      path, take, [&](KernelLaunch&& launch) { launches.push_back(std::move(launch)); }, nullptr, take);
   run.launches = std::move(launches);
   return run;
 }

@@ -90,7 +90,8 @@ ordered_json to_json(const RunRecord& run) {
 
 RunRecord run_from_json(const json& in, const std::string& origin) {
   if (!in.is_object() || !in.contains("kind") || in["kind"] != "limiter-run") {
-    throw InputError(origin + ": not a limiter run record (no \"kind\": \"limiter-run\"); "
+    throw InputError(origin +
+                     ": not a limiter run record (no \"kind\": \"limiter-run\"); "
                      "make one with `limiter run`, `limiter kernels` or `limiter import`");
   }
   RunRecord run;

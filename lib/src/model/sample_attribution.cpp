@@ -10,15 +10,22 @@ namespace limiter {
 const std::vector<std::string>& sampling_plan_metrics() {
   static const std::vector<std::string> metrics = {
       // issue slots
-      "smsp__inst_issued.sum", "sm__cycles_elapsed.avg", "smsp__inst_issued.sum.peak_sustained",
+      "smsp__inst_issued.sum",
+      "sm__cycles_elapsed.avg",
+      "smsp__inst_issued.sum.peak_sustained",
       "sm__issue_active.avg.pct_of_peak_sustained_elapsed",
       // DRAM
-      "dram__bytes_read.sum", "dram__bytes_write.sum", "dram__bytes.sum.peak_sustained",
+      "dram__bytes_read.sum",
+      "dram__bytes_write.sum",
+      "dram__bytes.sum.peak_sustained",
       "dram__cycles_elapsed.avg.per_second",
       // L2 tag lookups (all ops: the per-op sector counters are rejected by PM sampling) and the
       // L1-sourced share
-      "lts__t_sectors.sum", "lts__t_sectors.sum.peak_sustained", "lts__cycles_elapsed.avg",
-      "lts__t_sectors.avg.pct_of_peak_sustained_elapsed", "lts__t_sectors_srcunit_tex.sum",
+      "lts__t_sectors.sum",
+      "lts__t_sectors.sum.peak_sustained",
+      "lts__cycles_elapsed.avg",
+      "lts__t_sectors.avg.pct_of_peak_sustained_elapsed",
+      "lts__t_sectors_srcunit_tex.sum",
       // L1 data pipe and tensor pipe
       "l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed",
       "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_elapsed",
@@ -55,7 +62,9 @@ constexpr double kMinSeparability = 1e-3;
 SampleAttributor::~SampleAttributor() = default;
 
 SampleAttributor::SampleAttributor(std::vector<std::string> metrics, std::uint64_t interval_ns)
-    : metrics_(std::move(metrics)), interval_ns_(interval_ns), fit_(std::make_unique<detail::RateFit>(metrics_.size())) {
+    : metrics_(std::move(metrics)),
+      interval_ns_(interval_ns),
+      fit_(std::make_unique<detail::RateFit>(metrics_.size())) {
   for (const auto& metric : metrics_) {
     intensive_.push_back(is_intensive(metric));
     clock_like_.push_back(is_clock_like(metric));
@@ -130,9 +139,12 @@ void SampleAttributor::attribute(const PmSample& sample) {
   std::vector<std::pair<std::size_t, double>> fit_times;
   for (const auto& p : pieces) {
     const double time = static_cast<double>(p.end - p.start);
-    auto it = std::find_if(fit_times.begin(), fit_times.end(), [&](const auto& e) { return e.first == p.group->index; });
-    if (it == fit_times.end()) fit_times.emplace_back(p.group->index, time);
-    else it->second += time;
+    auto it =
+        std::find_if(fit_times.begin(), fit_times.end(), [&](const auto& e) { return e.first == p.group->index; });
+    if (it == fit_times.end())
+      fit_times.emplace_back(p.group->index, time);
+    else
+      it->second += time;
   }
   std::vector<double> fit_values(metrics_.size());
   for (std::size_t m = 0; m < metrics_.size(); ++m)
@@ -179,8 +191,7 @@ void SampleAttributor::advance(std::uint64_t watermark_ns) {
   const std::uint64_t attributed_to = done > 0 ? samples_[done - 1].end_ns : 0;
   samples_.erase(samples_.begin(), samples_.begin() + static_cast<std::ptrdiff_t>(done));
   // Kernels that ended before the last attributed sample ended can overlap no later sample.
-  if (done > 0)
-    std::erase_if(kernels_, [&](const OpenKernel& k) { return k.end_ns <= attributed_to; });
+  if (done > 0) std::erase_if(kernels_, [&](const OpenKernel& k) { return k.end_ns <= attributed_to; });
 }
 
 std::vector<KernelLaunch> SampleAttributor::aggregates() {

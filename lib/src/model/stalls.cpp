@@ -37,10 +37,10 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 20> kTitles 
 // What CUPTI's PC Sampling API reports on Volta to Hopper (cuptiPCSamplingGetStallReasons on a
 // GH100 lists these, each also as "_not_issued"; earlier chips a subset), without the prefix.
 constexpr std::array<std::string_view, 19> kCuptiReasons = {
-    "barrier",      "branch_resolving", "dispatch_stall", "drain",          "imc_miss",
-    "lg_throttle",  "long_scoreboard",  "math_pipe_throttle", "membar",     "mio_throttle",
-    "misc",         "no_instructions",  "not_selected",   "selected",       "short_scoreboard",
-    "sleeping",     "tex_throttle",     "wait",           "warpgroup_arrive",
+    "barrier",          "branch_resolving",   "dispatch_stall",   "drain",        "imc_miss",     "lg_throttle",
+    "long_scoreboard",  "math_pipe_throttle", "membar",           "mio_throttle", "misc",         "no_instructions",
+    "not_selected",     "selected",           "short_scoreboard", "sleeping",     "tex_throttle", "wait",
+    "warpgroup_arrive",
 };
 
 }  // namespace

@@ -129,7 +129,8 @@ std::optional<TimelineEvent> event_fields_from(const json& in) {
   e.start_ns = *count_field(in, "start_ns", true);
   e.end_ns = *count_field(in, "end_ns", true);
   if (e.end_ns < e.start_ns)
-    throw InputError("ends (" + std::to_string(e.end_ns) + " ns) before it starts (" + std::to_string(e.start_ns) + " ns)");
+    throw InputError("ends (" + std::to_string(e.end_ns) + " ns) before it starts (" + std::to_string(e.start_ns) +
+                     " ns)");
   e.stream_id = count_field(in, "stream_id", false);
   e.context_id = count_field(in, "context_id", false);
   if (const auto device = count_field(in, "device", false, INT32_MAX)) e.device = static_cast<int>(*device);
@@ -143,7 +144,8 @@ std::optional<TimelineEvent> event_fields_from(const json& in) {
     if (!pageable->is_boolean()) throw InputError("\"pageable\" must be true or false");
     e.pageable = pageable->get<bool>();
   }
-  if (const auto thread = count_field(in, "thread_id", false, UINT32_MAX)) e.thread_id = static_cast<std::uint32_t>(*thread);
+  if (const auto thread = count_field(in, "thread_id", false, UINT32_MAX))
+    e.thread_id = static_cast<std::uint32_t>(*thread);
   e.launch_sequence = count_field(in, "launch_sequence", false);
   e.grid = dim3_field(in, "grid");
   e.block = dim3_field(in, "block");
@@ -177,8 +179,8 @@ TimelineEvent timeline_event_from(const json& in) {
 }
 
 ordered_json timeline_window_json(const Timeline& timeline) {
-  ordered_json out = {{"start_ns", timeline.start_ns}, {"end_ns", timeline.end_ns},
-                      {"dropped_records", timeline.dropped_records}};
+  ordered_json out = {
+      {"start_ns", timeline.start_ns}, {"end_ns", timeline.end_ns}, {"dropped_records", timeline.dropped_records}};
   if (timeline.nvtx_ranges_dropped) out["nvtx_ranges_dropped"] = timeline.nvtx_ranges_dropped;
   if (timeline.nvtx_ranges_unclosed) out["nvtx_ranges_unclosed"] = timeline.nvtx_ranges_unclosed;
   return out;

@@ -24,8 +24,7 @@ bool may_hold_minus_zero(std::string_view text) {
     const char* before = at;
     while (before != begin && (before[-1] == ' ' || before[-1] == '\n' || before[-1] == '\r' || before[-1] == '\t'))
       --before;
-    if (before != begin && (before[-1] == ':' || before[-1] == ',' || before[-1] == '['))
-      return true;
+    if (before != begin && (before[-1] == ':' || before[-1] == ',' || before[-1] == '[')) return true;
   }
   return false;
 }
@@ -34,15 +33,19 @@ bool may_hold_minus_zero(std::string_view text) {
 std::optional<std::uint64_t> count(dom::element value, std::uint64_t max = UINT64_MAX) {
   std::uint64_t number = 0;
   switch (value.type()) {
-    case dom::element_type::NULL_VALUE: return std::nullopt;
-    case dom::element_type::UINT64: number = value.get_uint64().value_unsafe(); break;
+    case dom::element_type::NULL_VALUE:
+      return std::nullopt;
+    case dom::element_type::UINT64:
+      number = value.get_uint64().value_unsafe();
+      break;
     case dom::element_type::INT64: {
       const std::int64_t signed_number = value.get_int64().value_unsafe();
       if (signed_number < 0) throw NotPlain{};
       number = static_cast<std::uint64_t>(signed_number);
       break;
     }
-    default: throw NotPlain{};
+    default:
+      throw NotPlain{};
   }
   if (number > max) throw NotPlain{};
   return number;
@@ -101,16 +104,22 @@ std::optional<TimelineEvent> event_from(dom::element in) {
       e.correlation_id = static_cast<std::uint32_t>(count(value, UINT32_MAX).value_or(0));
     } else if (key == "name") {
       std::string_view name;
-      if (value.is_null()) e.name.clear();
-      else if (value.get_string().get(name)) throw NotPlain{};
-      else e.name.assign(name);
+      if (value.is_null())
+        e.name.clear();
+      else if (value.get_string().get(name))
+        throw NotPlain{};
+      else
+        e.name.assign(name);
     } else if (key == "bytes") {
       e.bytes = count(value);
     } else if (key == "pageable") {
       bool pageable = false;
-      if (value.is_null()) e.pageable.reset();
-      else if (value.get_bool().get(pageable)) throw NotPlain{};
-      else e.pageable = pageable;
+      if (value.is_null())
+        e.pageable.reset();
+      else if (value.get_bool().get(pageable))
+        throw NotPlain{};
+      else
+        e.pageable = pageable;
     } else if (key == "thread_id") {
       const auto thread = count(value, UINT32_MAX);
       e.thread_id = thread ? std::optional<std::uint32_t>(static_cast<std::uint32_t>(*thread)) : std::nullopt;
@@ -151,12 +160,18 @@ std::optional<Timeline> read_timeline_fast(std::string_view text) {
   try {
     for (const dom::key_value_pair field : fields) {
       const std::string_view key = field.key;
-      if (key == "start_ns") timeline.start_ns = count(field.value).value_or(0);
-      else if (key == "end_ns") timeline.end_ns = count(field.value).value_or(0);
-      else if (key == "dropped_records") timeline.dropped_records = count(field.value).value_or(0);
-      else if (key == "nvtx_ranges_dropped") timeline.nvtx_ranges_dropped = count(field.value).value_or(0);
-      else if (key == "nvtx_ranges_unclosed") timeline.nvtx_ranges_unclosed = count(field.value).value_or(0);
-      else if (key == "events") read_events(field.value, timeline.events);
+      if (key == "start_ns")
+        timeline.start_ns = count(field.value).value_or(0);
+      else if (key == "end_ns")
+        timeline.end_ns = count(field.value).value_or(0);
+      else if (key == "dropped_records")
+        timeline.dropped_records = count(field.value).value_or(0);
+      else if (key == "nvtx_ranges_dropped")
+        timeline.nvtx_ranges_dropped = count(field.value).value_or(0);
+      else if (key == "nvtx_ranges_unclosed")
+        timeline.nvtx_ranges_unclosed = count(field.value).value_or(0);
+      else if (key == "events")
+        read_events(field.value, timeline.events);
     }
   } catch (const NotPlain&) {
     return std::nullopt;

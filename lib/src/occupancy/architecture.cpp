@@ -227,7 +227,8 @@ bool starts_with_and_strip(std::string& text, std::string_view prefix) {
 int parse_compute_capability(const std::string& spelling) {
   std::string text;
   for (const char c : spelling) {
-    if (!std::isspace(static_cast<unsigned char>(c))) text += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (!std::isspace(static_cast<unsigned char>(c)))
+      text += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }
   if (!starts_with_and_strip(text, "sm_") && !starts_with_and_strip(text, "compute_")) {
     if (!starts_with_and_strip(text, "sm")) starts_with_and_strip(text, "compute");

@@ -40,8 +40,8 @@ std::uint64_t carveout_at_least(const ArchitectureLimits& arch, std::uint64_t by
     if (carveout >= bytes) return carveout;
   }
   throw InputError("shared-memory carve-out of " + std::to_string(bytes) + " bytes is more than " + arch.arch +
-                   " has: choose at most " + std::to_string(arch.shared_bytes_per_sm) + " bytes (carve-outs: " +
-                   carveouts_text(arch) + ")");
+                   " has: choose at most " + std::to_string(arch.shared_bytes_per_sm) +
+                   " bytes (carve-outs: " + carveouts_text(arch) + ")");
 }
 
 // Registers the hardware charges a block for when it checks the block fits the per-block
@@ -49,8 +49,8 @@ std::uint64_t carveout_at_least(const ArchitectureLimits& arch, std::uint64_t by
 // the warps rounded up to the sub-partitions (cuda_occupancy.h: "the verification logic assumes
 // register allocations are made to all partitions simultaneously"). Per block (G80, GT200): the
 // warps rounded up to 2, times 32 threads times the registers, rounded up to the unit.
-std::int64_t registers_checked_per_block(const ArchitectureLimits& arch, int warps_per_block,
-                                         int registers_per_thread, int sub_partitions) {
+std::int64_t registers_checked_per_block(const ArchitectureLimits& arch, int warps_per_block, int registers_per_thread,
+                                         int sub_partitions) {
   if (arch.register_granularity == RegisterGranularity::per_block) {
     return round_up(round_up(warps_per_block, arch.warp_allocation_granularity) * warp_size * registers_per_thread,
                     arch.register_allocation_unit);
@@ -132,7 +132,8 @@ struct SharedLimit {
 SharedLimit shared_limit(const ArchitectureLimits& arch, std::uint64_t shared_bytes,
                          const std::optional<std::uint64_t>& carveout) {
   SharedLimit limit;
-  limit.bytes_per_block = round_up_bytes(shared_bytes + arch.reserved_shared_bytes_per_block, arch.shared_allocation_unit);
+  limit.bytes_per_block =
+      round_up_bytes(shared_bytes + arch.reserved_shared_bytes_per_block, arch.shared_allocation_unit);
   const std::uint64_t preference = carveout ? carveout_at_least(arch, *carveout) : arch.shared_bytes_per_sm;
   limit.bytes_per_sm = preference;
   if (limit.bytes_per_block > arch.max_shared_bytes_per_block + arch.reserved_shared_bytes_per_block) {
@@ -146,7 +147,8 @@ SharedLimit shared_limit(const ArchitectureLimits& arch, std::uint64_t shared_by
   if (limit.bytes_per_block == 0) {
     limit.blocks = unlimited_blocks;
   } else {
-    limit.blocks = static_cast<int>(std::min<std::uint64_t>(limit.bytes_per_sm / limit.bytes_per_block, unlimited_blocks));
+    limit.blocks =
+        static_cast<int>(std::min<std::uint64_t>(limit.bytes_per_sm / limit.bytes_per_block, unlimited_blocks));
   }
   return limit;
 }
@@ -181,12 +183,11 @@ std::string cannot_launch_reason(const ArchitectureLimits& arch, const Occupancy
     if (arch.reserved_shared_bytes_per_block > 0) {
       reserve = " (+" + std::to_string(arch.reserved_shared_bytes_per_block) + " reserved by the driver)";
     }
-    append_reason(reasons, std::to_string(input.shared_bytes_per_block) + " bytes of shared memory per block" + reserve +
-                               " are more than the " + std::to_string(arch.max_shared_bytes_per_block) +
-                               " a block may use on " + arch.arch +
-                               (arch.max_shared_bytes_per_block > arch.default_shared_bytes_per_block
-                                    ? " (with opt-in)"
-                                    : ""));
+    append_reason(reasons,
+                  std::to_string(input.shared_bytes_per_block) + " bytes of shared memory per block" + reserve +
+                      " are more than the " + std::to_string(arch.max_shared_bytes_per_block) + " a block may use on " +
+                      arch.arch +
+                      (arch.max_shared_bytes_per_block > arch.default_shared_bytes_per_block ? " (with opt-in)" : ""));
   }
   return reasons;
 }
@@ -195,10 +196,14 @@ std::string cannot_launch_reason(const ArchitectureLimits& arch, const Occupancy
 
 std::string to_string(OccupancyLimiter limiter) {
   switch (limiter) {
-    case OccupancyLimiter::warps: return "warps";
-    case OccupancyLimiter::blocks: return "blocks";
-    case OccupancyLimiter::registers: return "registers";
-    case OccupancyLimiter::shared_memory: return "shared_memory";
+    case OccupancyLimiter::warps:
+      return "warps";
+    case OccupancyLimiter::blocks:
+      return "blocks";
+    case OccupancyLimiter::registers:
+      return "registers";
+    case OccupancyLimiter::shared_memory:
+      return "shared_memory";
   }
   return "unknown";
 }
@@ -233,8 +238,8 @@ OccupancyResult compute_occupancy(const OccupancyInput& input) {
       {OccupancyLimiter::registers, result.blocks_limit_registers},
       {OccupancyLimiter::shared_memory, result.blocks_limit_shared},
   }};
-  const auto smallest = std::min_element(limits.begin(), limits.end(),
-                                         [](const auto& a, const auto& b) { return a.second < b.second; });
+  const auto smallest =
+      std::min_element(limits.begin(), limits.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
   result.limited_by = smallest->first;
   result.blocks_per_sm = smallest->second;
   result.active_warps_per_sm = result.blocks_per_sm * warps_per_block;

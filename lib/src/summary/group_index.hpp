@@ -44,8 +44,8 @@ struct GroupIndex {
     }
   };
   std::unordered_map<Key, std::size_t, Hash, Equal> slots;  // index into accumulators_
-  std::unordered_map<std::string, std::size_t> name_ids;  // distinct names, numbered as they come
-  std::vector<std::string> names;                        // by number
+  std::unordered_map<std::string, std::size_t> name_ids;    // distinct names, numbered as they come
+  std::vector<std::string> names;                           // by number
 };
 
 }  // namespace limiter::detail

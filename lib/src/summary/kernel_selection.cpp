@@ -57,8 +57,10 @@ std::size_t edits_to_appear(const std::string& pattern, const std::string& text)
 std::vector<std::string> words_of(const std::string& pattern) {
   std::vector<std::string> words(1);
   for (char c : pattern) {
-    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') words.back() += c;
-    else if (!words.back().empty()) words.emplace_back();
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_')
+      words.back() += c;
+    else if (!words.back().empty())
+      words.emplace_back();
   }
   if (words.back().empty()) words.pop_back();
   return words;
@@ -88,13 +90,15 @@ std::vector<std::string> closest_kernel_names(const std::string& pattern, const 
   return closest;
 }
 
-void throw_nothing_selected(const std::string& pattern, const std::string& where, const std::vector<std::string>& names) {
+void throw_nothing_selected(const std::string& pattern, const std::string& where,
+                            const std::vector<std::string>& names) {
   std::vector<std::string> shown;
   for (const auto& [name, short_name] : short_kernel_names(names)) shown.push_back(short_name);
   std::string message = "-k '" + pattern + "' selects none of the " + std::to_string(shown.size()) +
                         (shown.size() == 1 ? " kernel" : " kernels") + " of " + where;
   const auto closest = closest_kernel_names(pattern, shown);
-  for (std::size_t i = 0; i < closest.size(); ++i) message += (i ? "', '" : "; closest: '") + closest[i] + (i + 1 == closest.size() ? "'" : "");
+  for (std::size_t i = 0; i < closest.size(); ++i)
+    message += (i ? "', '" : "; closest: '") + closest[i] + (i + 1 == closest.size() ? "'" : "");
   throw InputError(message);
 }
 

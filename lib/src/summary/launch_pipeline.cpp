@@ -197,7 +197,7 @@ void analyse_batches(std::size_t analyser, const std::string& origin, const RunR
         for (auto& launch : used.launches) spare.push_back(std::move(launch));
       dispose.clear();
       if (!run) {
-        run = header;  // complete: the batch came after it, through the exchange's lock
+        run = header;           // complete: the batch came after it, through the exchange's lock
         run->timeline.reset();  // the analysis of launches never reads it: not one copy per core
       }
       run->launches.clear();

@@ -40,9 +40,11 @@ std::string why_not_one_job(const std::vector<RankRun>& ranks) {
     world_sizes.insert(r.rank->world_size);
     if (!seen.insert(r.rank->rank).second) twice.push_back(r.rank->rank);
   }
-  if (unranked > 0) return count_of(unranked, "record names", "records name") + " no rank (not run under torchrun, mpirun or srun)";
+  if (unranked > 0)
+    return count_of(unranked, "record names", "records name") + " no rank (not run under torchrun, mpirun or srun)";
   if (launchers.size() > 1) return "the records name different launchers";
-  if (world_sizes.size() > 1) return "the records name different world sizes (" + rank_list({world_sizes.begin(), world_sizes.end()}) + ")";
+  if (world_sizes.size() > 1)
+    return "the records name different world sizes (" + rank_list({world_sizes.begin(), world_sizes.end()}) + ")";
   if (!twice.empty()) return std::string(twice.size() == 1 ? "rank " : "ranks ") + rank_list(twice) + " more than once";
   return "";
 }
@@ -51,7 +53,8 @@ void order_and_label(std::vector<RankRun>& ranks, bool one_job) {
   if (one_job) {
     // value_or: every rank is set here (one_job), but GCC's -Wmaybe-uninitialized cannot see it.
     const auto rank_of = [](const RankRun& r) { return r.rank.value_or(RankInfo{}).rank; };
-    std::stable_sort(ranks.begin(), ranks.end(), [&](const RankRun& a, const RankRun& b) { return rank_of(a) < rank_of(b); });
+    std::stable_sort(ranks.begin(), ranks.end(),
+                     [&](const RankRun& a, const RankRun& b) { return rank_of(a) < rank_of(b); });
     for (auto& r : ranks) r.label = std::to_string(r.rank->rank);
     return;
   }
@@ -84,7 +87,8 @@ std::vector<std::string> set_notes(const std::vector<RankRun>& ranks, bool one_j
     if (!one_job || labels.size() < 2) continue;
     std::string shared;
     for (const auto& label : labels) shared += (shared.empty() ? "" : ", ") + label;
-    notes.push_back("ranks " + shared + " shared one GPU (" + uuid + "): their kernels ran side by side and their "
+    notes.push_back("ranks " + shared + " shared one GPU (" + uuid +
+                    "): their kernels ran side by side and their "
                     "profiled launches one process at a time");
   }
   const std::string member = one_job ? "rank " : "";
@@ -96,7 +100,8 @@ std::vector<std::string> set_notes(const std::vector<RankRun>& ranks, bool one_j
                       r.path + "` says why)");
     }
     if (!r.summary.run.ended.empty() && r.summary.run.ended != "exit")
-      notes.push_back(member + r.label + " ended by " + r.summary.run.ended + ": its record may lack its last launches");
+      notes.push_back(member + r.label + " ended by " + r.summary.run.ended +
+                      ": its record may lack its last launches");
   }
   return notes;
 }

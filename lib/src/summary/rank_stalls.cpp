@@ -36,7 +36,8 @@ std::vector<RankStalledKernel> line_up_stalls(const std::vector<RankRun>& ranks,
     RankStalledKernel kernel;
     kernel.name = name;
     kernel.ranks = entries.size();
-    kernel.stalls = std::make_shared<const KernelStallAnalysis>(analyze_kernel_stalls(sum_kernel_stalls(parts), thresholds));
+    kernel.stalls =
+        std::make_shared<const KernelStallAnalysis>(analyze_kernel_stalls(sum_kernel_stalls(parts), thresholds));
     kernels.push_back(std::move(kernel));
   }
   std::stable_sort(kernels.begin(), kernels.end(), [](const RankStalledKernel& a, const RankStalledKernel& b) {

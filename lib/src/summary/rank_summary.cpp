@@ -25,9 +25,12 @@ void name_kernels(RankSummary& merged, NameStyle style) {
   const auto short_names = short_kernel_names(names);
   const auto shown = [&](const std::string& name, const std::string& mangled) {
     switch (style) {
-      case NameStyle::short_form: return short_names.at(name);
-      case NameStyle::demangled: return name;
-      case NameStyle::mangled: return mangled.empty() ? name : mangled;
+      case NameStyle::short_form:
+        return short_names.at(name);
+      case NameStyle::demangled:
+        return name;
+      case NameStyle::mangled:
+        return mangled.empty() ? name : mangled;
     }
     return name;
   };
@@ -108,9 +111,11 @@ std::vector<RankRange> line_up_ranges(const std::vector<RankRun>& ranks) {
     std::size_t timed = 0;
     for (std::size_t r = 0; r < ranks.size(); ++r)
       if (range.entries[r] && ranks[r].summary.nvtx_ranges[*range.entries[r]].durations.total_ns) ++timed;
-    if (timed >= 2 && range.min_rank_ns && *range.min_rank_ns > 0) range.spread = *range.max_rank_ns / *range.min_rank_ns - 1.0;
+    if (timed >= 2 && range.min_rank_ns && *range.min_rank_ns > 0)
+      range.spread = *range.max_rank_ns / *range.min_rank_ns - 1.0;
   }
-  std::stable_sort(out.begin(), out.end(), [](const RankRange& a, const RankRange& b) { return a.total_ns > b.total_ns; });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const RankRange& a, const RankRange& b) { return a.total_ns > b.total_ns; });
   return out;
 }
 
@@ -212,15 +217,18 @@ RankSummary merge_ranks(std::vector<RankRun> ranks, const SummaryOptions& option
   name_kernels(merged, options.names);
   merged.ranges = line_up_ranges(ranks);
   for (auto& range : merged.ranges) range.time_share = merged.share_of_all(range.total_ns);
-  if (ranks.size() > 1 && std::any_of(ranks.begin(), ranks.end(), [](const RankRun& r) { return r.collective_ns > 0; })) {
+  if (ranks.size() > 1 &&
+      std::any_of(ranks.begin(), ranks.end(), [](const RankRun& r) { return r.collective_ns > 0; })) {
     const auto outside = [](const RankRun& r) { return r.kernel_ns - r.collective_ns; };
     merged.straggler = static_cast<std::size_t>(
-        std::max_element(ranks.begin(), ranks.end(), [&](const RankRun& a, const RankRun& b) { return outside(a) < outside(b); }) -
+        std::max_element(ranks.begin(), ranks.end(),
+                         [&](const RankRun& a, const RankRun& b) { return outside(a) < outside(b); }) -
         ranks.begin());
   }
   merged.ranks = std::move(ranks);
   if (!merged.one_job && merged.ranks.size() > 1)
-    merged.notes.push_back("not the ranks of one job (" + not_one_job + "): the records are shown side by side, by file name");
+    merged.notes.push_back("not the ranks of one job (" + not_one_job +
+                           "): the records are shown side by side, by file name");
   for (auto& note : detail::set_notes(merged.ranks, merged.one_job)) merged.notes.push_back(std::move(note));
   for (const auto& path : left_out)
     merged.notes.push_back("'" + path + "' names no rank and holds no launch (a launcher's own process): left out");

@@ -46,15 +46,18 @@ struct Tally {
 std::size_t verdict_slot(const std::optional<Verdict>& verdict) {
   if (!verdict) return 3;
   switch (*verdict) {
-    case Verdict::bandwidth: return 0;
-    case Verdict::instruction: return 1;
-    case Verdict::latency: return 2;
+    case Verdict::bandwidth:
+      return 0;
+    case Verdict::instruction:
+      return 1;
+    case Verdict::latency:
+      return 2;
   }
   return 3;
 }
 
-const std::array<std::optional<Verdict>, 4> kVerdictSlots = {Verdict::bandwidth, Verdict::instruction,
-                                                              Verdict::latency, std::nullopt};
+const std::array<std::optional<Verdict>, 4> kVerdictSlots = {Verdict::bandwidth, Verdict::instruction, Verdict::latency,
+                                                             std::nullopt};
 
 }  // namespace
 
@@ -169,8 +172,10 @@ void SummaryBuilder::add(KernelAnalysis&& launch, const std::string& mangled_nam
   KernelSummary& group = a.group;
   const auto& duration = launch.duration_ns;
   group.launches += launches;
-  if (launch.sampled) group.durations.add_aggregate(duration, launches);
-  else group.durations.add(duration);
+  if (launch.sampled)
+    group.durations.add_aggregate(duration, launches);
+  else
+    group.durations.add(duration);
   for (std::uint64_t i = 0; i < launches; ++i) group.verdicts.add(launch.verdict);  // one verdict for them all
   Tally& verdict = a.verdict_time[verdict_slot(launch.verdict)];
   verdict.time += duration.value_or(0);
@@ -192,8 +197,10 @@ void SummaryBuilder::add(KernelAnalysis&& launch, const std::string& mangled_nam
   note_if_longest(launch);
   const bool longest = group.launches == 1 || launch.duration_ns.value_or(-1) > group.longest.duration_ns.value_or(-1);
   if (longest) {  // a copy of the launch, rarely: a group's longest changes O(log n) times in n launches
-    if (raw && explain_) a.longest_raw = *raw;
-    else a.longest_raw.reset();
+    if (raw && explain_)
+      a.longest_raw = *raw;
+    else
+      a.longest_raw.reset();
   }
   if (options_.keep_launches && !summary_.launches_dropped &&
       summary_.selected_launches > options_.keep_launches_up_to) {
@@ -286,7 +293,8 @@ void SummaryBuilder::estimate_whole_run() {
     if (it != seen.end() && it->second >= group.launches) group.launches_seen = it->second;
     const auto& d = group.durations;
     if (group.launches_seen && d.total_ns && d.timed_launches > 0)
-      group.estimated_ns = *d.total_ns / static_cast<double>(d.timed_launches) * static_cast<double>(*group.launches_seen);
+      group.estimated_ns =
+          *d.total_ns / static_cast<double>(d.timed_launches) * static_cast<double>(*group.launches_seen);
     total += group.estimated_ns ? *group.estimated_ns : d.total_ns.value_or(0);
   }
   summary_.estimated_total_ns = total;

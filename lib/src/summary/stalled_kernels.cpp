@@ -18,13 +18,14 @@ void add_stalled_kernels(RunSummary& summary, const StallInfo& stalls, const Sta
     for (std::size_t i = 0; i < summary.groups.size() && !kernel.group; ++i)
       if (summary.groups[i].name == kernel.name) kernel.group = i;
     if (!kernel.group && !selection.selects(kernel.name)) continue;  // -k: a kernel of the samples alone
-    KernelAnalysis alone;  // no counters: the advice of its samples alone
+    KernelAnalysis alone;                                            // no counters: the advice of its samples alone
     alone.name = kernel.name;
     alone.stalls = analysis;
     kernel.advice = stall_advice(kernel.group ? summary.groups[*kernel.group].longest : alone);
     if (kernel.advice.empty()) kernel.advice = stall_advice(alone);  // a longest launch analysed without stalls
     // A kernel of the timeline without counters: its samples are all its group can show.
-    if (kernel.group && !summary.groups[*kernel.group].no_counters.empty()) summary.groups[*kernel.group].stalls = analysis;
+    if (kernel.group && !summary.groups[*kernel.group].no_counters.empty())
+      summary.groups[*kernel.group].stalls = analysis;
     kernel.stalls = std::move(analysis);
     summary.stalled_kernels.push_back(std::move(kernel));
   }
@@ -47,8 +48,9 @@ void add_stalled_kernels_of_groups(RunSummary& summary) {
     if (!seen)
       summary.stalled_kernels.push_back({group.name, group.display_name, group.stalls, i, stall_advice(group.longest)});
   }
-  std::stable_sort(summary.stalled_kernels.begin(), summary.stalled_kernels.end(),
-                   [](const StalledKernel& a, const StalledKernel& b) { return a.stalls->samples > b.stalls->samples; });
+  std::stable_sort(
+      summary.stalled_kernels.begin(), summary.stalled_kernels.end(),
+      [](const StalledKernel& a, const StalledKernel& b) { return a.stalls->samples > b.stalls->samples; });
 }
 
 }  // namespace limiter::detail

@@ -61,7 +61,8 @@ void add_timeline_kernels(RunSummary& summary, const RunRecord& header, std::siz
 
   KernelSelection selection(summary.kernel_regex);
   GroupIndex index;  // the groups by name and configuration, looked up with each event's own name
-  std::unordered_map<std::string, std::size_t> first_named;  // an event without its configuration joins its name's first
+  std::unordered_map<std::string, std::size_t>
+      first_named;  // an event without its configuration joins its name's first
   auto& groups = summary.groups;
   for (std::size_t i = 0; i < groups.size(); ++i) {
     index.slots.emplace(GroupIndex::Key{groups[i].name, groups[i].grid, groups[i].block}, i);

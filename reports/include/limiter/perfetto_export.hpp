@@ -30,10 +30,10 @@ struct PerfettoKernelArgs {
 PerfettoKernelArgs perfetto_kernel_args(const KernelAnalysis& kernel, const std::string& display_name);
 
 struct PerfettoProcess {
-  std::string name;          // "rank 0 (node1)", or the record's file
+  std::string name;  // "rank 0 (node1)", or the record's file
   const Timeline* timeline = nullptr;
   std::unordered_map<std::uint64_t, PerfettoKernelArgs> kernels;  // by launch sequence
-  std::optional<ProgramVerdict> program;  // its verdict, in the process's labels
+  std::optional<ProgramVerdict> program;                          // its verdict, in the process's labels
 };
 
 // The trace of PROCESSES (pid 1, 2, ... in order). Returns the number of X events written.

@@ -30,8 +30,8 @@ std::string to_string(ReportFormat format);
 enum class ReportView { automatic, grouped, launches };
 
 struct ReportOptions {
-  bool color = false;    // text: ANSI colours for verdicts (only when writing to a terminal)
-  bool details = true;   // text: reasons and advice under the tables
+  bool color = false;   // text: ANSI colours for verdicts (only when writing to a terminal)
+  bool details = true;  // text: reasons and advice under the tables
   ReportView view = ReportView::automatic;
   // Grouped view: the groups listed (0: all). Launch view (--launches): the launches listed,
   // most time first (0: all). csv and json: the launches written, in launch order.
@@ -71,7 +71,8 @@ void write_report(const RunSummary& summary, ReportFormat format, std::ostream& 
 
 // The same for an analysis in memory: summarised with every launch kept and short names.
 void write_text_report(const RunAnalysis& analysis, std::ostream& out, const ReportOptions& options = {});
-void write_report(const RunAnalysis& analysis, ReportFormat format, std::ostream& out, const ReportOptions& options = {});
+void write_report(const RunAnalysis& analysis, ReportFormat format, std::ostream& out,
+                  const ReportOptions& options = {});
 
 // ---- the ranks of a job (rank_summary.hpp): `limiter report RECORDS...` ----
 // Every format: the ranks side by side (host, GPU, kernel time, the slowest), then the kernels
@@ -86,7 +87,8 @@ void write_rank_csv_report(const RankSummary& summary, std::ostream& out, const 
 nlohmann::ordered_json rank_report_json(const RankSummary& summary, const ReportOptions& options = {});
 void write_rank_json_report(const RankSummary& summary, std::ostream& out, const ReportOptions& options = {});
 void write_rank_html_report(const RankSummary& summary, std::ostream& out, const ReportOptions& options = {});
-void write_report(const RankSummary& summary, ReportFormat format, std::ostream& out, const ReportOptions& options = {});
+void write_report(const RankSummary& summary, ReportFormat format, std::ostream& out,
+                  const ReportOptions& options = {});
 
 // The most characters GitHub takes in a pull-request comment.
 inline constexpr std::size_t kMarkdownCommentLimit = 65'536;
@@ -106,7 +108,8 @@ struct ComparisonOptions {
 
 // The comparison of two runs in each format.
 void write_text_comparison(const RunComparison& comparison, std::ostream& out, const ComparisonOptions& options = {});
-void write_markdown_comparison(const RunComparison& comparison, std::ostream& out, const ComparisonOptions& options = {});
+void write_markdown_comparison(const RunComparison& comparison, std::ostream& out,
+                               const ComparisonOptions& options = {});
 extern const std::vector<std::string> kCsvComparisonColumns;
 void write_csv_comparison(const RunComparison& comparison, std::ostream& out, const ComparisonOptions& options = {});
 nlohmann::ordered_json comparison_json(const RunComparison& comparison, const ComparisonOptions& options = {});

@@ -28,12 +28,16 @@ __global__ void fwd_3D_orderX2b(const float* in, float* out, int n) {
 __global__ void copy_kernel(const float* in, float* out, int n) {
   extern __shared__ float tile[];
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) { tile[threadIdx.x] = in[i]; out[i] = tile[threadIdx.x]; }
+  if (i < n) {
+    tile[threadIdx.x] = in[i];
+    out[i] = tile[threadIdx.x];
+  }
 }
 int main() {
   int n = 1 << 20;
   float *a, *b;
-  cudaMalloc(&a, n * 4); cudaMalloc(&b, n * 4);
+  cudaMalloc(&a, n * 4);
+  cudaMalloc(&b, n * 4);
   cudaMemset(a, 0, n * 4);
   copy_kernel<<<n / 256, 256, 1024>>>(a, b, n);
   fwd_3D_orderX2b<4, 9><<<dim3(64, 2, 1), dim3(128, 2, 1)>>>(a, b, n);

@@ -21,17 +21,17 @@
 namespace limiter::kernels {
 
 struct SuiteOptions {
-  std::vector<std::string> only;       // entry or family names; empty runs everything
+  std::vector<std::string> only;  // entry or family names; empty runs everything
   ProblemSize sizes = ProblemSize::full;
-  bool profile = true;                 // profile each kernel once through limiter::Collector
-  bool stalls = false;                 // ... with PC sampling instead of counters (warp stall reasons
-                                       // per experiment in SuiteResult::run.stalls; no verdicts)
-  bool sweep = false;                  // also run the occupancy family's NT x VT tuning sweep
-  int warmup_runs = 2;                 // untimed launches first (module loading, clocks)
-  int timed_runs = 7;                  // the reported time is their median
-  std::vector<std::string> command_line;                 // recorded in the run
-  std::function<void(const std::string& name)> on_start; // an experiment begins
-  std::function<void(const std::string& line)> on_note;  // a message for the user
+  bool profile = true;                    // profile each kernel once through limiter::Collector
+  bool stalls = false;                    // ... with PC sampling instead of counters (warp stall reasons
+                                          // per experiment in SuiteResult::run.stalls; no verdicts)
+  bool sweep = false;                     // also run the occupancy family's NT x VT tuning sweep
+  int warmup_runs = 2;                    // untimed launches first (module loading, clocks)
+  int timed_runs = 7;                     // the reported time is their median
+  std::vector<std::string> command_line;  // recorded in the run
+  std::function<void(const std::string& name)> on_start;  // an experiment begins
+  std::function<void(const std::string& line)> on_note;   // a message for the user
 };
 
 struct SuiteResult {
@@ -40,8 +40,8 @@ struct SuiteResult {
   RunRecord run;
   std::vector<Measurement> measurements;  // every selected experiment, copies and skips included
   std::vector<SweepPoint> sweep;
-  bool profiled = false;                  // false: timing only (the collector was unavailable)
-  std::string profiling_note;             // why not, when not
+  bool profiled = false;       // false: timing only (the collector was unavailable)
+  std::string profiling_note;  // why not, when not
   bool all_correct() const;
 };
 

@@ -12,12 +12,17 @@ namespace {
 const char* copy_name(std::uint8_t kind) {
   switch (kind) {
     case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA: return "HtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA:
+      return "HtoD";
     case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
-    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH: return "DtoH";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return "HtoH";
-    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return "PtoP";
-    default: return "DtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH:
+      return "DtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
+      return "HtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP:
+      return "PtoP";
+    default:
+      return "DtoD";
   }
 }
 
@@ -27,11 +32,16 @@ bool host_side(std::uint8_t memory_kind) {
 
 const char* sync_name(CUpti_ActivitySynchronizationType type) {
   switch (type) {
-    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE: return "context";
-    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE: return "stream";
-    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE: return "event";
-    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT: return "stream wait event";
-    default: return "unknown";
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE:
+      return "context";
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE:
+      return "stream";
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE:
+      return "event";
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT:
+      return "stream wait event";
+    default:
+      return "unknown";
   }
 }
 
@@ -63,8 +73,8 @@ std::optional<TimelineEvent> timeline_event_of(const CUpti_Activity& record, con
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
       const auto& k = reinterpret_cast<const CUpti_ActivityKernel10&>(record);
       if (k.end <= k.start) return std::nullopt;  // a kernel that never ran
-      TimelineEvent e = gpu_event(ActivityKind::kernel, k.start, k.end, k.deviceId, k.contextId, k.streamId,
-                                  k.correlationId);
+      TimelineEvent e =
+          gpu_event(ActivityKind::kernel, k.start, k.end, k.deviceId, k.contextId, k.streamId, k.correlationId);
       e.name = kernel_names ? (*kernel_names)(k.name) : demangle(k.name);
       // Its configuration keys per-kernel figures as a launch's does (name, grid, block).
       e.grid = Dim3{static_cast<std::uint32_t>(k.gridX), static_cast<std::uint32_t>(k.gridY),
@@ -76,20 +86,21 @@ std::optional<TimelineEvent> timeline_event_of(const CUpti_Activity& record, con
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
       const auto& m = reinterpret_cast<const CUpti_ActivityMemcpy6&>(record);
       if (m.end < m.start) return std::nullopt;
-      TimelineEvent e = gpu_event(ActivityKind::memcpy, m.start, m.end, m.deviceId, m.contextId, m.streamId,
-                                  m.correlationId);
+      TimelineEvent e =
+          gpu_event(ActivityKind::memcpy, m.start, m.end, m.deviceId, m.contextId, m.streamId, m.correlationId);
       e.name = copy_name(m.copyKind);
       e.bytes = m.bytes;
       // Pageable host memory makes the driver stage the copy (and the call block): the verdict's advice.
       if (host_side(m.srcKind) || host_side(m.dstKind))
-        e.pageable = m.srcKind == CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE || m.dstKind == CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE;
+        e.pageable =
+            m.srcKind == CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE || m.dstKind == CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE;
       return e;
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
       const auto& m = reinterpret_cast<const CUpti_ActivityMemset4&>(record);
       if (m.end < m.start) return std::nullopt;
-      TimelineEvent e = gpu_event(ActivityKind::memset, m.start, m.end, m.deviceId, m.contextId, m.streamId,
-                                  m.correlationId);
+      TimelineEvent e =
+          gpu_event(ActivityKind::memset, m.start, m.end, m.deviceId, m.contextId, m.streamId, m.correlationId);
       e.name = "memset";
       e.bytes = m.bytes;
       return e;
@@ -123,7 +134,8 @@ std::optional<TimelineEvent> timeline_event_of(const CUpti_Activity& record, con
       if (e.name.empty()) e.name = (runtime ? "runtime call " : "driver call ") + std::to_string(a.cbid);
       return e;
     }
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 

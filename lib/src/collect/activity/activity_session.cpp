@@ -67,7 +67,7 @@ void ActivitySession::enable() {
         traced_runtime_calls_.push_back(static_cast<std::uint32_t>(id));
     }
   } catch (...) {
-    disable_all();  // what was enabled before the refusal would record for nobody
+    disable_all();              // what was enabled before the refusal would record for nobody
     all_driver_calls_ = false;  // a later try starts afresh
     traced_calls_.clear();
     traced_runtime_calls_.clear();
@@ -123,8 +123,9 @@ void ActivitySession::stop() noexcept {
   if (!options_.always_active) recorder_.widen(0, backend_.timestamp());
   add_launch_calls(true);
   if (launch_calls_dropped_ > 0)
-    std::fprintf(stderr, "limiter: %llu launch calls not on the timeline (over the bound of %zu waiting for the writer)\n",
-                 static_cast<unsigned long long>(launch_calls_dropped_.load()), PendingCalls::kBatch * PendingCalls::kBatches);
+    std::fprintf(
+        stderr, "limiter: %llu launch calls not on the timeline (over the bound of %zu waiting for the writer)\n",
+        static_cast<unsigned long long>(launch_calls_dropped_.load()), PendingCalls::kBatch * PendingCalls::kBatches);
   add_nvtx_ranges(true);
   report_window();
   if (sink_ && sink_->on_timeline_final) {
@@ -221,7 +222,8 @@ void ActivitySession::add_launch_calls(bool at_end) {
     launch_calls_lost_at_end_ = lost;
     recorder_.count_dropped(lost);
     if (lost > 0)
-      std::fprintf(stderr, "limiter: %llu launch calls not on the timeline (the process ended while one was being kept)\n",
+      std::fprintf(stderr,
+                   "limiter: %llu launch calls not on the timeline (the process ended while one was being kept)\n",
                    static_cast<unsigned long long>(lost));
     calls.emplace();
   }
@@ -322,8 +324,7 @@ void ActivitySession::decode(std::uint8_t* buffer, std::size_t valid) {
   const ApiNamer api_name = [this](bool runtime, std::uint32_t cbid) { return backend_.api_name(runtime, cbid); };
   while (backend_.next_record(buffer, valid, record)) {
     ++records_;
-    if (auto event = timeline_event_of(*record, api_name, &kernel_names_))
-      events.push_back(std::move(*event));
+    if (auto event = timeline_event_of(*record, api_name, &kernel_names_)) events.push_back(std::move(*event));
   }
   recorder_.add(std::move(events));
 }
@@ -361,8 +362,7 @@ std::string ActivitySession::timings() const {
   return std::to_string(records_.load()) + " activity records, " + std::to_string(recorder_.events()) +
          " timeline events, " + std::to_string(recorder_.dropped()) + " dropped (" +
          std::to_string(launch_calls_dropped_.load()) + " of them launch calls over the bound, " +
-         std::to_string(launch_calls_lost_at_end_.load()) + " not taken at the end), " +
-         std::to_string(nvtx_.kept()) +
+         std::to_string(launch_calls_lost_at_end_.load()) + " not taken at the end), " + std::to_string(nvtx_.kept()) +
          " NVTX ranges (" + std::to_string(nvtx_.dropped()) + " over the bound, " + std::to_string(nvtx_.unclosed()) +
          " closed at the end)" +
          (all_driver_calls_ ? " (every driver call traced: CUPTI refused a per-call choice)" : "") + "\n";

@@ -71,11 +71,11 @@ class ActivitySession final : public Session,
   void on_collector_started() override;
   void begin_region() override;  // records from the first region on (from the start with always_active)
   void end_region() override;
-  void on_launch(const LaunchCall& call) override;  // counted; the first describes the device when alone
+  void on_launch(const LaunchCall& call) override;       // counted; the first describes the device when alone
   void on_launch_exit(const LaunchCall& call) override;  // the call's interval, as an api_call event
-  void on_context_destroy(CUcontext context) override;  // its records delivered while it exists
-  void on_nvtx(const NvtxEvent& event) override;  // followed; kept once the window is open
-  void on_phase_begun(std::size_t index) override;  // FROM_PHASE's: recording starts (as on_collector_started)
+  void on_context_destroy(CUcontext context) override;   // its records delivered while it exists
+  void on_nvtx(const NvtxEvent& event) override;         // followed; kept once the window is open
+  void on_phase_begun(std::size_t index) override;       // FROM_PHASE's: recording starts (as on_collector_started)
   void flush() override;
   bool flush_before_exit(std::chrono::milliseconds wait) noexcept override;
   void begin_after(RunRecord before, bool follows) override;
@@ -95,15 +95,15 @@ class ActivitySession final : public Session,
   void buffer_completed(CUcontext context, std::uint32_t stream, std::uint8_t* buffer, std::size_t valid) override;
 
  private:
-  void enable();          // once: buffers taken, kinds enabled, the flusher started
-  void try_enable() noexcept;  // enable(); a failure said once, and not tried again
-  void stop() noexcept;   // once: flushed (forced), kinds disabled, the window closed
-  void disable_all() noexcept;  // every kind and call enabled, disabled
+  void enable();                     // once: buffers taken, kinds enabled, the flusher started
+  void try_enable() noexcept;        // enable(); a failure said once, and not tried again
+  void stop() noexcept;              // once: flushed (forced), kinds disabled, the window closed
+  void disable_all() noexcept;       // every kind and call enabled, disabled
   void describe(CUcontext context);  // alone: the first launch's device
-  void decode_pending();  // the queued buffers, in the order they completed; then freed
+  void decode_pending();             // the queued buffers, in the order they completed; then freed
   void decode(std::uint8_t* buffer, std::size_t valid);
-  void report_window();   // the window and dropped records to the sink
-  void add_nvtx_ranges(bool at_end);  // the closed ones to the recorder; AT_END the open ones too
+  void report_window();                        // the window and dropped records to the sink
+  void add_nvtx_ranges(bool at_end);           // the closed ones to the recorder; AT_END the open ones too
   void add_launch_calls(bool at_end = false);  // the launch calls kept since the last time, to the recorder
 
   CollectorOptions options_;
@@ -118,7 +118,7 @@ class ActivitySession final : public Session,
   // recorder in batches by the flusher: one by one, each went to the partial file with a flush inside the
   // app's launch (a JAX loop ran 1.7x and its GPU, 99 % busy, read 58 %; H100, 2026-11-26).
   PendingCalls calls_;
-  std::atomic<std::uint64_t> launch_calls_dropped_{0};  // over PendingCalls' bound
+  std::atomic<std::uint64_t> launch_calls_dropped_{0};      // over PendingCalls' bound
   std::atomic<std::uint64_t> launch_calls_lost_at_end_{0};  // not taken: a signal stopped add()
   std::mutex enable_mutex_;
   std::atomic<bool> enabled_{false}, stopped_{false}, forced_{false}, described_{false}, refused_{false};
@@ -134,7 +134,7 @@ class ActivitySession final : public Session,
     std::size_t valid;
     bool release;  // false once forced: CUPTI may still write into it (activity_timestamps.cpp)
   };
-  std::mutex decode_mutex_;  // one decoder at a time (the flusher, or flush() on the app's thread)
+  std::mutex decode_mutex_;   // one decoder at a time (the flusher, or flush() on the app's thread)
   KernelNames kernel_names_;  // under decode_mutex_
   std::thread flusher_;
   std::mutex flusher_mutex_;  // the fields below

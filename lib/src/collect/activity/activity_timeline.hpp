@@ -40,7 +40,7 @@ class TimelineRecorder {
   ChunkSink sink_;
   mutable std::mutex mutex_;
   Timeline timeline_;
-  std::uint64_t first_start_ns_ = 0, last_end_ns_ = 0;  // of the events (window() reads them, not the events)
+  std::uint64_t first_start_ns_ = 0, last_end_ns_ = 0;    // of the events (window() reads them, not the events)
   std::multimap<std::uint32_t, std::uint64_t> launches_;  // correlation id -> sequences
 };
 

@@ -25,8 +25,7 @@ class ActivityBufferClient {
   // BUFFER (std::aligned_alloc'd) holds VALID bytes of records and is the client's from here:
   // it frees it with std::free. Its records are read with ActivityBackend::next_record, and
   // those CUPTI dropped from its stream with ActivityBackend::dropped_records.
-  virtual void buffer_completed(CUcontext context, std::uint32_t stream, std::uint8_t* buffer,
-                                std::size_t valid) = 0;
+  virtual void buffer_completed(CUcontext context, std::uint32_t stream, std::uint8_t* buffer, std::size_t valid) = 0;
 };
 
 // Failures throw CuptiError (cupti_check.hpp) naming the call, unless the call says otherwise.

@@ -69,7 +69,9 @@ class CuptiActivityBackend final : public ActivityBackend {
   bool enable_runtime_call(std::uint32_t cbid, bool on) noexcept override {
     return cuptiActivityEnableRuntimeApi(static_cast<CUpti_CallbackId>(cbid), on ? 1 : 0) == CUPTI_SUCCESS;
   }
-  void flush_all(bool forced) noexcept override { cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0); }
+  void flush_all(bool forced) noexcept override {
+    cuptiActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+  }
   std::uint64_t dropped_records(CUcontext context, std::uint32_t stream) noexcept override {
     std::size_t dropped = 0;
     return cuptiActivityGetNumDroppedRecords(context, stream, &dropped) == CUPTI_SUCCESS ? dropped : 0;

@@ -23,7 +23,8 @@ const char* fix_for(CUptiResult status) {
     case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
     case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
       return "counters are not available on this virtual GPU unless the hypervisor allows profiling";
-    case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED: return "CMP devices cannot be profiled";
+    case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
+      return "CMP devices cannot be profiled";
     case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
       return "profile on a full GPU or an isolated MIG compute instance (shared units report nothing)";
     case CUPTI_ERROR_INVALID_METRIC_NAME:
@@ -31,7 +32,8 @@ const char* fix_for(CUptiResult status) {
     case CUPTI_ERROR_NOT_INITIALIZED:
     case CUPTI_ERROR_INVALID_DEVICE:
       return "no usable GPU or driver: check `nvidia-smi` and CUDA_VISIBLE_DEVICES";
-    default: return nullptr;
+    default:
+      return nullptr;
   }
 }
 

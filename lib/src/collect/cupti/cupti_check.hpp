@@ -21,8 +21,8 @@ std::string cupti_error_text(CUptiResult status);
 
 }  // namespace limiter::detail
 
-#define LIMITER_CUPTI_CHECK(call)                                                             \
-  do {                                                                                        \
-    const CUptiResult limiter_status_ = (call);                                               \
+#define LIMITER_CUPTI_CHECK(call)                                                                       \
+  do {                                                                                                  \
+    const CUptiResult limiter_status_ = (call);                                                         \
     if (limiter_status_ != CUPTI_SUCCESS) ::limiter::detail::throw_cupti_error(limiter_status_, #call); \
   } while (0)

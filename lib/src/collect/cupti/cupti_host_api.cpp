@@ -14,7 +14,9 @@ std::size_t metric_pass_count(const std::string& chip, const std::vector<std::st
   return detail::ProfilerHost::pass_count(image);
 }
 
-std::vector<std::string> chip_base_metrics(const std::string& chip) { return detail::ProfilerHost(chip).base_metrics(); }
+std::vector<std::string> chip_base_metrics(const std::string& chip) {
+  return detail::ProfilerHost(chip).base_metrics();
+}
 
 RunRecord evaluate_raw_dir(const std::string& dir) { return detail::evaluate_raw_dir(dir); }
 

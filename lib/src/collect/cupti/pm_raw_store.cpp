@@ -107,8 +107,7 @@ RunRecord evaluate_pm_raw_dir(const std::string& dir_text) {
   }
 
   if (const fs::path samples = plain_or_gzip(dir / "samples.tsv"); fs::exists(samples)) {
-    for (auto& sample : read_pm_samples(samples.string(), metrics.size()))
-      attributor.add_sample(std::move(sample));
+    for (auto& sample : read_pm_samples(samples.string(), metrics.size())) attributor.add_sample(std::move(sample));
     run.launches = attributor.aggregates();
     run.sampling = attributor.info();
     run.schema_version = kRunSchemaVersion;

@@ -50,8 +50,8 @@ ProfilerHost::ProfilerHost(const std::string& chip, const std::vector<std::uint8
   params.pCounterAvailabilityImage = availability.empty() ? nullptr : availability.data();
   const CUptiResult status = cuptiProfilerHostInitialize(&params);
   if (status == CUPTI_ERROR_NOT_SUPPORTED)  // a chip CUPTI lists, whose profiler it does not offer (GV11B)
-    throw InputError("CUPTI knows chip '" + chip + "' but offers no " + (pm_sampling ? "PM sampling" : "range profiler") +
-                     " for it (" + cupti_error_text(status) + ")");
+    throw InputError("CUPTI knows chip '" + chip + "' but offers no " +
+                     (pm_sampling ? "PM sampling" : "range profiler") + " for it (" + cupti_error_text(status) + ")");
   if (status != CUPTI_SUCCESS) {
     std::string chips;
     for (const auto& known : supported_chips()) chips += (chips.empty() ? "" : ", ") + known;

@@ -41,8 +41,10 @@ fs::path image_path(const fs::path& dir, std::size_t index) {
 // meta.json: the device, the command line and the metrics every image holds.
 RunRecord read_meta(const fs::path& dir, std::vector<std::string>& metrics) {
   std::ifstream meta_file(dir / "meta.json");
-  if (!meta_file) throw InputError("'" + dir.string() + "' is not a raw data set (no meta.json); make one with "
-                                   "`limiter run --save-raw DIR -- app`");
+  if (!meta_file)
+    throw InputError("'" + dir.string() +
+                     "' is not a raw data set (no meta.json); make one with "
+                     "`limiter run --save-raw DIR -- app`");
   RunRecord run;
   try {
     const nlohmann::json meta = nlohmann::json::parse(meta_file);
@@ -177,7 +179,9 @@ RunRecord evaluate_raw_dir(const std::string& dir) {
   std::vector<fs::path> processes;
   for (const auto& entry : fs::directory_iterator(dir))
     if (entry.is_directory() && fs::exists(entry.path() / "meta.json")) processes.push_back(entry.path());
-  if (processes.empty()) throw InputError("'" + dir + "' holds no raw data set (no meta.json); make one with `limiter run --save-raw DIR -- app`");
+  if (processes.empty())
+    throw InputError("'" + dir +
+                     "' holds no raw data set (no meta.json); make one with `limiter run --save-raw DIR -- app`");
   std::sort(processes.begin(), processes.end());
   RunRecord run = evaluate_process_dir(processes.front());
   for (std::size_t i = 1; i < processes.size(); ++i) {

@@ -65,8 +65,8 @@ bool unregister_nvtx_receiver(void* user, std::chrono::milliseconds wait) noexce
 
 void dispatch_nvtx(CUpti_CallbackId cbid, const CUpti_NvtxData& data) noexcept {
   Receiver* receiver = current.load();
-  if (!receiver) return;  // no collector yet, or torn down
-  if (in_forked_child()) return;  // the parent profiles; a forked child runs unprofiled
+  if (!receiver) return;           // no collector yet, or torn down
+  if (in_forked_child()) return;   // the parent profiles; a forked child runs unprofiled
   if (inside_own_calls()) return;  // the collector's own CUDA calls (l2_flush.hpp), not the app's
   receiver->in_flight.fetch_add(1);
   // Counted, then checked again: unregister either sees this call counted or this call sees it gone.

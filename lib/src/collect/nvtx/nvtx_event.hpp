@@ -12,11 +12,11 @@ namespace limiter::detail {
 struct NvtxEvent {
   enum class Kind : std::uint8_t { push, pop, start, end };
   Kind kind = Kind::push;
-  std::string domain;          // its name ("" the default domain; "(unnamed domain)")
-  std::string name;            // push, start: the range's message
-  std::uint64_t id = 0;        // start, end: NVTX's range id (0: NVTX gave none back)
-  std::uint32_t thread_id = 0; // the calling thread, as CUPTI's API records name it
-  std::uint64_t time_ns = 0;   // cuptiGetTimestamp(): the activity records' clock
+  std::string domain;           // its name ("" the default domain; "(unnamed domain)")
+  std::string name;             // push, start: the range's message
+  std::uint64_t id = 0;         // start, end: NVTX's range id (0: NVTX gave none back)
+  std::uint32_t thread_id = 0;  // the calling thread, as CUPTI's API records name it
+  std::uint64_t time_ns = 0;    // cuptiGetTimestamp(): the activity records' clock
 };
 
 }  // namespace limiter::detail

@@ -53,13 +53,16 @@ std::string NvtxTracker::message_of(const void* attributes) const {
   const auto* a = static_cast<const nvtxEventAttributes_t*>(attributes);
   if (!a) return "";
   switch (a->messageType) {
-    case NVTX_MESSAGE_TYPE_ASCII: return text(a->message.ascii);
-    case NVTX_MESSAGE_TYPE_UNICODE: return narrow(a->message.unicode);
+    case NVTX_MESSAGE_TYPE_ASCII:
+      return text(a->message.ascii);
+    case NVTX_MESSAGE_TYPE_UNICODE:
+      return narrow(a->message.unicode);
     case NVTX_MESSAGE_TYPE_REGISTERED: {
       const auto found = strings_.find(a->message.registered);
       return found == strings_.end() ? "(unregistered string)" : found->second;
     }
-    default: return "";
+    default:
+      return "";
   }
 }
 
@@ -116,8 +119,12 @@ std::optional<NvtxEvent> NvtxTracker::on_call(CUpti_CallbackId cbid, const CUpti
       start_end_.erase(id);
     };
     switch (cbid) {
-      case CUPTI_CBID_NVTX_nvtxRangePushA: push(nullptr, text(static_cast<const nvtxRangePushA_params*>(params)->message)); break;
-      case CUPTI_CBID_NVTX_nvtxRangePushW: push(nullptr, narrow(static_cast<const nvtxRangePushW_params*>(params)->message)); break;
+      case CUPTI_CBID_NVTX_nvtxRangePushA:
+        push(nullptr, text(static_cast<const nvtxRangePushA_params*>(params)->message));
+        break;
+      case CUPTI_CBID_NVTX_nvtxRangePushW:
+        push(nullptr, narrow(static_cast<const nvtxRangePushW_params*>(params)->message));
+        break;
       case CUPTI_CBID_NVTX_nvtxRangePushEx: {
         std::unique_lock lock(mutex_);
         std::string name = message_of(static_cast<const nvtxRangePushEx_params*>(params)->eventAttrib);
@@ -125,7 +132,9 @@ std::optional<NvtxEvent> NvtxTracker::on_call(CUpti_CallbackId cbid, const CUpti
         push(nullptr, std::move(name));
         break;
       }
-      case CUPTI_CBID_NVTX_nvtxRangePop: pop(nullptr); break;
+      case CUPTI_CBID_NVTX_nvtxRangePop:
+        pop(nullptr);
+        break;
       case CUPTI_CBID_NVTX_nvtxDomainRangePushEx: {
         const auto* p = static_cast<const nvtxDomainRangePushEx_params*>(params);
         std::unique_lock lock(mutex_);
@@ -134,9 +143,15 @@ std::optional<NvtxEvent> NvtxTracker::on_call(CUpti_CallbackId cbid, const CUpti
         push(p->domain, std::move(name));
         break;
       }
-      case CUPTI_CBID_NVTX_nvtxDomainRangePop: pop(static_cast<const nvtxDomainRangePop_params*>(params)->domain); break;
-      case CUPTI_CBID_NVTX_nvtxRangeStartA: start(nullptr, text(static_cast<const nvtxRangeStartA_params*>(params)->message)); break;
-      case CUPTI_CBID_NVTX_nvtxRangeStartW: start(nullptr, narrow(static_cast<const nvtxRangeStartW_params*>(params)->message)); break;
+      case CUPTI_CBID_NVTX_nvtxDomainRangePop:
+        pop(static_cast<const nvtxDomainRangePop_params*>(params)->domain);
+        break;
+      case CUPTI_CBID_NVTX_nvtxRangeStartA:
+        start(nullptr, text(static_cast<const nvtxRangeStartA_params*>(params)->message));
+        break;
+      case CUPTI_CBID_NVTX_nvtxRangeStartW:
+        start(nullptr, narrow(static_cast<const nvtxRangeStartW_params*>(params)->message));
+        break;
       case CUPTI_CBID_NVTX_nvtxRangeStartEx: {
         std::unique_lock lock(mutex_);
         std::string name = message_of(static_cast<const nvtxRangeStartEx_params*>(params)->eventAttrib);
@@ -152,10 +167,14 @@ std::optional<NvtxEvent> NvtxTracker::on_call(CUpti_CallbackId cbid, const CUpti
         start(p->domain, std::move(name));
         break;
       }
-      case CUPTI_CBID_NVTX_nvtxRangeEnd: end(static_cast<const nvtxRangeEnd_params*>(params)->id); break;
-      case CUPTI_CBID_NVTX_nvtxDomainRangeEnd: end(static_cast<const nvtxDomainRangeEnd_params*>(params)->core.id); break;
+      case CUPTI_CBID_NVTX_nvtxRangeEnd:
+        end(static_cast<const nvtxRangeEnd_params*>(params)->id);
+        break;
+      case CUPTI_CBID_NVTX_nvtxDomainRangeEnd:
+        end(static_cast<const nvtxDomainRangeEnd_params*>(params)->core.id);
+        break;
       case CUPTI_CBID_NVTX_nvtxDomainCreateA: {  // the W form has no params struct in CUPTI 13.0
-        if (!returned) break;  // unnamed: its ranges show "(unnamed domain)"
+        if (!returned) break;                    // unnamed: its ranges show "(unnamed domain)"
         const void* handle = *static_cast<const nvtxDomainHandle_t*>(returned);
         std::lock_guard lock(mutex_);
         domains_[handle] = text(static_cast<const nvtxDomainCreateA_params*>(params)->name);
@@ -168,7 +187,8 @@ std::optional<NvtxEvent> NvtxTracker::on_call(CUpti_CallbackId cbid, const CUpti
         strings_[handle] = text(static_cast<const nvtxDomainRegisterStringA_params*>(params)->string);
         break;
       }
-      default: break;
+      default:
+        break;
     }
     return event;
   } catch (...) {

@@ -39,12 +39,12 @@ class NvtxTracker {
   std::uint64_t unmatched() const { return unmatched_.load(std::memory_order_relaxed); }
 
  private:
-  std::string domain_name(const void* domain) const;  // caller holds mutex_
+  std::string domain_name(const void* domain) const;     // caller holds mutex_
   std::string message_of(const void* attributes) const;  // nvtxEventAttributes_t*; caller holds mutex_
 
   mutable std::mutex mutex_;  // domains, strings and start/end ranges (any thread)
   std::map<const void*, std::string> domains_;
-  std::map<const void*, std::string> strings_;  // registered strings
+  std::map<const void*, std::string> strings_;       // registered strings
   std::map<std::uint64_t, NvtxStartEnd> start_end_;  // by range id, in start order (ids grow)
   bool process_scope_ = false;
   std::map<const void*, std::vector<std::string>> process_stacks_;  // push/pop, process scope

@@ -42,11 +42,14 @@ CubinFunctions read_cubin_functions(const std::string& path) {
   CubinFunctions out;
   out.file = std::make_shared<const std::string>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   const std::string& bytes = *out.file;
-  auto fits = [&](std::uint64_t offset, std::uint64_t size) { return offset <= bytes.size() && size <= bytes.size() - offset; };
+  auto fits = [&](std::uint64_t offset, std::uint64_t size) {
+    return offset <= bytes.size() && size <= bytes.size() - offset;
+  };
   Elf64_Ehdr header;
   if (!fits(0, sizeof header) || bytes.compare(0, SELFMAG, ELFMAG) != 0 || bytes[EI_CLASS] != ELFCLASS64) return out;
   std::memcpy(&header, bytes.data(), sizeof header);
-  if (header.e_shentsize != sizeof(Elf64_Shdr) || !fits(header.e_shoff, std::uint64_t(header.e_shnum) * sizeof(Elf64_Shdr)))
+  if (header.e_shentsize != sizeof(Elf64_Shdr) ||
+      !fits(header.e_shoff, std::uint64_t(header.e_shnum) * sizeof(Elf64_Shdr)))
     return out;
   out.sm = cubin_sm(static_cast<unsigned char>(bytes[EI_ABIVERSION]), header.e_flags);
   auto section = [&](std::size_t i) {
@@ -62,7 +65,8 @@ CubinFunctions read_cubin_functions(const std::string& path) {
   }
   for (std::size_t i = 0; i < header.e_shnum && section_names && out.sm > 0; ++i) {
     const Elf64_Shdr note = section(i);
-    if (note.sh_type != SHT_NOTE || note.sh_name >= section_names->sh_size || !fits(note.sh_offset, note.sh_size)) continue;
+    if (note.sh_type != SHT_NOTE || note.sh_name >= section_names->sh_size || !fits(note.sh_offset, note.sh_size))
+      continue;
     const char* name = bytes.data() + section_names->sh_offset + note.sh_name;
     if (std::string_view(name, strnlen(name, section_names->sh_size - note.sh_name)) != ".note.nv.tkinfo") continue;
     out.variant = arch_variant(std::string_view(bytes).substr(note.sh_offset, note.sh_size), out.sm);
@@ -86,7 +90,8 @@ CubinFunctions read_cubin_functions(const std::string& path) {
       const std::string key(name, strnlen(name, names.sh_size - symbol.st_name));
       // Its code: the symbol's value is an offset in its section (sh_addr is 0 in a cubin).
       const Elf64_Shdr code = section(symbol.st_shndx);
-      const std::uint64_t size = symbol.st_size > 0 ? symbol.st_size : code.sh_size - std::min(symbol.st_value, code.sh_size);
+      const std::uint64_t size =
+          symbol.st_size > 0 ? symbol.st_size : code.sh_size - std::min(symbol.st_value, code.sh_size);
       const bool readable = code.sh_type == SHT_PROGBITS && (code.sh_flags & SHF_EXECINSTR) &&
                             fits(code.sh_offset, code.sh_size) && symbol.st_value <= code.sh_size &&
                             size <= code.sh_size - symbol.st_value && size > 0;

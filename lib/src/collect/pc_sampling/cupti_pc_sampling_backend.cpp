@@ -18,8 +18,7 @@ namespace {
 // A CUpti_PCSamplingData with room for PCS PCs of REASONS stall reasons each.
 class PcBuffer {
  public:
-  PcBuffer(std::size_t pcs, std::size_t reasons)
-      : pcs_(pcs), reasons_(pcs * std::max<std::size_t>(reasons, 1)) {
+  PcBuffer(std::size_t pcs, std::size_t reasons) : pcs_(pcs), reasons_(pcs * std::max<std::size_t>(reasons, 1)) {
     data_.size = sizeof(CUpti_PCSamplingData);
     data_.collectNumPcs = pcs;
     data_.pPcData = pcs_.data();
@@ -124,8 +123,8 @@ class CuptiPcSamplingBackend final : public PcSamplingBackend {
     auto& stall = add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_STALL_REASON).attributeData.stallReasonData;
     stall.stallReasonCount = indices.size();
     stall.pStallReasonIndex = indices.data();
-    add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_OUTPUT_DATA_FORMAT).attributeData.outputDataFormatData.outputDataFormat =
-        CUPTI_PC_SAMPLING_OUTPUT_DATA_FORMAT_PARSED;
+    add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_OUTPUT_DATA_FORMAT)
+        .attributeData.outputDataFormatData.outputDataFormat = CUPTI_PC_SAMPLING_OUTPUT_DATA_FORMAT_PARSED;
     add(CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_DATA_BUFFER)
         .attributeData.samplingDataBufferData.samplingDataBuffer = buffers.config->get();
     if (request.period_log2)

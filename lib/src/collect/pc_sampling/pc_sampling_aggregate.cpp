@@ -27,8 +27,10 @@ std::optional<std::string> stall_key(std::string_view name) {
 StallKeys stall_keys(const std::vector<PcStallReason>& reasons) {
   StallKeys keys;
   for (const auto& reason : reasons) {
-    if (auto key = stall_key(reason.name)) keys.reasons[reason.index] = std::move(*key);
-    else if (is_not_issued(reason.name)) keys.not_issued.insert(reason.index);
+    if (auto key = stall_key(reason.name))
+      keys.reasons[reason.index] = std::move(*key);
+    else if (is_not_issued(reason.name))
+      keys.not_issued.insert(reason.index);
   }
   return keys;
 }
@@ -69,7 +71,7 @@ void StallAggregator::add(const PcBatch& batch, const StallKeys& keys) {
   std::size_t indices = id_of.size();
   for (const std::uint32_t index : keys.not_issued) indices = std::max<std::size_t>(indices, index + 1);
   std::vector<std::uint64_t> by_index(indices + 1);  // the last slot: any index beyond every known one
-  const KernelKey* last_key = nullptr;  // a batch's PCs come a function at a time
+  const KernelKey* last_key = nullptr;               // a batch's PCs come a function at a time
   Kernel* last_kernel = nullptr;
   for (const PcRecord& pc : batch.pcs) {
     PcCounts* counts = nullptr;  // made at the first keyed sample: a PC of unkeyed samples only adds nothing

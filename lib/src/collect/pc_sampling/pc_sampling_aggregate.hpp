@@ -46,7 +46,7 @@ class StallAggregator {
   std::uint64_t hardware_buffer_full() const { return buffer_full_; }
   std::size_t kernels() const { return kernels_.size(); }
   std::uint64_t non_user_samples() const { return non_user_samples_; }
-  std::uint64_t unkeyed_samples() const { return unkeyed_samples_; }  // reasons without a key
+  std::uint64_t unkeyed_samples() const { return unkeyed_samples_; }        // reasons without a key
   std::uint64_t not_issued_samples() const { return not_issued_samples_; }  // the twins: a subset, not added
   // Samples by CUPTI's reason index as CUPTI gave them (before "_not_issued" is folded): for
   // the debug trace, where CUPTI's own split can be checked against ncu's.

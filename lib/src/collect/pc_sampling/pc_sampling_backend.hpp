@@ -27,11 +27,11 @@ struct PcStallReason {
 
 // What the session asks for; zero leaves CUPTI's default.
 struct PcSamplingRequest {
-  std::uint32_t period_log2 = 0;      // one sample per SM every 2^N cycles
-  std::size_t scratch_bytes = 0;      // CUPTI's buffer of decoded PCs
-  std::size_t hardware_bytes = 0;     // the device buffer the SMs write samples to
-  std::size_t buffer_pcs = 0;         // PCs per GetData (and in the buffer CUPTI fills at Disable)
-  std::vector<std::uint32_t> reasons; // stall reason indices to count (all of them)
+  std::uint32_t period_log2 = 0;       // one sample per SM every 2^N cycles
+  std::size_t scratch_bytes = 0;       // CUPTI's buffer of decoded PCs
+  std::size_t hardware_bytes = 0;      // the device buffer the SMs write samples to
+  std::size_t buffer_pcs = 0;          // PCs per GetData (and in the buffer CUPTI fills at Disable)
+  std::vector<std::uint32_t> reasons;  // stall reason indices to count (all of them)
 };
 
 // What CUPTI configured (GetConfigurationAttribute): the period in force, for the record.

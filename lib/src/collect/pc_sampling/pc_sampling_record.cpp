@@ -67,8 +67,9 @@ void PcSamplingSession::take_sampling_turn(const std::string& device_uuid) {
   auto& turn = sampling_turns_[device_uuid];
   if (!turn) turn = std::make_unique<CounterLock>(options_.lock_dir, "pc-sampling-" + device_uuid);
   if (!turn->acquire(std::chrono::milliseconds(0)))
-    throw TurnTaken("another limiter process samples this GPU's PCs now (its PC-sampling window or --stalls): "
-                      "this process is not sampled");
+    throw TurnTaken(
+        "another limiter process samples this GPU's PCs now (its PC-sampling window or --stalls): "
+        "this process is not sampled");
 }
 
 }  // namespace limiter::detail

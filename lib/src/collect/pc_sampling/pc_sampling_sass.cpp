@@ -195,8 +195,10 @@ void run_jobs(std::vector<Job>& jobs, const std::string& nvdisasm, std::chrono::
                          job.output);
     };
     // A raw binary that gave no instruction failed; an nvdisasm without -fun gets the whole cubin.
-    if (!job.pieces.empty()) job.ok = run(job.options) && job.output.find("/*") != std::string::npos;
-    else job.ok = run(job.options) || (!job.options.empty() && run(""));
+    if (!job.pieces.empty())
+      job.ok = run(job.options) && job.output.find("/*") != std::string::npos;
+    else
+      job.ok = run(job.options) || (!job.options.empty() && run(""));
   };
   std::atomic<std::size_t> next{0};
   std::vector<std::thread> workers;
@@ -216,7 +218,8 @@ void run_jobs(std::vector<Job>& jobs, const std::string& nvdisasm, std::chrono::
 }
 
 // The -fun job of one cubin: its hot functions by symbol index (the whole cubin when none is known).
-Job cubin_job(std::uint64_t crc, const std::string& path, const CubinFunctions& cubin, const std::set<std::string>& functions) {
+Job cubin_job(std::uint64_t crc, const std::string& path, const CubinFunctions& cubin,
+              const std::set<std::string>& functions) {
   std::string indices;
   for (const auto& function : functions)
     if (const auto it = cubin.functions.find(function); it != cubin.functions.end())
@@ -260,7 +263,8 @@ std::string fill_sass(StallInfo& info, const std::vector<std::string>& dirs, con
     bool readable = cubin.sm >= 70;
     for (const auto& function : functions) {
       const auto it = cubin.functions.find(function);
-      readable = readable && it != cubin.functions.end() && !it->second.code.empty() && it->second.code.size() % 16 == 0;
+      readable =
+          readable && it != cubin.functions.end() && !it->second.code.empty() && it->second.code.size() % 16 == 0;
       for (const std::uint64_t pc : hot_pcs[{crc, function}])
         readable = readable && pc % 16 == 0 && pc <= it->second.code.size() - 16;
     }
@@ -305,8 +309,10 @@ std::string fill_sass(StallInfo& info, const std::vector<std::string>& dirs, con
     std::map<std::uint64_t, SassListing> found;
     for (const auto& piece : job.pieces) {
       const auto text = instructions.find(piece.at);
-      if (text == instructions.end()) incomplete.insert(piece.crc);
-      else found[piece.crc][piece.function][piece.pc] = function_relative_targets(text->second, piece.at, piece.pc);
+      if (text == instructions.end())
+        incomplete.insert(piece.crc);
+      else
+        found[piece.crc][piece.function][piece.pc] = function_relative_targets(text->second, piece.at, piece.pc);
     }
     for (auto& [crc, listing] : found) {
       if (incomplete.count(crc)) continue;
@@ -321,7 +327,8 @@ std::string fill_sass(StallInfo& info, const std::vector<std::string>& dirs, con
   run_jobs(cubin_jobs, nvdisasm, deadline);
   if (runs) {
     runs->raw_instructions = raw_instructions;
-    runs->raw_runs = static_cast<std::size_t>(std::count_if(jobs.begin(), jobs.end(), [](const Job& j) { return j.started; }));
+    runs->raw_runs =
+        static_cast<std::size_t>(std::count_if(jobs.begin(), jobs.end(), [](const Job& j) { return j.started; }));
     runs->cubin_runs = static_cast<std::size_t>(
         std::count_if(cubin_jobs.begin(), cubin_jobs.end(), [](const Job& j) { return j.started; }));
   }
@@ -353,7 +360,8 @@ std::string fill_sass(StallInfo& info, const std::vector<std::string>& dirs, con
   }
   if (!late.empty()) {
     note += (note.empty() ? "" : "; ") + std::to_string(late.size()) + " cubin(s) not disassembled within " +
-            std::to_string(budget.count() / 1000) + " s (their hot PCs keep file:line; --save-raw DIR keeps the "
+            std::to_string(budget.count() / 1000) +
+            " s (their hot PCs keep file:line; --save-raw DIR keeps the "
             "cubins for nvdisasm -c -fun)";
   }
   return note;

@@ -16,7 +16,9 @@ namespace limiter::detail {
 
 namespace {
 
-std::string milliseconds(double seconds) { return std::to_string(static_cast<long long>(seconds * 1000 + 0.5)) + " ms"; }
+std::string milliseconds(double seconds) {
+  return std::to_string(static_cast<long long>(seconds * 1000 + 0.5)) + " ms";
+}
 
 }  // namespace
 
@@ -65,8 +67,8 @@ PcSamplingSession::Context& PcSamplingSession::sample(CUcontext context) {
     request.buffer_pcs = kPcsPerBuffer;
     for (const auto& reason : reasons) request.reasons.push_back(reason.index);
     settings_ = backend_.configure(context, request);
-    LIMITER_TRACE("PC sampling on context %p: %zu stall reasons (%zu keyed), period 2^%u cycles", static_cast<void*>(context),
-                  reasons.size(), state.keys.reasons.size(), settings_.period_log2);
+    LIMITER_TRACE("PC sampling on context %p: %zu stall reasons (%zu keyed), period 2^%u cycles",
+                  static_cast<void*>(context), reasons.size(), state.keys.reasons.size(), settings_.period_log2);
   } catch (const std::exception& e) {
     state.failed = e.what();
     first_failure(e);
@@ -285,7 +287,8 @@ void PcSamplingSession::finish_all() noexcept {
   const auto t0 = Clock::now();
   for (auto& entry : contexts_) finish_context(entry.first);
   finish_s_ = seconds_since(t0);
-  LIMITER_TRACE("PC sampling finished: Stop, flush and Disable of %zu contexts in %.1f ms", contexts_.size(), finish_s_ * 1e3);
+  LIMITER_TRACE("PC sampling finished: Stop, flush and Disable of %zu contexts in %.1f ms", contexts_.size(),
+                finish_s_ * 1e3);
   for (auto& [device, turn] : sampling_turns_) turn->release();
   finished_ = true;
 }
@@ -322,10 +325,9 @@ StallInfo PcSamplingSession::stalls() const {
   // lines are read off the app's thread (complete_record()): not under the lock its launches' EXIT take.
   std::unique_lock lock(mutex_, std::defer_lock);
   if (!finished_) lock.lock();
-  StallInfo info = aggregator_.info([](const std::string& mangled) { return demangle(mangled.c_str()); },
-                                    [this](const std::string& function, std::uint64_t crc, std::uint64_t pc) {
-                                      return line_of(function, crc, pc);
-                                    });
+  StallInfo info = aggregator_.info(
+      [](const std::string& mangled) { return demangle(mangled.c_str()); },
+      [this](const std::string& function, std::uint64_t crc, std::uint64_t pc) { return line_of(function, crc, pc); });
   info.sample_period_cycles = settings_.period_log2 > 0 ? std::uint64_t(1) << settings_.period_log2 : 0;
   return info;
 }
@@ -375,14 +377,15 @@ std::string PcSamplingSession::timings() const {
                      " contexts), " + std::to_string(get_data_calls_) + " GetData calls " + milliseconds(get_data_s_) +
                      ", source lines " + milliseconds(lines_s_) + ", " + std::to_string(modules_) + " module loads " +
                      milliseconds(modules_s_) + ", the end (Stop, flush, Disable) " + milliseconds(finish_s_) + "\n";
-  text += "  " + std::to_string(aggregator_.samples()) + " samples in " + std::to_string(aggregator_.kernels()) +
-          " kernels, " + std::to_string(aggregator_.dropped_samples()) + " dropped, hardware buffer full " +
-          std::to_string(aggregator_.hardware_buffer_full()) + " times, " + std::to_string(aggregator_.non_user_samples()) +
-          " in the driver's kernels, " + std::to_string(aggregator_.unkeyed_samples()) + " without a stall reason; " +
-          std::to_string(aggregator_.not_issued_samples()) + " of the samples also not issued (a subset, not added); " +
-          "period 2^" + std::to_string(settings_.period_log2) + " cycles; " +
-          std::to_string(std::max(cubins_.size(), cubins_kept_)) + " cubins kept (" + std::to_string(cubin_bytes_ >> 10) +
-          " KiB" + (cubins_kept_ ? ", freed after the window" : "") + "), " + std::to_string(cubins_not_kept_) + " not\n";
+  text +=
+      "  " + std::to_string(aggregator_.samples()) + " samples in " + std::to_string(aggregator_.kernels()) +
+      " kernels, " + std::to_string(aggregator_.dropped_samples()) + " dropped, hardware buffer full " +
+      std::to_string(aggregator_.hardware_buffer_full()) + " times, " + std::to_string(aggregator_.non_user_samples()) +
+      " in the driver's kernels, " + std::to_string(aggregator_.unkeyed_samples()) + " without a stall reason; " +
+      std::to_string(aggregator_.not_issued_samples()) + " of the samples also not issued (a subset, not added); " +
+      "period 2^" + std::to_string(settings_.period_log2) + " cycles; " +
+      std::to_string(std::max(cubins_.size(), cubins_kept_)) + " cubins kept (" + std::to_string(cubin_bytes_ >> 10) +
+      " KiB" + (cubins_kept_ ? ", freed after the window" : "") + "), " + std::to_string(cubins_not_kept_) + " not\n";
   return text;
 }
 

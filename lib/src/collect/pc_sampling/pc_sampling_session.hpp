@@ -5,11 +5,10 @@
 // (limiter/stalls.hpp). Per context: Enable, its stall reasons, configure, Start (at its first
 // module load or launch in a region); GetData at syncs and launch exits (at most every
 // kDrainPeriod), when CUPTI holds a buffer's worth of PCs after a launch, at module loads (a
-// module loaded again must be flushed), at region ends and context teardown; Stop, GetData and Disable at the end. Every
-// module's cubin is kept (by CRC) for the hot PCs' source lines, and written under --save-raw's
-// folder (cubins/<crc>.cubin) for their SASS, which `limiter run` disassembles after the app
-// (limiter/stall_sass.hpp): never inside the profiled process. Samples lost to full buffers are
-// counted in the record, never dropped silently.
+// module loaded again must be flushed), at region ends and context teardown; Stop, GetData and Disable at the end.
+// Every module's cubin is kept (by CRC) for the hot PCs' source lines, and written under --save-raw's folder
+// (cubins/<crc>.cubin) for their SASS, which `limiter run` disassembles after the app (limiter/stall_sass.hpp): never
+// inside the profiled process. Samples lost to full buffers are counted in the record, never dropped silently.
 #include <cuda.h>
 
 #include <atomic>
@@ -75,8 +74,8 @@ class PcSamplingSession final : public Session,
 
   const char* name() const override { return "PC sampling"; }
   SessionCapabilities capabilities() override;
-  void begin_region() override;  // started contexts start again
-  void end_region() override;    // the last region closed: stopped and drained
+  void begin_region() override;                          // started contexts start again
+  void end_region() override;                            // the last region closed: stopped and drained
   void on_launch(const LaunchCall& call) override;       // in a region: its context sampled
   void on_launch_exit(const LaunchCall& call) override;  // a buffer's worth of PCs pending: drained
   void on_sync(SyncKind kind) override;
@@ -118,18 +117,18 @@ class PcSamplingSession final : public Session,
   void take(const PcBatch& batch, const StallKeys& keys);
   std::optional<SourceLine> line_of(const std::string& function, std::uint64_t crc, std::uint64_t pc) const;
   void write_cubins(const StallInfo& info) const;  // --save-raw: cubins/<crc>.cubin
-  void add_stalls(RunRecord& run) noexcept;         // the stalls with their lines; the cubins written
-  void release_cubins() noexcept;                   // the default run's window: its cubins freed
+  void add_stalls(RunRecord& run) noexcept;        // the stalls with their lines; the cubins written
+  void release_cubins() noexcept;                  // the default run's window: its cubins freed
   // Another process samples the GPU (take_sampling_turn throws it): its own fix, not the generic one.
   struct TurnTaken : SystemError {
     using SystemError::SystemError;
   };
   void take_sampling_turn(const std::string& device_uuid);  // or throws TurnTaken
-  void first_failure(const std::exception& error);  // said once, with its fix for the record
+  void first_failure(const std::exception& error);          // said once, with its fix for the record
 
   CollectorOptions options_;
   PcSamplingPhase phase_;
-  std::atomic<bool> began_{true};  // false until the phase before hands over (phase_.follows_another)
+  std::atomic<bool> began_{true};             // false until the phase before hands over (phase_.follows_another)
   std::atomic<Clock::rep> window_start_{0};   // the first start (Clock ticks since its epoch); 0: none yet
   std::atomic<std::uint64_t> samples_{0};     // the aggregator's, as of its last batch
   std::atomic<bool> ever_started_{false};     // a context's sampling started
@@ -149,8 +148,8 @@ class PcSamplingSession final : public Session,
   std::uint64_t launches_unsampled_ = 0;  // in a region, on a context whose sampling failed
   std::atomic<int> active_depth_{0};
   std::atomic<std::uint64_t> launches_seen_{0};
-  std::set<std::string, std::less<>> kernels_sampled_;              // launched in the window, by CUPTI's name: the quiet rule
-  std::atomic<std::uint64_t> launches_since_new_{0};   // launches in a row with no new kernel
+  std::set<std::string, std::less<>> kernels_sampled_;       // launched in the window, by CUPTI's name: the quiet rule
+  std::atomic<std::uint64_t> launches_since_new_{0};         // launches in a row with no new kernel
   mutable std::atomic<WindowEnd> over_by_{WindowEnd::open};  // the first reason phase_over() found
   Clock::time_point last_drain_{};
   std::atomic<bool> finished_{false};

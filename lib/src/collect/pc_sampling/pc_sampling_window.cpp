@@ -34,10 +34,14 @@ std::string PcSamplingSession::phase_over_reason() const {
   WindowEnd end = over_by_.load();
   if (end == WindowEnd::open) end = window_end();
   switch (end) {
-    case WindowEnd::failed: return "PC sampling could not start";
-    case WindowEnd::samples: return std::to_string(samples_.load()) + " samples";
-    case WindowEnd::quiet: return "no new kernel in " + std::to_string(phase_.quiet_launches) + " launches";
-    default: return "window of " + std::to_string(phase_.window.count()) + " ms over";
+    case WindowEnd::failed:
+      return "PC sampling could not start";
+    case WindowEnd::samples:
+      return std::to_string(samples_.load()) + " samples";
+    case WindowEnd::quiet:
+      return "no new kernel in " + std::to_string(phase_.quiet_launches) + " launches";
+    default:
+      return "window of " + std::to_string(phase_.window.count()) + " ms over";
   }
 }
 

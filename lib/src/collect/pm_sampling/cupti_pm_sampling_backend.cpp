@@ -104,7 +104,8 @@ class CuptiPmSamplingBackend final : public PmSamplingBackend {
     LIMITER_CUPTI_CHECK(cuptiPmSamplingGetCounterAvailability(&avail));
     return availability;
   }
-  std::shared_ptr<PmSampleHost> sample_host(const std::string& chip, const std::vector<std::uint8_t>& availability) override {
+  std::shared_ptr<PmSampleHost> sample_host(const std::string& chip,
+                                            const std::vector<std::uint8_t>& availability) override {
     return std::make_shared<ProfilerSampleHost>(chip, availability);
   }
 

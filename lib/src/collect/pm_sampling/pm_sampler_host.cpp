@@ -21,8 +21,9 @@ PmSamplerHostSide prepare_pm_sampler_host(PmSamplingBackend& backend, const std:
   host_side.host = backend.sample_host(chip, host_side.availability);
   host_side.config = host_side.host->config_image(metrics);
   if (const std::size_t passes = host_side.host->pass_count(host_side.config); passes != 1) {
-    throw SystemError("the sampling metrics need " + std::to_string(passes) +
-                      " passes and PM sampling takes one: sample fewer metrics (the LMEM counters need the exact mode)");
+    throw SystemError(
+        "the sampling metrics need " + std::to_string(passes) +
+        " passes and PM sampling takes one: sample fewer metrics (the LMEM counters need the exact mode)");
   }
   host_side.prepare_s = seconds_since(t0);
   return host_side;
@@ -72,15 +73,15 @@ void PmSampler::evaluate_image(int which, std::size_t count, std::size_t index) 
     // A hole between two samples: samples the hardware dropped, or records a full image lost;
     // counted in the samples' own length (with 15 metrics the H100 samples every ~100 us when
     // asked for 50), never silent.
-    const std::uint64_t length = std::max<std::uint64_t>(s.end_ns > s.start_ns ? s.end_ns - s.start_ns : 0,
-                                                         options_.interval_ns);
+    const std::uint64_t length =
+        std::max<std::uint64_t>(s.end_ns > s.start_ns ? s.end_ns - s.start_ns : 0, options_.interval_ns);
     if (last_end_ns_ != 0 && length > 0 && s.start_ns > last_end_ns_ + length / 2) {
       const std::uint64_t missing = (s.start_ns - last_end_ns_ + length / 2) / length;
       lost_ += missing;
       ++gaps_;
       LIMITER_TRACE("pm: hole of %.1f us (%llu samples) before sample %zu of image %zu (%zu samples)",
-               static_cast<double>(s.start_ns - last_end_ns_) / 1e3, static_cast<unsigned long long>(missing), i, index,
-               count);
+                    static_cast<double>(s.start_ns - last_end_ns_) / 1e3, static_cast<unsigned long long>(missing), i,
+                    index, count);
     }
     sampled_ns_ += s.end_ns > s.start_ns ? s.end_ns - s.start_ns : 0;
     last_end_ns_ = std::max(last_end_ns_, s.end_ns);

@@ -21,7 +21,6 @@ namespace limiter::detail {
 
 namespace {
 
-
 // How often the decode thread drains the hardware buffer when it has caught up.
 constexpr auto kDecodePeriod = std::chrono::milliseconds(10);
 
@@ -68,7 +67,8 @@ PmSampler::PmSampler(PmSamplingBackend& backend, const PmSamplerOptions& options
   times_.set_up_s = seconds_since(t0);
   started_at_ = Clock::now();
   LIMITER_TRACE("pm: started: %zu metrics, interval %llu ns, two images of %zu bytes, %s", options_.metrics.size(),
-           static_cast<unsigned long long>(options_.interval_ns), images_[0].size(), backend_.library_text().c_str());
+                static_cast<unsigned long long>(options_.interval_ns), images_[0].size(),
+                backend_.library_text().c_str());
   evaluator_ = std::thread([this] { evaluate_loop(); });
   decoder_ = std::thread([this] { decode_loop(); });
 }
@@ -141,8 +141,10 @@ bool PmSampler::decode_once() {
       count_decoded();  // what was decoded before the overflow still counts
       hand_over();
       if (decode.overflow) {
-        fail("the GPU's PM-sampling buffer overflowed (the host decoded more slowly than the GPU sampled); "
-             "samples after " + std::to_string(decoded_total_) + " are lost: " + interval_fix(options_.interval_ns));
+        fail(
+            "the GPU's PM-sampling buffer overflowed (the host decoded more slowly than the GPU sampled); "
+            "samples after " +
+            std::to_string(decoded_total_) + " are lost: " + interval_fix(options_.interval_ns));
       } else {
         fail("PM-sampling decode failed (" + cupti_error_text(status) + "); samples after " +
              std::to_string(decoded_total_) + " are lost");
@@ -153,16 +155,18 @@ bool PmSampler::decode_once() {
     if (decoded_total_ != before) empty_full_in_a_row_ = 0;
     if (hardware_stopped_ && (++drain_decodes_ <= 8 || drain_decodes_ % 1000 == 0))
       LIMITER_TRACE("pm: decode %llu after Stop: image %s, %llu new samples, %zu in the image, %llu in all",
-               static_cast<unsigned long long>(drain_decodes_), decode.image_full ? "full" : "not full",
-               static_cast<unsigned long long>(decoded_total_ - before), decoded_, static_cast<unsigned long long>(decoded_total_));
+                    static_cast<unsigned long long>(drain_decodes_), decode.image_full ? "full" : "not full",
+                    static_cast<unsigned long long>(decoded_total_ - before), decoded_,
+                    static_cast<unsigned long long>(decoded_total_));
     if (!decode.image_full) return true;
     if (decoded_total_ == before && decoded_ == 0 && ++empty_full_in_a_row_ <= kEmptyFullRetries) {
       // A fresh image reported full without taking a sample (the decoder behind the GPU, H100,
       // 2026-11-26): initialised again and decoded again at the next period (at once after Stop)
       // until samples come again, within kEmptyFullRetries.
       ++times_.empty_full_retries;
-      LIMITER_TRACE("pm: a fresh image was reported full with no sample (its decode %.1f ms); initialising it again (%d)",
-                    seconds_since(t0) * 1e3, empty_full_in_a_row_);
+      LIMITER_TRACE(
+          "pm: a fresh image was reported full with no sample (its decode %.1f ms); initialising it again (%d)",
+          seconds_since(t0) * 1e3, empty_full_in_a_row_);
       reinitialize_image(filling_);
       if (!hardware_stopped_) return true;
       if (drain_overran()) return false;
@@ -171,8 +175,8 @@ bool PmSampler::decode_once() {
     if (decoded_total_ == before && decoded_ == 0) {
       // Still so after the retries: decoding again would do the same.
       fail("CUPTI's PM-sampling decode reported " + std::to_string(kEmptyFullRetries + 1) +
-           " empty images full in a row; samples after " + std::to_string(decoded_total_) + " are lost: " +
-           interval_fix(options_.interval_ns));
+           " empty images full in a row; samples after " + std::to_string(decoded_total_) +
+           " are lost: " + interval_fix(options_.interval_ns));
       return false;
     }
     hand_over();
@@ -240,7 +244,8 @@ void PmSampler::stop() {
   std::lock_guard lock(mutex_);
   if (stopped_ || !sampler_) return;
   stopped_ = true;
-  LIMITER_TRACE("pm: stop after %llu samples%s", static_cast<unsigned long long>(samples_.load()), failed_ ? " (failed)" : "");
+  LIMITER_TRACE("pm: stop after %llu samples%s", static_cast<unsigned long long>(samples_.load()),
+                failed_ ? " (failed)" : "");
   stopped_at_ns_ = backend_.timestamp();
   // Drained while the sampler still runs (a decode right after Start failed on the H100: the
   // first records take a moment), then stopped; what arrives after the drain is at most a few
@@ -271,7 +276,8 @@ void PmSampler::stop() {
     } catch (const std::exception& e) {
       fail(std::string("the last PM samples could not be decoded: ") + e.what());
     }
-    LIMITER_TRACE("pm: %llu samples decoded after the sampler stopped", static_cast<unsigned long long>(decoded_total_ - before));
+    LIMITER_TRACE("pm: %llu samples decoded after the sampler stopped",
+                  static_cast<unsigned long long>(decoded_total_ - before));
   }
   LIMITER_TRACE("pm: stopped (%s), last decode done", cupti_error_text(stop_status).c_str());
   try {
@@ -288,15 +294,15 @@ void PmSampler::stop() {
   if (failed_ && stopped_at_ns_ > last_end_ns_ && options_.interval_ns > 0)
     lost_ += (stopped_at_ns_ - last_end_ns_) / options_.interval_ns;  // the samples that never arrived
   LIMITER_TRACE("pm: samples last %.1f us on average; %llu gaps between them, %llu samples missing",
-           samples_ ? static_cast<double>(sampled_ns_) / 1e3 / static_cast<double>(samples_.load()) : 0.0,
-           static_cast<unsigned long long>(gaps_), static_cast<unsigned long long>(lost_.load()));
+                samples_ ? static_cast<double>(sampled_ns_) / 1e3 / static_cast<double>(samples_.load()) : 0.0,
+                static_cast<unsigned long long>(gaps_), static_cast<unsigned long long>(lost_.load()));
   // After a failed decode, Disable was seen to hang when the process exited (H100, with the config image
   // already freed): not disabled, so CUPTI may still read the images, which therefore never go.
   if (failed_) {
     static auto* kept = new std::vector<std::vector<std::uint8_t>>;
     kept->push_back(std::move(config_));  // a moved vector keeps its buffer
     kept->push_back(std::move(availability_));
-    new std::vector<const char*>(std::move(metric_names_));      // and the names, whose strings
+    new std::vector<const char*>(std::move(metric_names_));     // and the names, whose strings
     new std::vector<std::string>(std::move(options_.metrics));  // keep their buffers when moved whole
     return;
   }

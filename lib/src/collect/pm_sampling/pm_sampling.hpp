@@ -2,9 +2,9 @@
 // The PM sampler session (CUPTI PM Sampling API, GPU time-interval trigger): GPU-wide counters
 // sampled at a fixed interval, with no replay and no serialisation of the app's kernels. A
 // decode thread drains the hardware buffer at the interval's pace into one of two counter-data
-// images; an evaluate thread evaluates each filled image's samples on the host and hands them on. A hardware-buffer overflow ends sampling (CUPTI cannot restart it: Stop
-// and Start fail with CUPTI_ERROR_UNKNOWN on GH100) and is reported with the fix.
-// CUPTI keeps the pointers to the config and availability images and the metric names it was
+// images; an evaluate thread evaluates each filled image's samples on the host and hands them on. A hardware-buffer
+// overflow ends sampling (CUPTI cannot restart it: Stop and Start fail with CUPTI_ERROR_UNKNOWN on GH100) and is
+// reported with the fix. CUPTI keeps the pointers to the config and availability images and the metric names it was
 // given: they live as long as the sampler (freed early, decoding failed or crashed once the app
 // reused the memory, as Kineto found too).
 #include <atomic>
@@ -25,13 +25,13 @@
 namespace limiter::detail {
 
 struct PmSamplerOptions {
-  std::vector<std::string> metrics;           // one pass (sampling_plan_metrics())
+  std::vector<std::string> metrics;  // one pass (sampling_plan_metrics())
   std::uint64_t interval_ns = 100000;
   std::size_t hardware_buffer_bytes = 512u << 20;
-  std::uint32_t samples_per_image = 1000;     // ~30 KB of host memory per slot on GH100
-  std::string raw_dir;                        // keep images, times and config for `limiter analyze`
-  bool keep_images = false;                   // with raw_dir: the images too, not only the decoded samples
-  std::vector<std::string> command_line;      // for the recording's meta.json
+  std::uint32_t samples_per_image = 1000;  // ~30 KB of host memory per slot on GH100
+  std::string raw_dir;                     // keep images, times and config for `limiter analyze`
+  bool keep_images = false;                // with raw_dir: the images too, not only the decoded samples
+  std::vector<std::string> command_line;   // for the recording's meta.json
 };
 
 // The host side of a sampler's set-up: the counter availability, the metrics' config image (its
@@ -48,11 +48,11 @@ PmSamplerHostSide prepare_pm_sampler_host(PmSamplingBackend& backend, const std:
 // Time spent by the decode thread (limiter run --timing), and the set-up's parts.
 struct PmSamplerTimes {
   double set_up_s = 0, decode_s = 0, evaluate_s = 0;
-  double host_side_s = 0;  // prepare_pm_sampler_host, wherever it ran
+  double host_side_s = 0;        // prepare_pm_sampler_host, wherever it ran
   bool host_side_ahead = false;  // prepared before the sampler started, off the app's path
   double enable_s = 0, set_config_s = 0, start_s = 0;
   std::uint64_t decodes = 0, images = 0;
-  std::uint64_t early_retries = 0;  // decodes that failed before the first records, tried again
+  std::uint64_t early_retries = 0;       // decodes that failed before the first records, tried again
   std::uint64_t empty_full_retries = 0;  // a fresh image said full with no sample: made again, tried again
 };
 
@@ -78,13 +78,13 @@ class PmSampler {
 
  private:
   void decode_loop();
-  bool decode_once();  // false when sampling cannot go on (error() says why)
+  bool decode_once();                    // false when sampling cannot go on (error() says why)
   bool early_failure(int status) const;  // a failed decode before the first records: try again
   bool drain_overran();                  // after Stop, past kDrainLimit: failed (said once)
   void reinitialize_image(int which);
-  void count_decoded();              // decoded_ and decoded_end_ns_ from the image being filled
-  void hand_over();                  // the filled image to the evaluate thread, decoding goes on in the other
-  bool image_might_fill() const;     // the next decode might not fit in what is left of the image
+  void count_decoded();           // decoded_ and decoded_end_ns_ from the image being filled
+  void hand_over();               // the filled image to the evaluate thread, decoding goes on in the other
+  bool image_might_fill() const;  // the next decode might not fit in what is left of the image
   void evaluate_loop();
   void evaluate_image(int which, std::size_t count, std::size_t index);
   void fail(std::string message);
@@ -93,7 +93,7 @@ class PmSampler {
   PmSamplerOptions options_;
   SampleSink sink_;
   std::vector<std::uint8_t> availability_, config_;  // CUPTI reads them until Disable: before host_
-  std::vector<const char*> metric_names_;             // likewise (into options_.metrics)
+  std::vector<const char*> metric_names_;            // likewise (into options_.metrics)
   std::shared_ptr<PmSampleHost> host_;
   PmSamplingObject* sampler_ = nullptr;
   // Two counter-data images: the decode thread fills one while the evaluate thread reads the
@@ -101,7 +101,7 @@ class PmSampler {
   // behind the ~100-160 us samples of a 100 us interval.
   std::vector<std::uint8_t> images_[2];
   // The decode thread's (under mutex_):
-  int filling_ = 0;                        // the image it decodes into
+  int filling_ = 0;                            // the image it decodes into
   std::size_t decoded_ = 0, image_index_ = 0;  // samples in that image; its number (raw recording)
   std::uint64_t decoded_total_ = 0, decoded_end_ns_ = 0;
   std::uint64_t drain_decodes_ = 0;  // decodes after Stop (traced)

@@ -45,8 +45,8 @@ class KernelTimestamps {
 // How a decode ended (cuptiPmSamplingDecodeData).
 struct PmDecode {
   CUptiResult status = CUPTI_SUCCESS;
-  bool overflow = false;     // the hardware buffer overflowed: samples are lost for good
-  bool image_full = false;   // the counter-data image is full: more records wait
+  bool overflow = false;    // the hardware buffer overflowed: samples are lost for good
+  bool image_full = false;  // the counter-data image is full: more records wait
 };
 
 // A sample's place in time.

@@ -16,7 +16,6 @@ namespace limiter::detail {
 
 namespace {
 
-
 // How often samples are attributed while the app runs, and how long after a sample ends its
 // kernels' records may still be on their way (CUPTI delivers a kernel's record once it ended).
 constexpr auto kAdvancePeriod = std::chrono::seconds(1);
@@ -30,12 +29,15 @@ PmSamplingSession::PmSamplingSession(const CollectorOptions& options, const Laun
       sink_(sink),
       backend_(backend),
       // After the exact phase, --metrics chose its counters; the sampler keeps its one-pass plan.
-      metrics_(options.metrics.empty() || role == SamplingRole::after_exact ? sampling_plan_metrics() : options.metrics),
+      metrics_(options.metrics.empty() || role == SamplingRole::after_exact ? sampling_plan_metrics()
+                                                                            : options.metrics),
       role_(role),
       attributor_(metrics_, options.sampling_interval_ns) {
   const auto issued = std::find(metrics_.begin(), metrics_.end(), "smsp__inst_issued.sum");
-  if (issued != metrics_.end()) issued_index_ = static_cast<std::size_t>(issued - metrics_.begin());
-  else sm_work_seen_ = true;  // a metric list without it: not checked
+  if (issued != metrics_.end())
+    issued_index_ = static_cast<std::size_t>(issued - metrics_.begin());
+  else
+    sm_work_seen_ = true;  // a metric list without it: not checked
   // Loaded before the injection's exit handler is registered, so torn down after it.
   backend_.preload_evaluator();
   if (options_.always_active) active_depth_ = 1;
@@ -184,9 +186,9 @@ void PmSamplingSession::start_sampling(CUcontext context) {
       std::fprintf(stderr, "limiter: PM sampling's set-up ahead failed (%s); done again now\n", e.what());
     }
   }
-  sampler_ = std::make_unique<PmSampler>(backend_, sampler, device, device_,
-                                         [this](std::vector<PmSample>&& samples) { on_samples(std::move(samples)); },
-                                         std::move(prepared));
+  sampler_ = std::make_unique<PmSampler>(
+      backend_, sampler, device, device_, [this](std::vector<PmSample>&& samples) { on_samples(std::move(samples)); },
+      std::move(prepared));
 }
 
 void PmSamplingSession::snapshot() {
@@ -302,7 +304,8 @@ RunRecord PmSamplingSession::record(std::vector<KernelLaunch> launches) const {
   run.device = device_;
   run.launches_seen = launches_seen_ + exact_launches_seen_;
   if (role_ == SamplingRole::after_exact) run.kernels_seen = add_sampled_launches(exact_kernels_seen_, launches);
-  run.launches = exact_launches_.empty() ? std::move(launches) : join_exact_launches(std::move(launches), exact_launches_);
+  run.launches =
+      exact_launches_.empty() ? std::move(launches) : join_exact_launches(std::move(launches), exact_launches_);
   run.missed = exact_missed_;
   run.cache_control = exact_cache_control_;
   SamplingInfo info = attributor_.info();
@@ -314,16 +317,18 @@ RunRecord PmSamplingSession::record(std::vector<KernelLaunch> launches) const {
   // Loud, never silent: a record without samples says why.
   const std::string exact = "run the exact mode (limiter run without --sampling)";
   if (role_ == SamplingRole::before_exact && finished_ && !sampler_ready_ && start_error_.empty() && !phase_record_) {
-    run.missed.push_back({"PM sampling never began: the " + std::string(started_ ? "sampling phase ended while the sampler was being set up" : "app launched no kernel") +
+    run.missed.push_back({"PM sampling never began: the " +
+                              std::string(started_ ? "sampling phase ended while the sampler was being set up"
+                                                   : "app launched no kernel") +
                               " (the exact phase judges the kernels)",
                           0, "a longer --sampling-phase"});
   } else if (role_ == SamplingRole::after_exact && finished_ && !sampler_ready_ && start_error_.empty()) {
     const std::string when = started_ ? "while the sampler was being set up, after the per-kernel budgets were spent"
                                       : "before " + std::to_string(kPauseAfterUnselected) +
                                             " launches in a row fell outside the per-kernel budgets";
-    run.missed.push_back({"PM sampling never began: the app ended " + when +
-                              " (the record holds the exactly profiled launches only)",
-                          0, "a smaller --per-kernel-count, or a longer run"});
+    run.missed.push_back(
+        {"PM sampling never began: the app ended " + when + " (the record holds the exactly profiled launches only)", 0,
+         "a smaller --per-kernel-count, or a longer run"});
   }
   if (!start_error_.empty())
     run.missed.push_back({"PM sampling could not start: " + start_error_, launches_seen_.load(), exact});
@@ -332,8 +337,10 @@ RunRecord PmSamplingSession::record(std::vector<KernelLaunch> launches) const {
                               " kernels ran: the SM-side counters did not count (on an H100 they do not after the "
                               "range profiler ran in the process), so no kernel gets a sampled verdict; L2 and DRAM "
                               "samples stand",
-                          0, role_ == SamplingRole::after_exact ? "the exact launches judge every kernel; --sampling alone samples the SMs"
-                                            : exact});
+                          0,
+                          role_ == SamplingRole::after_exact
+                              ? "the exact launches judge every kernel; --sampling alone samples the SMs"
+                              : exact});
   }
   const std::string sampler_error = sampler_ready_ ? sampler_->error() : "";
   if (!sampler_error.empty()) {
@@ -347,10 +354,11 @@ RunRecord PmSamplingSession::record(std::vector<KernelLaunch> launches) const {
                           launches_seen_.load(), "another CUPTI activity client in the app? " + exact});
   }
   if (activity_ && activity_->dropped() > 0)
-    run.missed.push_back({"kernel timestamp records dropped by CUPTI", activity_->dropped(), "report it; their samples went to the other kernels"});
+    run.missed.push_back({"kernel timestamp records dropped by CUPTI", activity_->dropped(),
+                          "report it; their samples went to the other kernels"});
   if (other_device_kernels_ > 0)
-    run.missed.push_back({"kernels on another GPU (PM sampling watches the first GPU launched on)", other_device_kernels_,
-                          "run one process per GPU (CUDA_VISIBLE_DEVICES)"});
+    run.missed.push_back({"kernels on another GPU (PM sampling watches the first GPU launched on)",
+                          other_device_kernels_, "run one process per GPU (CUDA_VISIBLE_DEVICES)"});
   return run;
 }
 
@@ -363,9 +371,10 @@ std::string PmSamplingSession::timings() const {
   std::snprintf(set_up, sizeof set_up,
                 "set-up %.0f ms%s (host side %.0f ms%s, Enable %.0f ms, SetConfig %.0f ms, Start %.0f ms, kernel "
                 "timestamps %.0f ms)",
-                (t.set_up_s + activity_enable_s_) * 1e3, role_ != SamplingRole::alone ? " on its own thread, the app running on" : "",
-                t.host_side_s * 1e3, t.host_side_ahead ? " ahead, during the exact phase" : "", t.enable_s * 1e3,
-                t.set_config_s * 1e3, t.start_s * 1e3, activity_enable_s_ * 1e3);
+                (t.set_up_s + activity_enable_s_) * 1e3,
+                role_ != SamplingRole::alone ? " on its own thread, the app running on" : "", t.host_side_s * 1e3,
+                t.host_side_ahead ? " ahead, during the exact phase" : "", t.enable_s * 1e3, t.set_config_s * 1e3,
+                t.start_s * 1e3, activity_enable_s_ * 1e3);
   char text[768];
   std::snprintf(text, sizeof text,
                 "PM sampling: %s; %llu samples (%llu lost), %llu kernels timed; decode %.1f us and "

@@ -106,20 +106,20 @@ class PmSamplingSession final : public Session, public PhaseEnd {
   std::unique_ptr<KernelTimestamps> activity_;
   std::unique_ptr<PmSampler> sampler_;  // set once, under start_mutex_; others read it once sampler_ready_
   std::atomic<bool> sampler_ready_{false};
-  std::thread starter_;  // after budgets: start_in_background()
-  std::mutex start_mutex_;                       // the first launch starts sampling, once
+  std::thread starter_;     // after budgets: start_in_background()
+  std::mutex start_mutex_;  // the first launch starts sampling, once
   std::atomic<bool> started_{false}, start_failed_{false}, finished_{false}, samples_arrived_{false};
   std::atomic<int> active_depth_{0};
   std::atomic<std::uint64_t> launches_seen_{0};
-  std::mutex mutex_;                             // the attributor and what follows
+  std::mutex mutex_;  // the attributor and what follows
   SampleAttributor attributor_;
   DeviceDescription device_;
   CUcontext sampled_context_ = nullptr;
-  std::optional<std::uint32_t> device_id_;       // the sampled GPU; other GPUs' kernels are counted, not attributed
+  std::optional<std::uint32_t> device_id_;  // the sampled GPU; other GPUs' kernels are counted, not attributed
   std::uint64_t other_device_kernels_ = 0;
   std::string start_error_;
-  std::ofstream raw_kernels_;                    // --save-raw: kernels.jsonl
-  std::FILE* raw_samples_ = nullptr;             // --save-raw: samples.tsv, flushed per batch
+  std::ofstream raw_kernels_;         // --save-raw: kernels.jsonl
+  std::FILE* raw_samples_ = nullptr;  // --save-raw: samples.tsv, flushed per batch
   std::chrono::steady_clock::time_point last_advance_ = std::chrono::steady_clock::now();
   std::atomic<bool> began_{false};  // its phase began (after the exact phase: once handed over)
   // After the exact phase: its launches, what it missed and how many launches it saw.

@@ -87,8 +87,7 @@ void RangeSession::start_ahead(CUcontext context) noexcept {
   }
   std::unique_lock lock(mutex, std::try_to_lock);
   if (!lock.owns_lock() || !phase_begun_.load() || turns_.stopping() || finishing || budgets_.spent() || !active() ||
-      !contexts.empty() ||
-      failed_contexts.count(context))
+      !contexts.empty() || failed_contexts.count(context))
     return;
   {
     std::lock_guard destroyed(destroyed_mutex);  // on_context_destroy marks it before it takes the lock
@@ -133,8 +132,8 @@ void RangeSession::start_ahead(CUcontext context) noexcept {
   times.set_config_s = before.set_config_s;
   times.start_s = before.start_s;
   if (started_ahead) times.started_ahead_s += seconds_since(started);
-  LIMITER_TRACE("context %p: %s in %.1f ms", static_cast<void*>(context), started_ahead ? "started ahead" : "set up ahead",
-                seconds_since(started) * 1e3);
+  LIMITER_TRACE("context %p: %s in %.1f ms", static_cast<void*>(context),
+                started_ahead ? "started ahead" : "set up ahead", seconds_since(started) * 1e3);
 }
 
 void RangeSession::set_up(ContextProfiler& p) {
@@ -192,7 +191,8 @@ void RangeSession::set_up(ContextProfiler& p) {
     // Under kernel replay every launch is an auto range, ours too, and CUPTI replays the passes
     // after restoring memory: there is no moment of ours before each pass to empty L2 in.
     throw SystemError("--cache-control all needs one-pass profiling (user replay), but this plan needs " +
-                      std::to_string(p.passes) + " passes or --replay kernel was given: use the default plan, or "
+                      std::to_string(p.passes) +
+                      " passes or --replay kernel was given: use the default plan, or "
                       "--cache-control none");
   }
   if (!raw_dir.empty()) {

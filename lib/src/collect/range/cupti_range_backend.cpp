@@ -74,7 +74,8 @@ class CuptiRangeBackend final : public RangeBackend {
     LIMITER_CUPTI_CHECK(cuptiProfilerDeviceSupported(&supported));
     if (supported.isSupported == CUPTI_PROFILER_CONFIGURATION_SUPPORTED) return;
     std::string why;
-    if (supported.architecture != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += " the architecture (needs Volta or newer);";
+    if (supported.architecture != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+      why += " the architecture (needs Volta or newer);";
     if (supported.vGpu != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += " vGPU without profiling enabled;";
     if (supported.confidentialCompute != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += " confidential computing;";
     if (supported.cmp != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += " a CMP device;";
@@ -101,7 +102,8 @@ class CuptiRangeBackend final : public RangeBackend {
     return image;
   }
 
-  std::unique_ptr<CounterHost> counter_host(const std::string& chip, const std::vector<std::uint8_t>& availability) override {
+  std::unique_ptr<CounterHost> counter_host(const std::string& chip,
+                                            const std::vector<std::uint8_t>& availability) override {
     return std::make_unique<ProfilerCounterHost>(chip, availability);
   }
 
@@ -112,7 +114,8 @@ class CuptiRangeBackend final : public RangeBackend {
     return reinterpret_cast<RangeObject*>(enable.pRangeProfilerObject);
   }
 
-  std::size_t counter_data_size(RangeObject* object, const std::vector<std::string>& metrics, std::size_t ranges) override {
+  std::size_t counter_data_size(RangeObject* object, const std::vector<std::string>& metrics,
+                                std::size_t ranges) override {
     std::vector<const char*> names;
     for (const auto& metric : metrics) names.push_back(metric.c_str());
     CUpti_RangeProfiler_GetCounterDataSize_Params size{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
@@ -224,7 +227,8 @@ class CuptiRangeBackend final : public RangeBackend {
 
   bool stream_capturing(CUstream stream) override {
     CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
-    return driver_api().stream_is_capturing(stream, &capture) == CUDA_SUCCESS && capture != CU_STREAM_CAPTURE_STATUS_NONE;
+    return driver_api().stream_is_capturing(stream, &capture) == CUDA_SUCCESS &&
+           capture != CU_STREAM_CAPTURE_STATUS_NONE;
   }
 
   std::uint64_t stream_id(CUstream stream) override {
@@ -273,7 +277,8 @@ class CuptiRangeBackend final : public RangeBackend {
     std::size_t edges = 0;
     if (cu.graph_get_edges(graph, nullptr, nullptr, nullptr, &edges) != CUDA_SUCCESS) return std::nullopt;
     std::vector<CUgraphNode> from(edges), to(edges);
-    if (edges && cu.graph_get_edges(graph, from.data(), to.data(), nullptr, &edges) != CUDA_SUCCESS) return std::nullopt;
+    if (edges && cu.graph_get_edges(graph, from.data(), to.data(), nullptr, &edges) != CUDA_SUCCESS)
+      return std::nullopt;
     for (std::size_t e = 0; e < edges; ++e) topology.edges.emplace_back(from[e], to[e]);
     return topology;
   }
@@ -288,8 +293,10 @@ class CuptiRangeBackend final : public RangeBackend {
     if (cu.graph_kernel_node_get_params(node, &params) != CUDA_SUCCESS) return std::nullopt;
     GraphKernelNode kernel;
     const char* name = nullptr;
-    if (params.func && cu.func_get_name(&name, params.func) == CUDA_SUCCESS) kernel.mangled_name = name;
-    else if (params.kern && cu.kernel_get_name(&name, params.kern) == CUDA_SUCCESS) kernel.mangled_name = name;
+    if (params.func && cu.func_get_name(&name, params.func) == CUDA_SUCCESS)
+      kernel.mangled_name = name;
+    else if (params.kern && cu.kernel_get_name(&name, params.kern) == CUDA_SUCCESS)
+      kernel.mangled_name = name;
     kernel.grid = {params.gridDimX, params.gridDimY, params.gridDimZ};
     kernel.block = {params.blockDimX, params.blockDimY, params.blockDimZ};
     kernel.dynamic_shared_bytes = params.sharedMemBytes;

@@ -65,8 +65,10 @@ void DevicePreparer::start(CUdevice device, CUcontext context) noexcept {
 }
 
 void DevicePreparer::run(CUdevice device, CUcontext context) noexcept {
-  LIMITER_TRACE("device %d: preparing off the app's thread (profiler initialise, support check, description, "
-                "config image)", static_cast<int>(device));
+  LIMITER_TRACE(
+      "device %d: preparing off the app's thread (profiler initialise, support check, description, "
+      "config image)",
+      static_cast<int>(device));
   std::optional<PreparedDevice> prepared;
   try {
     prepared = prepare_device(backend_, device, context, metrics_);
@@ -74,15 +76,16 @@ void DevicePreparer::run(CUdevice device, CUcontext context) noexcept {
       try {
         std::rethrow_exception(prepared->device_error ? prepared->device_error : prepared->config_error);
       } catch (const std::exception& e) {
-        LIMITER_TRACE("device %d: preparation failed (done again at the first profiled launch): %s", static_cast<int>(device),
-                      e.what());
+        LIMITER_TRACE("device %d: preparation failed (done again at the first profiled launch): %s",
+                      static_cast<int>(device), e.what());
       } catch (...) {
       }
     } else {
-      LIMITER_TRACE("device %d: prepared in %.1f ms: support check %.1f ms, description %.1f ms, config image %.1f ms "
-                    "(%zu passes)", static_cast<int>(device),
-                    (prepared->supported_s + prepared->describe_s + prepared->config_s) * 1e3,
-                    prepared->supported_s * 1e3, prepared->describe_s * 1e3, prepared->config_s * 1e3, prepared->passes);
+      LIMITER_TRACE(
+          "device %d: prepared in %.1f ms: support check %.1f ms, description %.1f ms, config image %.1f ms "
+          "(%zu passes)",
+          static_cast<int>(device), (prepared->supported_s + prepared->describe_s + prepared->config_s) * 1e3,
+          prepared->supported_s * 1e3, prepared->describe_s * 1e3, prepared->config_s * 1e3, prepared->passes);
     }
   } catch (const std::exception& e) {  // out of memory: nothing prepared, set_up does it
     prepared.reset();

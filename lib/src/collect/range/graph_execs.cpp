@@ -18,17 +18,28 @@ namespace {
 
 const char* node_type_name(CUgraphNodeType type) {
   switch (type) {
-    case CU_GRAPH_NODE_TYPE_HOST: return "host";
-    case CU_GRAPH_NODE_TYPE_GRAPH: return "child graph";
-    case CU_GRAPH_NODE_TYPE_WAIT_EVENT: return "event wait";
-    case CU_GRAPH_NODE_TYPE_EVENT_RECORD: return "event record";
-    case CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL: return "semaphore signal";
-    case CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT: return "semaphore wait";
-    case CU_GRAPH_NODE_TYPE_MEM_ALLOC: return "memory allocation";
-    case CU_GRAPH_NODE_TYPE_MEM_FREE: return "memory free";
-    case CU_GRAPH_NODE_TYPE_BATCH_MEM_OP: return "batch memory operation";
-    case CU_GRAPH_NODE_TYPE_CONDITIONAL: return "conditional";
-    default: return "unsupported";
+    case CU_GRAPH_NODE_TYPE_HOST:
+      return "host";
+    case CU_GRAPH_NODE_TYPE_GRAPH:
+      return "child graph";
+    case CU_GRAPH_NODE_TYPE_WAIT_EVENT:
+      return "event wait";
+    case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
+      return "event record";
+    case CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL:
+      return "semaphore signal";
+    case CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT:
+      return "semaphore wait";
+    case CU_GRAPH_NODE_TYPE_MEM_ALLOC:
+      return "memory allocation";
+    case CU_GRAPH_NODE_TYPE_MEM_FREE:
+      return "memory free";
+    case CU_GRAPH_NODE_TYPE_BATCH_MEM_OP:
+      return "batch memory operation";
+    case CU_GRAPH_NODE_TYPE_CONDITIONAL:
+      return "conditional";
+    default:
+      return "unsupported";
   }
 }
 
@@ -115,8 +126,8 @@ void GraphExecs::record(CUgraph source, CUgraphExec exec, std::uint32_t graph_ex
   } else {
     // The exec knows its nodes only by the app's graph's node handles: a clone's handles were
     // refused by cuGraphNodeGetEnabled on an H100, also after cuGraphExecUpdate with the clone.
-    const auto probe = std::find_if(graph.nodes.begin(), graph.nodes.end(),
-                                    [](const GraphNode& n) { return runnable_alone(n.type); });
+    const auto probe =
+        std::find_if(graph.nodes.begin(), graph.nodes.end(), [](const GraphNode& n) { return runnable_alone(n.type); });
     if (probe == graph.nodes.end() || backend_.exec_knows_node(exec, probe->handle)) {
       handles = "the app's graph";  // kept alive if the app destroys it (kept_graphs.cpp)
       graph.per_node = true;
@@ -124,8 +135,9 @@ void GraphExecs::record(CUgraph source, CUgraphExec exec, std::uint32_t graph_ex
       graph.whole_reason = "the driver refused its node handles";
     }
   }
-  LIMITER_TRACE("graph exec %u: %zu nodes, %zu kernels, %s (handles: %s)", graph_exec_id, graph.nodes.size(), graph.kernel_count,
-                graph.per_node ? "per node" : ("one range: " + graph.whole_reason).c_str(), handles);
+  LIMITER_TRACE("graph exec %u: %zu nodes, %zu kernels, %s (handles: %s)", graph_exec_id, graph.nodes.size(),
+                graph.kernel_count, graph.per_node ? "per node" : ("one range: " + graph.whole_reason).c_str(),
+                handles);
   execs_[exec] = std::move(graph);
 }
 
@@ -146,14 +158,14 @@ void GraphExecs::source_destroyed(CUgraph graph) {
   }
 }
 
-
 GraphExec* GraphExecs::find(CUgraphExec exec) {
   auto it = execs_.find(exec);
   return it == execs_.end() ? nullptr : &it->second;
 }
 
 CUgraphExec GraphExecs::exec_of(const GraphExec& graph) const {
-  const auto it = std::find_if(execs_.begin(), execs_.end(), [&](const auto& entry) { return &entry.second == &graph; });
+  const auto it =
+      std::find_if(execs_.begin(), execs_.end(), [&](const auto& entry) { return &entry.second == &graph; });
   return it == execs_.end() ? nullptr : it->first;
 }
 

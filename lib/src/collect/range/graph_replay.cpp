@@ -44,7 +44,7 @@ void detail::RangeSession::enter_user_range_mode(ContextProfiler& p) {
 }
 
 void detail::RangeSession::profile_graph_launch(ContextProfiler& p, detail::GraphExec& graph, CUstream stream,
-                                           bool per_thread_stream, std::vector<detail::PendingLaunch>& launches) {
+                                                bool per_thread_stream, std::vector<detail::PendingLaunch>& launches) {
   using detail::Clock;
   using detail::seconds_since;
   enter_user_range_mode(p);
@@ -96,8 +96,8 @@ void detail::RangeSession::profile_graph_launch(ContextProfiler& p, detail::Grap
           ++times.graph_nodes;
           if (launched != CUDA_SUCCESS && ranged) ranges_.pop(p.profiler, stream, per_thread_stream, false);
           if (launched != CUDA_SUCCESS)
-            throw SystemError("launching node " + std::to_string(node.index) + " of a graph failed: " +
-                              detail::driver_error_name(launched));
+            throw SystemError("launching node " + std::to_string(node.index) +
+                              " of a graph failed: " + detail::driver_error_name(launched));
           next = i + 1;  // it ran: whatever fails below, the app's launch must not run it again
           if (ranged) {
             ranges_.pop(p.profiler, stream, per_thread_stream, sync_before_pop);

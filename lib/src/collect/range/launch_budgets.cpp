@@ -57,16 +57,18 @@ LaunchBudgets::Decision LaunchBudgets::decide(std::vector<PendingLaunch>& launch
   // -k that matches nothing would otherwise keep the next phase from ever starting. Not sooner:
   // with -k, the launches before the first matching one are no sign that none will come. Never
   // under NVTX filters, whose ranges may come at any time.
-  const bool may_pause = running ? selector_.filters() && (!context.user_range || selector_.only_new_kernels_selectable())
-                                 : ends_when_spent_ && !selector_.filters_nvtx() && !advanced;
+  const bool may_pause = running
+                             ? selector_.filters() && (!context.user_range || selector_.only_new_kernels_selectable())
+                             : ends_when_spent_ && !selector_.filters_nvtx() && !advanced;
   if (decision.selected > 0 || (!running && advanced)) {
     unselected_in_a_row_ = 0;
   } else if (may_pause && ++unselected_in_a_row_ == 1) {
     unselected_since_ = now_();
   }
   const bool run_long_enough =
-      may_pause && (!running ? unselected_in_a_row_ >= kIdleLaunches && now_() - unselected_since_ >= kIdleTime
-                             : ends_when_spent_ || !context.user_range || now_() - unselected_since_ >= kMinUnselectedRun);
+      may_pause &&
+      (!running ? unselected_in_a_row_ >= kIdleLaunches && now_() - unselected_since_ >= kIdleTime
+                : ends_when_spent_ || !context.user_range || now_() - unselected_since_ >= kMinUnselectedRun);
   if (decision.selected == 0 && may_pause && unselected_in_a_row_ >= kPauseAfterUnselected && run_long_enough) {
     unselected_in_a_row_ = 0;
     decision.next = ends_when_spent_ ? Next::end_phase : Next::pause;

@@ -21,7 +21,8 @@ class LaunchBudgets {
  public:
   using Now = std::function<Clock::time_point()>;
   // ENDS_WHEN_SPENT: where a budget run would pause, the session's phase is over instead.
-  LaunchBudgets(const CollectorOptions& options, bool ends_when_spent, Now now = [] { return Clock::now(); });
+  LaunchBudgets(
+      const CollectorOptions& options, bool ends_when_spent, Now now = [] { return Clock::now(); });
 
   // The launch's context: whether its profiler ranges the launch anyway, and in user-range mode.
   struct Context {
@@ -59,8 +60,8 @@ class LaunchBudgets {
   bool ends_when_spent_;
   Now now_;
   std::uint64_t unselected_in_a_row_ = 0;  // pauses the profiler after kPauseAfterUnselected
-  Clock::time_point unselected_since_{};  // when that run began
-  bool host_timed_ = false;               // a host-timed kernel launched, no sync since: nothing ranged
+  Clock::time_point unselected_since_{};   // when that run began
+  bool host_timed_ = false;                // a host-timed kernel launched, no sync since: nothing ranged
   std::atomic<bool> spent_{false};
   std::string spent_reason_ = "budgets spent";
 };

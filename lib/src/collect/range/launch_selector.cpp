@@ -34,8 +34,10 @@ bool LaunchSelector::sample(const std::string& kernel_name, bool profiler_runnin
   if (kernel.taken && !counted) ++due_kernels_;
   const bool round = 2 * due_kernels_ >= sampled_kernels_;
   if (!profiler_running && kernel.taken && !round) return false;  // waits for the round
-  if (kernel.taken) --due_kernels_;
-  else ++sampled_kernels_;
+  if (kernel.taken)
+    --due_kernels_;
+  else
+    ++sampled_kernels_;
   kernel.taken = true;
   kernel.since_last = 0;
   return true;

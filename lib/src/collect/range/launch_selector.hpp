@@ -81,7 +81,7 @@ class LaunchSelector {
   std::map<std::string, Sampled> sampled_;
   std::uint64_t sampled_kernels_ = 0, due_kernels_ = 0;
   std::map<std::string, std::uint64_t> seen_per_configuration_;
-  bool advanced_ = false;  // advanced_a_budget()
+  bool advanced_ = false;           // advanced_a_budget()
   std::set<std::string> excluded_;  // "name\nconfiguration"
 };
 

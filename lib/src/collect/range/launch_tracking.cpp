@@ -35,7 +35,6 @@ void hand_over_launch() {
   launch_call_start = Clock::now();
 }
 
-
 KernelInfo RangeSession::kernel_info_of(CUfunction function, CUcontext context, const char* mangled_name) {
   const char* mangled = mangled_name ? mangled_name : "";
   {
@@ -123,7 +122,8 @@ void RangeSession::on_launch(const LaunchCall& call) {
     if (call.is_graph() && !graph) miss(MissReason::graph_unknown, 1);
     const std::size_t selected = decision.selected;
     if (decision.next == LaunchBudgets::Next::pause || decision.next == LaunchBudgets::Next::end_phase) {
-      LIMITER_TRACE("%llu unselected launches in a row: pausing", static_cast<unsigned long long>(kPauseAfterUnselected));
+      LIMITER_TRACE("%llu unselected launches in a row: pausing",
+                    static_cast<unsigned long long>(kPauseAfterUnselected));
       ++times.filter_pauses;
       if (decision.next == LaunchBudgets::Next::end_phase) {
         // The session ends where a budget run would pause: the next phase from the next launch on.
@@ -154,10 +154,12 @@ void RangeSession::profile_launches(const LaunchCall& call, GraphExec* graph, st
   const std::uint64_t stream_id = backend.stream_id(call.stream);
   const std::uint64_t context_id = backend.context_id(call.context);
   times.metadata_s += seconds_since(entered) - set_up;
-  yield_if_others_wait(*profiler);  // after a fair turn, another process's
+  yield_if_others_wait(*profiler);                                        // after a fair turn, another process's
   if (profiler->paused && !batches_.resume(*profiler, selected)) return;  // a new region, or a new turn
-  if (selected == 0 && profiler->user_range) ++times.unranged_launches;
-  else ++times.launches;
+  if (selected == 0 && profiler->user_range)
+    ++times.unranged_launches;
+  else
+    ++times.launches;
   for (auto& pending : launches) {
     pending.launch.stream_id = stream_id;
     pending.launch.context_id = context_id;
@@ -169,8 +171,10 @@ void RangeSession::profile_launches(const LaunchCall& call, GraphExec* graph, st
     // auto-range session: under --per-kernel-count 3 graph launches with nothing selected ran
     // in one, and its Stop then failed with CUPTI_ERROR_UNKNOWN (H100, 2026-11-24). So the
     // context goes to user-range mode at its first graph launch, selected or not.
-    if (selected > 0) profile_graph_launch(*profiler, *graph, call.stream, call.per_thread_stream, launches);
-    else enter_user_range_mode(*profiler);
+    if (selected > 0)
+      profile_graph_launch(*profiler, *graph, call.stream, call.per_thread_stream, launches);
+    else
+      enter_user_range_mode(*profiler);
     hand_over_launch();
     return;  // EXIT finishes the launch and releases the lock
   }
@@ -211,13 +215,14 @@ void RangeSession::on_launch_exit(const LaunchCall& call) {
     if (it != contexts.end() && !it->second->retired && !it->second->paused) {
       if (!it->second->user_replay) batches_.decode(*it->second);
       // Once --count launches are profiled, stop the profiler: the rest of the app runs at speed.
-      if (budgets_.selector().exhausted() && (it->second->user_replay || it->second->pending.empty())) batches_.retire(*it->second);
+      if (budgets_.selector().exhausted() && (it->second->user_replay || it->second->pending.empty()))
+        batches_.retire(*it->second);
     }
     report_status(false);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "limiter: profiling error: %s\n", e.what());
     miss(MissReason::error, 1, e.what());
-    }
+  }
   holds_launch_lock = false;
   mutex.unlock();
 }

@@ -31,11 +31,12 @@ ReasonText text_of(detail::MissReason reason) {
     case detail::MissReason::error:
       return {"a profiling error in the middle of a launch", "the error in the reason names the fix"};
     case detail::MissReason::graph_unknown:
-      return {"graph launches of executable graphs instantiated before profiling began: their kernels are not known, "
-              "so none of them was profiled",
-              "instantiate the graph inside the profiled region (with limiter.profile() or Collector::start first), "
-              "or profile the whole program with limiter run; for JAX, run the jitted function for the first time "
-              "inside the region, or set XLA_FLAGS=--xla_gpu_enable_command_buffer= before JAX starts"};
+      return {
+          "graph launches of executable graphs instantiated before profiling began: their kernels are not known, "
+          "so none of them was profiled",
+          "instantiate the graph inside the profiled region (with limiter.profile() or Collector::start first), "
+          "or profile the whole program with limiter run; for JAX, run the jitted function for the first time "
+          "inside the region, or set XLA_FLAGS=--xla_gpu_enable_command_buffer= before JAX starts"};
     case detail::MissReason::process_ended:
       return {"the process ended before their batch was decoded",
               "let the app end normally or synchronise before it is killed (limiter decodes at every "

@@ -140,7 +140,7 @@ void RangeBatches::start(ContextProfiler& p) {
     configure_and_start(p);  // SetConfig (~0 ms on an H100) and Start
   } catch (...) {
     try {
-      stop_for_now(p);  // disabled without a Stop: it is stopped
+      stop_for_now(p);                 // disabled without a Stop: it is stopped
     } catch (const std::exception&) {  // the same error, reported once by the caller
     }
     throw;
@@ -182,7 +182,6 @@ void RangeBatches::stop_and_decode(ContextProfiler& p) {
   }
   events_.batch_decoded();
 }
-
 
 // Stops the context's profiler, decodes what it holds and disables it: the context's launches
 // run unprofiled (and at full speed) until enable_profiler.
@@ -256,8 +255,10 @@ void RangeBatches::decode(ContextProfiler& p) {
         range_of[*index] = range;
     std::deque<PendingLaunch> unranged;
     for (std::size_t index = 0; index < range_of.size(); ++index) {
-      if (range_of[index]) complete(p, std::move(p.pending[index]), *range_of[index]);
-      else unranged.push_back(std::move(p.pending[index]));
+      if (range_of[index])
+        complete(p, std::move(p.pending[index]), *range_of[index]);
+      else
+        unranged.push_back(std::move(p.pending[index]));
     }
     p.pending = std::move(unranged);
   } else {

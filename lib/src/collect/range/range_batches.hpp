@@ -48,9 +48,7 @@ class RangeBatches {
         raw_dir_(std::move(raw_dir)) {}
 
   // User replay for this context: one pass, and not --replay kernel.
-  bool wants_user_replay(const ContextProfiler& profiler) const {
-    return profiler.passes == 1 && replay_ != "kernel";
-  }
+  bool wants_user_replay(const ContextProfiler& profiler) const { return profiler.passes == 1 && replay_ != "kernel"; }
   // Enabled, configured and started, after taking the turn (false: no turn, stays paused).
   bool start_profiler(ContextProfiler& profiler, std::size_t launches);
   // A paused context started again for LAUNCHES; false when it cannot be (they are missed).
@@ -64,7 +62,7 @@ class RangeBatches {
   void decode(ContextProfiler& profiler);
   void retire(ContextProfiler& profiler);  // finished for good: decoded, disabled, turn ended
   void pause(ContextProfiler& profiler);
-  void stop_for_now(ContextProfiler& profiler);  // pause and finish: disabled, turn ended
+  void stop_for_now(ContextProfiler& profiler);    // pause and finish: disabled, turn ended
   void keep_raw_image(ContextProfiler& profiler);  // --save-raw: the image as it is
 
  private:

@@ -31,8 +31,9 @@ std::unique_lock<std::mutex> lock_within(std::mutex& mutex, std::chrono::millise
 
 }  // namespace
 
-RangeSession::RangeSession(const CollectorOptions& opts, std::vector<std::string> plan_metrics, RangeBackend& range_backend,
-                           NvtxTracker& tracker, LaunchSink* launch_sink, bool ends_when_spent)
+RangeSession::RangeSession(const CollectorOptions& opts, std::vector<std::string> plan_metrics,
+                           RangeBackend& range_backend, NvtxTracker& tracker, LaunchSink* launch_sink,
+                           bool ends_when_spent)
     : options(opts),
       metrics(std::move(plan_metrics)),
       backend(range_backend),
@@ -83,8 +84,10 @@ void RangeSession::end_region() {
     // A region's launches are in the record when it ends; with no region left open, the
     // profilers pause so that the app's other launches run at full speed.
     for (auto& [context, profiler] : contexts) {
-      if (active()) batches_.flush(*profiler);
-      else batches_.pause(*profiler);
+      if (active())
+        batches_.flush(*profiler);
+      else
+        batches_.pause(*profiler);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "limiter: profiling error at the end of a region: %s\n", e.what());
@@ -118,9 +121,15 @@ void RangeSession::on_context_destroy(CUcontext context) {
 
 void RangeSession::on_graph_event(const GraphEvent& event) {
   switch (event.kind) {
-    case GraphEvent::Kind::graph_destroy_call: on_graph_destroy(event); return;
-    case GraphEvent::Kind::exec_destroyed: on_graph_exec_destroyed(); return;
-    case GraphEvent::Kind::graph_destroying: on_graph_destroy_starting(event.graph); return;
+    case GraphEvent::Kind::graph_destroy_call:
+      on_graph_destroy(event);
+      return;
+    case GraphEvent::Kind::exec_destroyed:
+      on_graph_exec_destroyed();
+      return;
+    case GraphEvent::Kind::graph_destroying:
+      on_graph_destroy_starting(event.graph);
+      return;
     case GraphEvent::Kind::exec_created: {
       std::lock_guard lock(mutex);
       graphs_.record(event.graph, event.exec, event.graph_exec_id);

@@ -66,7 +66,7 @@ class RangeSession final : public Session,
   void on_launch_exit(const LaunchCall& call) override;
   void on_sync(SyncKind kind) override;
   void on_graph_event(const GraphEvent& event) override;
-  bool keeps_graphs() const override;  // where graph launches are profiled node by node
+  bool keeps_graphs() const override;                   // where graph launches are profiled node by node
   void on_context_created(CUcontext context) override;  // its device prepared ahead (context_setup.cpp)
   void on_context_destroy(CUcontext context) override;
   void flush() override;
@@ -160,7 +160,7 @@ class RangeSession final : public Session,
   void yield_if_others_wait(ContextProfiler& profiler);
   bool take_turn(ContextProfiler& profiler, std::size_t launches) override;  // false: LAUNCHES missed
   void end_turn(ContextProfiler& profiler) override;  // once no context of the process runs on the device
-  void keep_turns_fair();                    // the turn keeper's tick
+  void keep_turns_fair();                             // the turn keeper's tick
 
   // missed_launches.cpp
   void miss(MissReason reason, std::uint64_t launches, const std::string& detail = "") override;
@@ -183,9 +183,9 @@ class RangeSession final : public Session,
   // the session's.
   std::mutex kernel_info_mutex;
   std::map<std::pair<void*, CUcontext>, KernelInfo> kernel_info;
-  GraphExecs graphs_;  // under the session's lock
+  GraphExecs graphs_;        // under the session's lock
   LaunchInFlight in_flight;  // set from a launch's ENTER to its EXIT (lock held)
-  CounterTurns turns_;  // its keeper's tick takes the session's lock: joined in ~RangeSession
+  CounterTurns turns_;       // its keeper's tick takes the session's lock: joined in ~RangeSession
   std::vector<KernelLaunch> completed;
   std::vector<MissedLaunches> missed_;
   Clock::time_point status_reported{};
@@ -198,11 +198,16 @@ class RangeSession final : public Session,
   std::ofstream raw_launches;
   RangeTimings times;
   UserRanges ranges_{backend, times, options.cache_control == "all", range_sync_of(options.range_sync)};
-  RangeBatches batches_{backend, metrics, times, *this, options.replay,
-                        (budgets_.selector().filters() && !options.auto_range_for_filters) || options.cache_control == "all",
-                        options.raw_dir};
+  RangeBatches batches_{
+      backend,
+      metrics,
+      times,
+      *this,
+      options.replay,
+      (budgets_.selector().filters() && !options.auto_range_for_filters) || options.cache_control == "all",
+      options.raw_dir};
   std::atomic<bool> phase_begun_{true};  // follows_a_phase: false until begin_after
-  bool began_after_ = false;  // begin_after was called: finish ends the session for good (retire_all)
+  bool began_after_ = false;             // begin_after was called: finish ends the session for good (retire_all)
   // Each device's set-up, prepared off the app's thread until its first context's set_up takes
   // it (device_preparer.hpp). Last: its threads end before the rest of the session goes.
   DevicePreparer preparer{backend, metrics};

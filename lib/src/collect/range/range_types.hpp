@@ -47,7 +47,6 @@ constexpr auto kMinUnselectedRun = std::chrono::milliseconds(500);
 constexpr auto kBusyRetry = std::chrono::milliseconds(250);
 constexpr int kBusyAttempts = 6;
 
-
 struct PendingLaunch {
   KernelLaunch launch;  // metadata; counters are added when its range is decoded
   bool keep = false;    // selected by the filters (others are decoded and dropped)
@@ -71,13 +70,13 @@ struct KernelInfo {
 struct GraphNode {
   CUgraphNode handle = nullptr;  // identifies the node in the exec (cuGraphNodeSetEnabled)
   CUgraphNodeType type{};
-  std::uint64_t index = 0;              // position in the topological order: graph_node in the record
+  std::uint64_t index = 0;             // position in the topological order: graph_node in the record
   std::optional<KernelLaunch> kernel;  // kernel nodes: name, grid, block, resources from the node's parameters
 };
 
 // What the collector knows of an executable graph, from its instantiation.
 struct GraphExec {
-  std::uint64_t graph_id = 0;  // CUPTI's graph-exec ID
+  std::uint64_t graph_id = 0;    // CUPTI's graph-exec ID
   std::vector<GraphNode> nodes;  // topological order
   std::size_t kernel_count = 0;
   CUgraph source = nullptr;  // the app's graph, whose node handles identify the exec's nodes
@@ -96,9 +95,9 @@ struct LaunchInFlight {
   CUstream stream = nullptr;
   bool per_thread_stream = false;
   GraphExec* graph = nullptr;
-  bool nodes_disabled = false;  // per node: the app's own launch ran with them off; EXIT turns them on
-  bool range_open = false;      // a user range around the app's launch: EXIT closes it
-  bool sync_before_pop = false;  // and waits for the launch's stream first
+  bool nodes_disabled = false;    // per node: the app's own launch ran with them off; EXIT turns them on
+  bool range_open = false;        // a user range around the app's launch: EXIT closes it
+  bool sync_before_pop = false;   // and waits for the launch's stream first
   std::size_t pending_index = 0;  // the range's launch in the batch (dropped if the launch fails)
 };
 
@@ -107,12 +106,12 @@ struct LaunchInFlight {
 enum class RangeSync { none, graph, all };
 RangeSync range_sync_of(const std::string& name);  // CollectorOptions::range_sync
 
-
 // A graph node cuGraphNodeSetEnabled accepts (kernel, memset, memcpy): it can run on its own.
 bool runnable_alone(CUgraphNodeType type);
 
 // In user-range mode: the place in the batch of the launch a range was pushed for (its name).
-std::optional<std::size_t> user_range_index(CounterHost& host, const std::vector<std::uint8_t>& image, std::size_t range);
+std::optional<std::size_t> user_range_index(CounterHost& host, const std::vector<std::uint8_t>& image,
+                                            std::size_t range);
 
 // Why launches could not be profiled, with the fix: the reasons a record's "missed" list names.
 enum class MissReason {
@@ -137,9 +136,9 @@ struct ContextProfiler {
   std::unique_ptr<CounterHost> host;
   RangeObject* profiler = nullptr;
   std::size_t passes = 1;
-  bool user_replay = false;         // one pass (not --replay kernel): ranges decoded in batches, at Stop
-  bool user_range = false;          // user replay in user-range mode: a range pushed per launch and per graph node
-  bool graphs_launched = false;     // a graph was launched under user replay: user range from then on
+  bool user_replay = false;      // one pass (not --replay kernel): ranges decoded in batches, at Stop
+  bool user_range = false;       // user replay in user-range mode: a range pushed per launch and per graph node
+  bool graphs_launched = false;  // a graph was launched under user replay: user range from then on
   std::size_t ranges_per_image = kDefaultRangesPerImage;
   std::size_t ranges_consumed = 0;  // ranges of `image` already evaluated
   std::size_t images_written = 0;
@@ -148,7 +147,7 @@ struct ContextProfiler {
   // User-range mode: the engine's active time in the shortest empty range so far, taken out of
   // the launches' times (user_range_time.hpp); one empty range per batch.
   std::optional<double> range_work_ns;
-  bool paused = false;   // disabled between profiled regions or turns: launches run at full speed
+  bool paused = false;  // disabled between profiled regions or turns: launches run at full speed
   // User replay: the last batch stopped and decoded, the profiler enabled but not started; the
   // next launch it ranges starts it (RangeBatches::start). A flush pays no Start for launches that may
   // never come: a budget run's steps after its kernels are profiled.
@@ -156,7 +155,7 @@ struct ContextProfiler {
   // Started ahead (RangeSession::start_ahead) and no launch ranged yet: to the launches it is
   // not running, as before it existed (no pause after unselected launches, no phase end).
   bool fresh = false;
-  bool retired = false;  // disabled for good (--launch-count reached, context destroyed)
+  bool retired = false;            // disabled for good (--launch-count reached, context destroyed)
   Clock::time_point busy_until{};  // another tool held the counters at the last Start
 };
 

@@ -32,7 +32,8 @@ RangeSync range_sync_of(const std::string& name) {
   return RangeSync::none;
 }
 
-std::optional<std::size_t> user_range_index(CounterHost& host, const std::vector<std::uint8_t>& image, std::size_t range) {
+std::optional<std::size_t> user_range_index(CounterHost& host, const std::vector<std::uint8_t>& image,
+                                            std::size_t range) {
   const auto text = host.range_name(image, range);
   if (!text) return std::nullopt;
   const std::string_view name = *text;
@@ -77,7 +78,8 @@ PendingLaunch UserRanges::empty_range(RangeObject* profiler, std::size_t place) 
 }
 
 bool UserRanges::measured(const std::deque<PendingLaunch>& pending) {
-  return std::any_of(pending.begin(), pending.end(), [](const PendingLaunch& entry) { return entry.measures_range_work; });
+  return std::any_of(pending.begin(), pending.end(),
+                     [](const PendingLaunch& entry) { return entry.measures_range_work; });
 }
 
 void UserRanges::keep_range_work(std::optional<double>& range_work_ns, const KernelLaunch& empty) {
@@ -94,7 +96,7 @@ void RangeSession::push_range(ContextProfiler& p) {
 }
 
 void RangeSession::open_launch_range(ContextProfiler& p, CUstream stream, bool per_thread_stream,
-                                        PendingLaunch&& launch) {
+                                     PendingLaunch&& launch) {
   measure_range_work(p);
   if (p.pending.empty()) p.oldest_pending = Clock::now();
   ranges_.flush_caches(p.context, stream, per_thread_stream);

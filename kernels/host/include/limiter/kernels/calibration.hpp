@@ -16,15 +16,15 @@ namespace limiter::kernels {
 inline constexpr int kCalibrationSchemaVersion = 1;
 
 struct CalibrationResult {
-  DeviceDescription device;       // name, arch, SMs, the clocks the runtime reports
-  std::string created_at;         // ISO 8601 UTC
-  std::string sizes;              // "full" or "small"
-  std::optional<double> sm_clock_measured_hz;         // clock64() cycles over event time, while busy
-  std::optional<double> dram_read_bytes_per_second;   // calib_hbm_stream_read
-  std::optional<double> l2_read_bytes_per_second;     // calib_l2_resident_read_cg
-  std::optional<double> fp32_flops_per_second;        // calib_fma_ilp
-  std::optional<double> dependent_load_latency_ns;    // calib_pointer_chase, DRAM-sized table
-  std::vector<Measurement> measurements;              // the four kernels, with their checks
+  DeviceDescription device;                          // name, arch, SMs, the clocks the runtime reports
+  std::string created_at;                            // ISO 8601 UTC
+  std::string sizes;                                 // "full" or "small"
+  std::optional<double> sm_clock_measured_hz;        // clock64() cycles over event time, while busy
+  std::optional<double> dram_read_bytes_per_second;  // calib_hbm_stream_read
+  std::optional<double> l2_read_bytes_per_second;    // calib_l2_resident_read_cg
+  std::optional<double> fp32_flops_per_second;       // calib_fma_ilp
+  std::optional<double> dependent_load_latency_ns;   // calib_pointer_chase, DRAM-sized table
+  std::vector<Measurement> measurements;             // the four kernels, with their checks
   bool all_correct() const;
 };
 

@@ -1,7 +1,8 @@
 #pragma once
 // The catalog of the shipped kernel suite, as data: every experiment `limiter kernels` runs,
 // with its family, the limiter it is built to hit, and the claim of the founding documents
-// (the founding seed documents 000-004, named in docs/design.md §1) it demonstrates. Host-only: `--list` and the recorded reports need no GPU.
+// (the founding seed documents 000-004, named in docs/design.md §1) it demonstrates. Host-only: `--list` and the
+// recorded reports need no GPU.
 #include <iosfwd>
 #include <optional>
 #include <string>
@@ -35,7 +36,7 @@ std::string to_string(ProblemSize size);
 ProblemSize problem_size_from_string(const std::string& text);  // throws InputError
 
 struct CatalogEntry {
-  std::string name;                 // unique; what `--only` and the run record use
+  std::string name;  // unique; what `--only` and the run record use
   Family family;
   std::optional<Verdict> intended;  // empty: not a kernel the analysis judges (a copy-engine transfer)
   std::string seed;                 // "002, 004", or "METHOD 5" (calibration: docs/design.md §7)

@@ -19,10 +19,10 @@
 namespace limiter::kernels {
 
 struct ProgramEntry {
-  std::string name;         // unique; what `--only` and the record file use
+  std::string name;  // unique; what `--only` and the record file use
   ProgramBound intended = ProgramBound::gpu;
-  std::string problem;      // what it runs, e.g. "20,000 launches of <<<1, 32>>>"
-  std::string claim;        // why that cause limits it
+  std::string problem;  // what it runs, e.g. "20,000 launches of <<<1, 32>>>"
+  std::string claim;    // why that cause limits it
 };
 
 const std::vector<ProgramEntry>& program_catalog();

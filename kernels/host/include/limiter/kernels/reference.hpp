@@ -27,11 +27,16 @@ inline constexpr int kStencilRadius = 4;
 // Central-difference coefficients of d2/dx2 at 8th order (grid spacing 1): centre, then 1..4.
 LIMITER_HOST_DEVICE constexpr float stencil_coefficient(int distance) {
   switch (distance) {
-    case 0: return -205.0f / 72.0f;
-    case 1: return 8.0f / 5.0f;
-    case 2: return -1.0f / 5.0f;
-    case 3: return 8.0f / 315.0f;
-    default: return -1.0f / 560.0f;
+    case 0:
+      return -205.0f / 72.0f;
+    case 1:
+      return 8.0f / 5.0f;
+    case 2:
+      return -1.0f / 5.0f;
+    case 3:
+      return 8.0f / 315.0f;
+    default:
+      return -1.0f / 560.0f;
   }
 }
 
@@ -52,9 +57,12 @@ enum class StencilField { previous, current, velocity };
 LIMITER_HOST_DEVICE inline float stencil_input(StencilField field, std::int64_t cell) {
   const float pattern = static_cast<float>((cell * 40503) & 1023);  // 0..1023, cheap and irregular
   switch (field) {
-    case StencilField::previous: return 0.5f + pattern * (1.0f / 2048.0f);
-    case StencilField::current: return 1.0f - pattern * (1.0f / 4096.0f);
-    default: return 0.01f + pattern * (1.0f / 65536.0f);
+    case StencilField::previous:
+      return 0.5f + pattern * (1.0f / 2048.0f);
+    case StencilField::current:
+      return 1.0f - pattern * (1.0f / 4096.0f);
+    default:
+      return 0.01f + pattern * (1.0f / 65536.0f);
   }
 }
 

@@ -18,31 +18,31 @@ namespace limiter::kernels {
 // The median of the timed runs, taken with CUDA events and no profiler attached:
 inline constexpr const char* kTimeUnprofiledCounter = "limiter__time_unprofiled_ns";
 inline constexpr const char* kTimedRunsCounter = "limiter__timed_runs";
-inline constexpr const char* kUsefulBytesCounter = "limiter__useful_bytes";  // bytes the GB/s figure counts
-inline constexpr const char* kUsefulFlopsCounter = "limiter__useful_flops";  // FLOPs the FLOP/s figure counts
+inline constexpr const char* kUsefulBytesCounter = "limiter__useful_bytes";        // bytes the GB/s figure counts
+inline constexpr const char* kUsefulFlopsCounter = "limiter__useful_flops";        // FLOPs the FLOP/s figure counts
 inline constexpr const char* kDependentStepsCounter = "limiter__dependent_steps";  // chained loads per thread
-inline constexpr const char* kResultCorrectCounter = "limiter__result_correct";  // 1: matches the host reference
+inline constexpr const char* kResultCorrectCounter = "limiter__result_correct";    // 1: matches the host reference
 
 // RunRecord::source of a run without counters: the launches carry only the CUDA-event time, also
 // as gpu__time_duration.sum, so the report can show times.
 inline constexpr const char* kTimingOnlySource = "cuda-events";
 
 struct Measurement {
-  std::string name;                    // the catalog entry
-  std::optional<double> time_ns;       // median unprofiled time
+  std::string name;               // the catalog entry
+  std::optional<double> time_ns;  // median unprofiled time
   int timed_runs = 0;
-  double useful_bytes = 0;             // what the algorithm must move (the seeds' GB/s)
+  double useful_bytes = 0;  // what the algorithm must move (the seeds' GB/s)
   double useful_flops = 0;
-  double dependent_steps = 0;          // pointer chases: dependent loads per thread
-  std::optional<bool> correct;         // empty when it did not run
-  std::string check_detail;            // what was compared, or what differed
-  std::string skipped_reason;          // not empty: not run, and why
-  bool is_kernel = true;               // false for copy-engine transfers (no launch in the record)
+  double dependent_steps = 0;   // pointer chases: dependent loads per thread
+  std::optional<bool> correct;  // empty when it did not run
+  std::string check_detail;     // what was compared, or what differed
+  std::string skipped_reason;   // not empty: not run, and why
+  bool is_kernel = true;        // false for copy-engine transfers (no launch in the record)
   Dim3 grid, block;
   std::optional<int> registers_per_thread;
   std::optional<std::uint64_t> local_bytes_per_thread;
   std::optional<std::uint64_t> shared_bytes_per_block;  // static + dynamic
-  std::optional<int> blocks_per_sm;    // resident blocks per SM, as the runtime computes them
+  std::optional<int> blocks_per_sm;                     // resident blocks per SM, as the runtime computes them
 
   std::optional<double> bytes_per_second() const;
   std::optional<double> flops_per_second() const;
@@ -81,14 +81,13 @@ struct LadderRow {
 std::vector<LadderRow> speedup_ladder(const std::vector<const Measurement*>& steps);
 
 struct TableContext {
-  DeviceDescription device;                   // SM count and architecture for waves and occupancy
-  const RunAnalysis* analysis = nullptr;      // verdicts and LMEM shares, when the run was analysed
+  DeviceDescription device;               // SM count and architecture for waves and occupancy
+  const RunAnalysis* analysis = nullptr;  // verdicts and LMEM shares, when the run was analysed
   const std::vector<SweepPoint>* sweep = nullptr;
 };
 
 // One table per family that has measurements, in the suite's order, each with the seed's
 // figures beside ours.
-void write_family_tables(const std::vector<Measurement>& measurements, const TableContext& context,
-                         std::ostream& out);
+void write_family_tables(const std::vector<Measurement>& measurements, const TableContext& context, std::ostream& out);
 
 }  // namespace limiter::kernels
