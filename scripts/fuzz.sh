@@ -1,28 +1,23 @@
 #!/usr/bin/env bash
 # scripts/fuzz.sh [SECONDS_PER_TARGET]   (default 60)
-# Builds the libFuzzer targets (clang, ASan + UBSan, host side) and runs each on its seed corpus
-# (tests/fuzz/corpus/<target>) for SECONDS. Fails on any finding: a crash, a sanitizer report, an
-# input slower than 30 s, more than 2 GB of memory, an unexpected exception.
-# LIMITER_FUZZ_BUILD names the build tree: build-fuzz (preset fuzz) by default; scripts/test.sh
-# passes build-asan, configured with LIMITER_FUZZ=ON, so the sanitized library is compiled once.
-# Findings and the inputs found along the way are kept in BUILD/findings/<target>/; reproduce
-# one with `BUILD/tests/fuzz/<target> FILE`.
+# Builds the libFuzzer targets (preset fuzz: clang, ASan + UBSan, host side) and runs each on
+# its seed corpus (tests/fuzz/corpus/<target>) for SECONDS. Fails on any finding: a crash, a
+# sanitizer report, an input slower than 30 s, more than 2 GB of memory, an unexpected exception.
+# Findings and the inputs found along the way are kept in build-fuzz/findings/<target>/;
+# reproduce one with `build-fuzz/tests/fuzz/<target> FILE`.
 set -euo pipefail
 seconds=${1:-60}
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-build=${LIMITER_FUZZ_BUILD:-build-fuzz}
-if [ "$build" = build-fuzz ]; then
-  # LIMITER_WITH_CUPTI=OFF (no CUDA toolkit): without fuzz_raw_dir.
-  cmake --preset fuzz ${LIMITER_WITH_CUPTI:+-DLIMITER_WITH_CUPTI=$LIMITER_WITH_CUPTI} >/dev/null
-fi
-cmake --build "$build" --target fuzz_targets -j"$(nproc)" >/dev/null
+# LIMITER_WITH_CUPTI=OFF (no CUDA toolkit): without fuzz_raw_dir.
+cmake --preset fuzz ${LIMITER_WITH_CUPTI:+-DLIMITER_WITH_CUPTI=$LIMITER_WITH_CUPTI} >/dev/null
+cmake --build build-fuzz --target fuzz_targets -j"$(nproc)" >/dev/null
 failed=()
 for corpus in tests/fuzz/corpus/*/; do
   target=$(basename "$corpus")
-  binary=$root/$build/tests/fuzz/$target
+  binary=$root/build-fuzz/tests/fuzz/$target
   [ -x "$binary" ] || { echo "$target: not built (no CUPTI?), skipped"; continue; }
-  work=$build/findings/$target
+  work=build-fuzz/findings/$target
   rm -rf "$work" && mkdir -p "$work/found"
   start=$SECONDS
   rc=0
@@ -42,6 +37,6 @@ for corpus in tests/fuzz/corpus/*/; do
   fi
 done
 if [ ${#failed[@]} -gt 0 ]; then
-  echo "fuzzing found problems in: ${failed[*]} (logs in $build/findings/)" >&2
+  echo "fuzzing found problems in: ${failed[*]} (logs in build-fuzz/findings/)" >&2
   exit 1
 fi
