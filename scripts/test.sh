@@ -4,7 +4,7 @@
 # and UBSan (preset asan), and each libFuzzer target for LIMITER_FUZZ_SECONDS (scripts/fuzz.sh).
 # Installs missing Debian packages first.
 #
-# Time on a 2-core machine without a GPU: about 41 minutes (CI, 2026-11-28); raise
+# Time on a 2-core machine without a GPU: about 40 minutes (39 on a clean clone, 2026-11-29); raise
 # LIMITER_FUZZ_SECONDS locally. The fuzz targets have a tree of their own: built in the asan tree
 # (LIMITER_FUZZ=ON instruments everything for coverage), its tests ran several times slower.
 set -euo pipefail
