@@ -13,6 +13,14 @@ void each(const std::vector<SessionCapabilities>& takes, Member member, F&& f) {
     if (auto* capability = session.*member) f(*capability);
 }
 
+// The same, over every phase's opt-ins and then the background's.
+template <class Member, class F>
+void each(const std::vector<SessionCapabilities>& phases, const std::vector<SessionCapabilities>& background,
+          Member member, F&& f) {
+  each(phases, member, f);
+  each(background, member, f);
+}
+
 }  // namespace
 
 void Phases::on_collector_started() {
@@ -26,8 +34,7 @@ void Phases::on_launch(const LaunchCall& call) {
 }
 
 void Phases::on_launch_exit(const LaunchCall& call) {
-  each(takes_, &SessionCapabilities::launch_exits, [&](LaunchExits& s) { s.on_launch_exit(call); });
-  each(background_takes_, &SessionCapabilities::launch_exits, [&](LaunchExits& s) { s.on_launch_exit(call); });
+  each(takes_, background_takes_, &SessionCapabilities::launch_exits, [&](LaunchExits& s) { s.on_launch_exit(call); });
 }
 
 void Phases::on_sync(SyncKind kind) {
@@ -35,13 +42,11 @@ void Phases::on_sync(SyncKind kind) {
 }
 
 void Phases::on_graph_event(const GraphEvent& event) {
-  each(takes_, &SessionCapabilities::graphs, [&](GraphEvents& s) { s.on_graph_event(event); });
-  each(background_takes_, &SessionCapabilities::graphs, [&](GraphEvents& s) { s.on_graph_event(event); });
+  each(takes_, background_takes_, &SessionCapabilities::graphs, [&](GraphEvents& s) { s.on_graph_event(event); });
 }
 
 void Phases::on_module_loaded(const ModuleLoad& module) {
-  each(takes_, &SessionCapabilities::modules, [&](ModuleLoads& s) { s.on_module_loaded(module); });
-  each(background_takes_, &SessionCapabilities::modules, [&](ModuleLoads& s) { s.on_module_loaded(module); });
+  each(takes_, background_takes_, &SessionCapabilities::modules, [&](ModuleLoads& s) { s.on_module_loaded(module); });
 }
 
 void Phases::on_context_created(CUcontext context) {
