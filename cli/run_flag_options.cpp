@@ -1,6 +1,7 @@
 // limiter run's flags from the table (run_flag_options.hpp).
 #include "run_flag_options.hpp"
 
+#include <map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -74,16 +75,12 @@ void add_table_flags(po::options_description& description) {
 }
 
 CollectorOptions table_options(const po::variables_map& vm, const EnvironmentLookup& lookup) {
-  CollectorOptions options;
+  std::map<std::string, std::string> given;
   for (const RunFlag& flag : run_flags()) {
-    if (flag.kind == FlagKind::internal) continue;
     std::string text;
-    if (flag.kind == FlagKind::flag && given_text(flag, vm, text))
-      set_run_flag(flag, options, text, display_name(flag));
-    else if (!set_from_environment(flag, options, lookup))
-      set_run_flag(flag, options, flag.default_text, display_name(flag));
+    if (flag.kind == FlagKind::flag && given_text(flag, vm, text)) given.emplace(flag.name, std::move(text));
   }
-  return options;
+  return options_from_flags(given, lookup);
 }
 
 std::string table_variables_help() {

@@ -6,7 +6,9 @@
 #      (tests/data/cupti/h100_mlp_training_limiter.json.gz, 10,071 launches), LOADS (3) times in a
 #      row, each load's wall and CPU seconds (target: under 1 s). No GPU needed.
 #   2. with a GPU and torch: bench/workloads/python_region.py's loop (STEPS 200, SIZE 2048) bare,
-#      under `limiter run` (the default run) and inside `with limiter.profile():` (the default run),
+#      under `limiter run` (the default run, the whole program), under `limiter run --capture-range
+#      cudaProfilerApi` with the loop between cudaProfilerStart and Stop (limiter_run_region: the
+#      same region as limiter.profile's) and inside `with limiter.profile():` (the default run),
 #      ROUNDS (3) rounds; the loop's time each way and its ratio to the round's bare loop, in
 #      OUT/python_profile.tsv (mode, round, loop_s, block_s, ratio).
 # The package: PYTHONPATH=LIMITER_PYTHONPATH, default STAGE/python (a build tree's module beside
@@ -48,6 +50,8 @@ for n in range(int(sys.argv[2])):
   for round in $(seq "${ROUNDS:-3}"); do
     logged "bare_$round" "$python" "$workload"
     logged "limiter_run_$round" "$limiter" run -q -o "$out/limiter_run_$round.json" -- "$python" "$workload"
+    logged "limiter_run_region_$round" "$limiter" run -q --capture-range cudaProfilerApi \
+      -o "$out/limiter_run_region_$round.json" -- "$python" "$workload" --cuda-profiler-api
     logged "profile_$round" "$python" "$workload" --profile
   done
   live || return 0
@@ -55,7 +59,7 @@ for n in range(int(sys.argv[2])):
     for round in $(seq "${ROUNDS:-3}"); do
       local bare
       bare=$(sed -n 's/^python_region: loop \([0-9.]*\) s.*/\1/p' "$out/bare_$round.log")
-      for mode in bare limiter_run profile; do
+      for mode in bare limiter_run limiter_run_region profile; do
         sed -n 's/^python_region: loop \([0-9.]*\) s, block \([0-9.]*\) s$/\1 \2/p' "$out/${mode}_$round.log" |
           awk -v m="$mode" -v r="$round" -v b="$bare" '{ printf "%s\t%s\t%s\t%s\t%.2f\n", m, r, $1, $2, (b > 0 ? $1 / b : 0) }'
       done

@@ -1,7 +1,9 @@
 """A PyTorch loop (two matmuls, a GELU, an add, a reduction read back each step) whose loop alone
 is timed, bare or inside `with limiter.profile():` (--profile; FLAGS as limiter.profile's keyword
-arguments, e.g. --profile every_launch=1). Prints one line: `python_region: loop S s, block S s`
-(block: the whole with-block, the record's writing and reading included; the loop's time bare).
+arguments, e.g. --profile every_launch=1), or between cudaProfilerStart and cudaProfilerStop
+(--cuda-profiler-api: the same region for `limiter run --capture-range cudaProfilerApi`). Prints
+one line: `python_region: loop S s, block S s` (block: the whole with-block, the record's writing
+and reading included; the loop's time otherwise).
 STEPS (default 200) and SIZE (default 2048) from the environment; 3 warm-up steps outside."""
 import os
 import sys
@@ -29,6 +31,12 @@ def main(args):
             loop(x, w1, w2, steps)
             seconds = time.perf_counter() - start
         print(f"python_region: {len(region.launches)} launches profiled", file=sys.stderr)
+    elif args and args[0] == "--cuda-profiler-api":
+        torch.cuda.profiler.start()
+        start = time.perf_counter()
+        loop(x, w1, w2, steps)
+        seconds = time.perf_counter() - start
+        torch.cuda.profiler.stop()
     else:
         start = time.perf_counter()
         loop(x, w1, w2, steps)

@@ -23,9 +23,9 @@ namespace py = pybind11;
 
 namespace {
 
-// FLAGS (flag name -> text, as on limiter run's command line) over limiter run's defaults; a
-// name that is not one of limiter run's flags is refused with the list of those that are.
-limiter::CollectorOptions options_from_flags(const std::map<std::string, std::string>& flags) {
+// FLAGS (flag name -> text, as on limiter run's command line) over the LIMITER_* variables and
+// limiter run's defaults; a name that is not one of limiter run's flags is refused.
+limiter::CollectorOptions region_options(const std::map<std::string, std::string>& flags) {
   for (const auto& [name, text] : flags) {
     bool known = false;
     for (const limiter::RunFlag& flag : limiter::run_flags())
@@ -36,13 +36,8 @@ limiter::CollectorOptions options_from_flags(const std::map<std::string, std::st
     throw limiter::InputError("limiter.profile() has no option '" + keyword +
                               "': it takes limiter run's flags, '-' written '_' (`limiter run --help` lists them)");
   }
-  limiter::CollectorOptions options;
-  for (const limiter::RunFlag& flag : limiter::run_flags()) {
-    if (flag.kind != limiter::FlagKind::flag) continue;
-    const auto given = flags.find(flag.name);
-    limiter::set_run_flag(flag, options, given != flags.end() ? given->second : flag.default_text,
-                          limiter::display_name(flag));
-  }
+  // Unnamed flags and knobs from the environment, as limiter run reads them (LIMITER_DEBUG, ...).
+  limiter::CollectorOptions options = limiter::options_from_flags(flags);
   // As limiter run sets them (cli/run_options.cpp): sampled aggregates carry no NVTX ranges, and
   // the region is the with-block (or the cudaProfilerStart/Stop pairs inside it).
   options.nvtx = options.nvtx && !options.sampling;
@@ -55,7 +50,7 @@ limiter::CollectorOptions options_from_flags(const std::map<std::string, std::st
 class Region {
  public:
   explicit Region(const std::map<std::string, std::string>& flags)
-      : collector_(std::make_unique<limiter::Collector>(options_from_flags(flags))) {}
+      : collector_(std::make_unique<limiter::Collector>(region_options(flags))) {}
 
   void start() { collector_->start(); }
   void stop() { collector_->stop(); }

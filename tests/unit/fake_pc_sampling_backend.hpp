@@ -46,6 +46,7 @@ class FakePcSamplingBackend final : public detail::PcSamplingBackend {
     DeviceDescription device;
     device.name = "Fake H100";
     device.chip = "GH100";
+    device.sm_count = 132;
     return device;
   }
   void enable(CUcontext context) override {

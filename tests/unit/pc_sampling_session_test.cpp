@@ -110,6 +110,39 @@ TEST(PcSampling, TheDefaultPeriodIsTheOneCuptiReports) {
   EXPECT_EQ(h.session->stalls().sample_period_cycles, 4096u);
 }
 
+// The default run's window samples a 132-SM GPU every 2^13 cycles (~32M samples a second at 2 GHz),
+// not at CUPTI's default: its samples are all decoded at the window's end, on the app's thread.
+TEST(PcSampling, TheDefaultRunsWindowSamplesAtMost40MillionTimesASecond) {
+  EXPECT_EQ(detail::window_period_log2(132), 13u);  // H100, H200
+  EXPECT_EQ(detail::window_period_log2(108), 13u);  // A100
+  EXPECT_EQ(detail::window_period_log2(20), 10u);
+  EXPECT_EQ(detail::window_period_log2(1), 6u);
+  EXPECT_EQ(detail::window_period_log2(0), 0u);  // unknown: CUPTI's default
+  const auto requested = [](CollectorOptions options, detail::PcSamplingPhase window) {
+    char pattern[] = "/tmp/limiter-pc-sampling-test-XXXXXX";
+    options.lock_dir = mkdtemp(pattern);
+    auto fake = std::make_unique<test::FakePcSamplingBackend>();
+    const test::FakePcSamplingBackend& backend = *fake;
+    PcSamplingSession session(options, std::move(fake), window);
+    LaunchCall call;
+    call.context = kContext;
+    call.symbol_name = "_Z4gemmv";
+    session.on_launch(call);
+    const std::uint32_t period = backend.requests.at(0).period_log2;
+    session.finish();
+    std::filesystem::remove_all(options.lock_dir);
+    return period;
+  };
+  detail::PcSamplingPhase window;
+  window.window = std::chrono::milliseconds(1000);
+  CollectorOptions options = Harness::active();
+  options.stalls = false;
+  EXPECT_EQ(requested(options, window), 13u);
+  options.stall_period_log2 = 11;  // --stall-period wins
+  EXPECT_EQ(requested(options, window), 11u);
+  EXPECT_EQ(requested(Harness::active(), {}), 0u);  // --stalls: CUPTI's default, as ncu is compared with
+}
+
 TEST(PcSampling, SamplesAddUpPerKernelAcrossGetDataCallsAndContexts) {
   Harness h;
   h.launch();

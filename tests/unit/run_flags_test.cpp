@@ -138,6 +138,20 @@ TEST(RunFlags, AnOlderNameIsReadInItsOwnUnitAndTheNewNameWins) {
   EXPECT_EQ(read({{"LIMITER_LAUNCH_COUNT", ""}, {"LIMITER_COUNT", "5"}}).count, CollectorOptions{}.count);
 }
 
+// limiter.profile()'s keywords and limiter run's flags: a flag given wins; else its variable, a knob's
+// too (LIMITER_DEBUG); else the default. Only flags can be given: a knob's name is not a flag.
+TEST(RunFlags, OptionsFromFlagsTakeTheGivenThenTheEnvironmentThenTheDefault) {
+  const Environment environment = {
+      {"LIMITER_PER_KERNEL_COUNT", "7"}, {"LIMITER_DEBUG", "1"}, {"LIMITER_KERNEL_REGEX", "gemm"}};
+  const CollectorOptions options =
+      options_from_flags({{"per-kernel-count", "3"}, {"debug", "0"}}, lookup_in(environment));
+  EXPECT_EQ(options.per_kernel_count, 3u);
+  EXPECT_TRUE(options.debug) << "a knob is read from its variable, never from a given name";
+  EXPECT_EQ(options.kernel_regex, "gemm");
+  EXPECT_EQ(options.stall_window_samples, CollectorOptions{}.stall_window_samples);
+  EXPECT_THROW(options_from_flags({{"per-kernel-count", "many"}}, lookup_in({})), InputError);
+}
+
 // Each value a row refuses, read from its variable: one line that names the variable and the value.
 TEST(RunFlags, AMalformedVariableIsOneLineNamingIt) {
   const std::map<ValueType, std::string> malformed = {{ValueType::on_off, "maybe"},

@@ -5,6 +5,7 @@
 // command line (cli/run_flag_options.cpp), --help, validate_collector_options, and the
 // environment that carries the options into an injected process (collector_options.hpp).
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -65,5 +66,9 @@ void set_run_flag(const RunFlag& flag, CollectorOptions& options, const std::str
 // Sets FLAG's field from its variable, or else its older name's; false when neither is set (an
 // empty value is none). The variable, once there, wins over the older name, even when empty.
 bool set_from_environment(const RunFlag& flag, CollectorOptions& options, const EnvironmentLookup& lookup);
+// Every flag and knob: GIVEN's text (flag name without "--" -> its text) for a flag there, else
+// its variable in the environment, else its default. Internal rows are left as they are.
+CollectorOptions options_from_flags(const std::map<std::string, std::string>& given,
+                                    const EnvironmentLookup& lookup = {});
 
 }  // namespace limiter

@@ -74,8 +74,8 @@ std::vector<RunFlag> flag_rows() {
        .type = ValueType::number,
        .default_text = "1000",
        .help = "the longest the default run's first phase, PC sampling, lasts, in milliseconds from its first launch "
-               "(once sampling's set-up is done); it ends sooner at 5 million samples, or once 256 launches in a row "
-               "bring no new kernel (after 100 ms); kernels first seen after it have no stall reasons",
+               "(once sampling's set-up is done); it ends sooner once 256 launches in a row bring no new kernel (after "
+               "100 ms); kernels first seen after it have no stall reasons",
        .field = "stall_window_ms",
        .modes = kDefaultRun,
        .why = "--stall-window bounds the default run's PC-sampling phase",
@@ -234,8 +234,9 @@ std::vector<RunFlag> flag_rows() {
       {.name = "stall-period",
        .type = ValueType::number,
        .help = "with --stalls or the default run: one sample per SM every 2^N cycles, N from 5 to 31 (default: "
-               "CUPTI's, 2^11 on an H100; smaller: more samples, more cost, and below ~2^10 the hardware buffer can "
-               "fill: its samples are lost, and counted)",
+               "--stalls CUPTI's, 2^11 on an H100; the default run's window at most ~40M samples a second over the "
+               "GPU, 2^13 on an H100 or H200; smaller: more samples, more cost, and below ~2^10 the hardware buffer "
+               "can fill: its samples are lost, and counted)",
        .field = "stall_period_log2",
        .modes = kDefaultRun | kStallsMode,
        .why = "--stall-period sets PC sampling's period, which only --stalls and the default run use",
@@ -316,8 +317,9 @@ std::vector<RunFlag> variable_rows() {
            "CUPTI's API records",
            "api_records", on_off_codec(&O::api_records)),
       knob("stall-window-samples", ValueType::number, "5000000",
-           "the default run's PC-sampling phase ends at this many samples", "stall_window_samples",
-           number_codec(&O::stall_window_samples)),
+           "the default run's PC-sampling phase ends at this many samples, counted as CUPTI hands them over (on an "
+           "H100 or H200 with CUDA 13.0 only at the window's end: there it never shortens the window)",
+           "stall_window_samples", number_codec(&O::stall_window_samples)),
   };
   rows.back().modes = kDefaultRun;
   rows.back().why = "LIMITER_STALL_WINDOW_SAMPLES bounds the default run's PC-sampling phase";

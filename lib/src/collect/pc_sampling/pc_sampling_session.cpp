@@ -64,6 +64,8 @@ PcSamplingSession::Context& PcSamplingSession::sample(CUcontext context) {
       for (const auto& reason : reasons) LIMITER_TRACE("PC sampling reason %u: %s", reason.index, reason.name.c_str());
     PcSamplingRequest request;
     request.period_log2 = options_.stall_period_log2;
+    if (request.period_log2 == 0 && phase_.window.count() > 0)
+      request.period_log2 = window_period_log2(device.sm_count);
     request.buffer_pcs = kPcsPerBuffer;
     for (const auto& reason : reasons) request.reasons.push_back(reason.index);
     settings_ = backend_.configure(context, request);

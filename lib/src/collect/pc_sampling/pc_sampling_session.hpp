@@ -42,6 +42,13 @@ constexpr std::size_t kPcsPerBuffer = 16384;
 // At most one drain per this at syncs (GetData never synchronises; an app that syncs after
 // every launch would otherwise pay it every time).
 constexpr auto kDrainPeriod = std::chrono::milliseconds(100);
+// The default run's window samples the whole GPU at most this often a second (at 2 GHz), unless
+// --stall-period says otherwise: CUPTI hands its samples over only at Stop and decodes them there,
+// on the app's thread, ~0.12 us each, so a window over a busy GPU at CUPTI's 2^11 cycles (115M
+// samples a second on an H200) cost ~1.4 s at its end for 0.1 s of sampling (2026-11-29).
+constexpr double kWindowSamplesPerSecond = 40e6;
+// Its period for SM_COUNT SMs: 2^13 cycles on an H100 or H200 (132 SMs); 0 (CUPTI's) when unknown.
+std::uint32_t window_period_log2(int sm_count);
 // Cubins kept in memory for source lines and SASS: beyond this, later modules are counted, not kept.
 constexpr std::size_t kCubinBytesKept = std::size_t(512) << 20;
 

@@ -1,7 +1,16 @@
-// The default run's PC-sampling window (PcSamplingPhase): when it is over, and why, said once.
+// The default run's PC-sampling window (PcSamplingPhase): its period, when it is over, and why, said once.
 #include "collect/pc_sampling/pc_sampling_session.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 namespace limiter::detail {
+
+std::uint32_t window_period_log2(int sm_count) {
+  if (sm_count <= 0) return 0;
+  const double cycles = sm_count * 2e9 / kWindowSamplesPerSecond;  // between two samples of one SM
+  return std::clamp(static_cast<std::uint32_t>(std::ceil(std::log2(cycles))), 5u, 31u);
+}
 
 bool PcSamplingSession::phase_over() const {
   if (over_by_.load(std::memory_order_relaxed) != WindowEnd::open) return true;
