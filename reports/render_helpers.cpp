@@ -290,8 +290,10 @@ std::vector<std::string> collection_notes(const RunSummary& summary) {
                     (missed.launches == 1 ? " launch — " : " launches — ") + missed.reason +
                     (missed.fix.empty() ? "" : " (fix: " + missed.fix + ")"));
   }
-  if (run.stall_sampling)
+  if (run.stall_sampling) {
     if (auto dropped = stall_dropped_warning(*run.stall_sampling)) notes.push_back(std::move(*dropped));
+    for (auto& note : stall_cubin_notes(*run.stall_sampling)) notes.push_back(std::move(note));
+  }
   return notes;
 }
 

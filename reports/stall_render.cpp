@@ -30,6 +30,20 @@ std::optional<std::string> stall_dropped_warning(const StallSampling& s) {
          " kept; a longer --stall-period drops fewer";
 }
 
+std::vector<std::string> stall_cubin_notes(const StallSampling& s) {
+  std::vector<std::string> notes;
+  for (const auto& [why, kernels] : s.kernels_without_cubin) {
+    std::string note = count_text(kernels) + (kernels == 1 ? " kernel's" : " kernels'") +
+                       " hot instructions have no SASS or source line: " + why;
+    if (why == kNoCubinLoadedBefore)
+      note +=
+          " (fix: start profiling before the process first runs those kernels: `region = limiter.profile()` "
+          "before the warm-up and `with region as p:` after it, or limiter run for the whole program)";
+    notes.push_back(std::move(note));
+  }
+  return notes;
+}
+
 std::string why_it_waits_text(const KernelStallAnalysis& stalls) {
   std::string text = dominant_stalls_text(stalls);
   text += text.empty() ? "no stalled samples" : " of stalled samples";
@@ -97,7 +111,8 @@ ordered_json stall_sampling_json(const StallSampling& s) {
           {"samples", s.samples},
           {"dropped_samples", s.dropped_samples},
           {"hardware_buffer_full", s.hardware_buffer_full},
-          {"kernels", s.kernels}};
+          {"kernels", s.kernels},
+          {"kernels_without_cubin", s.kernels_without_cubin}};
 }
 
 }  // namespace limiter::render

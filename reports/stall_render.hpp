@@ -20,6 +20,8 @@ inline constexpr std::size_t kShownHotLines = 3;
 std::string stall_sampling_text(const StallSampling& sampling);
 // "PC sampling dropped 120 samples (...)"; empty when none was dropped.
 std::optional<std::string> stall_dropped_warning(const StallSampling& sampling);
+// One note per reason some kernels' hot PCs have no SASS or source line, with its fix.
+std::vector<std::string> stall_cubin_notes(const StallSampling& sampling);
 
 // "Stall Long Scoreboard 86%, Stall LG Throttle 7% of stalled samples; 9% issued; 8,000 samples".
 std::string why_it_waits_text(const KernelStallAnalysis& stalls);

@@ -8,7 +8,10 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <stdlib.h>
+
 #include <cstdio>
+#include <filesystem>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -18,6 +21,7 @@
 #include "limiter/error.hpp"
 #include "limiter/record_json.hpp"
 #include "limiter/run_flags.hpp"
+#include "limiter/stall_sass.hpp"
 
 namespace py = pybind11;
 
@@ -25,7 +29,8 @@ namespace {
 
 // FLAGS (flag name -> text, as on limiter run's command line) over the LIMITER_* variables and
 // limiter run's defaults; a name that is not one of limiter run's flags is refused.
-limiter::CollectorOptions region_options(const std::map<std::string, std::string>& flags) {
+limiter::CollectorOptions region_options(const std::map<std::string, std::string>& flags,
+                                         const std::string& cubin_dir) {
   for (const auto& [name, text] : flags) {
     bool known = false;
     for (const limiter::RunFlag& flag : limiter::run_flags())
@@ -42,15 +47,36 @@ limiter::CollectorOptions region_options(const std::map<std::string, std::string
   // the region is the with-block (or the cudaProfilerStart/Stop pairs inside it).
   options.nvtx = options.nvtx && !options.sampling;
   options.always_active = false;
+  options.cubin_dir = cubin_dir;  // the sampled kernels' cubins, for their hot PCs' SASS
   return options;
 }
+
+// A folder of its own under the temporary directory, removed with it.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "limiter-region-XXXXXX").string();
+    if (!mkdtemp(pattern.data())) throw limiter::SystemError("no scratch folder for the region's cubins: " + pattern);
+    path_ = pattern;
+  }
+  ~ScratchDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 // One profiled region: subscribed on construction (errors then), start/stop around the block,
 // the record written once it is over.
 class Region {
  public:
   explicit Region(const std::map<std::string, std::string>& flags)
-      : collector_(std::make_unique<limiter::Collector>(region_options(flags))) {}
+      : collector_(std::make_unique<limiter::Collector>(region_options(flags, scratch_.path()))) {}
 
   void start() { collector_->start(); }
   void stop() { collector_->stop(); }
@@ -59,7 +85,12 @@ class Region {
   // profiler) can subscribe.
   void write_run(const std::string& path) {
     if (!collector_) throw limiter::InputError("this region's record was written already");
-    limiter::write_run_file(collector_->take_run(), path);
+    limiter::RunRecord run = collector_->take_run();
+    if (run.stalls) {  // the hot PCs' SASS, from the cubins the collector wrote, as limiter run adds it
+      const std::string note = limiter::fill_sass(*run.stalls, {scratch_.path() + "/cubins"}, limiter::find_nvdisasm());
+      if (!note.empty()) std::fputs(("limiter: SASS of the hot PCs: " + note + "\n").c_str(), stderr);
+    }
+    limiter::write_run_file(run, path);
     // Where the collector's host time went, as `limiter run --timing` prints it (LIMITER_TIMING=1).
     if (const char* timing = std::getenv("LIMITER_TIMING"); timing && *timing && std::string(timing) != "0")
       std::fputs(("limiter: " + collector_->timings().to_text()).c_str(), stderr);
@@ -67,6 +98,7 @@ class Region {
   }
 
  private:
+  ScratchDir scratch_;  // before the collector, which writes into it
   std::unique_ptr<limiter::Collector> collector_;
 };
 

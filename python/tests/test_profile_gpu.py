@@ -6,6 +6,8 @@ Skipped without torch (or jax) or a GPU.
 """
 
 import json
+import subprocess
+import sys
 import time
 
 import pytest
@@ -61,6 +63,32 @@ def test_a_torch_loop_in_the_default_run():
     assert report["program"]["verdict"], "the program verdict"
     assert not p.stalls.empty, "the default run's stall reasons"
     assert p.program.set_index("scope").loc["window", "verdict"], "the program verdict"
+    # Its kernels' modules loaded in the warm-up, before the collector: said, with the fix.
+    assert report["stall_sampling"]["kernels_without_cubin"].get("module loaded before profiling began"), report
+
+
+_EARLY_REGION = """
+import sys, time, torch, limiter
+x, w = (torch.randn(2048, 2048, device="cuda") for _ in range(2))
+region = limiter.profile(stalls=True)  # subscribed before the kernels' modules load
+for _ in range(3):
+    torch.nn.functional.gelu(x @ w).sum().item()  # the warm-up, outside the region
+with region as p:
+    start = time.perf_counter()
+    while time.perf_counter() - start < 1.0:
+        torch.nn.functional.gelu(x @ w).sum().item()
+hot = p.hot_pcs
+print(len(hot), int((hot["sass"].fillna("") != "").sum()))
+"""
+
+
+def test_a_region_made_before_the_warm_up_has_its_hot_lines_sass():
+    _torch_cuda()
+    # A process of its own: this one's modules were loaded by the tests before.
+    done = subprocess.run([sys.executable, "-c", _EARLY_REGION], capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-3000:]
+    hot, with_sass = (int(n) for n in done.stdout.split()[-2:])
+    assert hot > 0 and with_sass > 0, (done.stdout, done.stderr[-2000:])  # nvdisasm read their cubins
 
 
 def test_a_torch_loop_with_every_launch():

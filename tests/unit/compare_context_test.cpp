@@ -110,12 +110,12 @@ TEST(CompareContext, PcSamplesAreComparedPerKernel) {
   ComparedRun before, after;
   before.stalls.emplace();
   before.stalls->samples = 100;
-  before.stalls->kernels.push_back({"chase", "", 0, 80, {{"long_scoreboard", 60}, {"selected", 20}}, {}});
-  before.stalls->kernels.push_back({"reduce", "", 0, 20, {{"barrier", 15}, {"selected", 5}}, {}});
+  before.stalls->kernels.push_back({"chase", "", 0, 80, {{"long_scoreboard", 60}, {"selected", 20}}, {}, ""});
+  before.stalls->kernels.push_back({"reduce", "", 0, 20, {{"barrier", 15}, {"selected", 5}}, {}, ""});
   after.stalls.emplace();
   after.stalls->samples = 50;
-  after.stalls->kernels.push_back({"chase", "", 0, 10, {{"long_scoreboard", 5}, {"selected", 5}}, {}});
-  after.stalls->kernels.push_back({"reduce", "", 0, 40, {{"barrier", 30}, {"selected", 10}}, {}});
+  after.stalls->kernels.push_back({"chase", "", 0, 10, {{"long_scoreboard", 5}, {"selected", 5}}, {}, ""});
+  after.stalls->kernels.push_back({"reduce", "", 0, 40, {{"barrier", 30}, {"selected", 10}}, {}, ""});
   const auto comparison = compare_runs(before, after);
   ASSERT_EQ(comparison.samples.size(), 2u);
   EXPECT_EQ(comparison.samples[0].name, "chase");  // the most samples on either side first

@@ -260,6 +260,8 @@ TEST(PcSampling, HotPcsGetTheirSourceLineFromTheKeptCubin) {
   EXPECT_EQ(kernel->hot_pcs[0].line, 12u);
   EXPECT_FALSE(kernel->hot_pcs[1].line);          // no line info there
   EXPECT_FALSE(info.kernels[1].hot_pcs[0].file);  // its module's cubin was never seen
+  EXPECT_EQ(kernel->no_cubin, "");
+  EXPECT_EQ(info.kernels[1].no_cubin, kNoCubinLoadedBefore);  // said, for the report's note and its fix
   // The sampled kernels' cubins are kept for their SASS, by CRC; a module without a cubin is not.
   EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(options.raw_dir) / "cubins" / cubin_file_name(crc)));
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(std::filesystem::path(options.raw_dir) / "cubins"),

@@ -137,7 +137,7 @@ TEST(RankSets, StallRanksSumTheHotLines) {
 TEST(RankSets, StallRanksKeepTheHotLinesAsOneRecord) {
   RankRun one, two;
   for (RankRun* run : {&one, &two}) {
-    KernelStalls kernel{"k", "", 0, 0, {}, {}};
+    KernelStalls kernel{"k", "", 0, 0, {}, {}, ""};
     for (std::uint64_t pc = 0; pc < 8; ++pc) {
       // Rank one's hottest PCs are two's coolest: summed, every PC has 9 samples but PC 7 (10).
       const std::uint64_t samples = run == &one ? pc + 1 : 8 - pc + (pc == 7 ? 1 : 0);

@@ -2,6 +2,7 @@
 // dominant stall reasons per kernel and its hot lines, on the synthetic stall record.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <sstream>
 
 #include "limiter/analysis.hpp"
@@ -121,6 +122,31 @@ TEST(StallReports, ARecordOfSamplesAloneIsReportedInEveryFormat) {
   EXPECT_TRUE(json["stalled_kernels"][0]["group"].is_null());
   EXPECT_EQ(json["stalled_kernels"][0]["stalls"]["dominant"][0]["reason"], "long_scoreboard");
   expect_contains(written(ReportFormat::html), "<h2>Why kernels without launches in the record wait</h2>");
+}
+
+// Kernels whose modules were loaded before profiling began (limiter.profile() after the warm-up):
+// their hot lines have offsets alone, and every report says why, once, with the fix.
+TEST(StallReports, KernelsWithoutTheirCubinAreSaidWithTheFix) {
+  RunRecord run = read_run_file(kFixture);
+  run.stalls->kernels[0].no_cubin = kNoCubinLoadedBefore;
+  run.stalls->kernels[1].no_cubin = kNoCubinLoadedBefore;
+  const std::string path = testing::TempDir() + "limiter_stalls_no_cubin.json";
+  write_run_file(run, path);
+  const RunSummary summary = summarize_run_file(path, {}, {});
+  std::remove(path.c_str());
+  const auto written = [&](ReportFormat format) {
+    std::ostringstream out;
+    write_report(summary, format, out);
+    return out.str();
+  };
+  const std::string note =
+      "2 kernels' hot instructions have no SASS or source line: module loaded before profiling began (fix: start "
+      "profiling before the process first runs those kernels";
+  expect_contains(written(ReportFormat::text), note);
+  expect_contains(written(ReportFormat::md), note);
+  expect_contains(written(ReportFormat::html), "2 kernels&#39; hot instructions have no SASS or source line");
+  const auto json = nlohmann::json::parse(written(ReportFormat::json));
+  EXPECT_EQ(json["stall_sampling"]["kernels_without_cubin"][kNoCubinLoadedBefore], 2);
 }
 
 TEST(StallReports, RecordsWithoutStallsShowNoneOfIt) {

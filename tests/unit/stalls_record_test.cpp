@@ -74,6 +74,17 @@ TEST(StallsRecord, DomRoundTrip) {
   EXPECT_EQ(run_from_json(json), run);
 }
 
+// Why a kernel's hot PCs have no SASS travels with the record; a kernel whose cubin was kept has no key.
+TEST(StallsRecord, WhyAKernelHasNoCubinRoundTrips) {
+  RunRecord run = run_with_stalls();
+  EXPECT_FALSE(nlohmann::json::parse(json_text(to_json(run)))["stalls"]["kernels"][0].contains("no_cubin"));
+  run.stalls->kernels[0].no_cubin = kNoCubinLoadedBefore;
+  const auto json = nlohmann::json::parse(json_text(to_json(run)));
+  EXPECT_EQ(json["stalls"]["kernels"][0]["no_cubin"], kNoCubinLoadedBefore);
+  EXPECT_EQ(run_from_json(json), run);
+  EXPECT_EQ(read_back(run), run);
+}
+
 TEST(StallsRecord, LineLayoutPutsStallsBeforeTheLaunches) {
   const RunRecord run = run_with_stalls();
   std::ostringstream text;

@@ -9,6 +9,7 @@
 // section uses for "this stall type represents X % of the time between two instructions".
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -70,6 +71,8 @@ struct StallSampling {
   std::uint64_t dropped_samples = 0;
   std::uint64_t hardware_buffer_full = 0;
   std::size_t kernels = 0;  // kernels with samples
+  // Kernels whose hot PCs have no SASS or source line, by why (KernelStalls::no_cubin).
+  std::map<std::string, std::size_t> kernels_without_cubin;
 };
 
 // KERNELS' samples analysed together: every entry of one name (two modules can hold functions of

@@ -8,7 +8,7 @@
 // JSON ("stalls" in a run record, after "timeline", before "launches"):
 //   {"sample_period_cycles": N, "collection": "continuous", "samples": N,
 //    "dropped_samples": N, "hardware_buffer_full": N,
-//    "kernels": [{"name": ..., "mangled_name": ..., "cubin_crc": N, "samples": N,
+//    "kernels": [{"name": ..., "mangled_name": ..., "cubin_crc": N, "samples": N, "no_cubin": "...",
 //                 "reasons": {"long_scoreboard": N, ...},
 //                 "hot_pcs": [{"pc_offset": N, "samples": N, "reasons": {...},
 //                              "sass": "LDG.E R2, [R4.64]", "file": "a.cu", "line": 12}]}]}
@@ -55,8 +55,14 @@ struct KernelStalls {
   std::uint64_t samples = 0;    // all samples of the kernel, "selected" included
   StallCounts reasons;          // per reason; sums to `samples`
   std::vector<HotPc> hot_pcs;   // the PCs with the most samples, most first (at most 20)
+  // Why its module's cubin is not in the record, so its hot PCs have no SASS or source line
+  // (kNoCubinLoadedBefore, kNoCubinNotKept); empty: the collector kept it.
+  std::string no_cubin;
   friend bool operator==(const KernelStalls&, const KernelStalls&) = default;
 };
+
+inline constexpr const char* kNoCubinLoadedBefore = "module loaded before profiling began";
+inline constexpr const char* kNoCubinNotKept = "module over the 512 MiB of cubins the collector keeps";
 
 // A run's PC sampling: how it was taken, what was lost, per kernel.
 struct StallInfo {

@@ -126,8 +126,16 @@ KernelStalls sum_kernel_stalls(const std::vector<const KernelStalls*>& kernels) 
 }
 
 StallSampling stall_sampling_of(const StallInfo& info) {
-  return {info.sample_period_cycles, info.collection,           info.samples,
-          info.dropped_samples,      info.hardware_buffer_full, info.kernels.size()};
+  StallSampling sampling{info.sample_period_cycles,
+                         info.collection,
+                         info.samples,
+                         info.dropped_samples,
+                         info.hardware_buffer_full,
+                         info.kernels.size(),
+                         {}};
+  for (const auto& kernel : info.kernels)
+    if (!kernel.no_cubin.empty()) ++sampling.kernels_without_cubin[kernel.no_cubin];
+  return sampling;
 }
 
 std::shared_ptr<const KernelStallAnalysis> StallIndex::of(const std::string& name) const {

@@ -43,6 +43,7 @@ ordered_json kernel_stalls_json(const KernelStalls& k) {
   ordered_json pcs = ordered_json::array();
   for (const auto& pc : k.hot_pcs) pcs.push_back(hot_pc_json(pc));
   out["hot_pcs"] = std::move(pcs);
+  if (!k.no_cubin.empty()) out["no_cubin"] = k.no_cubin;
   return out;
 }
 
@@ -112,6 +113,7 @@ KernelStalls kernel_stalls_from(const json& in, const std::string& path) {
     for (std::size_t i = 0; i < pcs->size(); ++i)
       k.hot_pcs.push_back(hot_pc_from((*pcs)[i], path + ".hot_pcs[" + std::to_string(i) + "]"));
   }
+  k.no_cubin = string_field(in, "no_cubin", false, path).value_or("");
   return k;
 }
 

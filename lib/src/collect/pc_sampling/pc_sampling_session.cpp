@@ -201,6 +201,7 @@ void PcSamplingSession::on_module_loaded(const ModuleLoad& module) {
           cubin_bytes_ += module.cubin_size;
         } else {
           ++cubins_not_kept_;
+          crcs_not_kept_.insert(crc);
         }
       }
     } catch (const std::exception& e) {
@@ -331,6 +332,10 @@ StallInfo PcSamplingSession::stalls() const {
       [](const std::string& mangled) { return demangle(mangled.c_str()); },
       [this](const std::string& function, std::uint64_t crc, std::uint64_t pc) { return line_of(function, crc, pc); });
   info.sample_period_cycles = settings_.period_log2 > 0 ? std::uint64_t(1) << settings_.period_log2 : 0;
+  for (auto& kernel : info.kernels) {  // said, so a report can say why its hot PCs have no SASS
+    if (cubins_.count(kernel.cubin_crc)) continue;
+    kernel.no_cubin = crcs_not_kept_.count(kernel.cubin_crc) ? kNoCubinNotKept : kNoCubinLoadedBefore;
+  }
   return info;
 }
 
