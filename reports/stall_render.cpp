@@ -47,7 +47,10 @@ std::vector<std::string> stall_cubin_notes(const StallSampling& s) {
 std::string why_it_waits_text(const KernelStallAnalysis& stalls) {
   std::string text = dominant_stalls_text(stalls);
   text += text.empty() ? "no stalled samples" : " of stalled samples";
-  return text + "; " + format_percent(stalls.issued_share(), 0) + " issued; " + count_of(stalls.samples) + " samples";
+  text += "; " + format_percent(stalls.issued_share(), 0) + " issued; " + count_of(stalls.samples) + " samples";
+  // A share of fewer samples moves by tens of points from run to run: said where the shares are.
+  if (stalls.samples < kFewStallSamples) text += " (too few to trust the shares: a smaller --stall-period takes more)";
+  return text;
 }
 
 HotLineCells hot_line_cells(const HotLine& line) {

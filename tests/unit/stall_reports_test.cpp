@@ -149,6 +149,25 @@ TEST(StallReports, KernelsWithoutTheirCubinAreSaidWithTheFix) {
   EXPECT_EQ(json["stall_sampling"]["kernels_without_cubin"][kNoCubinLoadedBefore], 2);
 }
 
+// A kernel of a few samples (a short program at the default run's period): its shares are said untrustworthy.
+TEST(StallReports, AKernelOfFewSamplesSaysSoWithTheFlag) {
+  RunRecord run = read_run_file(kFixture);
+  KernelStalls& few = run.stalls->kernels.back();
+  few.samples = 2;
+  few.reasons = {{"wait", 1}, {"drain", 1}};
+  few.hot_pcs.resize(1);
+  few.hot_pcs[0].samples = 1;
+  few.hot_pcs[0].reasons = {{"wait", 1}};
+  const std::string path = testing::TempDir() + "limiter_stalls_few.json";
+  write_run_file(run, path);
+  const RunSummary summary = summarize_run_file(path, {}, {});
+  std::remove(path.c_str());
+  std::ostringstream text;
+  write_report(summary, ReportFormat::text, text);
+  expect_contains(text.str(), "2 samples (too few to trust the shares: a smaller --stall-period takes more)");
+  EXPECT_EQ(text.str().find("8,000 samples (too few"), std::string::npos);
+}
+
 TEST(StallReports, RecordsWithoutStallsShowNoneOfIt) {
   RunRecord run = read_run_file(kFixture);
   run.stalls.reset();
