@@ -35,7 +35,7 @@ std::vector<std::string> stall_cubin_notes(const StallSampling& s) {
   for (const auto& [why, kernels] : s.kernels_without_cubin) {
     std::string note = count_text(kernels) + (kernels == 1 ? " kernel's" : " kernels'") +
                        " hot instructions have no SASS or source line: " + why;
-    if (why == kNoCubinLoadedBefore)
+    if (why == kNoCubinLoadedBefore || why == kNoCubinUnread)
       note +=
           " (fix: start profiling before the process first runs those kernels: `region = limiter.profile()` "
           "before the warm-up and `with region as p:` after it, or limiter run for the whole program)";

@@ -17,12 +17,13 @@ namespace limiter::render {
 // Hot lines a report lists per kernel.
 inline constexpr std::size_t kShownHotLines = 3;
 
-// "PC sampling: a sample every 4,096 cycles per SM (continuous), 24,000 samples of 5 kernels".
-std::string stall_sampling_text(const StallSampling& sampling);
-// "PC sampling dropped 120 samples (...)"; empty when none was dropped.
 // A kernel with fewer samples than this has its shares said to be untrustworthy (a share of 100
 // samples has a standard error of up to 5 points).
 inline constexpr std::uint64_t kFewStallSamples = 100;
+
+// "PC sampling: a sample every 4,096 cycles per SM (continuous), 24,000 samples of 5 kernels".
+std::string stall_sampling_text(const StallSampling& sampling);
+// "PC sampling dropped 120 samples (...)"; empty when none was dropped.
 std::optional<std::string> stall_dropped_warning(const StallSampling& sampling);
 // One note per reason some kernels' hot PCs have no SASS or source line, with its fix.
 std::vector<std::string> stall_cubin_notes(const StallSampling& sampling);

@@ -47,7 +47,8 @@ limiter::CollectorOptions region_options(const std::map<std::string, std::string
   // the region is the with-block (or the cudaProfilerStart/Stop pairs inside it).
   options.nvtx = options.nvtx && !options.sampling;
   options.always_active = false;
-  options.cubin_dir = cubin_dir;  // the sampled kernels' cubins, for their hot PCs' SASS
+  // The sampled kernels' cubins, for their hot PCs' SASS: in save_raw's folder where given, as limiter run.
+  if (options.raw_dir.empty()) options.cubin_dir = cubin_dir;
   return options;
 }
 
@@ -55,8 +56,12 @@ limiter::CollectorOptions region_options(const std::map<std::string, std::string
 class ScratchDir {
  public:
   ScratchDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "limiter-region-XXXXXX").string();
-    if (!mkdtemp(pattern.data())) throw limiter::SystemError("no scratch folder for the region's cubins: " + pattern);
+    std::error_code error;
+    const std::filesystem::path temp = std::filesystem::temp_directory_path(error);
+    std::string pattern = ((error ? std::filesystem::path("/tmp") : temp) / "limiter-region-XXXXXX").string();
+    if (!mkdtemp(pattern.data()))
+      throw limiter::SystemError("no scratch folder for the region's cubins (" + pattern +
+                                 "); set TMPDIR to a writable folder");
     path_ = pattern;
   }
   ~ScratchDir() {
@@ -75,8 +80,11 @@ class ScratchDir {
 // the record written once it is over.
 class Region {
  public:
-  explicit Region(const std::map<std::string, std::string>& flags)
-      : collector_(std::make_unique<limiter::Collector>(region_options(flags, scratch_.path()))) {}
+  explicit Region(const std::map<std::string, std::string>& flags) {
+    limiter::CollectorOptions options = region_options(flags, scratch_.path());
+    cubin_root_ = options.cubin_dir.empty() ? options.raw_dir : options.cubin_dir;
+    collector_ = std::make_unique<limiter::Collector>(options);
+  }
 
   void start() { collector_->start(); }
   void stop() { collector_->stop(); }
@@ -87,8 +95,12 @@ class Region {
     if (!collector_) throw limiter::InputError("this region's record was written already");
     limiter::RunRecord run = collector_->take_run();
     if (run.stalls) {  // the hot PCs' SASS, from the cubins the collector wrote, as limiter run adds it
-      const std::string note = limiter::fill_sass(*run.stalls, {scratch_.path() + "/cubins"}, limiter::find_nvdisasm());
-      if (!note.empty()) std::fputs(("limiter: SASS of the hot PCs: " + note + "\n").c_str(), stderr);
+      try {
+        const std::string note = limiter::fill_sass(*run.stalls, {cubin_root_ + "/cubins"}, limiter::find_nvdisasm());
+        if (!note.empty()) std::fputs(("limiter: SASS of the hot PCs: " + note + "\n").c_str(), stderr);
+      } catch (const std::exception& e) {  // the record without its SASS, never no record
+        std::fputs(("limiter: no SASS for the region's hot PCs: " + std::string(e.what()) + "\n").c_str(), stderr);
+      }
     }
     limiter::write_run_file(run, path);
     // Where the collector's host time went, as `limiter run --timing` prints it (LIMITER_TIMING=1).
@@ -98,7 +110,8 @@ class Region {
   }
 
  private:
-  ScratchDir scratch_;  // before the collector, which writes into it
+  ScratchDir scratch_;      // before the collector, which writes into it
+  std::string cubin_root_;  // where the collector writes cubins/: the scratch folder, or save_raw's
   std::unique_ptr<limiter::Collector> collector_;
 };
 

@@ -270,6 +270,17 @@ TEST(PcSampling, HotPcsGetTheirSourceLineFromTheKeptCubin) {
   std::filesystem::remove_all(options.raw_dir);
 }
 
+// A module loaded without a cubin the collector could read: a kernel of no known module may be its,
+// so "loaded before profiling began" is not said alone.
+TEST(PcSampling, AModuleWithoutACubinMakesTheUnseenKernelsReasonLessSure) {
+  Harness h;
+  h.launch();
+  h.session->on_module_loaded({kContext, 2, nullptr, 0});
+  h.queue(kContext, batch({pc_record("k", 77, 0x20, {{kLong, 3}})}));
+  h.session->finish();
+  EXPECT_EQ(h.session->stalls().kernels.at(0).no_cubin, kNoCubinUnread);
+}
+
 TEST(PcSampling, AContextIsFinishedWhileItExistsAndTheRestAtTheEnd) {
   Harness h;
   h.launch();

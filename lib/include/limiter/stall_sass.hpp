@@ -1,8 +1,9 @@
 #pragma once
 // The hot PCs' SASS (HotPc::sass), from the cubins the PC-sampling session kept
 // (cubins/<crc>.cubin under a record's raw folder) through the toolkit's nvdisasm. CUPTI does not
-// disassemble; nvdisasm runs in `limiter run` after the app ended (never inside the profiled
-// process) or on a recorded run's cubins later. Host-only: no CUDA header.
+// disassemble; nvdisasm runs in `limiter run` after the app ended, when a `limiter.profile()`
+// block ends (its record written, the kernels done), or on a recorded run's cubins later.
+// Host-only: no CUDA header.
 #include <chrono>
 #include <cstdint>
 #include <map>

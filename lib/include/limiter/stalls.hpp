@@ -56,13 +56,15 @@ struct KernelStalls {
   StallCounts reasons;          // per reason; sums to `samples`
   std::vector<HotPc> hot_pcs;   // the PCs with the most samples, most first (at most 20)
   // Why its module's cubin is not in the record, so its hot PCs have no SASS or source line
-  // (kNoCubinLoadedBefore, kNoCubinNotKept); empty: the collector kept it.
+  // (kNoCubinLoadedBefore, kNoCubinNotKept, kNoCubinUnread); empty: the collector kept it.
   std::string no_cubin;
   friend bool operator==(const KernelStalls&, const KernelStalls&) = default;
 };
 
 inline constexpr const char* kNoCubinLoadedBefore = "module loaded before profiling began";
 inline constexpr const char* kNoCubinNotKept = "module over the 512 MiB of cubins the collector keeps";
+inline constexpr const char* kNoCubinUnread =
+    "module loaded before profiling began, or one whose cubin the collector could not read";
 
 // A run's PC sampling: how it was taken, what was lost, per kernel.
 struct StallInfo {

@@ -206,8 +206,11 @@ void PcSamplingSession::on_module_loaded(const ModuleLoad& module) {
       }
     } catch (const std::exception& e) {
       ++cubins_not_kept_;
+      ++modules_unread_;
       LIMITER_TRACE("no CRC for module %u: %s", module.module_id, e.what());
     }
+  } else {
+    ++modules_unread_;  // its kernels' CRCs cannot be told from those of modules loaded before
   }
   // Sampling from the context's first module on (once its phase began: before, the cubin is only
   // kept); a module loaded again asks for a flush first.
@@ -334,7 +337,9 @@ StallInfo PcSamplingSession::stalls() const {
   info.sample_period_cycles = settings_.period_log2 > 0 ? std::uint64_t(1) << settings_.period_log2 : 0;
   for (auto& kernel : info.kernels) {  // said, so a report can say why its hot PCs have no SASS
     if (cubins_.count(kernel.cubin_crc)) continue;
-    kernel.no_cubin = crcs_not_kept_.count(kernel.cubin_crc) ? kNoCubinNotKept : kNoCubinLoadedBefore;
+    kernel.no_cubin = crcs_not_kept_.count(kernel.cubin_crc) ? kNoCubinNotKept
+                      : modules_unread_ > 0                  ? kNoCubinUnread
+                                                             : kNoCubinLoadedBefore;
   }
   return info;
 }

@@ -149,6 +149,7 @@ class PcSamplingSession final : public Session,
   std::map<std::uint64_t, std::vector<std::uint8_t>> cubins_;  // by CRC
   std::size_t cubin_bytes_ = 0, cubins_not_kept_ = 0;
   std::set<std::uint64_t> crcs_not_kept_;  // modules seen loading, over kCubinBytesKept
+  std::size_t modules_unread_ = 0;         // loads without a cubin, or whose CRC failed
   std::size_t cubins_kept_ = 0;            // the default run: how many were kept until the window's end freed them
   std::optional<DeviceDescription> device_;
   PcSamplingSettings settings_;
