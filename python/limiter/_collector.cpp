@@ -8,10 +8,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <stdlib.h>
-
 #include <cstdio>
-#include <filesystem>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -22,6 +19,7 @@
 #include "limiter/record_json.hpp"
 #include "limiter/run_flags.hpp"
 #include "limiter/stall_sass.hpp"
+#include "limiter/temporary_folder.hpp"
 
 namespace py = pybind11;
 
@@ -52,36 +50,21 @@ limiter::CollectorOptions region_options(const std::map<std::string, std::string
   return options;
 }
 
-// A folder of its own under the temporary directory, removed with it.
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::error_code error;
-    const std::filesystem::path temp = std::filesystem::temp_directory_path(error);
-    std::string pattern = ((error ? std::filesystem::path("/tmp") : temp) / "limiter-region-XXXXXX").string();
-    if (!mkdtemp(pattern.data()))
-      throw limiter::SystemError("no scratch folder for the region's cubins (" + pattern +
-                                 "); set TMPDIR to a writable folder");
-    path_ = pattern;
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+// A folder of its own for the region's cubins: made, or one line naming the fix.
+std::string made(const limiter::TemporaryFolder& folder) {
+  if (folder.path.empty())
+    throw limiter::SystemError(
+        "no scratch folder for the region's cubins under $TMPDIR or /tmp; set TMPDIR to a "
+        "writable folder");
+  return folder.path;
+}
 
 // One profiled region: subscribed on construction (errors then), start/stop around the block,
 // the record written once it is over.
 class Region {
  public:
   explicit Region(const std::map<std::string, std::string>& flags) {
-    limiter::CollectorOptions options = region_options(flags, scratch_.path());
+    limiter::CollectorOptions options = region_options(flags, made(scratch_));
     cubin_root_ = options.cubin_dir.empty() ? options.raw_dir : options.cubin_dir;
     collector_ = std::make_unique<limiter::Collector>(options);
   }
@@ -110,7 +93,7 @@ class Region {
   }
 
  private:
-  ScratchDir scratch_;      // before the collector, which writes into it
+  limiter::TemporaryFolder scratch_{"limiter-region"};  // before the collector, which writes into it
   std::string cubin_root_;  // where the collector writes cubins/: the scratch folder, or save_raw's
   std::unique_ptr<limiter::Collector> collector_;
 };

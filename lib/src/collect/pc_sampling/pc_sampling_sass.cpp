@@ -1,5 +1,6 @@
 // The hot PCs' SASS through nvdisasm (limiter/stall_sass.hpp).
 #include "limiter/stall_sass.hpp"
+#include "limiter/temporary_folder.hpp"
 
 #include <sched.h>
 #include <unistd.h>
@@ -148,29 +149,6 @@ std::string function_relative_targets(const std::string& text, std::uint64_t at,
 // Where the raw binaries start: far above any function's size, so that a backward branch of an
 // instruction early in the file still prints a target above 0.
 constexpr std::uint64_t kRawBase = std::uint64_t(1) << 32;
-
-// A folder of its own under $TMPDIR (/tmp where that fails), removed with everything in it when
-// it goes; path empty when it could not be made.
-struct TemporaryFolder {
-  std::string path;
-  explicit TemporaryFolder(const std::string& prefix) {
-    if (prefix.empty()) return;
-    const char* tmp = std::getenv("TMPDIR");
-    for (const std::string& parent : {std::string(tmp && *tmp ? tmp : "/tmp"), std::string("/tmp")}) {
-      std::string pattern = parent + "/" + prefix + "-XXXXXX";
-      if (::mkdtemp(pattern.data())) {
-        path = pattern;
-        return;
-      }
-    }
-  }
-  ~TemporaryFolder() {
-    std::error_code ignored;
-    if (!path.empty()) std::filesystem::remove_all(path, ignored);
-  }
-  TemporaryFolder(const TemporaryFolder&) = delete;
-  TemporaryFolder& operator=(const TemporaryFolder&) = delete;
-};
 
 struct Piece {  // a hot instruction's place in a raw binary
   std::uint64_t crc = 0;
